@@ -1,0 +1,122 @@
+# devharness — top-level Makefile.
+#
+#   make            build the runtime, every plugin whose SDK is present, the command
+#   make run        the main job: info + conformance + quick bench on every device,
+#                   results in results/latest/
+#   make test       build and run every test under prove
+#   make install    PREFIX=/usr/local (bin, lib, plugins, headers, targets, pkg-config)
+#   make clean
+#   BUILD=dir       build folder (default build); CC=clang to build with clang
+#
+# Each folder contributes a fragment (runtime/runtime.mk, backends/<name>/backend.mk,
+# conformance/conformance.mk, bench/bench.mk, cli/cli.mk, tests/**/tests.mk) that
+# appends to the lists below; see docs/architecture.md.
+
+BUILD   ?= build
+PREFIX  ?= /usr/local
+CC      ?= cc
+CXX     ?= c++
+PYTHON  ?= /usr/bin/python3
+
+OPT      ?= -O2 -g
+WARN     := -Wall -Wextra -Werror
+CPPFLAGS += -Iinclude -D_GNU_SOURCE
+CFLAGS   += -std=c11 $(WARN) $(OPT) -fPIC -pthread $(EXTRA_CFLAGS)
+CXXFLAGS += -std=c++17 $(WARN) $(OPT) -fPIC -pthread $(EXTRA_CFLAGS)
+LDFLAGS  += -pthread $(EXTRA_LDFLAGS)
+
+LIBDIR      := $(BUILD)/lib
+PLUGINDIR   := $(BUILD)/lib/devharness
+BINDIR      := $(BUILD)/bin
+TESTDIR     := $(BUILD)/tests
+OBJDIR      := $(BUILD)/obj
+DEPS_STAMP  := $(BUILD)/.deps-ok
+
+RUNTIME_LIB := $(LIBDIR)/libdevharness.so
+DEVHARNESS  := $(BINDIR)/devharness
+# Link line for anything that uses the runtime library from the build tree.
+RUNTIME_LINK = -L$(LIBDIR) -ldevharness -Wl,-rpath,'$$ORIGIN/../lib'
+
+# Lists the fragments append to.
+PLUGINS      :=
+TEST_PROGS   :=
+TEST_SCRIPTS :=
+CLI_OBJS     :=
+ALL_TARGETS  :=
+
+.PHONY: all run test install clean deps
+all: deps
+
+# -------------------------------------------------------------------- helpers
+# obj path of a source file
+obj = $(patsubst %.c,$(OBJDIR)/%.o,$(patsubst %.cc,$(OBJDIR)/%.o,$(1)))
+
+# $(call dh_plugin,NAME,SOURCES,LDLIBS): a backend plugin libdevharness_NAME.so
+define dh_plugin
+PLUGINS += $(PLUGINDIR)/libdevharness_$(1).so
+$(PLUGINDIR)/libdevharness_$(1).so: $(call obj,$(2)) $(RUNTIME_LIB)
+	@mkdir -p $$(@D)
+	$$(CC) -shared $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) -L$(LIBDIR) -ldevharness \
+	    -Wl,-rpath,'$$$$ORIGIN/..' $(3)
+endef
+
+# $(call dh_test,NAME,SOURCES,LDLIBS): a test program run by prove (prints TAP)
+define dh_test
+TEST_PROGS += $(TESTDIR)/$(1)
+$(TESTDIR)/$(1): $(call obj,$(2)) $(RUNTIME_LIB)
+	@mkdir -p $$(@D)
+	$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) -L$(LIBDIR) -ldevharness \
+	    -Wl,-rpath,'$$$$ORIGIN/../lib' $(3)
+endef
+
+$(OBJDIR)/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(OBJDIR)/%.o: %.cc | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -MMD -MP -c $< -o $@
+
+# Dependencies: checked once per build folder; installed when root, else the
+# apt-get line is printed (ci/check-deps.sh).
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP): ci/check-deps.sh ci/install-deps.sh
+	@sh ci/check-deps.sh
+	@mkdir -p $(@D) && touch $@
+
+# -------------------------------------------------------------------- fragments
+include $(sort $(wildcard runtime/*.mk backends/*/*.mk conformance/*.mk bench/*.mk cli/*.mk))
+include $(sort $(wildcard tests/*.mk tests/*/*.mk tests/*/*/*.mk))
+
+all: $(RUNTIME_LIB) $(PLUGINS) $(DEVHARNESS) $(ALL_TARGETS)
+
+-include $(shell find $(OBJDIR) -name '*.d' 2>/dev/null)
+
+# -------------------------------------------------------------------- main jobs
+RESULTS ?= results
+run: all
+	$(DEVHARNESS) run --output $(RESULTS)
+
+# prove runs every test program and script; each prints TAP.
+PROVE ?= prove
+test: all $(TEST_PROGS)
+	@mkdir -p $(BUILD)
+	DEVHARNESS=$(abspath $(DEVHARNESS)) BUILD=$(BUILD) XDG_RUNTIME_DIR=$${XDG_RUNTIME_DIR:-/tmp} \
+	    $(PROVE) --exec '' --timer $(PROVE_FLAGS) $(TEST_PROGS) $(TEST_SCRIPTS)
+
+# -------------------------------------------------------------------- install
+DESTDIR ?=
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/devharness \
+	    $(DESTDIR)$(PREFIX)/include/devharness $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	    $(DESTDIR)$(PREFIX)/share/devharness
+	install -m 755 $(DEVHARNESS) $(DESTDIR)$(PREFIX)/bin/devharness
+	install -m 755 $(RUNTIME_LIB) $(DESTDIR)$(PREFIX)/lib/libdevharness.so
+	$(if $(PLUGINS),install -m 755 $(PLUGINS) $(DESTDIR)$(PREFIX)/lib/devharness/)
+	install -m 644 include/devharness/*.h $(DESTDIR)$(PREFIX)/include/devharness/
+	cp -r targets $(DESTDIR)$(PREFIX)/share/devharness/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/.*DH_VERSION_STRING "\(.*\)"/\1/p' include/devharness/devharness.h)|' \
+	    devharness.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/devharness.pc
+
+clean:
+	rm -rf $(BUILD)

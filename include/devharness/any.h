@@ -1,0 +1,126 @@
+/*
+ * devharness/any.h — the packed-call value, dh_any_t.
+ *
+ * Layout and POD type indices are those of tvm-ffi's TVMFFIAny (tvm-ffi 0.1.x,
+ * include/tvm/ffi/c_api.h; FACTS.md §3): 16 bytes, 8-byte aligned,
+ *   bytes 0..3   int32 type_index
+ *   bytes 4..7   zero padding, or the length of a small string
+ *   bytes 8..15  the value (int64, double, pointer, DLDataType, DLDevice, 8 bytes)
+ * Unused bytes are zero. devharness only carries POD values (indices 0..12);
+ * object indices (>= 64) are reserved and never produced by devharness.
+ *
+ * Ownership: a dh_any_t owns nothing. Pointers it carries (RawStr, OpaquePtr,
+ * DLTensorPtr, ByteArrayPtr) are borrowed; whoever produced the value says how long
+ * the pointee lives (see each producing function).
+ * Thread-safety: plain data; no shared state.
+ */
+#ifndef DEVHARNESS_ANY_H_
+#define DEVHARNESS_ANY_H_
+
+#include <dlpack/dlpack.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===========================================================================
+ * Types
+ *===========================================================================*/
+
+/* POD type indices, equal to tvm-ffi's TVMFFITypeIndex (FACTS.md §3). */
+typedef enum dh_type_index {
+  DH_TYPE_NONE = 0,              /* no value; payload zero */
+  DH_TYPE_INT = 1,               /* v_int64 */
+  DH_TYPE_BOOL = 2,              /* v_int64, 0 or 1 */
+  DH_TYPE_FLOAT = 3,             /* v_float64 */
+  DH_TYPE_OPAQUE_PTR = 4,        /* v_ptr, borrowed */
+  DH_TYPE_DATA_TYPE = 5,         /* v_dtype (DLDataType) */
+  DH_TYPE_DEVICE = 6,            /* v_device (DLDevice) */
+  DH_TYPE_DL_TENSOR_PTR = 7,     /* v_ptr to a borrowed DLTensor */
+  DH_TYPE_RAW_STR = 8,           /* v_c_str, NUL-terminated, borrowed */
+  DH_TYPE_BYTE_ARRAY_PTR = 9,    /* v_ptr to a borrowed dh_byte_array_t */
+  DH_TYPE_OBJECT_RVALUE_REF = 10,/* reserved by tvm-ffi; devharness never produces it */
+  DH_TYPE_SMALL_STR = 11,        /* up to 7 bytes + NUL in v_bytes, length in small_str_len */
+  DH_TYPE_SMALL_BYTES = 12,      /* up to 8 bytes in v_bytes, length in small_str_len */
+  DH_TYPE_STATIC_OBJECT_BEGIN = 64 /* first object index (tvm-ffi kTVMFFIStaticObjectBegin) */
+} dh_type_index_t;
+
+/* A borrowed byte range (tvm-ffi TVMFFIByteArray). data: `size` bytes, not owned. */
+typedef struct dh_byte_array {
+  const char* data;
+  size_t size;
+} dh_byte_array_t;
+
+/* The packed value. 16 bytes; see the file comment for the layout. */
+typedef struct dh_any {
+  int32_t type_index; /* a dh_type_index_t */
+  union {
+    uint32_t zero_padding;  /* 0 for every type but small strings/bytes */
+    uint32_t small_str_len; /* DH_TYPE_SMALL_STR / DH_TYPE_SMALL_BYTES: length in bytes */
+  };
+  union {
+    int64_t v_int64;     /* Int, Bool */
+    double v_float64;    /* Float */
+    void* v_ptr;         /* OpaquePtr, DLTensorPtr, ByteArrayPtr */
+    const char* v_c_str; /* RawStr */
+    DLDataType v_dtype;  /* DataType */
+    DLDevice v_device;   /* Device */
+    char v_bytes[8];     /* SmallStr, SmallBytes */
+    uint64_t v_uint64;   /* raw payload, for comparisons and zeroing */
+  };
+} dh_any_t;
+
+_Static_assert(sizeof(dh_any_t) == 16, "dh_any_t must be 16 bytes like TVMFFIAny");
+_Static_assert(_Alignof(dh_any_t) == 8, "dh_any_t must be 8-byte aligned like TVMFFIAny");
+_Static_assert(offsetof(dh_any_t, type_index) == 0, "type_index at byte 0");
+_Static_assert(offsetof(dh_any_t, small_str_len) == 4, "small_str_len at byte 4");
+_Static_assert(offsetof(dh_any_t, v_int64) == 8, "payload at byte 8");
+
+/*===========================================================================
+ * Constructors and accessors (inline; no allocation, no errors)
+ *===========================================================================*/
+
+/* Returns a zeroed value of the given type index. */
+static inline dh_any_t dh_any_make(int32_t type_index) {
+  dh_any_t a;
+  memset(&a, 0, sizeof a);
+  a.type_index = type_index;
+  return a;
+}
+/* None. */
+static inline dh_any_t dh_any_none(void) { return dh_any_make(DH_TYPE_NONE); }
+/* Int (int64). */
+static inline dh_any_t dh_any_int(int64_t v) { dh_any_t a = dh_any_make(DH_TYPE_INT); a.v_int64 = v; return a; }
+/* Bool, stored as int64 0/1. */
+static inline dh_any_t dh_any_bool(int v) { dh_any_t a = dh_any_make(DH_TYPE_BOOL); a.v_int64 = v ? 1 : 0; return a; }
+/* Float (double). */
+static inline dh_any_t dh_any_float(double v) { dh_any_t a = dh_any_make(DH_TYPE_FLOAT); a.v_float64 = v; return a; }
+/* OpaquePtr; `p` is borrowed. */
+static inline dh_any_t dh_any_ptr(void* p) { dh_any_t a = dh_any_make(DH_TYPE_OPAQUE_PTR); a.v_ptr = p; return a; }
+/* DataType. */
+static inline dh_any_t dh_any_dtype(DLDataType t) { dh_any_t a = dh_any_make(DH_TYPE_DATA_TYPE); a.v_dtype = t; return a; }
+/* Device. */
+static inline dh_any_t dh_any_device(DLDevice d) { dh_any_t a = dh_any_make(DH_TYPE_DEVICE); a.v_device = d; return a; }
+/* DLTensorPtr; `t` is borrowed for the duration of the call it is passed to. */
+static inline dh_any_t dh_any_tensor(DLTensor* t) { dh_any_t a = dh_any_make(DH_TYPE_DL_TENSOR_PTR); a.v_ptr = t; return a; }
+/* RawStr; `s` is borrowed and must outlive every reader. */
+static inline dh_any_t dh_any_str(const char* s) { dh_any_t a = dh_any_make(DH_TYPE_RAW_STR); a.v_c_str = s; return a; }
+/* ByteArrayPtr; `b` is borrowed. */
+static inline dh_any_t dh_any_bytes(dh_byte_array_t* b) { dh_any_t a = dh_any_make(DH_TYPE_BYTE_ARRAY_PTR); a.v_ptr = b; return a; }
+
+/* Name of a type index ("None", "Int", "Bool", "Float", "OpaquePtr", "DataType",
+ * "Device", "DLTensorPtr", "RawStr", "ByteArrayPtr", "ObjectRValueRef", "SmallStr",
+ * "SmallBytes", "Object" for >= 64, "Unknown" otherwise). Static storage; thread-safe. */
+const char* dh_type_index_name(int32_t type_index);
+
+/* Returns 1 when a and b have the same type and payload (strings compared by content,
+ * tensors and pointers by address), else 0. Thread-safe. */
+int dh_any_equal(const dh_any_t* a, const dh_any_t* b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DEVHARNESS_ANY_H_ */

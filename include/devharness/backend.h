@@ -1,0 +1,295 @@
+/*
+ * devharness/backend.h — the plugin ABI: what a backend implements.
+ *
+ * This is the one header a backend author needs. A backend is a shared object
+ * `libdevharness_<name>.so` that exports
+ *
+ *     const dh_backend_t* dh_backend_entry(void);      (symbol DH_BACKEND_ENTRY_SYMBOL)
+ *
+ * returning a pointer to a static dh_backend_t that lives until the plugin is
+ * unloaded. The struct is TVM's DeviceAPI (include/tvm/runtime/device_api.h;
+ * FACTS.md §1) as a C vtable, plus capability flags, module functions and optional
+ * benchmark hooks. backends/sim/ is the reference implementation to copy.
+ *
+ * Versioning (PJRT's rules, FACTS.md §5): the struct starts with struct_size,
+ * abi_major and abi_minor. The loader refuses a plugin whose abi_major differs from
+ * DH_BACKEND_ABI_MAJOR or whose struct_size is smaller than DH_BACKEND_SIZE_V1_0
+ * (0 included);
+ * a newer abi_minor is accepted; a plugin built against an older minor has a smaller
+ * struct_size and the fields past it read as NULL/0 (absent). New fields are only
+ * ever appended.
+ *
+ * Error model: every entry returns 0 on success or -1 after dh_error_set()
+ * (devharness/error.h). Entries must never abort the process on bad input.
+ *
+ * Threading: the core calls init once (serialised) before anything else, lazily on
+ * first use, so a process may fork before init (the conformance runner does). After
+ * init, every entry except shutdown may be called from any thread concurrently; a
+ * backend serialises internally where its API needs it.
+ *
+ * Memory handles: a pointer returned by alloc_data_space is opaque unless caps has
+ * DH_CAP_HOST_POINTER_ARITHMETIC (TVM's SupportsDevicePointerArithmeticsOnHost):
+ * callers pass offsets in DLTensor.byte_offset / the copy offsets, never add them to
+ * the pointer.
+ */
+#ifndef DEVHARNESS_BACKEND_H_
+#define DEVHARNESS_BACKEND_H_
+
+#include <dlpack/dlpack.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "devharness/any.h"
+#include "devharness/error.h"
+#include "devharness/function.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===========================================================================
+ * Versions and constants
+ *===========================================================================*/
+
+#define DH_BACKEND_ABI_MAJOR 1
+#define DH_BACKEND_ABI_MINOR 0
+/* Name of the exported entry symbol. */
+#define DH_BACKEND_ENTRY_SYMBOL "dh_backend_entry"
+/* TVM kAllocAlignment: minimum alignment of data space, bytes. */
+#define DH_ALLOC_ALIGNMENT 64
+/* TVM kTempAllocaAlignment: alignment of workspaces, bytes. */
+#define DH_TEMP_ALLOC_ALIGNMENT 64
+
+/* Opaque stream handle. NULL is the device's default stream (FACTS.md §1). */
+typedef void* dh_stream_t;
+/* Opaque event handle (DH_CAP_EVENT_TIMING). */
+typedef void* dh_event_t;
+
+/*===========================================================================
+ * Attribute kinds — TVM's DeviceAttrKind, same numbers (FACTS.md §1)
+ *===========================================================================*/
+
+/* Value types: INT -> DH_TYPE_INT; STR -> DH_TYPE_RAW_STR; JSON -> DH_TYPE_RAW_STR
+ * holding JSON. An attribute the device does not report is None (not an error). */
+typedef enum dh_attr_kind {
+  DH_ATTR_EXIST = 0,                        /* Int 0/1; never an error, 0 past the last device */
+  DH_ATTR_MAX_THREADS_PER_BLOCK = 1,        /* Int */
+  DH_ATTR_WARP_SIZE = 2,                    /* Int */
+  DH_ATTR_MAX_SHARED_MEMORY_PER_BLOCK = 3,  /* Int, bytes */
+  DH_ATTR_COMPUTE_VERSION = 4,              /* Str "major.minor" */
+  DH_ATTR_DEVICE_NAME = 5,                  /* Str */
+  DH_ATTR_MAX_CLOCK_RATE = 6,               /* Int, kHz */
+  DH_ATTR_MULTI_PROCESSOR_COUNT = 7,        /* Int */
+  DH_ATTR_MAX_THREAD_DIMENSIONS = 8,        /* Str, JSON "[x, y, z]" of 3 positive ints */
+  DH_ATTR_MAX_REGISTERS_PER_BLOCK = 9,      /* Int */
+  DH_ATTR_GCN_ARCH = 10,                    /* Str (ROCm only) */
+  DH_ATTR_API_VERSION = 11,                 /* Int, SDK version compiled against */
+  DH_ATTR_DRIVER_VERSION = 12,              /* Str */
+  DH_ATTR_L2_CACHE_SIZE_BYTES = 13,         /* Int, bytes */
+  DH_ATTR_TOTAL_GLOBAL_MEMORY = 14,         /* Int, bytes */
+  DH_ATTR_AVAILABLE_GLOBAL_MEMORY = 15,     /* Int, bytes free now */
+  DH_ATTR_IMAGE_PITCH_ALIGNMENT = 16,       /* Int, bytes */
+  DH_ATTR_KIND_COUNT = 17                   /* number of kinds; kinds >= this are invalid */
+} dh_attr_kind_t;
+
+/*===========================================================================
+ * Capability flags (dh_backend_t.caps)
+ *===========================================================================*/
+
+/* One queue per device: create_stream returns NULL (TVM: CreateStream may return
+ * nullptr); stream clauses that need two queues are skipped. */
+#define DH_CAP_SINGLE_QUEUE (1u << 0)
+/* Data-space pointers are host addresses; pointer arithmetic is allowed (TVM
+ * SupportsDevicePointerArithmeticsOnHost) and alignment is checkable. */
+#define DH_CAP_HOST_POINTER_ARITHMETIC (1u << 1)
+/* copy_data_from_to may return before the copy is done (it is queued on the stream). */
+#define DH_CAP_ASYNC_COPY (1u << 2)
+/* event_create/record/elapsed/free are provided (device-side timing). */
+#define DH_CAP_EVENT_TIMING (1u << 3)
+/* alloc_host/free_host give pinned (page-locked) host memory. */
+#define DH_CAP_PINNED_HOST (1u << 4)
+
+/*===========================================================================
+ * Module functions every backend provides (packed calls, devharness/function.h)
+ *===========================================================================
+ * Registered by the loader as "<backend>.<name>" in the global registry.
+ *
+ * "noop"  (Device dev) -> None
+ *     Enqueues an empty kernel on the calling thread's current stream of dev and
+ *     returns without waiting. Errors: missing/wrong argument -> TypeError.
+ * "fill"  (DLTensorPtr dst, Int value) -> None
+ *     Enqueues a kernel on the calling thread's current stream of dst->device that
+ *     writes (uint32_t)value to every 4-byte word of dst's bytes [byte_offset,
+ *     byte_offset + nbytes(dst)). dst must be contiguous, byte_offset and nbytes
+ *     multiples of 4, else ValueError. Returns without waiting (single-queue backends
+ *     may complete it before returning).
+ * "echo"  (Int index, any...) -> args[1 + index]
+ *     Returns the argument at `index` unchanged (RawStr pointer and all).
+ *     IndexError when index is out of range; TypeError when args[0] is not Int.
+ * "raise" (RawStr kind, RawStr message) -> error
+ *     Returns -1 with exactly that kind and message stored.
+ */
+#define DH_FUNC_NOOP "noop"
+#define DH_FUNC_FILL "fill"
+#define DH_FUNC_ECHO "echo"
+#define DH_FUNC_RAISE "raise"
+
+/* One named module function of a backend. */
+typedef struct dh_backend_function {
+  const char* name;   /* e.g. DH_FUNC_FILL; static storage */
+  dh_safe_call_t call;/* called with self = NULL */
+} dh_backend_function_t;
+
+/*===========================================================================
+ * Raw twins: the same operation through the vendor API directly (benchmarks)
+ *===========================================================================*/
+
+typedef enum dh_raw_op {
+  DH_RAW_COPY_H2D = 1,   /* host buffer -> device buffer, nbytes */
+  DH_RAW_COPY_D2H = 2,   /* device buffer -> host buffer, nbytes */
+  DH_RAW_COPY_D2D = 3,   /* device buffer -> another device buffer, nbytes */
+  DH_RAW_STREAM_SYNC = 4,/* wait for an idle queue; nbytes ignored */
+  DH_RAW_LAUNCH = 5      /* enqueue the empty kernel; nbytes ignored */
+} dh_raw_op_t;
+
+/* Flag for dh_raw_twin_t.setup: use pinned host memory where the API has it. */
+#define DH_RAW_PINNED (1u << 0)
+
+/* Vendor-API twin of copy/sync/launch. All entries 0/-1 with dh_error_set. */
+typedef struct dh_raw_twin {
+  size_t struct_size;   /* sizeof(dh_raw_twin_t) the plugin was built with */
+  const char* api_name; /* "memcpy", "OpenCL", "Vulkan", "CUDA driver"; static */
+  /* Allocates what op needs on dev (buffers of nbytes, queue, kernel) and returns a
+   * context owned by the backend until teardown. -1 with "NotImplementedError" for an
+   * op the twin lacks. */
+  int (*setup)(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags, void** out_ctx);
+  /* Performs op `repeat` times back to back, then waits once for completion. If
+   * out_device_ms is not NULL and the API has timers, stores device time of the whole
+   * batch in ms, else stores -1. */
+  int (*run)(void* ctx, uint32_t repeat, double* out_device_ms);
+  /* Frees everything setup made. NULL is a no-op. */
+  void (*teardown)(void* ctx);
+} dh_raw_twin_t;
+
+/*===========================================================================
+ * The backend struct
+ *===========================================================================*/
+
+typedef struct dh_backend {
+  /*-- header (never moves) --*/
+  size_t struct_size;   /* sizeof(dh_backend_t) the plugin was compiled with */
+  uint16_t abi_major;   /* DH_BACKEND_ABI_MAJOR */
+  uint16_t abi_minor;   /* DH_BACKEND_ABI_MINOR */
+  uint32_t reserved;    /* 0 */
+
+  /*-- identity --*/
+  const char* name;        /* "sim": [a-z][a-z0-9_]*, registered as device_api.<name> */
+  const char* description; /* one line for `devharness info`; may be NULL */
+  int32_t device_type;     /* DLDeviceType served (sim: kDLExtDev); unique per process */
+  uint32_t caps;           /* DH_CAP_* */
+  const char* target_kind; /* target kind checked against this backend's devices
+                              ("cpu", "sim", "opencl", ...); NULL = none */
+  const char* target_kind_json; /* optional JSON definition of target_kind for kinds
+                              devharness does not ship (targets/kinds/ format); NULL */
+
+  /*-- lifecycle --*/
+  /* Called once before any other entry. Returns 0 when the plugin works, even with no
+   * device (then unavailable_reason says why); -1 if it cannot work at all (the error
+   * message becomes the reason). Required. */
+  int (*init)(void);
+  /* Releases everything; called at most once, after all other calls. May be NULL. */
+  void (*shutdown)(void);
+  /* After init: NULL when the backend has >= 1 device; else a one-line reason
+   * ("libcuda.so.1 not found", "no OpenCL platform"). Static/backend-owned. Required. */
+  const char* (*unavailable_reason)(void);
+
+  /*-- DeviceAPI: attributes (TVM GetAttr / GetTargetProperty) --*/
+  /* Stores the attribute in *out_value (None when not reported). kind DH_ATTR_EXIST
+   * never fails (0 for any id without a device). Invalid id for other kinds ->
+   * IndexError; kind >= DH_ATTR_KIND_COUNT -> ValueError. Strings are backend-owned
+   * and live until shutdown. Required. */
+  int (*get_attr)(DLDevice dev, int32_t kind, dh_any_t* out_value);
+  /* Stores the live value of target option `name` (the backend's target kind) or
+   * None when it cannot tell. Used by `targets detect` and attr.target_match. May be
+   * NULL (no properties). Strings backend-owned. */
+  int (*get_target_property)(DLDevice dev, const char* name, dh_any_t* out_value);
+
+  /*-- DeviceAPI: device --*/
+  /* TVM SetDevice: makes dev current for the calling thread. Invalid id -> IndexError.
+   * Required. */
+  int (*set_device)(DLDevice dev);
+
+  /*-- DeviceAPI: memory --*/
+  /* TVM AllocDataSpace: nbytes >= 0 (0 gives a valid, freeable handle or NULL),
+   * alignment a power of two (>= DH_ALLOC_ALIGNMENT honoured). Too large ->
+   * OutOfMemoryError and the device keeps working. Required. */
+  int (*alloc_data_space)(DLDevice dev, size_t nbytes, size_t alignment,
+                          DLDataType type_hint, void** out_ptr);
+  /* TVM FreeDataSpace. ptr NULL is a no-op. Required. */
+  int (*free_data_space)(DLDevice dev, void* ptr);
+  /* TVM AllocWorkspace / FreeWorkspace: scratch memory, need not be host-transferable.
+   * NULL: the core uses alloc/free_data_space with DH_TEMP_ALLOC_ALIGNMENT. */
+  int (*alloc_workspace)(DLDevice dev, size_t nbytes, DLDataType type_hint, void** out_ptr);
+  int (*free_workspace)(DLDevice dev, void* ptr);
+  /* Pinned host memory for benchmarks (DH_CAP_PINNED_HOST). Host-addressable bytes.
+   * NULL when absent. */
+  int (*alloc_host)(DLDevice dev, size_t nbytes, void** out_ptr);
+  int (*free_host)(DLDevice dev, void* ptr);
+
+  /*-- DeviceAPI: copies --*/
+  /* TVM's flat CopyDataFromTo: copies nbytes from (from + from_offset) on dev_from to
+   * (to + to_offset) on dev_to, queued on `stream` of the non-CPU device (NULL =
+   * default stream). The core has already checked shapes, dtypes, contiguity and equal
+   * sizes (devharness/device_api.h dh_device_copy_data_from_to). Host pointers are
+   * (void*) host addresses; device pointers are handles from alloc_data_space and the
+   * offsets are applied by the backend. A host source must not be read after the call
+   * returns (copy it or finish the copy first); a host destination is valid after
+   * stream_sync. nbytes 0 is a no-op. Required. */
+  int (*copy_data_from_to)(const void* from, size_t from_offset, void* to, size_t to_offset,
+                           size_t nbytes, DLDevice dev_from, DLDevice dev_to,
+                           DLDataType type_hint, dh_stream_t stream);
+
+  /*-- DeviceAPI: streams --*/
+  /* TVM CreateStream: *out_stream = new stream, or NULL for single-queue devices. */
+  int (*create_stream)(DLDevice dev, dh_stream_t* out_stream);
+  /* TVM FreeStream: pending work still completes. NULL is a no-op. */
+  int (*free_stream)(DLDevice dev, dh_stream_t stream);
+  /* TVM SetStream / GetCurrentStream: the current stream is per thread and per device;
+   * a thread that never set one gets NULL (default stream). */
+  int (*set_stream)(DLDevice dev, dh_stream_t stream);
+  int (*get_current_stream)(DLDevice dev, dh_stream_t* out_stream);
+  /* TVM StreamSync: returns once all work queued on stream before the call is done. */
+  int (*stream_sync)(DLDevice dev, dh_stream_t stream);
+  /* TVM SyncStreamFromTo: work queued on dst after this call does not start until the
+   * work queued on src before it is done. src == dst is a no-op. Does not block the
+   * host (beyond what the API needs). */
+  int (*sync_stream_from_to)(DLDevice dev, dh_stream_t src, dh_stream_t dst);
+
+  /*-- module functions --*/
+  const dh_backend_function_t* functions; /* num_functions entries, static */
+  size_t num_functions;
+
+  /*-- optional: device-side timing (DH_CAP_EVENT_TIMING); NULL when absent --*/
+  int (*event_create)(DLDevice dev, dh_event_t* out_event);
+  int (*event_record)(DLDevice dev, dh_event_t event, dh_stream_t stream);
+  /* Waits for `end`, then stores end - start in milliseconds. */
+  int (*event_elapsed_ms)(DLDevice dev, dh_event_t start, dh_event_t end, double* out_ms);
+  int (*event_free)(DLDevice dev, dh_event_t event);
+
+  /*-- optional: raw vendor-API twins for benchmarks; NULL when absent --*/
+  const dh_raw_twin_t* raw;
+} dh_backend_t;
+
+/* Smallest struct_size the loader accepts: every required field, through
+ * num_functions. The optional tail (event_*, raw) may lie past a plugin's
+ * struct_size; the loader then reads those fields as NULL, as it will for any field a
+ * later minor version appends. */
+#define DH_BACKEND_SIZE_V1_0 (offsetof(dh_backend_t, num_functions) + sizeof(size_t))
+
+/* Type of the entry point. */
+typedef const dh_backend_t* (*dh_backend_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DEVHARNESS_BACKEND_H_ */

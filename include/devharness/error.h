@@ -1,0 +1,68 @@
+/*
+ * devharness/error.h — the one error model of devharness.
+ *
+ * Every fallible devharness function, every backend vtable entry and every packed
+ * function returns int: 0 on success, -1 on error. On -1 the details — a kind and a
+ * message — are stored in thread-local storage of the calling thread, as tvm-ffi does
+ * (FACTS.md §3: "-1 with an error (kind + message) stored thread-locally"). A later
+ * error on the same thread replaces them; other threads never see them.
+ *
+ * Kinds are tvm-ffi / Python style names. devharness uses these:
+ *   "ValueError"          bad argument value (sizes, ids, offsets, option values)
+ *   "TypeError"           wrong argument or option type
+ *   "IndexError"          device id out of range
+ *   "KeyError"            name not found (function, tag, option, kind)
+ *   "RuntimeError"        the device or driver failed
+ *   "OutOfMemoryError"    an allocation could not be satisfied
+ *   "NotImplementedError" the backend lacks the operation
+ *   "IOError"             files: cannot open/read/write
+ *   "ParseError"          malformed JSON or spec text
+ *   "ABIError"            a plugin that does not keep backend.h's ABI
+ *   "InternalError"       a devharness bug
+ * Backends may use their own kinds; they are carried through unchanged.
+ */
+#ifndef DEVHARNESS_ERROR_H_
+#define DEVHARNESS_ERROR_H_
+
+#include <stdarg.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Maximum stored message length in bytes, including the NUL; longer messages are
+ * truncated (never an error). */
+#define DH_ERROR_MESSAGE_MAX 2048
+/* Maximum stored kind length in bytes, including the NUL. */
+#define DH_ERROR_KIND_MAX 64
+
+/* Stores (kind, printf-formatted message) as the calling thread's last error and
+ * returns -1, so callers write `return dh_error_set("ValueError", "...", ...)`.
+ * kind: NUL-terminated, copied; NULL means "RuntimeError". fmt: printf format, copied
+ * after formatting. Thread-safe (touches only the calling thread's storage). */
+int dh_error_set(const char* kind, const char* fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* va_list form of dh_error_set. Returns -1. */
+int dh_error_setv(const char* kind, const char* fmt, va_list ap);
+
+/* Prepends "prefix: " to the calling thread's current message (kind unchanged), for
+ * adding context on the way up ("sim:0: copy_data_from_to: ..."). Returns -1. If no
+ * error is stored, stores ("InternalError", prefix). Thread-safe. */
+int dh_error_prefix(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The calling thread's last error kind, or NULL when none is stored. The pointer is
+ * thread-local storage, valid until the next dh_error_* call on this thread. */
+const char* dh_error_kind(void);
+
+/* The calling thread's last error message, or "" when none is stored. Lifetime as
+ * dh_error_kind. */
+const char* dh_error_message(void);
+
+/* Forgets the calling thread's last error. Thread-safe. */
+void dh_error_clear(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DEVHARNESS_ERROR_H_ */

@@ -1,0 +1,146 @@
+/*
+ * devharness/target.h — targets: JSON descriptions of what a device should be.
+ *
+ * Follows TVM's target rules (src/target/target.cc, target_kind.cc; FACTS.md §2):
+ * a target is a JSON object with a "kind"; each kind declares typed options with
+ * optional defaults; every kind also has kind, keys, tag, device, model, libs, host,
+ * from_device. Parsing: missing kind, unknown kind, unknown option (the error lists
+ * the known options), wrong type (naming option, expected and got; the string "true"
+ * is not a bool) are errors; defaults are filled; keys = given keys or the kind's
+ * default keys, plus "device" when given, de-duplicated; serialising gives JSON that
+ * parses back to the same target; from_device N fills options from the live device
+ * (options the user gave win).
+ *
+ * Kinds are JSON files in <targets dir>/kinds/<kind>.json, or definitions handed in
+ * by plugins (dh_backend_t.target_kind_json). Tags are presets in
+ * <targets dir>/tags/<vendor>/<name>.json, named "<vendor>/<name>" ("nvidia/h100").
+ * The targets dir is $DEVHARNESS_TARGETS_PATH, else <exe dir>/../../targets (build
+ * tree), else <exe dir>/../share/devharness/targets (installed).
+ *
+ * Kind file format:
+ *   {"kind": "opencl", "device_type": 4, "default_keys": ["opencl", "gpu"],
+ *    "options": {"max_num_threads": {"type": "int", "default": 256}, ...}}
+ * Option types: "bool", "int", "float", "str", "array<str>", "array<int>", "target".
+ *
+ * Errors: every parse error is ("ParseError" | "TypeError" | "KeyError" |
+ * "ValueError") with a one-line message that starts with the origin (file path or
+ * "<string>"), then line:column for JSON syntax errors, or the option name, then
+ * expected and got, e.g.
+ *   "t.json:3:14: JSON syntax error: ..."
+ *   "t.json: option 'max_num_threads': expected int, got string \"1024\""
+ *   "t.json: unknown option 'foo' for kind 'cuda'; known options: arch, device, ..."
+ *
+ * Thread-safety: the kind/tag registry is loaded once under a lock; parsed targets
+ * are immutable and may be shared across threads.
+ */
+#ifndef DEVHARNESS_TARGET_H_
+#define DEVHARNESS_TARGET_H_
+
+#include <dlpack/dlpack.h>
+#include <stddef.h>
+
+#include "devharness/any.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===========================================================================
+ * Types
+ *===========================================================================*/
+
+/* A parsed, validated target with defaults filled. Immutable; free with
+ * dh_target_free. */
+typedef struct dh_target dh_target_t;
+
+/*===========================================================================
+ * Registry of kinds and tags
+ *===========================================================================*/
+
+/* The targets folder in use (see file comment); NULL if none found. Static. */
+const char* dh_targets_dir(void);
+
+/* Loads kinds from <dir>/kinds (once; later calls are no-ops). Called implicitly by
+ * every function below. Errors name the bad kind file. */
+int dh_target_kinds_load(void);
+
+/* Registers a kind from JSON text (plugins' target_kind_json). origin names it in
+ * errors. A kind already known is an error ("KeyError"). */
+int dh_target_kind_register_json(const char* json_text, const char* origin);
+
+/* Visits every kind name (sorted); returns the count. */
+size_t dh_target_kind_list(void (*visit)(const char* kind, void* user), void* user);
+
+/* Visits every tag name "<vendor>/<name>" found under <dir>/tags (sorted). */
+size_t dh_target_tag_list(void (*visit)(const char* tag, void* user), void* user);
+
+/*===========================================================================
+ * Parsing, serialising
+ *===========================================================================*/
+
+/* Parses and validates a target file. *out_target owned by the caller. */
+int dh_target_parse_file(const char* path, dh_target_t** out_target);
+
+/* Parses JSON text; `origin` (e.g. "<string>" or a path) prefixes error messages. */
+int dh_target_parse_json(const char* json_text, const char* origin, dh_target_t** out_target);
+
+/* Loads tag "vendor/name". Errors: "KeyError" listing the known tags. */
+int dh_target_from_tag(const char* tag, dh_target_t** out_target);
+
+/* A path when such a file exists, else a tag. */
+int dh_target_resolve(const char* path_or_tag, dh_target_t** out_target);
+
+/* Frees; NULL is a no-op. */
+void dh_target_free(dh_target_t* target);
+
+/* Serialises to JSON (keys sorted, indented when `pretty`), a malloc'd string the
+ * caller frees. Parsing it back gives an equal target (dh_target_equal). NULL on
+ * allocation failure (error stored). */
+char* dh_target_to_json(const dh_target_t* target, int pretty);
+
+/* 1 when both have the same kind and the same option values, else 0. */
+int dh_target_equal(const dh_target_t* a, const dh_target_t* b);
+
+/* The target's kind name (owned by the target). */
+const char* dh_target_kind_name(const dh_target_t* target);
+
+/* The target kind's DLPack device type. */
+int32_t dh_target_device_type(const dh_target_t* target);
+
+/* Option value as an any: bool/int/float/str (RawStr owned by the target); arrays
+ * and nested targets as RawStr holding their JSON (owned by the target). None when
+ * the option is unset and has no default. Errors: "KeyError" for an option the kind
+ * does not have. */
+int dh_target_get(const dh_target_t* target, const char* option, dh_any_t* out_value);
+
+/* Number of options that were given explicitly (in the JSON or by the tag), and the
+ * i-th name in sorted order (owned by the target). These are the "declared"
+ * properties that attr.target_match checks. */
+size_t dh_target_declared_count(const dh_target_t* target);
+const char* dh_target_declared_name(const dh_target_t* target, size_t i);
+
+/*===========================================================================
+ * Live devices
+ *===========================================================================*/
+
+/* Builds the target of a live device: the backend's target kind with every option
+ * the backend reports through get_target_property (TVM from_device). Errors: the
+ * backend has no target kind ("KeyError"), or its errors. */
+int dh_target_detect(DLDevice dev, dh_target_t** out_target);
+
+/* Compares every declared option (except kind, keys, tag, device, model, libs, host,
+ * from_device) with the live value from the backend's get_target_property. For each
+ * mismatch calls on_mismatch(option, expected_text, got_text, user). An option the
+ * device does not report (None) is not a mismatch but is passed to on_unchecked
+ * (may be NULL). Returns the number of mismatches (>= 0), or -1 with an error if the
+ * device cannot be queried or the target's kind does not match the backend's. */
+int dh_target_check_device(const dh_target_t* target, DLDevice dev,
+                           void (*on_mismatch)(const char* option, const char* expected,
+                                               const char* got, void* user),
+                           void (*on_unchecked)(const char* option, void* user),
+                           void* user);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DEVHARNESS_TARGET_H_ */

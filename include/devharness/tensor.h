@@ -1,0 +1,50 @@
+/*
+ * devharness/tensor.h — DLPack tensor descriptors used by copies (FACTS.md §4).
+ *
+ * devharness uses DLPack 0.6's DLTensor (Debian's libdlpack-dev): data, device,
+ * ndim, dtype, shape, strides (in elements; NULL = compact row-major), byte_offset.
+ * Tensors are descriptors only: these helpers never allocate or own data.
+ * All functions are pure and thread-safe.
+ */
+#ifndef DEVHARNESS_TENSOR_H_
+#define DEVHARNESS_TENSOR_H_
+
+#include <dlpack/dlpack.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bytes per element: ceil(bits * lanes / 8). 0 for bits == 0 or lanes == 0. */
+size_t dh_dtype_bytes(DLDataType dtype);
+
+/* Writes the dtype in TVM's spelling ("float32", "uint8", "int64x4", "bool", "bfloat16")
+ * into buf (NUL-terminated, truncated to buf_size). Returns buf. */
+const char* dh_dtype_format(DLDataType dtype, char* buf, size_t buf_size);
+
+/* Parses TVM's spelling ("float32", "uint8x4", "bool"). 0 on success; -1 with
+ * ("ValueError", "unknown dtype 'x'") otherwise. */
+int dh_dtype_parse(const char* text, DLDataType* out_dtype);
+
+/* Number of elements (product of shape; 1 for ndim 0). -1 with "ValueError" when a
+ * dimension is negative or the product overflows int64. */
+int dh_tensor_numel(const DLTensor* t, int64_t* out_numel);
+
+/* numel * dtype bytes. Errors as dh_tensor_numel, plus overflow. */
+int dh_tensor_nbytes(const DLTensor* t, size_t* out_nbytes);
+
+/* 1 when strides are NULL or equal to compact row-major strides (dimensions of
+ * extent 1 may have any stride), else 0. */
+int dh_tensor_is_contiguous(const DLTensor* t);
+
+/* Fills a 1-D uint8 tensor descriptor over `nbytes` bytes at (data, byte_offset) on
+ * dev. `shape_storage` (owned by the caller, must outlive *t) receives the shape. */
+void dh_tensor_init_bytes(DLTensor* t, void* data, DLDevice dev, size_t byte_offset,
+                          size_t nbytes, int64_t* shape_storage);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DEVHARNESS_TENSOR_H_ */
