@@ -20,7 +20,7 @@ PYTHON  ?= /usr/bin/python3
 
 OPT      ?= -O2 -g
 WARN     := -Wall -Wextra -Werror
-CPPFLAGS += -Iinclude -D_GNU_SOURCE
+CPPFLAGS += -Iinclude -I. -D_GNU_SOURCE
 CFLAGS   += -std=c11 $(WARN) $(OPT) -fPIC -pthread $(EXTRA_CFLAGS)
 CXXFLAGS += -std=c++17 $(WARN) $(OPT) -fPIC -pthread $(EXTRA_CFLAGS)
 LDFLAGS  += -pthread $(EXTRA_LDFLAGS)

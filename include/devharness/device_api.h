@@ -99,6 +99,22 @@ const char* dh_backend_unavailable_reason(const dh_backend_t* backend);
 int dh_backend_device_count(const dh_backend_t* backend, int* out_count);
 
 /*===========================================================================
+ * Attribute kinds (TVM DeviceAttrKind, FACTS.md §1). Pure; thread-safe.
+ * (runtime/attr_kind.c)
+ *===========================================================================*/
+
+/* TVM's snake-case name of an attribute kind ("exist", "max_threads_per_block",
+ * "device_name", ...), or "unknown" outside 0..DH_ATTR_KIND_COUNT-1. Static storage. */
+const char* dh_attr_kind_name(int32_t kind);
+
+/* Declared value type of a kind when reported: DH_TYPE_INT or DH_TYPE_RAW_STR;
+ * -1 for an invalid kind. (None is always allowed: "not reported".) */
+int32_t dh_attr_kind_type(int32_t kind);
+
+/* 1 when the kind's string value is JSON (DH_ATTR_MAX_THREAD_DIMENSIONS), else 0. */
+int dh_attr_kind_is_json(int32_t kind);
+
+/*===========================================================================
  * Device specs: "name:id"
  *===========================================================================*/
 

@@ -1,0 +1,250 @@
+/*
+ * cli/info.c — `devharness info [--json] [--device SPEC]`: every backend, why one is
+ * unavailable, every device with every TVM attribute, and the host's hwloc topology.
+ */
+#include <getopt.h>
+#include <hwloc.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "devharness/devharness.h"
+
+static const char kInfoUsage[] =
+    "usage: devharness info [--json] [--device SPEC]\n"
+    "\n"
+    "Lists every backend plugin (and why one is unavailable or was refused), every\n"
+    "device, every DeviceAPI attribute (TVM DeviceAttrKind) and the host topology.\n"
+    "  --json         machine-readable output on stdout\n"
+    "  --device SPEC  only this device (e.g. sim:0)\n"
+    "exit: 0 ok, 2 usage error or unknown device\n";
+
+static const struct {
+  uint32_t bit;
+  const char* name;
+} kCaps[] = {
+    {DH_CAP_SINGLE_QUEUE, "single_queue"},
+    {DH_CAP_HOST_POINTER_ARITHMETIC, "host_pointer_arithmetic"},
+    {DH_CAP_ASYNC_COPY, "async_copy"},
+    {DH_CAP_EVENT_TIMING, "event_timing"},
+    {DH_CAP_PINNED_HOST, "pinned_host"},
+};
+
+/* Host topology from hwloc: packages, cores, PUs, NUMA nodes and their memory. */
+static json_t* host_topology(void) {
+  hwloc_topology_t topo;
+  if (hwloc_topology_init(&topo) != 0) return json_null();
+  if (hwloc_topology_load(topo) != 0) {
+    hwloc_topology_destroy(topo);
+    return json_null();
+  }
+  json_t* host = json_object();
+  json_object_set_new(host, "packages",
+                      json_integer(hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE)));
+  json_object_set_new(host, "cores", json_integer(hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE)));
+  json_object_set_new(host, "pus", json_integer(hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU)));
+  hwloc_obj_t pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0);
+  const char* model = pkg ? hwloc_obj_get_info_by_name(pkg, "CPUModel") : NULL;
+  if (model) json_object_set_new(host, "cpu_model", json_string(model));
+  json_t* numa = json_array();
+  int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
+  for (int i = 0; i < n; ++i) {
+    hwloc_obj_t node = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, (unsigned)i);
+    char cpus[256];
+    hwloc_bitmap_list_snprintf(cpus, sizeof cpus, node->cpuset);
+    json_array_append_new(numa, json_pack("{s:i, s:I, s:s}", "os_index", (int)node->os_index,
+                                          "memory_bytes", (json_int_t)node->attr->numanode.local_memory,
+                                          "cpus", cpus));
+  }
+  json_object_set_new(host, "numa_nodes", numa);
+  hwloc_topology_destroy(topo);
+  return host;
+}
+
+static json_t* any_to_json(const dh_any_t* v) {
+  switch (v->type_index) {
+    case DH_TYPE_INT: return json_integer(v->v_int64);
+    case DH_TYPE_BOOL: return json_boolean(v->v_int64);
+    case DH_TYPE_FLOAT: return json_real(v->v_float64);
+    case DH_TYPE_RAW_STR: return json_string(v->v_c_str ? v->v_c_str : "");
+    case DH_TYPE_NONE: return json_null();
+    default: {
+      char buf[64];
+      snprintf(buf, sizeof buf, "<%s>", dh_type_index_name(v->type_index));
+      return json_string(buf);
+    }
+  }
+}
+
+static json_t* device_json(DLDevice dev) {
+  json_t* d = json_object();
+  char spec[64];
+  json_object_set_new(d, "spec", json_string(dh_device_format(dev, spec, sizeof spec)));
+  json_object_set_new(d, "id", json_integer(dev.device_id));
+  json_t* attrs = json_object();
+  json_t* errors = json_object();
+  for (int32_t k = 1; k < DH_ATTR_KIND_COUNT; ++k) {
+    dh_any_t v = dh_any_none();
+    if (dh_device_get_attr(dev, (dh_attr_kind_t)k, &v) != 0) {
+      json_object_set_new(errors, dh_attr_kind_name(k), json_string(dh_error_message()));
+      continue;
+    }
+    json_object_set_new(attrs, dh_attr_kind_name(k), any_to_json(&v));
+  }
+  json_object_set_new(d, "attributes", attrs);
+  if (json_object_size(errors) > 0) {
+    json_object_set_new(d, "attribute_errors", errors);
+  } else {
+    json_decref(errors);
+  }
+  return d;
+}
+
+static json_t* backend_json(const dh_backend_t* b, const DLDevice* only) {
+  json_t* j = json_object();
+  json_object_set_new(j, "name", json_string(b->name));
+  json_object_set_new(j, "description", b->description ? json_string(b->description) : json_null());
+  json_object_set_new(j, "device_type", json_integer(b->device_type));
+  json_object_set_new(j, "device_type_name", json_string(dh_device_type_name(b->device_type)));
+  json_object_set_new(j, "target_kind", b->target_kind ? json_string(b->target_kind) : json_null());
+  json_t* caps = json_array();
+  for (size_t i = 0; i < sizeof kCaps / sizeof kCaps[0]; ++i) {
+    if (b->caps & kCaps[i].bit) json_array_append_new(caps, json_string(kCaps[i].name));
+  }
+  json_object_set_new(j, "caps", caps);
+  json_object_set_new(j, "raw_twin", b->raw && b->raw->api_name ? json_string(b->raw->api_name) : json_null());
+  const char* reason = dh_backend_unavailable_reason(b);
+  json_object_set_new(j, "available", json_boolean(reason == NULL));
+  json_object_set_new(j, "unavailable_reason", reason ? json_string(reason) : json_null());
+  json_t* devices = json_array();
+  int count = 0;
+  if (reason == NULL && dh_backend_device_count(b, &count) != 0) {
+    json_object_set_new(j, "device_count_error", json_string(dh_error_message()));
+    count = 0;
+  }
+  for (int id = 0; id < count; ++id) {
+    DLDevice dev = {(DLDeviceType)b->device_type, id};
+    if (only && (only->device_type != dev.device_type || only->device_id != id)) continue;
+    json_array_append_new(devices, device_json(dev));
+  }
+  json_object_set_new(j, "devices", devices);
+  return j;
+}
+
+static void print_text(json_t* root) {
+  json_t* host = json_object_get(root, "host");
+  printf("devharness %s (plugin ABI %s)\n", json_string_value(json_object_get(root, "version")),
+         json_string_value(json_object_get(root, "plugin_abi")));
+  if (json_is_object(host)) {
+    printf("host: %s; %lld package(s), %lld core(s), %lld PU(s)\n",
+           json_string_value(json_object_get(host, "cpu_model")) ?: "unknown CPU",
+           (long long)json_integer_value(json_object_get(host, "packages")),
+           (long long)json_integer_value(json_object_get(host, "cores")),
+           (long long)json_integer_value(json_object_get(host, "pus")));
+    size_t i;
+    json_t* node;
+    json_array_foreach(json_object_get(host, "numa_nodes"), i, node) {
+      printf("  NUMA node %lld: %.1f GiB, cpus %s\n",
+             (long long)json_integer_value(json_object_get(node, "os_index")),
+             (double)json_integer_value(json_object_get(node, "memory_bytes")) / (1 << 30),
+             json_string_value(json_object_get(node, "cpus")));
+    }
+  }
+  size_t i;
+  json_t* b;
+  json_array_foreach(json_object_get(root, "backends"), i, b) {
+    printf("\nbackend %s (device type %s = %lld)%s%s\n", json_string_value(json_object_get(b, "name")),
+           json_string_value(json_object_get(b, "device_type_name")),
+           (long long)json_integer_value(json_object_get(b, "device_type")),
+           json_is_string(json_object_get(b, "description")) ? ": " : "",
+           json_string_value(json_object_get(b, "description")) ?: "");
+    printf("  caps:");
+    size_t c;
+    json_t* cap;
+    json_array_foreach(json_object_get(b, "caps"), c, cap) printf(" %s", json_string_value(cap));
+    printf("%s\n", json_array_size(json_object_get(b, "caps")) ? "" : " none");
+    if (!json_is_true(json_object_get(b, "available"))) {
+      printf("  unavailable: %s\n", json_string_value(json_object_get(b, "unavailable_reason")));
+      continue;
+    }
+    size_t d;
+    json_t* dev;
+    json_array_foreach(json_object_get(b, "devices"), d, dev) {
+      printf("  %s\n", json_string_value(json_object_get(dev, "spec")));
+      const char* key;
+      json_t* val;
+      json_object_foreach(json_object_get(dev, "attributes"), key, val) {
+        char* text = json_is_string(val) ? NULL : json_dumps(val, JSON_ENCODE_ANY);
+        printf("    %-28s %s\n", key, text ? text : json_string_value(val));
+        free(text);
+      }
+      json_object_foreach(json_object_get(dev, "attribute_errors"), key, val) {
+        printf("    %-28s ERROR: %s\n", key, json_string_value(val));
+      }
+    }
+  }
+  json_t* refused = json_object_get(root, "refused_plugins");
+  if (json_array_size(refused) > 0) {
+    printf("\nrefused plugins:\n");
+    json_t* r;
+    json_array_foreach(refused, i, r) printf("  %s\n", json_string_value(r));
+  }
+}
+
+int dh_cli_info(int argc, char** argv) {
+  int as_json = 0;
+  const char* device_spec = NULL;
+  static const struct option kOpts[] = {{"json", no_argument, NULL, 'j'},
+                                        {"device", required_argument, NULL, 'd'},
+                                        {"help", no_argument, NULL, 'h'},
+                                        {NULL, 0, NULL, 0}};
+  optind = 1;
+  int c;
+  while ((c = getopt_long(argc, argv, "", kOpts, NULL)) != -1) {
+    switch (c) {
+      case 'j': as_json = 1; break;
+      case 'd': device_spec = optarg; break;
+      case 'h': fputs(kInfoUsage, stdout); return DH_EXIT_OK;
+      default: fputs(kInfoUsage, stderr); return DH_EXIT_USAGE;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "devharness info: unexpected argument '%s'\n", argv[optind]);
+    return DH_EXIT_USAGE;
+  }
+  dh_plugins_load_default();
+  DLDevice only;
+  const dh_backend_t* only_backend = NULL;
+  if (device_spec && dh_device_parse(device_spec, &only, &only_backend) != 0) {
+    fprintf(stderr, "devharness info: --device %s: %s\n", device_spec, dh_error_message());
+    return DH_EXIT_USAGE;
+  }
+  json_t* root = json_object();
+  json_object_set_new(root, "version", json_string(DH_VERSION_STRING));
+  char abi[32];
+  snprintf(abi, sizeof abi, "%d.%d", DH_BACKEND_ABI_MAJOR, DH_BACKEND_ABI_MINOR);
+  json_object_set_new(root, "plugin_abi", json_string(abi));
+  json_object_set_new(root, "host", host_topology());
+  json_t* backends = json_array();
+  for (size_t i = 0; i < dh_backend_count(); ++i) {
+    const dh_backend_t* b = dh_backend_at(i);
+    if (only_backend && b != only_backend) continue;
+    json_array_append_new(backends, backend_json(b, only_backend ? &only : NULL));
+  }
+  json_object_set_new(root, "backends", backends);
+  json_t* refused = json_array();
+  for (size_t i = 0; i < dh_plugin_refusal_count(); ++i) {
+    json_array_append_new(refused, json_string(dh_plugin_refusal(i)));
+  }
+  json_object_set_new(root, "refused_plugins", refused);
+  if (as_json) {
+    json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    fputc('\n', stdout);
+  } else {
+    print_text(root);
+  }
+  json_decref(root);
+  dh_plugins_unload_all();
+  return DH_EXIT_OK;
+}

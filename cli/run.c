@@ -1,0 +1,341 @@
+/*
+ * cli/run.c — `devharness run`: the main job. Runs, each in its own process,
+ *   1. info (info.txt, info.json)
+ *   2. conformance on every device (conformance.tap, conformance.junit.xml)
+ *   3. the quick benchmarks (bench.json, bench.txt)
+ *   4. plots of the benchmarks (PNG and SVG files in plots/)
+ * into a results folder written under a temporary name and renamed when complete
+ * (OUTPUT/run-YYYYmmdd-HHMMSS, with OUTPUT/latest pointing at it), then prints a
+ * summary table. Separate processes keep each step's backend threads and state
+ * apart (the conformance runner forks per case and must start from a process that
+ * never initialised a backend).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "devharness/devharness.h"
+
+static const char kRunUsage[] =
+    "usage: devharness run [--output DIR] [--device SPEC] [--timeout SEC]\n"
+    "                      [--no-bench] [--full-bench]\n"
+    "\n"
+    "The main job: info, conformance on every device, a quick benchmark run and its\n"
+    "plots, written to DIR/run-<date>-<time>/ (DIR/latest points at the newest) and\n"
+    "summarised in a table.\n"
+    "  --output DIR   results folder (default: results)\n"
+    "  --device SPEC  only this device (e.g. sim:0)\n"
+    "  --timeout SEC  per-clause conformance timeout (default 10)\n"
+    "  --no-bench     skip the benchmarks and plots\n"
+    "  --full-bench   full benchmark run instead of --quick\n"
+    "exit: 0 every clause kept and every step ran, 1 violations or a failed step,\n"
+    "      2 usage error or results folder not writable\n";
+
+typedef struct run_step {
+  const char* title;
+  int rc;
+  double seconds;
+} run_step_t;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Runs `self argv...` with stdout to out_path (NULL: inherit) and returns its exit
+ * status (128+signal when killed, 127 when it could not start). */
+static int spawn_self(char* const* args, const char* out_path) {
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) return 127;
+  if (pid == 0) {
+    if (out_path) {
+      int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) _exit(127);
+    }
+    execv(dh_cli_self_path(), args);
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return 127;
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 127;
+}
+
+static void progress(int step, int total, const char* title) {
+  fprintf(stderr, "[%d/%d] %s ...\n", step, total, title);
+}
+
+/* Per-device conformance tallies parsed from the TAP file. */
+typedef struct dev_tally {
+  char device[64];
+  int pass, fail, skip, todo;
+} dev_tally_t;
+
+static int parse_tap(const char* path, dev_tally_t* out, int max) {
+  FILE* f = fopen(path, "r");
+  if (!f) return 0;
+  char line[4096];
+  int n = -1;
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "    # Subtest: ", 15) == 0) continue;
+    if (strncmp(line, "# Subtest: ", 11) == 0) {
+      if (n + 1 >= max) break;
+      ++n;
+      memset(&out[n], 0, sizeof out[n]);
+      snprintf(out[n].device, sizeof out[n].device, "%.*s", (int)strcspn(line + 11, "\r\n"),
+               line + 11);
+      continue;
+    }
+    if (n < 0 || strncmp(line, "    ", 4) != 0) continue;
+    const char* p = line + 4;
+    int ok = strncmp(p, "ok ", 3) == 0;
+    int notok = strncmp(p, "not ok ", 7) == 0;
+    if (!ok && !notok) continue;
+    if (strstr(p, "# SKIP") || strstr(p, "# skip")) ++out[n].skip;
+    else if (strstr(p, "# TODO") || strstr(p, "# todo")) ++out[n].todo;
+    else if (ok) ++out[n].pass;
+    else ++out[n].fail;
+  }
+  fclose(f);
+  return n + 1;
+}
+
+/* Best copy bandwidth (GB/s) per device from Google Benchmark JSON: the largest
+ * bytes_per_second among benchmarks whose name contains "copy" and the device spec
+ * and "harness". */
+static double peak_copy_gbps(json_t* bench, const char* device) {
+  double best = 0;
+  size_t i;
+  json_t* b;
+  json_array_foreach(json_object_get(bench, "benchmarks"), i, b) {
+    const char* name = json_string_value(json_object_get(b, "name"));
+    if (!name || !strstr(name, "copy") || !strstr(name, device) || !strstr(name, "harness")) continue;
+    double bps = json_number_value(json_object_get(b, "bytes_per_second"));
+    if (bps > best) best = bps;
+  }
+  return best / 1e9;
+}
+
+/* out = dir + "/" + name; the caller has checked that dir is short enough
+ * (strlen(dir) < PATH_MAX - 128), so this never truncates. */
+static void path_join(char out[PATH_MAX], const char* dir, const char* name) {
+  size_t d = strlen(dir), n = strlen(name);
+  memcpy(out, dir, d);
+  out[d] = '/';
+  memcpy(out + d + 1, name, n + 1);
+}
+
+static int make_dir(const char* path) {
+  if (mkdir(path, 0755) == 0 || errno == EEXIST) return 0;
+  return -1;
+}
+
+int dh_cli_run(int argc, char** argv) {
+  const char* output = "results";
+  const char* device = NULL;
+  const char* timeout = "10";
+  int no_bench = 0, full_bench = 0;
+  static const struct option kOpts[] = {{"output", required_argument, NULL, 'o'},
+                                        {"device", required_argument, NULL, 'd'},
+                                        {"timeout", required_argument, NULL, 't'},
+                                        {"no-bench", no_argument, NULL, 'n'},
+                                        {"full-bench", no_argument, NULL, 'f'},
+                                        {"help", no_argument, NULL, 'h'},
+                                        {NULL, 0, NULL, 0}};
+  optind = 1;
+  int c;
+  while ((c = getopt_long(argc, argv, "o:", kOpts, NULL)) != -1) {
+    switch (c) {
+      case 'o': output = optarg; break;
+      case 'd': device = optarg; break;
+      case 't': timeout = optarg; break;
+      case 'n': no_bench = 1; break;
+      case 'f': full_bench = 1; break;
+      case 'h': fputs(kRunUsage, stdout); return DH_EXIT_OK;
+      default: fputs(kRunUsage, stderr); return DH_EXIT_USAGE;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "devharness run: unexpected argument '%s'\n", argv[optind]);
+    return DH_EXIT_USAGE;
+  }
+  char* end = NULL;
+  long tmo = strtol(timeout, &end, 10);
+  if (end == timeout || *end != '\0' || tmo <= 0 || tmo > 86400) {
+    fprintf(stderr, "devharness run: --timeout %s: expected a whole number of seconds 1..86400\n",
+            timeout);
+    return DH_EXIT_USAGE;
+  }
+
+  /* Results folder: OUTPUT/.run-STAMP.partial, renamed to OUTPUT/run-STAMP at the end. */
+  if (strlen(output) >= PATH_MAX - 256) {
+    fprintf(stderr, "devharness run: --output: path too long\n");
+    return DH_EXIT_USAGE;
+  }
+  if (make_dir(output) != 0) {
+    fprintf(stderr, "devharness run: --output %s: cannot create folder: %s\n", output, strerror(errno));
+    return DH_EXIT_USAGE;
+  }
+  char stamp[32];
+  time_t t = time(NULL);
+  strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&t));
+  char partial[PATH_MAX], final_dir[PATH_MAX], name[96];
+  snprintf(name, sizeof name, ".run-%s-%d.partial", stamp, (int)getpid());
+  path_join(partial, output, name);
+  snprintf(name, sizeof name, "run-%s", stamp);
+  path_join(final_dir, output, name);
+  if (mkdir(partial, 0755) != 0) {
+    fprintf(stderr, "devharness run: --output %s: not writable: %s\n", output, strerror(errno));
+    return DH_EXIT_USAGE;
+  }
+  char p_info_txt[PATH_MAX], p_info_json[PATH_MAX], p_tap[PATH_MAX], p_junit[PATH_MAX],
+      p_clog[PATH_MAX], p_bench[PATH_MAX], p_bench_txt[PATH_MAX], p_plots[PATH_MAX],
+      p_plot_log[PATH_MAX];
+  path_join(p_info_txt, partial, "info.txt");
+  path_join(p_info_json, partial, "info.json");
+  path_join(p_tap, partial, "conformance.tap");
+  path_join(p_junit, partial, "conformance.junit.xml");
+  path_join(p_clog, partial, "conformance.log");
+  path_join(p_bench, partial, "bench.json");
+  path_join(p_bench_txt, partial, "bench.txt");
+  path_join(p_plots, partial, "plots");
+  path_join(p_plot_log, partial, "plot.log");
+
+  const int total = no_bench ? 2 : 4;
+  run_step_t steps[4] = {{"info", 0, 0}, {"conformance", 0, 0}, {"bench", 0, 0}, {"plots", 0, 0}};
+  double t0;
+
+  progress(1, total, "info: backends, devices, attributes");
+  t0 = now_s();
+  {
+    char* a1[] = {"devharness", "info", "--json", NULL};
+    char* a2[] = {"devharness", "info", NULL};
+    char* a1d[] = {"devharness", "info", "--json", "--device", (char*)device, NULL};
+    char* a2d[] = {"devharness", "info", "--device", (char*)device, NULL};
+    steps[0].rc = spawn_self(device ? a1d : a1, p_info_json);
+    if (steps[0].rc == 0) steps[0].rc = spawn_self(device ? a2d : a2, p_info_txt);
+  }
+  steps[0].seconds = now_s() - t0;
+  if (steps[0].rc == DH_EXIT_USAGE) {
+    fprintf(stderr, "devharness run: info failed (bad --device?); no results written\n");
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", partial);
+    if (system(cmd) != 0) fprintf(stderr, "devharness run: could not remove %s\n", partial);
+    return DH_EXIT_USAGE;
+  }
+
+  progress(2, total, "conformance: every clause on every device");
+  t0 = now_s();
+  {
+    char* args[16];
+    int n = 0;
+    args[n++] = "devharness";
+    args[n++] = "conformance";
+    args[n++] = "--tap";
+    args[n++] = p_tap;
+    args[n++] = "--junit";
+    args[n++] = p_junit;
+    args[n++] = "--timeout";
+    args[n++] = (char*)timeout;
+    if (device) {
+      args[n++] = "--device";
+      args[n++] = (char*)device;
+    }
+    args[n] = NULL;
+    steps[1].rc = spawn_self(args, p_clog);
+  }
+  steps[1].seconds = now_s() - t0;
+
+  if (!no_bench) {
+    progress(3, total, full_bench ? "bench: full benchmark run" : "bench: quick benchmarks");
+    t0 = now_s();
+    char* args[16];
+    int n = 0;
+    args[n++] = "devharness";
+    args[n++] = "bench";
+    if (!full_bench) args[n++] = "--quick";
+    args[n++] = "--out";
+    args[n++] = p_bench;
+    if (device) {
+      args[n++] = "--device";
+      args[n++] = (char*)device;
+    }
+    args[n] = NULL;
+    steps[2].rc = spawn_self(args, p_bench_txt);
+    steps[2].seconds = now_s() - t0;
+
+    progress(4, total, "plots: bandwidth and latency");
+    t0 = now_s();
+    if (steps[2].rc == 0) {
+      char* pargs[] = {"devharness", "plot", p_bench, "-o", p_plots, NULL};
+      steps[3].rc = spawn_self(pargs, p_plot_log);
+    } else {
+      steps[3].rc = -1; /* not run */
+    }
+    steps[3].seconds = now_s() - t0;
+  }
+
+  /* Complete: rename into place and point latest at it. */
+  if (rename(partial, final_dir) != 0) {
+    fprintf(stderr, "devharness run: cannot rename %s to %s: %s\n", partial, final_dir, strerror(errno));
+    return DH_EXIT_USAGE;
+  }
+  char latest[PATH_MAX], latest_tmp[PATH_MAX], target[96];
+  path_join(latest, output, "latest");
+  snprintf(name, sizeof name, ".latest-%d", (int)getpid());
+  path_join(latest_tmp, output, name);
+  snprintf(target, sizeof target, "run-%s", stamp);
+  unlink(latest_tmp);
+  if (symlink(target, latest_tmp) != 0 || rename(latest_tmp, latest) != 0) {
+    fprintf(stderr, "devharness run: warning: cannot update %s: %s\n", latest, strerror(errno));
+  }
+
+  /* Summary table. */
+  char f_tap[PATH_MAX], f_bench[PATH_MAX];
+  path_join(f_tap, final_dir, "conformance.tap");
+  path_join(f_bench, final_dir, "bench.json");
+  dev_tally_t tallies[256];
+  int ndev = parse_tap(f_tap, tallies, 256);
+  json_t* bench = no_bench ? NULL : json_load_file(f_bench, 0, NULL);
+  printf("\n%-14s %6s %6s %6s %6s  %s\n", "device", "pass", "fail", "skip", "xfail",
+         bench ? "peak copy GB/s (harness)" : "");
+  int fail_total = 0;
+  for (int i = 0; i < ndev; ++i) {
+    fail_total += tallies[i].fail;
+    printf("%-14s %6d %6d %6d %6d", tallies[i].device, tallies[i].pass, tallies[i].fail,
+           tallies[i].skip, tallies[i].todo);
+    if (bench) {
+      double g = peak_copy_gbps(bench, tallies[i].device);
+      if (g > 0) printf("  %.2f", g);
+      else printf("  -");
+    }
+    printf("\n");
+  }
+  json_decref(bench);
+  printf("\nsteps:\n");
+  int worst = DH_EXIT_OK;
+  for (int i = 0; i < total; ++i) {
+    const char* verdict = steps[i].rc == 0 ? "ok" : steps[i].rc == -1 ? "not run" : "FAILED";
+    printf("  %-12s %-8s exit %-3d %6.1f s\n", steps[i].title, verdict, steps[i].rc, steps[i].seconds);
+    if (steps[i].rc != 0) worst = DH_EXIT_VIOLATION;
+  }
+  printf("\nresults: %s (also %s)\n", final_dir, latest);
+  if (fail_total > 0) printf("conformance: %d violation(s); see %s\n", fail_total, f_tap);
+  return worst;
+}

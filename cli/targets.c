@@ -1,0 +1,116 @@
+/*
+ * cli/targets.c — `devharness targets list|show|validate|detect` on top of
+ * devharness/target.h (TVM target rules, FACTS.md §2).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "devharness/devharness.h"
+
+static const char kTargetsUsage[] =
+    "usage: devharness targets list\n"
+    "       devharness targets show TAG|FILE\n"
+    "       devharness targets validate FILE...\n"
+    "       devharness targets detect DEVICE\n"
+    "\n"
+    "  list      target kinds and tags (presets in the targets folder)\n"
+    "  show      the full target (defaults filled in) as JSON\n"
+    "  validate  parse and check each file by TVM's target rules; one line per file\n"
+    "  detect    the JSON target of a live device, e.g. `targets detect opencl:0`\n"
+    "exit: 0 ok, 2 usage error or an invalid target (the reason names the file and the\n"
+    "position or option)\n";
+
+static void print_name(const char* name, void* user) {
+  (void)user;
+  printf("  %s\n", name);
+}
+
+static int print_target(dh_target_t* t) {
+  char* json = dh_target_to_json(t, 1);
+  if (json == NULL) {
+    dh_cli_print_error("targets");
+    return DH_EXIT_USAGE;
+  }
+  printf("%s\n", json);
+  free(json);
+  return DH_EXIT_OK;
+}
+
+static int cmd_list(void) {
+  printf("kinds (%s):\n", dh_targets_dir() ? dh_targets_dir() : "no targets folder found");
+  if (dh_target_kinds_load() != 0) {
+    dh_cli_print_error("targets list");
+    return DH_EXIT_USAGE;
+  }
+  dh_target_kind_list(print_name, NULL);
+  printf("tags:\n");
+  dh_target_tag_list(print_name, NULL);
+  return DH_EXIT_OK;
+}
+
+static int cmd_show(const char* what) {
+  dh_target_t* t = NULL;
+  if (dh_target_resolve(what, &t) != 0) {
+    fprintf(stderr, "devharness targets show: %s\n", dh_error_message());
+    return DH_EXIT_USAGE;
+  }
+  int rc = print_target(t);
+  dh_target_free(t);
+  return rc;
+}
+
+static int cmd_validate(int argc, char** argv) {
+  int rc = DH_EXIT_OK;
+  for (int i = 0; i < argc; ++i) {
+    dh_target_t* t = NULL;
+    if (dh_target_parse_file(argv[i], &t) != 0) {
+      fprintf(stderr, "invalid: %s\n", dh_error_message());
+      rc = DH_EXIT_USAGE;
+      continue;
+    }
+    printf("valid: %s (kind %s)\n", argv[i], dh_target_kind_name(t));
+    dh_target_free(t);
+  }
+  return rc;
+}
+
+static int cmd_detect(const char* spec) {
+  dh_plugins_load_default();
+  DLDevice dev;
+  const dh_backend_t* b = NULL;
+  if (dh_device_parse(spec, &dev, &b) != 0) {
+    fprintf(stderr, "devharness targets detect: %s\n", dh_error_message());
+    return DH_EXIT_USAGE;
+  }
+  dh_target_t* t = NULL;
+  if (dh_target_detect(dev, &t) != 0) {
+    fprintf(stderr, "devharness targets detect: %s: %s\n", spec, dh_error_message());
+    return DH_EXIT_USAGE;
+  }
+  int rc = print_target(t);
+  dh_target_free(t);
+  dh_plugins_unload_all();
+  return rc;
+}
+
+int dh_cli_targets(int argc, char** argv) {
+  if (argc < 2) {
+    fputs(kTargetsUsage, stderr);
+    return DH_EXIT_USAGE;
+  }
+  const char* sub = argv[1];
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(kTargetsUsage, stdout);
+      return DH_EXIT_OK;
+    }
+  }
+  if (strcmp(sub, "list") == 0 && argc == 2) return cmd_list();
+  if (strcmp(sub, "show") == 0 && argc == 3) return cmd_show(argv[2]);
+  if (strcmp(sub, "validate") == 0 && argc >= 3) return cmd_validate(argc - 2, argv + 2);
+  if (strcmp(sub, "detect") == 0 && argc == 3) return cmd_detect(argv[2]);
+  fprintf(stderr, "devharness targets: bad arguments\n%s", kTargetsUsage);
+  return DH_EXIT_USAGE;
+}
