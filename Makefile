@@ -85,10 +85,12 @@ $(DEPS_STAMP): ci/check-deps.sh ci/install-deps.sh
 	@mkdir -p $(@D) && touch $@
 
 # -------------------------------------------------------------------- fragments
-include $(sort $(wildcard runtime/*.mk backends/*/*.mk conformance/*.mk bench/*.mk cli/*.mk))
+include $(sort $(wildcard runtime/*.mk backends/*/*.mk conformance/*.mk bench/*.mk cli/*.mk ci/*.mk))
 include $(sort $(wildcard tests/*.mk tests/*/*.mk tests/*/*/*.mk))
 
 all: $(RUNTIME_LIB) $(PLUGINS) $(DEVHARNESS) $(ALL_TARGETS)
+# Fragments append to CLI_OBJS in any order; the full list is known only here.
+$(DEVHARNESS): $(CLI_OBJS)
 
 -include $(shell find $(OBJDIR) -name '*.d' 2>/dev/null)
 

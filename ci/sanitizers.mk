@@ -1,0 +1,49 @@
+# ci/sanitizers.mk — sanitizer, valgrind and TSan runs of the test suite.
+#
+#   make check-asan       ASan + UBSan, with clang and with gcc (build-asan-clang,
+#                         build-asan-gcc); every test under prove; any report fails
+#   make check-asan-clang / check-asan-gcc   one compiler only
+#   make check-tsan       ThreadSanitizer (clang) over the threaded unit tests and the
+#                         concurrency stress test
+#   make check-valgrind   memcheck over every test program: zero errors, no definite leaks
+.PHONY: check-asan check-asan-clang check-asan-gcc check-tsan check-valgrind
+
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86:detect_odr_violation=0 \
+           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=87 \
+           LSAN_OPTIONS=suppressions=$(CURDIR)/ci/lsan.supp:print_suppressions=0
+
+check-asan: check-asan-clang check-asan-gcc
+
+check-asan-clang:
+	$(SAN_ENV) $(MAKE) --no-print-directory BUILD=build-asan-clang CC=clang CXX=clang++ \
+	    EXTRA_CFLAGS='$(SAN_FLAGS)' EXTRA_LDFLAGS='$(SAN_FLAGS)' test
+
+check-asan-gcc:
+	$(SAN_ENV) $(MAKE) --no-print-directory BUILD=build-asan-gcc CC=gcc CXX=g++ \
+	    EXTRA_CFLAGS='$(SAN_FLAGS)' EXTRA_LDFLAGS='$(SAN_FLAGS)' test
+
+# Threaded tests only: TSan and fork()-per-case do not mix, and GPU-API plugins run
+# their own uninstrumented threads. TSAN_TESTS is appended to by test fragments.
+TSAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
+check-tsan:
+	$(MAKE) --no-print-directory BUILD=build-tsan CC=clang CXX=clang++ \
+	    EXTRA_CFLAGS='$(TSAN_FLAGS)' EXTRA_LDFLAGS='$(TSAN_FLAGS)' tsan-run
+
+.PHONY: tsan-run
+tsan-run: all $(TSAN_TESTS)
+	TSAN_OPTIONS=halt_on_error=1:exitcode=88:second_deadlock_stack=1 \
+	    DEVHARNESS=$(abspath $(DEVHARNESS)) BUILD=$(BUILD) XDG_RUNTIME_DIR=$${XDG_RUNTIME_DIR:-/tmp} \
+	    $(PROVE) --exec '' $(TSAN_TESTS)
+
+# Test programs memcheck runs (default: all; fragments may narrow it).
+VALGRIND_TESTS ?= $(TEST_PROGS)
+VALGRIND ?= valgrind --quiet --error-exitcode=89 --leak-check=full --errors-for-leak-kinds=definite \
+    --suppressions=$(CURDIR)/ci/valgrind.supp
+check-valgrind:
+	$(MAKE) --no-print-directory BUILD=build-valgrind OPT='-O1 -g' valgrind-run
+
+.PHONY: valgrind-run
+valgrind-run: all $(TEST_PROGS)
+	DEVHARNESS=$(abspath $(DEVHARNESS)) BUILD=$(BUILD) XDG_RUNTIME_DIR=$${XDG_RUNTIME_DIR:-/tmp} \
+	    DEVHARNESS_UNDER_VALGRIND=1 $(PROVE) --exec '$(VALGRIND)' $(VALGRIND_TESTS)
