@@ -1,0 +1,244 @@
+/*
+ * runtime/device_api.c — DeviceAPI dispatch by device type, device specs, copies and
+ * module-function calls (devharness/device_api.h).
+ *
+ * Every dispatch: one acquire load from the device-type table, one acquire load of the
+ * slot's init state, then the backend's entry. Errors are prefixed
+ * "<name>:<id>: <operation>: ".
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+const char* dh_device_type_name(int32_t t) {
+  switch (t) {
+    case 1: return "cpu";
+    case 2: return "cuda";
+    case 3: return "cuda_host";
+    case 4: return "opencl";
+    case 7: return "vulkan";
+    case 8: return "metal";
+    case 9: return "vpi";
+    case 10: return "rocm";
+    case 11: return "rocm_host";
+    case 12: return "ext_dev";
+    case 13: return "cuda_managed";
+    case 14: return "oneapi";
+    case 15: return "webgpu";
+    case 16: return "hexagon";
+    case 17: return "maia";
+    case 18: return "trn";
+    default: return "unknown";
+  }
+}
+
+const char* dh_device_format(DLDevice dev, char* buf, size_t size) {
+  if (buf == NULL || size == 0) return buf;
+  dh__slot* s = dh__slot_by_type(dev.device_type);
+  snprintf(buf, size, "%s:%d", s ? s->backend.name : dh_device_type_name(dev.device_type),
+           (int)dev.device_id);
+  return buf;
+}
+
+/* Resolves and inits the backend for dev; on error prefixes "<dev>: <op>: ". */
+static inline dh__slot* resolve(DLDevice dev, const char* op) {
+  dh__slot* s = dh__slot_by_type(dev.device_type);
+  if (s == NULL) {
+    dh_error_set("KeyError", "Device API %s is not enabled", dh_device_type_name(dev.device_type));
+  } else if (dh__slot_init(s) == 0) {
+    return s;
+  }
+  char name[64];
+  dh_error_prefix("%s: %s", dh_device_format(dev, name, sizeof name), op);
+  return NULL;
+}
+
+/* Prefixes the current error with "<name>:<id>: <op>". Returns -1. */
+static int fail(const dh__slot* s, DLDevice dev, const char* op) {
+  return dh_error_prefix("%s:%d: %s", s->backend.name, (int)dev.device_id, op);
+}
+
+#define DISPATCH(op, call)                      \
+  dh__slot* s = resolve(dev, op);               \
+  if (s == NULL) return -1;                     \
+  if (s->backend.call != 0) return fail(s, dev, op); \
+  return 0
+
+int dh_device_get_attr(DLDevice dev, dh_attr_kind_t kind, dh_any_t* out_value) {
+  if (out_value != NULL) *out_value = dh_any_none();
+  dh__slot* s = dh__slot_by_type(dev.device_type);
+  /* kExist never fails: an unknown type or a failed init simply has no device */
+  if (kind == DH_ATTR_EXIST && (s == NULL || dh__slot_init(s) != 0)) {
+    dh_error_clear();
+    if (out_value != NULL) *out_value = dh_any_int(0);
+    return 0;
+  }
+  if (out_value == NULL) return dh_error_set("ValueError", "get_attr: out_value is NULL");
+  s = resolve(dev, "get_attr");
+  if (s == NULL) return -1;
+  if (s->backend.get_attr(dev, (int32_t)kind, out_value) != 0) return fail(s, dev, "get_attr");
+  return 0;
+}
+
+int dh_device_set_device(DLDevice dev) { DISPATCH("set_device", set_device(dev)); }
+
+int dh_device_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment, DLDataType type_hint,
+                               void** out_ptr) {
+  if (out_ptr == NULL) return dh_error_set("ValueError", "alloc_data_space: out_ptr is NULL");
+  *out_ptr = NULL;
+  if (alignment == 0) alignment = DH_ALLOC_ALIGNMENT;
+  if ((alignment & (alignment - 1)) != 0)
+    return dh_error_set("ValueError", "alloc_data_space: alignment %zu is not a power of two", alignment);
+  DISPATCH("alloc_data_space", alloc_data_space(dev, nbytes, alignment, type_hint, out_ptr));
+}
+
+int dh_device_free_data_space(DLDevice dev, void* ptr) {
+  DISPATCH("free_data_space", free_data_space(dev, ptr));
+}
+
+int dh_device_alloc_workspace(DLDevice dev, size_t nbytes, DLDataType type_hint, void** out_ptr) {
+  if (out_ptr == NULL) return dh_error_set("ValueError", "alloc_workspace: out_ptr is NULL");
+  *out_ptr = NULL;
+  dh__slot* s = resolve(dev, "alloc_workspace");
+  if (s == NULL) return -1;
+  int rc = s->backend.alloc_workspace != NULL
+               ? s->backend.alloc_workspace(dev, nbytes, type_hint, out_ptr)
+               : s->backend.alloc_data_space(dev, nbytes, DH_TEMP_ALLOC_ALIGNMENT, type_hint, out_ptr);
+  return rc != 0 ? fail(s, dev, "alloc_workspace") : 0;
+}
+
+int dh_device_free_workspace(DLDevice dev, void* ptr) {
+  dh__slot* s = resolve(dev, "free_workspace");
+  if (s == NULL) return -1;
+  int rc = s->backend.free_workspace != NULL ? s->backend.free_workspace(dev, ptr)
+                                             : s->backend.free_data_space(dev, ptr);
+  return rc != 0 ? fail(s, dev, "free_workspace") : 0;
+}
+
+int dh_device_create_stream(DLDevice dev, dh_stream_t* out_stream) {
+  if (out_stream == NULL) return dh_error_set("ValueError", "create_stream: out_stream is NULL");
+  *out_stream = NULL;
+  DISPATCH("create_stream", create_stream(dev, out_stream));
+}
+
+int dh_device_free_stream(DLDevice dev, dh_stream_t stream) {
+  DISPATCH("free_stream", free_stream(dev, stream));
+}
+
+int dh_device_set_stream(DLDevice dev, dh_stream_t stream) { DISPATCH("set_stream", set_stream(dev, stream)); }
+
+int dh_device_get_current_stream(DLDevice dev, dh_stream_t* out_stream) {
+  if (out_stream == NULL) return dh_error_set("ValueError", "get_current_stream: out_stream is NULL");
+  *out_stream = NULL;
+  DISPATCH("get_current_stream", get_current_stream(dev, out_stream));
+}
+
+int dh_device_stream_sync(DLDevice dev, dh_stream_t stream) { DISPATCH("stream_sync", stream_sync(dev, stream)); }
+
+int dh_device_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst) {
+  DISPATCH("sync_stream_from_to", sync_stream_from_to(dev, src, dst));
+}
+
+int dh_device_copy_data_from_to(const DLTensor* from, const DLTensor* to, dh_stream_t stream) {
+  size_t nbytes;
+  if (dh__tensor_check_copy(from, to, &nbytes) != 0) return dh_error_prefix("copy_data_from_to");
+  if (nbytes == 0) return 0; /* zero-length copy: a no-op, data may be NULL */
+  if (from->data == NULL) return dh_error_set("TypeError", "copy_data_from_to: from->data is NULL");
+  if (to->data == NULL) return dh_error_set("TypeError", "copy_data_from_to: to->data is NULL");
+  int from_cpu = from->device.device_type == kDLCPU, to_cpu = to->device.device_type == kDLCPU;
+  DLDevice dev = from_cpu ? to->device : from->device; /* the non-CPU side */
+  if (!from_cpu && !to_cpu && from->device.device_type != to->device.device_type) {
+    char a[64], b[64];
+    return dh_error_set("ValueError",
+                        "copy_data_from_to: cannot copy between %s and %s: one side must be cpu or both on "
+                        "the same backend",
+                        dh_device_format(from->device, a, sizeof a), dh_device_format(to->device, b, sizeof b));
+  }
+  if (from_cpu && to_cpu && dh__slot_by_type(kDLCPU) == NULL) {
+    memmove((char*)to->data + to->byte_offset, (const char*)from->data + from->byte_offset, nbytes);
+    return 0;
+  }
+  dh__slot* s = resolve(dev, "copy_data_from_to");
+  if (s == NULL) return -1;
+  if (s->backend.copy_data_from_to(from->data, (size_t)from->byte_offset, to->data, (size_t)to->byte_offset,
+                                   nbytes, from->device, to->device, from->dtype, stream) != 0)
+    return fail(s, dev, "copy_data_from_to");
+  return 0;
+}
+
+int dh_device_call(DLDevice dev, const char* name, const dh_any_t* args, int32_t num_args, dh_any_t* out_result) {
+  if (out_result != NULL) *out_result = dh_any_none();
+  if (name == NULL) return dh_error_set("ValueError", "dh_device_call: function name is NULL");
+  dh__slot* s = resolve(dev, name);
+  if (s == NULL) return -1;
+  /* The backend's own table is the cache of "<backend>.<name>": immutable after load. */
+  const dh_backend_t* b = &s->backend;
+  dh_function_t fn = {NULL, NULL};
+  for (size_t i = 0; i < b->num_functions; i++)
+    if (strcmp(b->functions[i].name, name) == 0) {
+      fn.call = b->functions[i].call;
+      break;
+    }
+  if (fn.call == NULL) { /* functions registered later under "<backend>.<name>" */
+    char key[256];
+    snprintf(key, sizeof key, "%s.%s", b->name, name);
+    if (dh_func_get(key, &fn) != 0)
+      return dh_error_set("KeyError", "%s:%d: backend %s has no function '%s'", b->name, (int)dev.device_id,
+                          b->name, name);
+  }
+  return dh_func_call(&fn, args, num_args, out_result);
+}
+
+int dh_device_parse(const char* spec, DLDevice* out_device, const dh_backend_t** out_backend) {
+  if (out_backend) *out_backend = NULL;
+  if (spec == NULL) return dh_error_set("ParseError", "device spec is NULL (expected NAME:ID, e.g. sim:0)");
+  const char* colon = strchr(spec, ':');
+  if (spec[0] == '\0') return dh_error_set("ParseError", "device spec '' is empty (expected NAME:ID, e.g. sim:0)");
+  if (colon == NULL)
+    return dh_error_set("ParseError", "device spec '%s': missing ':' (expected NAME:ID, e.g. sim:0)", spec);
+  if (colon == spec) return dh_error_set("ParseError", "device spec '%s': empty backend name before ':'", spec);
+  const char* id = colon + 1;
+  if (*id == '\0') return dh_error_set("ParseError", "device spec '%s': missing device id after ':'", spec);
+  long long v = 0;
+  for (const char* p = id; *p; p++) {
+    if (*p < '0' || *p > '9')
+      return dh_error_set("ParseError", "device spec '%s': device id '%s' is not a non-negative decimal integer",
+                          spec, id);
+    v = v * 10 + (*p - '0');
+    if (v > INT32_MAX)
+      return dh_error_set("ParseError", "device spec '%s': device id '%s' is too large (max %d)", spec, id,
+                          INT32_MAX);
+  }
+  char name[64];
+  size_t nlen = (size_t)(colon - spec);
+  if (nlen >= sizeof name)
+    return dh_error_set("ParseError", "device spec '%s': backend name longer than %zu bytes", spec,
+                        sizeof name - 1);
+  memcpy(name, spec, nlen);
+  name[nlen] = '\0';
+  const dh_backend_t* b;
+  if (dh_device_api_get(name, &b) != 0) return dh_error_prefix("device spec '%s'", spec);
+  DLDevice dev = {(DLDeviceType)b->device_type, (int32_t)v};
+  int count = 0;
+  if (dh_backend_device_count(b, &count) != 0) return dh_error_prefix("device spec '%s'", spec);
+  dh_any_t exist = dh_any_int(0);
+  if (dh_device_get_attr(dev, DH_ATTR_EXIST, &exist) != 0) return dh_error_prefix("device spec '%s'", spec);
+  if (exist.v_int64 == 0) {
+    const char* why = dh_backend_unavailable_reason(b);
+    return dh_error_set("IndexError", "device spec '%s': backend %s has no device %lld (%d device%s%s%s)", spec,
+                        name, v, count, count == 1 ? "" : "s", why ? ": " : "", why ? why : "");
+  }
+  if (out_device) *out_device = dev;
+  if (out_backend) *out_backend = b;
+  return 0;
+}
+
+int dh_device_api_get_by_type(int32_t device_type, const dh_backend_t** out_backend) {
+  dh__slot* s = dh__slot_by_type(device_type);
+  if (out_backend) *out_backend = s ? &s->backend : NULL;
+  if (s == NULL) return dh_error_set("KeyError", "Device API %s is not enabled", dh_device_type_name(device_type));
+  return 0;
+}

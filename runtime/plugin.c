@@ -1,0 +1,519 @@
+/*
+ * runtime/plugin.c — the plugin loader and backend registry (devharness/device_api.h,
+ * "Plugins" and "Backends"; ABI rules in devharness/backend.h, PJRT-style).
+ *
+ * State: an array of slots (load order), a dispatch table indexed by device type
+ * (pointers published with release stores, read with acquire loads and no lock), the
+ * refusal messages, and the real paths dh_plugins_load_default has tried. Loading and
+ * unloading are serialised by g_load_mu.
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+typedef struct refusal {
+  char* message;   /* "PATH: reason" */
+  char* file_name; /* <name> of libdevharness_<name>.so, or the base name */
+} refusal_t;
+
+static pthread_mutex_t g_load_mu = PTHREAD_MUTEX_INITIALIZER;
+static dh__slot* g_slots[DH__MAX_BACKENDS];
+static atomic_size_t g_num_slots;
+static _Atomic(dh__slot*) g_by_type[DH__MAX_DEVICE_TYPES];
+static refusal_t* g_refusals;
+static size_t g_num_refusals;
+static char** g_tried; /* real paths tried by dh_plugins_load_default */
+static size_t g_num_tried;
+
+/*---------------------------------------------------------------- lookups */
+
+dh__slot* dh__slot_by_type(int32_t device_type) {
+  if (device_type < 0 || device_type >= DH__MAX_DEVICE_TYPES) return NULL;
+  return atomic_load_explicit(&g_by_type[device_type], memory_order_acquire);
+}
+
+dh__slot* dh__slot_of(const dh_backend_t* backend) {
+  size_t n = atomic_load_explicit(&g_num_slots, memory_order_acquire);
+  for (size_t i = 0; i < n; i++)
+    if (&g_slots[i]->backend == backend) return g_slots[i];
+  return NULL;
+}
+
+size_t dh_backend_count(void) { return atomic_load_explicit(&g_num_slots, memory_order_acquire); }
+
+const dh_backend_t* dh_backend_at(size_t i) {
+  if (i >= atomic_load_explicit(&g_num_slots, memory_order_acquire)) return NULL;
+  return &g_slots[i]->backend;
+}
+
+/*---------------------------------------------------------------- refusals */
+
+/* <name> from ".../libdevharness_<name>.so", else the base name. Returns malloc'd. */
+static char* plugin_name_of_file(const char* path) {
+  const char* base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  const char* pre = "libdevharness_";
+  size_t n = strlen(base), np = strlen(pre);
+  if (strncmp(base, pre, np) == 0 && n > np + 3 && strcmp(base + n - 3, ".so") == 0)
+    return strndup(base + np, n - np - 3);
+  return strdup(base);
+}
+
+/* Records the current error as a refusal of `path` (once: an identical message is not
+ * recorded again). Caller holds g_load_mu. Returns -1. */
+static int record_refusal(const char* path) {
+  for (size_t i = 0; i < g_num_refusals; i++)
+    if (strcmp(g_refusals[i].message, dh_error_message()) == 0) return -1;
+  refusal_t* r = realloc(g_refusals, (g_num_refusals + 1) * sizeof *r);
+  if (r == NULL) return -1;
+  g_refusals = r;
+  r[g_num_refusals].message = strdup(dh_error_message());
+  r[g_num_refusals].file_name = plugin_name_of_file(path);
+  if (r[g_num_refusals].message == NULL || r[g_num_refusals].file_name == NULL) {
+    free(r[g_num_refusals].message);
+    free(r[g_num_refusals].file_name);
+    return -1;
+  }
+  g_num_refusals++;
+  return -1;
+}
+
+size_t dh_plugin_refusal_count(void) {
+  pthread_mutex_lock(&g_load_mu);
+  size_t n = g_num_refusals;
+  pthread_mutex_unlock(&g_load_mu);
+  return n;
+}
+
+const char* dh_plugin_refusal(size_t i) {
+  pthread_mutex_lock(&g_load_mu);
+  const char* m = i < g_num_refusals ? g_refusals[i].message : NULL;
+  pthread_mutex_unlock(&g_load_mu);
+  return m;
+}
+
+/*---------------------------------------------------------------- loading */
+
+/* device_api.<name>: returns the backend (self) as an OpaquePtr. */
+static int device_api_getter(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+  (void)args;
+  (void)num_args;
+  *result = dh_any_ptr(self);
+  return 0;
+}
+
+static int valid_name(const char* s) {
+  if (s == NULL || !(s[0] >= 'a' && s[0] <= 'z')) return 0;
+  for (const char* p = s + 1; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_')) return 0;
+  return strlen(s) < 48;
+}
+
+/* Unregisters the functions of a slot (device_api.<name>, <name>.<fn>). */
+static void unregister_slot(dh__slot* slot) {
+  char key[256];
+  const dh_backend_t* b = &slot->backend;
+  snprintf(key, sizeof key, "device_api.%s", b->name);
+  dh_func_remove(key);
+  for (size_t i = 0; i < b->num_functions; i++) {
+    snprintf(key, sizeof key, "%s.%s", b->name, b->functions[i].name);
+    dh_func_remove(key);
+  }
+  dh_error_clear();
+}
+
+/* Validates the copied struct. Caller holds g_load_mu. -1 with an ABIError. */
+static int validate(const char* path, const dh_backend_t* b) {
+#define REQUIRED(field) \
+  if (b->field == NULL) return dh_error_set("ABIError", "%s: required entry '%s' is NULL", path, #field)
+  REQUIRED(init);
+  REQUIRED(unavailable_reason);
+  REQUIRED(get_attr);
+  REQUIRED(set_device);
+  REQUIRED(alloc_data_space);
+  REQUIRED(free_data_space);
+  REQUIRED(copy_data_from_to);
+  REQUIRED(create_stream);
+  REQUIRED(free_stream);
+  REQUIRED(set_stream);
+  REQUIRED(get_current_stream);
+  REQUIRED(stream_sync);
+  REQUIRED(sync_stream_from_to);
+#undef REQUIRED
+  if ((b->alloc_workspace == NULL) != (b->free_workspace == NULL))
+    return dh_error_set("ABIError", "%s: alloc_workspace and free_workspace must both be set or both NULL",
+                        path);
+  if (!valid_name(b->name))
+    return dh_error_set("ABIError", "%s: backend name '%s' does not match [a-z][a-z0-9_]* (at most 47 bytes)",
+                        path, b->name ? b->name : "(NULL)");
+  if (b->device_type <= 0 || b->device_type >= DH__MAX_DEVICE_TYPES)
+    return dh_error_set("ABIError", "%s: device_type %d is outside 1..%d", path, (int)b->device_type,
+                        DH__MAX_DEVICE_TYPES - 1);
+  if (b->num_functions > 0 && b->functions == NULL)
+    return dh_error_set("ABIError", "%s: num_functions is %zu but functions is NULL", path, b->num_functions);
+  for (size_t i = 0; i < b->num_functions; i++)
+    if (b->functions[i].name == NULL || b->functions[i].name[0] == '\0' || b->functions[i].call == NULL)
+      return dh_error_set("ABIError", "%s: functions[%zu] has a NULL or empty name or a NULL call", path, i);
+  size_t n = atomic_load(&g_num_slots);
+  for (size_t i = 0; i < n; i++) {
+    const dh_backend_t* o = &g_slots[i]->backend;
+    if (strcmp(o->name, b->name) == 0)
+      return dh_error_set("ABIError", "%s: a backend named '%s' is already loaded (from %s)", path, b->name,
+                          g_slots[i]->path);
+    if (o->device_type == b->device_type)
+      return dh_error_set("ABIError", "%s: device type %d (%s) is already served by backend '%s' (from %s)",
+                          path, (int)b->device_type, dh_device_type_name(b->device_type), o->name,
+                          g_slots[i]->path);
+  }
+  if (n >= DH__MAX_BACKENDS)
+    return dh_error_set("ABIError", "%s: too many plugins (at most %d)", path, DH__MAX_BACKENDS);
+  return 0;
+}
+
+/* Registers device_api.<name> and the module functions. -1 (and nothing left
+ * registered) on failure. */
+static int register_slot(dh__slot* slot) {
+  char key[256];
+  const dh_backend_t* b = &slot->backend;
+  snprintf(key, sizeof key, "device_api.%s", b->name);
+  dh_function_t getter = {device_api_getter, slot};
+  if (dh_func_register(key, getter, 1) != 0) return -1;
+  for (size_t i = 0; i < b->num_functions; i++) {
+    snprintf(key, sizeof key, "%s.%s", b->name, b->functions[i].name);
+    dh_function_t fn = {b->functions[i].call, NULL};
+    if (dh_func_register(key, fn, 1) != 0) {
+      unregister_slot(slot);
+      return dh_error_set("ABIError", "%s: cannot register %s", slot->path, key);
+    }
+  }
+  return 0;
+}
+
+/* The body of dh_plugin_load; caller holds g_load_mu. */
+static int load_locked(const char* path, const dh_backend_t** out) {
+  if (path == NULL || path[0] == '\0')
+    return dh_error_set("IOError", "plugin path is %s", path ? "empty" : "NULL");
+  /* 1. readable regular file */
+  struct stat st;
+  if (stat(path, &st) != 0)
+    return dh_error_set("IOError", "%s: cannot open plugin: %s", path, strerror(errno));
+  if (!S_ISREG(st.st_mode)) return dh_error_set("IOError", "%s: not a regular file", path);
+  FILE* f = fopen(path, "rb");
+  if (f == NULL) return dh_error_set("IOError", "%s: cannot open plugin: %s", path, strerror(errno));
+  unsigned char magic[4] = {0};
+  size_t got = fread(magic, 1, 4, f);
+  fclose(f);
+  /* 2. ELF magic, checked before dlopen for a clear message */
+  if (got != 4 || memcmp(magic, "\177ELF", 4) != 0)
+    return dh_error_set("ABIError", "%s: not an ELF shared object", path);
+  char real[PATH_MAX];
+  if (realpath(path, real) == NULL)
+    return dh_error_set("IOError", "%s: cannot resolve path: %s", path, strerror(errno));
+  size_t n = atomic_load(&g_num_slots);
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(g_slots[i]->real_path, real) == 0) { /* same file again: already loaded */
+      if (out) *out = &g_slots[i]->backend;
+      return 0;
+    }
+  /* 3. dlopen */
+  dlerror();
+  void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (h == NULL) {
+    const char* why = dlerror();
+    return dh_error_set("ABIError", "%s: dlopen failed: %s", path, why ? why : "unknown reason");
+  }
+  /* 4. entry symbol */
+  void* sym = dlsym(h, DH_BACKEND_ENTRY_SYMBOL);
+  if (sym == NULL) {
+    dlclose(h);
+    return dh_error_set("ABIError", "%s: missing entry symbol %s", path, DH_BACKEND_ENTRY_SYMBOL);
+  }
+  dh_backend_entry_fn entry;
+  memcpy(&entry, &sym, sizeof entry);
+  /* 5. entry result */
+  const dh_backend_t* src = entry();
+  if (src == NULL) {
+    dlclose(h);
+    return dh_error_set("ABIError", "%s: %s returned NULL", path, DH_BACKEND_ENTRY_SYMBOL);
+  }
+  /* 6. ABI major, 7. struct_size */
+  if (src->abi_major != DH_BACKEND_ABI_MAJOR) {
+    int major = src->abi_major;
+    dlclose(h);
+    return dh_error_set("ABIError", "%s: ABI major %d, this devharness speaks %d", path, major,
+                        DH_BACKEND_ABI_MAJOR);
+  }
+  if (src->struct_size < DH_BACKEND_SIZE_V1_0) {
+    size_t sz = src->struct_size;
+    dlclose(h);
+    return dh_error_set("ABIError", "%s: struct_size %zu is smaller than the ABI %d.0 minimum %zu", path, sz,
+                        DH_BACKEND_ABI_MAJOR, (size_t)DH_BACKEND_SIZE_V1_0);
+  }
+  dh__slot* slot = calloc(1, sizeof *slot);
+  if (slot == NULL) {
+    dlclose(h);
+    return dh_error_set("OutOfMemoryError", "%s: out of memory", path);
+  }
+  size_t copy = src->struct_size < sizeof(dh_backend_t) ? src->struct_size : sizeof(dh_backend_t);
+  memcpy(&slot->backend, src, copy);
+  /* 8-10. required entries, name, duplicates */
+  if (validate(path, &slot->backend) != 0) {
+    free(slot);
+    dlclose(h);
+    return -1;
+  }
+  slot->dl_handle = h;
+  slot->path = strdup(path);
+  slot->real_path = strdup(real);
+  pthread_mutex_init(&slot->init_mu, NULL);
+  atomic_init(&slot->init_state, 0);
+  if (slot->path == NULL || slot->real_path == NULL || register_slot(slot) != 0) {
+    if (dh_error_kind() == NULL) dh_error_set("OutOfMemoryError", "%s: out of memory", path);
+    free(slot->path);
+    free(slot->real_path);
+    pthread_mutex_destroy(&slot->init_mu);
+    free(slot);
+    dlclose(h);
+    return -1;
+  }
+  g_slots[n] = slot;
+  atomic_store_explicit(&g_num_slots, n + 1, memory_order_release);
+  atomic_store_explicit(&g_by_type[slot->backend.device_type], slot, memory_order_release);
+  if (out) *out = &slot->backend;
+  return 0;
+}
+
+int dh_plugin_load(const char* path, const dh_backend_t** out_backend) {
+  if (out_backend) *out_backend = NULL;
+  pthread_mutex_lock(&g_load_mu);
+  int rc = load_locked(path, out_backend);
+  if (rc != 0 && path != NULL) record_refusal(path);
+  pthread_mutex_unlock(&g_load_mu);
+  return rc;
+}
+
+/*---------------------------------------------------------------- discovery */
+
+/* The folders searched, in order, joined by ":" into buf. Returns the count. */
+static size_t plugin_folders(char folders[][PATH_MAX], size_t max) {
+  size_t n = 0;
+  const char* env = getenv("DEVHARNESS_PLUGIN_PATH");
+  if (env != NULL) {
+    const char* p = env;
+    while (*p && n < max) {
+      const char* e = strchr(p, ':');
+      size_t len = e ? (size_t)(e - p) : strlen(p);
+      if (len > 0 && len < PATH_MAX) {
+        memcpy(folders[n], p, len);
+        folders[n][len] = '\0';
+        n++;
+      }
+      if (!e) break;
+      p = e + 1;
+    }
+  }
+  char exe[PATH_MAX];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (len > 0 && n < max) {
+    exe[len] = '\0';
+    snprintf(folders[n], PATH_MAX, "%.*s/../lib/devharness", PATH_MAX - 32, dirname(exe));
+    n++;
+  }
+  return n;
+}
+
+static int cmp_str(const void* a, const void* b) {
+  return strcmp(*(char* const*)a, *(char* const*)b);
+}
+
+/* Adds real path to g_tried; 0 if it was new, 1 if already there. Caller holds lock. */
+static int tried_before(const char* real) {
+  for (size_t i = 0; i < g_num_tried; i++)
+    if (strcmp(g_tried[i], real) == 0) return 1;
+  char** t = realloc(g_tried, (g_num_tried + 1) * sizeof *t);
+  if (t == NULL) return 1;
+  g_tried = t;
+  if ((g_tried[g_num_tried] = strdup(real)) == NULL) return 1;
+  g_num_tried++;
+  return 0;
+}
+
+size_t dh_plugins_load_default(void) {
+  enum { kMaxFolders = 16 };
+  static char folders[kMaxFolders][PATH_MAX]; /* guarded by g_load_mu */
+  pthread_mutex_lock(&g_load_mu);
+  size_t before = atomic_load(&g_num_slots);
+  size_t nf = plugin_folders(folders, kMaxFolders);
+  for (size_t fi = 0; fi < nf; fi++) {
+    DIR* d = opendir(folders[fi]);
+    if (d == NULL) continue;
+    char** names = NULL;
+    size_t nn = 0;
+    struct dirent* e;
+    while ((e = readdir(d)) != NULL) {
+      size_t l = strlen(e->d_name);
+      if (strncmp(e->d_name, "libdevharness_", 14) != 0 || l < 18 || strcmp(e->d_name + l - 3, ".so") != 0)
+        continue;
+      char** t = realloc(names, (nn + 1) * sizeof *t);
+      if (t == NULL) break;
+      names = t;
+      if ((names[nn] = strdup(e->d_name)) != NULL) nn++;
+    }
+    closedir(d);
+    if (nn > 0) qsort(names, nn, sizeof *names, cmp_str);
+    for (size_t i = 0; i < nn; i++) {
+      char path[PATH_MAX + 256], real[PATH_MAX];
+      snprintf(path, sizeof path, "%s/%s", folders[fi], names[i]);
+      if (realpath(path, real) == NULL || !tried_before(real)) {
+        if (load_locked(path, NULL) != 0) record_refusal(path);
+      }
+      free(names[i]);
+    }
+    free(names);
+  }
+  size_t loaded = atomic_load(&g_num_slots) - before;
+  pthread_mutex_unlock(&g_load_mu);
+  dh_error_clear();
+  return loaded;
+}
+
+/*---------------------------------------------------------------- lookup by name */
+
+int dh_device_api_get(const char* name, const dh_backend_t** out_backend) {
+  if (out_backend) *out_backend = NULL;
+  if (name == NULL) return dh_error_set("KeyError", "Device API (NULL) is not enabled: no name given");
+  pthread_mutex_lock(&g_load_mu);
+  size_t n = atomic_load(&g_num_slots);
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(g_slots[i]->backend.name, name) == 0) {
+      if (out_backend) *out_backend = &g_slots[i]->backend;
+      pthread_mutex_unlock(&g_load_mu);
+      return 0;
+    }
+  for (size_t i = g_num_refusals; i-- > 0;)
+    if (strcmp(g_refusals[i].file_name, name) == 0) {
+      dh_error_set("KeyError", "Device API %s is not enabled: %s", name, g_refusals[i].message);
+      pthread_mutex_unlock(&g_load_mu);
+      return -1;
+    }
+  enum { kMaxFolders = 16 };
+  static char folders[kMaxFolders][PATH_MAX]; /* guarded by g_load_mu */
+  size_t nf = plugin_folders(folders, kMaxFolders);
+  char list[4096];
+  size_t used = 0;
+  list[0] = '\0';
+  for (size_t i = 0; i < nf && used < sizeof list; i++)
+    used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ":" : "", folders[i]);
+  dh_error_set("KeyError", "Device API %s is not enabled: no plugin libdevharness_%s.so found in %s", name,
+               name, list);
+  pthread_mutex_unlock(&g_load_mu);
+  return -1;
+}
+
+/*---------------------------------------------------------------- init */
+
+int dh__slot_init_slow(dh__slot* slot) {
+  pthread_mutex_lock(&slot->init_mu);
+  int state = atomic_load_explicit(&slot->init_state, memory_order_acquire);
+  if (state == 0) {
+    dh_error_clear();
+    int rc = slot->backend.init();
+    if (rc == 0) {
+      state = 1;
+    } else {
+      snprintf(slot->init_kind, sizeof slot->init_kind, "%s",
+               dh_error_kind() ? dh_error_kind() : "RuntimeError");
+      snprintf(slot->init_message, sizeof slot->init_message, "%s",
+               dh_error_kind() ? dh_error_message() : "init returned -1 without an error");
+      state = -1;
+    }
+    atomic_store_explicit(&slot->init_state, state, memory_order_release);
+  }
+  pthread_mutex_unlock(&slot->init_mu);
+  if (state == 1) return 0;
+  return dh_error_set(slot->init_kind, "%s", slot->init_message);
+}
+
+static dh__slot* slot_or_error(const dh_backend_t* backend) {
+  dh__slot* s = dh__slot_of(backend);
+  if (s == NULL)
+    dh_error_set("ValueError", "backend %p was not loaded by dh_plugin_load", (const void*)backend);
+  return s;
+}
+
+int dh_backend_init(const dh_backend_t* backend) {
+  dh__slot* s = slot_or_error(backend);
+  return s ? dh__slot_init(s) : -1;
+}
+
+const char* dh_backend_unavailable_reason(const dh_backend_t* backend) {
+  dh__slot* s = dh__slot_of(backend);
+  if (s == NULL) return "not a loaded backend";
+  if (dh__slot_init(s) != 0) return s->init_message;
+  return s->backend.unavailable_reason();
+}
+
+int dh_backend_device_count(const dh_backend_t* backend, int* out_count) {
+  if (out_count) *out_count = 0;
+  dh__slot* s = slot_or_error(backend);
+  if (s == NULL) return -1;
+  if (dh__slot_init(s) != 0) {
+    dh_error_clear();
+    return 0;
+  }
+  int count = 0;
+  for (int id = 0; id < DH_MAX_DEVICES_PER_BACKEND; id++) {
+    dh_any_t v = dh_any_none();
+    DLDevice dev = {(DLDeviceType)s->backend.device_type, id};
+    if (s->backend.get_attr(dev, DH_ATTR_EXIST, &v) != 0)
+      return dh_error_prefix("%s:%d: get_attr(exist)", s->backend.name, id);
+    if (v.type_index != DH_TYPE_INT && v.type_index != DH_TYPE_BOOL)
+      return dh_error_set("ABIError", "%s:%d: get_attr(exist) returned %s, expected Int", s->backend.name, id,
+                          dh_type_index_name(v.type_index));
+    if (v.v_int64 == 0) break;
+    count++;
+  }
+  if (out_count) *out_count = count;
+  return 0;
+}
+
+/*---------------------------------------------------------------- unload */
+
+void dh_plugins_unload_all(void) {
+  pthread_mutex_lock(&g_load_mu);
+  size_t n = atomic_load(&g_num_slots);
+  for (size_t i = 0; i < DH__MAX_DEVICE_TYPES; i++) atomic_store(&g_by_type[i], NULL);
+  atomic_store(&g_num_slots, 0);
+  for (size_t i = n; i-- > 0;) {
+    dh__slot* s = g_slots[i];
+    if (atomic_load(&s->init_state) == 1 && s->backend.shutdown != NULL) s->backend.shutdown();
+    unregister_slot(s);
+    dlclose(s->dl_handle);
+    free(s->path);
+    free(s->real_path);
+    pthread_mutex_destroy(&s->init_mu);
+    free(s);
+    g_slots[i] = NULL;
+  }
+  for (size_t i = 0; i < g_num_refusals; i++) {
+    free(g_refusals[i].message);
+    free(g_refusals[i].file_name);
+  }
+  free(g_refusals);
+  g_refusals = NULL;
+  g_num_refusals = 0;
+  for (size_t i = 0; i < g_num_tried; i++) free(g_tried[i]);
+  free(g_tried);
+  g_tried = NULL;
+  g_num_tried = 0;
+  pthread_mutex_unlock(&g_load_mu);
+}

@@ -1,0 +1,179 @@
+/*
+ * runtime/tensor.c — DLTensor helpers (devharness/tensor.h) and the copy checks of
+ * TVM's DeviceAPI::CopyDataFromTo (runtime/internal.h).
+ */
+#include "devharness/tensor.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devharness/error.h"
+#include "internal.h"
+
+size_t dh_dtype_bytes(DLDataType dtype) {
+  return ((size_t)dtype.bits * dtype.lanes + 7) / 8;
+}
+
+const char* dh_dtype_format(DLDataType t, char* buf, size_t size) {
+  if (buf == NULL || size == 0) return buf;
+  const char* base = NULL;
+  switch (t.code) {
+    case kDLInt: base = "int"; break;
+    case kDLUInt: base = "uint"; break;
+    case kDLFloat: base = "float"; break;
+    case kDLOpaqueHandle: base = "handle"; break;
+    case kDLBfloat: base = "bfloat"; break;
+    case kDLComplex: base = "complex"; break;
+    default: break;
+  }
+  if (base == NULL) {
+    snprintf(buf, size, "unknown(code=%u, bits=%u, lanes=%u)", t.code, t.bits, t.lanes);
+    return buf;
+  }
+  char lanes[16] = "";
+  if (t.lanes != 1) snprintf(lanes, sizeof lanes, "x%u", t.lanes);
+  if (t.code == kDLUInt && t.bits == 1) /* TVM: DataType::Bool() is uint1 */
+    snprintf(buf, size, "bool%s", lanes);
+  else if (t.code == kDLOpaqueHandle && t.bits == 64)
+    snprintf(buf, size, "handle%s", lanes);
+  else
+    snprintf(buf, size, "%s%u%s", base, t.bits, lanes);
+  return buf;
+}
+
+/* Parses an unsigned decimal in [1, max] at *p, advancing *p. 0 on success. */
+static int parse_uint(const char** p, unsigned long max, unsigned long* out) {
+  const char* s = *p;
+  unsigned long v = 0;
+  if (*s < '0' || *s > '9') return -1;
+  while (*s >= '0' && *s <= '9') {
+    v = v * 10 + (unsigned long)(*s - '0');
+    if (v > max) return -1;
+    s++;
+  }
+  if (v == 0) return -1;
+  *p = s;
+  *out = v;
+  return 0;
+}
+
+int dh_dtype_parse(const char* text, DLDataType* out) {
+  static const struct {
+    const char* prefix;
+    uint8_t code;
+    uint8_t default_bits;
+  } kCodes[] = {{"bfloat", kDLBfloat, 16}, {"complex", kDLComplex, 64}, {"handle", kDLOpaqueHandle, 64},
+                {"float", kDLFloat, 32},   {"uint", kDLUInt, 32},        {"int", kDLInt, 32},
+                {"bool", kDLUInt, 1}};
+  if (text == NULL) return dh_error_set("ValueError", "unknown dtype (NULL)");
+  for (size_t i = 0; i < sizeof kCodes / sizeof kCodes[0]; i++) {
+    size_t n = strlen(kCodes[i].prefix);
+    if (strncmp(text, kCodes[i].prefix, n) != 0) continue;
+    const char* p = text + n;
+    unsigned long bits = kCodes[i].default_bits, lanes = 1;
+    int is_bool = kCodes[i].default_bits == 1;
+    if (!is_bool && *p >= '0' && *p <= '9' && parse_uint(&p, 255, &bits) != 0) break;
+    if (*p == 'x') {
+      p++;
+      if (parse_uint(&p, 65535, &lanes) != 0) break;
+    }
+    if (*p != '\0') break;
+    if (out != NULL) {
+      out->code = kCodes[i].code;
+      out->bits = (uint8_t)bits;
+      out->lanes = (uint16_t)lanes;
+    }
+    return 0;
+  }
+  return dh_error_set("ValueError", "unknown dtype '%s'", text);
+}
+
+int dh_tensor_numel(const DLTensor* t, int64_t* out) {
+  if (t == NULL) return dh_error_set("TypeError", "tensor is NULL");
+  if (t->ndim < 0) return dh_error_set("ValueError", "tensor ndim is negative (%d)", t->ndim);
+  if (t->ndim > 0 && t->shape == NULL)
+    return dh_error_set("ValueError", "tensor has ndim %d but shape is NULL", t->ndim);
+  int64_t n = 1;
+  for (int i = 0; i < t->ndim; i++) {
+    int64_t d = t->shape[i];
+    if (d < 0) return dh_error_set("ValueError", "tensor dimension %d is negative (%lld)", i, (long long)d);
+    if (d != 0 && n > INT64_MAX / d)
+      return dh_error_set("ValueError", "tensor element count overflows int64 at dimension %d", i);
+    n *= d;
+  }
+  if (out != NULL) *out = n;
+  return 0;
+}
+
+int dh_tensor_nbytes(const DLTensor* t, size_t* out) {
+  int64_t n;
+  if (dh_tensor_numel(t, &n) != 0) return -1;
+  size_t per = dh_dtype_bytes(t->dtype);
+  if (per != 0 && (uint64_t)n > SIZE_MAX / per)
+    return dh_error_set("ValueError", "tensor byte size overflows size_t (%lld elements of %zu bytes)",
+                        (long long)n, per);
+  if (out != NULL) *out = (size_t)n * per;
+  return 0;
+}
+
+int dh_tensor_is_contiguous(const DLTensor* t) {
+  if (t == NULL) return 0;
+  if (t->strides == NULL) return 1;
+  if (t->ndim > 0 && t->shape == NULL) return 0;
+  int64_t expected = 1;
+  for (int i = t->ndim - 1; i >= 0; i--) {
+    if (t->shape[i] == 1) continue; /* TVM IsContiguous: extent-1 dims take any stride */
+    if (t->strides[i] != expected) return 0;
+    expected *= t->shape[i];
+  }
+  return 1;
+}
+
+void dh_tensor_init_bytes(DLTensor* t, void* data, DLDevice dev, size_t byte_offset, size_t nbytes,
+                          int64_t* shape_storage) {
+  if (t == NULL) return;
+  memset(t, 0, sizeof *t);
+  t->data = data;
+  t->device = dev;
+  t->ndim = 1;
+  t->dtype.code = kDLUInt;
+  t->dtype.bits = 8;
+  t->dtype.lanes = 1;
+  if (shape_storage != NULL) shape_storage[0] = (int64_t)nbytes;
+  t->shape = shape_storage;
+  t->strides = NULL;
+  t->byte_offset = byte_offset;
+}
+
+const char* dh__format_int64s(const int64_t* v, int n, char* buf, size_t size) {
+  size_t used = 0;
+  if (size == 0) return buf;
+  buf[0] = '\0';
+  used += (size_t)snprintf(buf, size, "[");
+  for (int i = 0; i < n && used < size; i++)
+    used += (size_t)snprintf(buf + used, size - used, "%s%lld", i ? ", " : "", (long long)v[i]);
+  if (used < size) snprintf(buf + used, size - used, "]");
+  return buf;
+}
+
+/* Checks one side; `what` is "from" or "to". */
+static int check_side(const char* what, const DLTensor* t, size_t* out_nbytes) {
+  if (t == NULL) return dh_error_set("TypeError", "%s tensor is NULL", what);
+  if (dh_tensor_nbytes(t, out_nbytes) != 0) return dh_error_prefix("%s", what);
+  if (!dh_tensor_is_contiguous(t)) {
+    char s[256], sh[256];
+    return dh_error_set("ValueError", "%s is not contiguous: strides %s for shape %s", what,
+                        dh__format_int64s(t->strides, t->ndim, s, sizeof s),
+                        dh__format_int64s(t->shape, t->ndim, sh, sizeof sh));
+  }
+  return 0;
+}
+
+int dh__tensor_check_copy(const DLTensor* from, const DLTensor* to, size_t* out_nbytes) {
+  size_t a, b;
+  if (check_side("from", from, &a) != 0 || check_side("to", to, &b) != 0) return -1;
+  if (a != b) return dh_error_set("ValueError", "from has %zu bytes, to has %zu bytes", a, b);
+  *out_nbytes = a;
+  return 0;
+}

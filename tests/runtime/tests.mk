@@ -1,0 +1,70 @@
+# tests/runtime/tests.mk — tests of the runtime core (libdevharness.so).
+#
+# Programs (cmocka, TAP): runtime_any, runtime_any_tvmffi, runtime_errors, runtime_module, runtime_plugin,
+# runtime_device. Helpers: a tvm-ffi module (runtime_ffi_module.so) and test plugins
+# built from one source with -D switches (runtime_plugins/libdevharness_rt*.so, kept
+# out of lib/devharness so the default plugin search never sees them).
+
+RT_TESTDIR := $(TESTDIR)
+RT_LINK_TO_RUNTIME = -L$(LIBDIR) -ldevharness
+
+$(eval $(call dh_test,runtime_any,tests/runtime/test_any.c,-lcmocka))
+$(eval $(call dh_test,runtime_any_tvmffi,tests/runtime/test_any_tvmffi.c tests/runtime/tvmffi_layout.c,-lcmocka))
+$(eval $(call dh_test,runtime_errors,tests/runtime/test_errors.c,-lcmocka))
+$(eval $(call dh_test,runtime_module,tests/runtime/test_module.c,-lcmocka -ldl))
+$(eval $(call dh_test,runtime_plugin,tests/runtime/test_plugin.c,-lcmocka))
+$(eval $(call dh_test,runtime_device,tests/runtime/test_device.c,-lcmocka))
+
+# tvm-ffi's C header (pip package apache-tvm-ffi), when installed: the layout TU is
+# compiled against it alone (it brings its own DLPack 1.x); otherwise with
+# RT_NO_TVM_FFI and runtime_any_tvmffi prints "1..0 # SKIP <reason>".
+# Deferred (target-specific, recursive) so tvm-ffi-config (~1 s) runs only when this
+# object is built. Override with RT_TVMFFI_INC=DIR.
+$(OBJDIR)/tests/runtime/tvmffi_layout.o: RT_TVMFFI_INC = $(shell tvm-ffi-config --includedir 2>/dev/null)
+$(OBJDIR)/tests/runtime/tvmffi_layout.o: CPPFLAGS = -D_GNU_SOURCE \
+    $(if $(wildcard $(RT_TVMFFI_INC)/tvm/ffi/c_api.h),-I$(RT_TVMFFI_INC),-DRT_NO_TVM_FFI)
+
+# A shared object exporting __tvm_ffi_* functions for the module loader test.
+RT_FFI_MODULE := $(RT_TESTDIR)/runtime_ffi_module.so
+$(RT_FFI_MODULE): tests/runtime/ffi_module.c $(RUNTIME_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -shared $(LDFLAGS) -o $@ $< $(RT_LINK_TO_RUNTIME) -Wl,-rpath,'$$ORIGIN/../lib'
+$(TESTDIR)/runtime_module: $(RT_FFI_MODULE)
+
+# Test plugins: $(1) file name suffix, $(2) variant switch.
+RT_PLUGIN_DIR := $(RT_TESTDIR)/runtime_plugins
+RT_PLUGINS :=
+define rt_test_plugin
+RT_PLUGINS += $(RT_PLUGIN_DIR)/libdevharness_$(1).so
+$(RT_PLUGIN_DIR)/libdevharness_$(1).so: tests/runtime/plugins/test_backend.c $(RUNTIME_LIB) | $(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	$$(CC) $$(CPPFLAGS) $$(CFLAGS) -DRT_VARIANT_$(2) -shared $$(LDFLAGS) -o $$@ $$< \
+	    $(RT_LINK_TO_RUNTIME) -Wl,-rpath,'$$$$ORIGIN/../../lib'
+endef
+$(eval $(call rt_test_plugin,rtgood,GOOD))
+$(eval $(call rt_test_plugin,rtnewer,NEWER))
+$(eval $(call rt_test_plugin,rtolder,OLDER))
+$(eval $(call rt_test_plugin,rtinitfail,INITFAIL))
+$(eval $(call rt_test_plugin,rtbadmajor,BADMAJOR))
+$(eval $(call rt_test_plugin,rtsize0,SIZE0))
+$(eval $(call rt_test_plugin,rtsmall,SMALL))
+$(eval $(call rt_test_plugin,rtnoentry,NOENTRY))
+$(eval $(call rt_test_plugin,rtnullentry,NULLENTRY))
+$(eval $(call rt_test_plugin,rtnullsync,NULLSYNC))
+$(eval $(call rt_test_plugin,rtbadname,BADNAME))
+$(eval $(call rt_test_plugin,rtdupname,DUPNAME))
+$(eval $(call rt_test_plugin,rtduptype,DUPTYPE))
+RT_PLUGINS += $(RT_PLUGIN_DIR)/libdevharness_bogus.so
+$(RT_PLUGIN_DIR)/libdevharness_bogus.so: tests/runtime/tests.mk
+	@mkdir -p $(@D)
+	printf 'this is a text file, not a plugin\n' > $@
+$(TESTDIR)/runtime_plugin $(TESTDIR)/runtime_device $(TESTDIR)/runtime_module: $(RT_PLUGINS)
+
+.PHONY: test-runtime
+test-runtime: $(TESTDIR)/runtime_any $(TESTDIR)/runtime_any_tvmffi $(TESTDIR)/runtime_errors $(TESTDIR)/runtime_module \
+              $(TESTDIR)/runtime_plugin $(TESTDIR)/runtime_device
+	$(PROVE) --exec '' $^
+
+# Threaded tests for `make check-tsan` (ci/sanitizers.mk): per-thread errors, registry
+# under 4 threads, once-only init from 4 threads.
+TSAN_TESTS += $(TESTDIR)/runtime_errors $(TESTDIR)/runtime_plugin
