@@ -1,0 +1,19 @@
+# backends/vulkan/backend.mk — the Vulkan backend plugin (libdevharness_vulkan.so).
+# The Vulkan loader (libvulkan.so.1) is dlopen'd at init, so the plugin loads and
+# reports "libvulkan.so.1 not found" on machines without it. Compute shaders in
+# backends/vulkan/shaders/*.comp are compiled by glslc to SPIR-V word lists
+# ($(BUILD)/gen/vulkan/*.spv.inc) that vulkan.c #includes.
+GLSLC ?= glslc
+VK_SRCS    := backends/vulkan/vulkan.c
+VK_GEN     := $(BUILD)/gen/vulkan
+VK_SHADERS := $(wildcard backends/vulkan/shaders/*.comp)
+VK_SPV     := $(patsubst backends/vulkan/shaders/%.comp,$(VK_GEN)/%.spv.inc,$(VK_SHADERS))
+
+$(VK_GEN)/%.spv.inc: backends/vulkan/shaders/%.comp
+	@mkdir -p $(@D)
+	$(GLSLC) --target-env=vulkan1.2 -O -mfmt=num -o $@ $<
+
+$(call obj,$(VK_SRCS)): $(VK_SPV)
+$(OBJDIR)/backends/vulkan/%.o: CPPFLAGS += -I$(VK_GEN)
+
+$(eval $(call dh_plugin,vulkan,$(VK_SRCS),-ldl))
