@@ -1,0 +1,237 @@
+/*
+ * conformance/check.h — clause catalogue types and the assertion layer of the
+ * conformance suite (internal to conformance/, not a public header).
+ *
+ * A clause is one checkable promise of the DeviceAPI contract (SPEC.md §5): an id
+ * ("copy.offsets"), a one-line statement, a level (must/should), the source it comes
+ * from (TVM DeviceAPI doc section or an anchor suite: IREE HAL CTS, OpenCL-CTS, ...),
+ * the capabilities it needs, and a run function.
+ *
+ * Run functions take `dh_conf_ctx_t* c` (the name `c` is required by the macros
+ * below) and talk to the device only through the public dispatch API
+ * (devharness/device_api.h: dh_device_*, module functions through dh_device_call).
+ * Every CHECK_* macro records (message, expected, got, file:line) in *c and RETURNS
+ * from the calling function on failure, so a clause stops at its first violation.
+ * Helpers that may fail are void functions called through TRY(...), which returns
+ * when the helper recorded a failure or skip.
+ *
+ * Thread-safety: a context belongs to one clause run; helpers running on extra
+ * threads must record into their own context (or lock).
+ */
+#ifndef DEVHARNESS_CONFORMANCE_CHECK_H_
+#define DEVHARNESS_CONFORMANCE_CHECK_H_
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "devharness/devharness.h"
+
+/* Clause levels. */
+#define DC_MUST 0
+#define DC_SHOULD 1
+
+/* Requirements (dh_clause_t.needs); a device lacking one skips the clause with the
+ * reason given by dc_need_reason(). */
+#define DC_NEED_MULTI_QUEUE (1u << 0) /* create_stream returns real streams */
+#define DC_NEED_HOST_PTR (1u << 1)    /* DH_CAP_HOST_POINTER_ARITHMETIC */
+#define DC_NEED_TWO_DEVICES (1u << 2) /* backend has >= 2 devices */
+#define DC_NEED_TARGET (1u << 3)      /* --target given */
+
+/* Result status of one case. */
+#define DC_PASS 0
+#define DC_FAIL 1
+#define DC_SKIP 2
+
+struct dh_conf_ctx;
+typedef void (*dc_clause_fn)(struct dh_conf_ctx* c);
+
+/* One clause. All strings static. */
+typedef struct dh_clause {
+  const char* id;        /* "<family>.<name>" */
+  const char* statement; /* one line */
+  int level;             /* DC_MUST / DC_SHOULD */
+  const char* source;    /* e.g. "TVM DeviceAPI::CopyDataFromTo" */
+  uint32_t needs;        /* DC_NEED_* */
+  dc_clause_fn run;
+  const void* param;     /* clause-specific data (table-driven clauses), may be NULL */
+} dh_clause_t;
+
+/* Text limits of a result record. */
+#define DC_MSG_MAX 1024
+#define DC_VAL_MAX 512
+
+/* Context of one case (clause x device) and its result. */
+typedef struct dh_conf_ctx {
+  /* inputs */
+  DLDevice dev;
+  const dh_backend_t* backend;
+  int num_devices;               /* devices of dev's backend */
+  const dh_target_t* target;     /* --target applying to this device, or NULL */
+  const char* target_name;       /* as given on the command line, or NULL */
+  const dh_clause_t* clause;
+  /* result */
+  int status;                    /* DC_PASS / DC_FAIL / DC_SKIP */
+  char message[DC_MSG_MAX];
+  char expected[DC_VAL_MAX];
+  char got[DC_VAL_MAX];
+  char file[128];
+  int line;
+  /* optional list of individual findings (one per line), printed as the YAML list
+   * "details" (e.g. one entry per target property mismatch) */
+  char details[DC_MSG_MAX];
+} dh_conf_ctx_t;
+
+/* Records a failure (first one wins). expected/got may be NULL. Thread-safe only for
+ * distinct contexts. */
+void dc_fail(dh_conf_ctx_t* c, const char* file, int line, const char* expected,
+             const char* got, const char* fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Records a failing call: message "<call> failed", expected "0 (success)", got
+ * "-1 (<kind>: <message>)" from the thread's last error. */
+void dc_fail_call(dh_conf_ctx_t* c, const char* file, int line, const char* call);
+/* Records a skip with a reason. */
+void dc_skip(dh_conf_ctx_t* c, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Checks that a call returned -1, and, when want_kind is not NULL, with that error
+ * kind. Records a failure and returns 0 otherwise; 1 when it was as wanted. */
+int dc_expect_error(dh_conf_ctx_t* c, const char* file, int line, const char* call, int rc,
+                    const char* want_kind);
+/* Compares n bytes; on the first difference records "<what>: byte <base+i>: expected
+ * 0x.., got 0x.. (<k> bytes differ)" and returns 0; 1 when equal. */
+int dc_check_bytes(dh_conf_ctx_t* c, const char* file, int line, const char* what,
+                   const uint8_t* got, const uint8_t* expected, size_t n, size_t base);
+
+#define CHECK(cond, ...)                                                  \
+  do {                                                                    \
+    if (!(cond)) {                                                        \
+      dc_fail(c, __FILE__, __LINE__, "true: " #cond, "false", __VA_ARGS__); \
+      return;                                                             \
+    }                                                                     \
+  } while (0)
+
+#define CHECK_OK(call)                                 \
+  do {                                                 \
+    if ((call) != 0) {                                 \
+      dc_fail_call(c, __FILE__, __LINE__, #call);      \
+      return;                                          \
+    }                                                  \
+  } while (0)
+
+/* want_kind: error kind string or NULL for any error. */
+#define CHECK_ERR(call, want_kind)                                                   \
+  do {                                                                               \
+    int dc_rc_ = (call);                                                             \
+    if (!dc_expect_error(c, __FILE__, __LINE__, #call, dc_rc_, (want_kind))) return; \
+  } while (0)
+
+#define CHECK_EQ_INT(got_v, exp_v, ...)                                           \
+  do {                                                                            \
+    long long dc_g_ = (long long)(got_v), dc_e_ = (long long)(exp_v);             \
+    if (dc_g_ != dc_e_) {                                                         \
+      char dc_eb_[32], dc_gb_[32];                                                \
+      snprintf(dc_eb_, sizeof dc_eb_, "%lld", dc_e_);                             \
+      snprintf(dc_gb_, sizeof dc_gb_, "%lld", dc_g_);                             \
+      dc_fail(c, __FILE__, __LINE__, dc_eb_, dc_gb_, __VA_ARGS__);                \
+      return;                                                                     \
+    }                                                                             \
+  } while (0)
+
+#define CHECK_BYTES(what, got_p, exp_p, n, base)                                          \
+  do {                                                                                    \
+    if (!dc_check_bytes(c, __FILE__, __LINE__, (what), (const uint8_t*)(got_p),          \
+                        (const uint8_t*)(exp_p), (n), (base)))                            \
+      return;                                                                             \
+  } while (0)
+
+#define FAIL(exp_s, got_s, ...)                                  \
+  do {                                                           \
+    dc_fail(c, __FILE__, __LINE__, (exp_s), (got_s), __VA_ARGS__); \
+    return;                                                      \
+  } while (0)
+
+#define SKIP(...)             \
+  do {                        \
+    dc_skip(c, __VA_ARGS__);  \
+    return;                   \
+  } while (0)
+
+/* Calls a void helper that records into c, returns when it failed or skipped. */
+#define TRY(expr)                     \
+  do {                                \
+    expr;                             \
+    if (c->status != DC_PASS) return; \
+  } while (0)
+
+/*===========================================================================
+ * Helpers (conformance/util.c). All record failures into c with the caller's
+ * file:line where given; all device traffic goes through dh_device_*.
+ *===========================================================================*/
+
+#define DC_SENTINEL 0xdeadbeefu
+#define DC_MIB ((size_t)1 << 20)
+
+/* Host CPU device {kDLCPU, 0}. */
+DLDevice dc_host(void);
+/* uint8 dtype (the default type hint). */
+DLDataType dc_u8(void);
+/* Position-dependent pattern: byte i = (i*131 + (i>>8)*71 + seed) & 0xff. */
+void dc_pattern(uint8_t* buf, size_t n, uint32_t seed);
+/* Fills with the 0xdeadbeef sentinel (little-endian bytes ef be ad de repeating,
+ * aligned to the buffer start). */
+void dc_sentinel(uint8_t* buf, size_t n);
+/* malloc that records a failure on NULL (n == 0 allocates 1 byte). Caller frees. */
+uint8_t* dc_host_alloc(dh_conf_ctx_t* c, size_t n);
+
+/* Device allocation on c->dev (alignment 0 = default); NULL and a failure recorded
+ * when it fails. */
+void* dc_dev_alloc(dh_conf_ctx_t* c, size_t n);
+/* Frees device memory; records a failure when it fails. */
+void dc_dev_free(dh_conf_ctx_t* c, void* p);
+
+/* Flat byte copies through dh_device_copy_data_from_to with 1-D uint8 tensors; the
+ * offsets go in byte_offset. stream: the stream argument. Failures are recorded with
+ * `line` naming the caller. */
+void dc_copy(dh_conf_ctx_t* c, int line, const void* from, DLDevice from_dev, size_t from_off,
+             void* to, DLDevice to_dev, size_t to_off, size_t n, dh_stream_t stream);
+#define DC_H2D(host, hoff, dptr, doff, n, s) \
+  TRY(dc_copy(c, __LINE__, (host), dc_host(), (hoff), (dptr), c->dev, (doff), (n), (s)))
+#define DC_D2H(dptr, doff, host, hoff, n, s) \
+  TRY(dc_copy(c, __LINE__, (dptr), c->dev, (doff), (host), dc_host(), (hoff), (n), (s)))
+#define DC_D2D(sptr, soff, dptr, doff, n, s) \
+  TRY(dc_copy(c, __LINE__, (sptr), c->dev, (soff), (dptr), c->dev, (doff), (n), (s)))
+#define DC_SYNC(s) CHECK_OK(dh_device_stream_sync(c->dev, (s)))
+
+/* Writes n bytes of `host` to (dptr, off) and waits (NULL stream). */
+void dc_upload(dh_conf_ctx_t* c, int line, void* dptr, size_t off, const uint8_t* host, size_t n);
+/* Reads n bytes at (dptr, off) into `host` and waits (NULL stream). */
+void dc_download(dh_conf_ctx_t* c, int line, void* dptr, size_t off, uint8_t* host, size_t n);
+#define DC_UPLOAD(dptr, off, host, n) TRY(dc_upload(c, __LINE__, (dptr), (off), (host), (n)))
+#define DC_DOWNLOAD(dptr, off, host, n) TRY(dc_download(c, __LINE__, (dptr), (off), (host), (n)))
+
+/* Creates a stream; *out may be NULL on single-queue devices. */
+void dc_stream_create(dh_conf_ctx_t* c, dh_stream_t* out);
+
+/* Monotonic clock in milliseconds. */
+double dc_now_ms(void);
+
+/*===========================================================================
+ * Catalogue (one table per family, in issue order)
+ *===========================================================================*/
+
+extern const dh_clause_t dc_attr_clauses[];
+extern const size_t dc_attr_count;
+extern const dh_clause_t dc_mem_clauses[];
+extern const size_t dc_mem_count;
+extern const dh_clause_t dc_copy_clauses[];
+extern const size_t dc_copy_count;
+extern const dh_clause_t dc_stream_clauses[];
+extern const size_t dc_stream_count;
+extern const dh_clause_t dc_packed_clauses[];
+extern const size_t dc_packed_count;
+extern const dh_clause_t dc_device_clauses[];
+extern const size_t dc_device_count;
+
+/* Every clause in catalogue order; *out_count receives the count. */
+const dh_clause_t* const* dc_catalogue(size_t* out_count);
+
+#endif /* DEVHARNESS_CONFORMANCE_CHECK_H_ */

@@ -1,0 +1,26 @@
+/*
+ * conformance/conformance.h — entry point of `devharness conformance` (called by the
+ * CLI in cli/main.c).
+ */
+#ifndef DEVHARNESS_CONFORMANCE_CONFORMANCE_H_
+#define DEVHARNESS_CONFORMANCE_CONFORMANCE_H_
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Runs the conformance suite: every clause x every device of every loaded backend
+ * (SPEC.md §5), each case in a forked child with a timeout. argv[0] is
+ * "conformance"; the options are described by `--help` (printed on stdout).
+ * Output: TAP on stdout (TAP-14 subtests under a "TAP version 13" header by default),
+ * optionally --tap FILE and --junit FILE (written through a temporary name + rename).
+ * Returns the exit code: 0 every clause kept, 1 violations, 2 usage or input error
+ * (one line on stderr naming the option or file). Not thread-safe: call from the
+ * main thread of a process that has not initialised any backend (the runner forks).
+ */
+int dh_conformance_main(int argc, char** argv);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DEVHARNESS_CONFORMANCE_CONFORMANCE_H_ */

@@ -1,0 +1,462 @@
+/* conformance/copy.c — copy clauses (TVM DeviceAPI::CopyDataFromTo, SPEC.md §5 copy).
+ * Offsets always travel in byte_offset, never by pointer arithmetic on handles. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+static const size_t k_sizes[] = {1, 3, 4, 31, 33, 4096, 65537, 1u << 20, 16u << 20};
+#define N_SIZES (sizeof k_sizes / sizeof k_sizes[0])
+static const size_t k_offsets[] = {0, 1, 4, 8, 16, 4095};
+#define N_OFFSETS (sizeof k_offsets / sizeof k_offsets[0])
+
+/* Scratch state freed at the end of every clause (clauses return early on failure). */
+typedef struct {
+  uint8_t* h[4];
+  void* d[4];
+} scratch_t;
+
+static void scratch_free(dh_conf_ctx_t* c, scratch_t* s) {
+  for (int i = 0; i < 4; i++) {
+    free(s->h[i]);
+    s->h[i] = NULL;
+    if (s->d[i]) dh_device_free_data_space(c->dev, s->d[i]);
+    s->d[i] = NULL;
+  }
+}
+
+/* Each run function below is a wrapper calling the body with a scratch set and
+ * freeing it afterwards, so the bodies may return at any CHECK. */
+#define WITH_SCRATCH(name)                         \
+  static void name##_body(dh_conf_ctx_t* c, scratch_t* s); \
+  static void name(dh_conf_ctx_t* c) {             \
+    scratch_t s;                                   \
+    memset(&s, 0, sizeof s);                       \
+    name##_body(c, &s);                            \
+    scratch_free(c, &s);                           \
+  }                                                \
+  static void name##_body(dh_conf_ctx_t* c, scratch_t* s)
+
+#define HOST(i, n) \
+  do { if (!(s->h[i] = dc_host_alloc(c, (n)))) return; } while (0)
+#define DEV(i, n) \
+  do { if (!(s->d[i] = dc_dev_alloc(c, (n)))) return; } while (0)
+#define DEV_FREE(i)                                         \
+  do {                                                      \
+    if (s->d[i]) dh_device_free_data_space(c->dev, s->d[i]); \
+    s->d[i] = NULL;                                         \
+  } while (0)
+#define HOST_FREE(i) do { free(s->h[i]); s->h[i] = NULL; } while (0)
+
+WITH_SCRATCH(h2d_d2h_sizes) {
+  for (size_t k = 0; k < N_SIZES; k++) {
+    size_t n = k_sizes[k];
+    HOST(0, n);
+    HOST(1, n);
+    DEV(0, n);
+    dc_pattern(s->h[0], n, (uint32_t)k + 11);
+    dc_sentinel(s->h[1], n);
+    DC_UPLOAD(s->d[0], 0, s->h[0], n);
+    DC_DOWNLOAD(s->d[0], 0, s->h[1], n);
+    char what[64];
+    snprintf(what, sizeof what, "%zu-byte H2D+D2H round trip", n);
+    CHECK_BYTES(what, s->h[1], s->h[0], n, 0);
+    scratch_free(c, s);
+  }
+}
+
+WITH_SCRATCH(d2d_sizes) {
+  for (size_t k = 0; k < N_SIZES; k++) {
+    size_t n = k_sizes[k];
+    HOST(0, n);
+    HOST(1, n);
+    DEV(0, n);
+    DEV(1, n);
+    dc_pattern(s->h[0], n, (uint32_t)k + 23);
+    dc_sentinel(s->h[1], n);
+    DC_UPLOAD(s->d[0], 0, s->h[0], n);
+    DC_D2D(s->d[0], 0, s->d[1], 0, n, NULL);
+    DC_DOWNLOAD(s->d[1], 0, s->h[1], n);
+    char what[64];
+    snprintf(what, sizeof what, "%zu-byte D2D copy", n);
+    CHECK_BYTES(what, s->h[1], s->h[0], n, 0);
+    scratch_free(c, s);
+  }
+}
+
+#define OFF_N 1000
+#define OFF_BUF (4095 + OFF_N + 64)
+
+WITH_SCRATCH(src_offsets) {
+  HOST(0, OFF_BUF);
+  HOST(1, OFF_N);
+  DEV(0, OFF_N);
+  dc_pattern(s->h[0], OFF_BUF, 5);
+  for (size_t k = 0; k < N_OFFSETS; k++) {
+    size_t off = k_offsets[k];
+    DC_H2D(s->h[0], off, s->d[0], 0, OFF_N, NULL);
+    DC_SYNC(NULL);
+    DC_DOWNLOAD(s->d[0], 0, s->h[1], OFF_N);
+    char what[96];
+    snprintf(what, sizeof what, "H2D from host byte_offset %zu", off);
+    CHECK_BYTES(what, s->h[1], s->h[0] + off, OFF_N, 0);
+  }
+}
+
+WITH_SCRATCH(dst_offsets) {
+  HOST(0, OFF_N);
+  HOST(1, OFF_BUF);
+  HOST(2, OFF_BUF);
+  DEV(0, OFF_BUF);
+  dc_pattern(s->h[0], OFF_N, 17);
+  for (size_t k = 0; k < N_OFFSETS; k++) {
+    size_t off = k_offsets[k];
+    dc_sentinel(s->h[2], OFF_BUF);
+    DC_UPLOAD(s->d[0], 0, s->h[2], OFF_BUF); /* sentinel pre-fill */
+    DC_H2D(s->h[0], 0, s->d[0], off, OFF_N, NULL);
+    DC_SYNC(NULL);
+    DC_DOWNLOAD(s->d[0], 0, s->h[1], OFF_BUF);
+    memcpy(s->h[2] + off, s->h[0], OFF_N);
+    char what[96];
+    snprintf(what, sizeof what, "device buffer after H2D of %d bytes to byte_offset %zu", OFF_N, off);
+    CHECK_BYTES(what, s->h[1], s->h[2], OFF_BUF, 0);
+  }
+}
+
+WITH_SCRATCH(d2h_offsets) {
+  HOST(0, OFF_BUF);
+  HOST(1, OFF_N);
+  DEV(0, OFF_BUF);
+  dc_pattern(s->h[0], OFF_BUF, 29);
+  DC_UPLOAD(s->d[0], 0, s->h[0], OFF_BUF);
+  for (size_t k = 0; k < N_OFFSETS; k++) {
+    size_t off = k_offsets[k];
+    dc_sentinel(s->h[1], OFF_N);
+    DC_D2H(s->d[0], off, s->h[1], 0, OFF_N, NULL);
+    DC_SYNC(NULL);
+    char what[96];
+    snprintf(what, sizeof what, "D2H from device byte_offset %zu", off);
+    CHECK_BYTES(what, s->h[1], s->h[0] + off, OFF_N, 0);
+  }
+}
+
+#define D2D_N 777
+WITH_SCRATCH(d2d_offsets) {
+  HOST(0, OFF_BUF);
+  HOST(1, OFF_BUF);
+  HOST(2, OFF_BUF);
+  DEV(0, OFF_BUF);
+  DEV(1, OFF_BUF);
+  dc_pattern(s->h[0], OFF_BUF, 31);
+  DC_UPLOAD(s->d[0], 0, s->h[0], OFF_BUF);
+  for (size_t a = 0; a < N_OFFSETS; a++) {
+    for (size_t b = 0; b < N_OFFSETS; b++) {
+      size_t so = k_offsets[a], doff = k_offsets[b];
+      dc_sentinel(s->h[2], OFF_BUF);
+      DC_UPLOAD(s->d[1], 0, s->h[2], OFF_BUF);
+      DC_D2D(s->d[0], so, s->d[1], doff, D2D_N, NULL);
+      DC_SYNC(NULL);
+      DC_DOWNLOAD(s->d[1], 0, s->h[1], OFF_BUF);
+      memcpy(s->h[2] + doff, s->h[0] + so, D2D_N);
+      char what[96];
+      snprintf(what, sizeof what, "D2D byte_offset %zu -> %zu (%d bytes)", so, doff, D2D_N);
+      CHECK_BYTES(what, s->h[1], s->h[2], OFF_BUF, 0);
+    }
+  }
+}
+
+WITH_SCRATCH(offset_matrix) {
+  static const size_t sizes[] = {1, 3, 31, 33, 4096};
+  static const size_t offs[] = {1, 4, 8, 16};
+  size_t buf = 16 + 4096 + 64;
+  HOST(0, buf);
+  HOST(1, buf);
+  HOST(2, buf);
+  DEV(0, buf);
+  dc_pattern(s->h[0], buf, 37);
+  for (size_t i = 0; i < 5; i++) {
+    for (size_t j = 0; j < 4; j++) {
+      size_t n = sizes[i], off = offs[j];
+      dc_sentinel(s->h[2], buf);
+      DC_UPLOAD(s->d[0], 0, s->h[2], buf);
+      DC_H2D(s->h[0], off, s->d[0], off, n, NULL);
+      DC_SYNC(NULL);
+      DC_DOWNLOAD(s->d[0], 0, s->h[1], buf);
+      memcpy(s->h[2] + off, s->h[0] + off, n);
+      char what[96];
+      snprintf(what, sizeof what, "%zu bytes at byte_offset %zu (host and device)", n, off);
+      CHECK_BYTES(what, s->h[1], s->h[2], buf, 0);
+    }
+  }
+}
+
+WITH_SCRATCH(host_dst_outside) {
+  HOST(0, OFF_N);
+  HOST(1, OFF_BUF);
+  HOST(2, OFF_BUF);
+  DEV(0, OFF_N);
+  dc_pattern(s->h[0], OFF_N, 41);
+  DC_UPLOAD(s->d[0], 0, s->h[0], OFF_N);
+  for (size_t k = 0; k < N_OFFSETS; k++) {
+    size_t off = k_offsets[k];
+    dc_sentinel(s->h[1], OFF_BUF);
+    dc_sentinel(s->h[2], OFF_BUF);
+    memcpy(s->h[2] + off, s->h[0], OFF_N);
+    DC_D2H(s->d[0], 0, s->h[1], off, OFF_N, NULL);
+    DC_SYNC(NULL);
+    char what[96];
+    snprintf(what, sizeof what, "host buffer after D2H to host byte_offset %zu", off);
+    CHECK_BYTES(what, s->h[1], s->h[2], OFF_BUF, 0);
+  }
+}
+
+WITH_SCRATCH(source_unchanged) {
+  size_t n = 50000;
+  HOST(0, n);
+  HOST(1, n);
+  HOST(2, n);
+  DEV(0, n);
+  DEV(1, n);
+  dc_pattern(s->h[0], n, 43);
+  memcpy(s->h[1], s->h[0], n);
+  DC_H2D(s->h[0], 0, s->d[0], 0, n, NULL);
+  DC_SYNC(NULL);
+  CHECK_BYTES("host source after H2D", s->h[0], s->h[1], n, 0);
+  DC_D2D(s->d[0], 0, s->d[1], 0, n, NULL);
+  DC_SYNC(NULL);
+  DC_DOWNLOAD(s->d[0], 0, s->h[2], n);
+  CHECK_BYTES("device source after D2D", s->h[2], s->h[1], n, 0);
+}
+
+WITH_SCRATCH(zero_length) {
+  size_t n = 256;
+  HOST(0, n);
+  HOST(1, n);
+  HOST(2, n);
+  DEV(0, n);
+  DEV(1, n);
+  dc_pattern(s->h[0], n, 47);
+  DC_UPLOAD(s->d[0], 0, s->h[0], n);
+  DC_UPLOAD(s->d[1], 0, s->h[0], n);
+  dc_sentinel(s->h[1], n);
+  memcpy(s->h[2], s->h[1], n);
+  DC_H2D(s->h[1], 0, s->d[0], 16, 0, NULL);
+  DC_D2H(s->d[0], 0, s->h[1], 8, 0, NULL);
+  DC_D2D(s->d[0], 4, s->d[1], 8, 0, NULL);
+  DC_SYNC(NULL);
+  CHECK_BYTES("host buffer after zero-length D2H", s->h[1], s->h[2], n, 0);
+  DC_DOWNLOAD(s->d[0], 0, s->h[1], n);
+  CHECK_BYTES("device buffer after zero-length H2D", s->h[1], s->h[0], n, 0);
+  DC_DOWNLOAD(s->d[1], 0, s->h[1], n);
+  CHECK_BYTES("device buffer after zero-length D2D", s->h[1], s->h[0], n, 0);
+}
+
+static void tensor(DLTensor* t, void* data, DLDevice dev, int ndim, int64_t* shape,
+                   DLDataType dt) {
+  memset(t, 0, sizeof *t);
+  t->data = data;
+  t->device = dev;
+  t->ndim = ndim;
+  t->shape = shape;
+  t->dtype = dt;
+}
+
+WITH_SCRATCH(multidim) {
+  DLDataType f32 = {kDLFloat, 32, 1};
+  int64_t shape3[3] = {4, 5, 6}, shape2[2] = {2, 60}, shape1[1] = {120};
+  size_t n = 120 * 4;
+  HOST(0, n);
+  HOST(1, n);
+  DEV(0, n);
+  dc_pattern(s->h[0], n, 53);
+  dc_sentinel(s->h[1], n);
+  DLTensor a, b;
+  tensor(&a, s->h[0], dc_host(), 3, shape3, f32);
+  tensor(&b, s->d[0], c->dev, 3, shape3, f32);
+  CHECK_OK(dh_device_copy_data_from_to(&a, &b, NULL));
+  tensor(&a, s->d[0], c->dev, 2, shape2, f32);
+  tensor(&b, s->h[1], dc_host(), 1, shape1, f32);
+  CHECK_OK(dh_device_copy_data_from_to(&a, &b, NULL));
+  DC_SYNC(NULL);
+  CHECK_BYTES("float32 [4,5,6] -> device -> [2,60] -> host [120]", s->h[1], s->h[0], n, 0);
+}
+
+WITH_SCRATCH(dtypes) {
+  static const DLDataType ts[] = {{kDLInt, 8, 1},   {kDLInt, 16, 1},   {kDLInt, 32, 1},
+                                  {kDLInt, 64, 1},  {kDLUInt, 8, 1},   {kDLFloat, 16, 1},
+                                  {kDLFloat, 32, 1}, {kDLFloat, 64, 1}, {kDLBfloat, 16, 1},
+                                  {kDLFloat, 32, 4}, {kDLUInt, 1, 8}};
+  size_t maxn = 37 * 16;
+  HOST(0, maxn);
+  HOST(1, maxn);
+  DEV(0, maxn);
+  for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
+    int64_t shape[1] = {37};
+    size_t n = (size_t)37 * ((ts[i].bits * ts[i].lanes + 7) / 8);
+    dc_pattern(s->h[0], n, 59 + (uint32_t)i);
+    dc_sentinel(s->h[1], n);
+    DLTensor a, b;
+    tensor(&a, s->h[0], dc_host(), 1, shape, ts[i]);
+    tensor(&b, s->d[0], c->dev, 1, shape, ts[i]);
+    CHECK_OK(dh_device_copy_data_from_to(&a, &b, NULL));
+    tensor(&a, s->d[0], c->dev, 1, shape, ts[i]);
+    tensor(&b, s->h[1], dc_host(), 1, shape, ts[i]);
+    CHECK_OK(dh_device_copy_data_from_to(&a, &b, NULL));
+    DC_SYNC(NULL);
+    char what[64], dn[32];
+    snprintf(what, sizeof what, "%s[37] round trip", dh_dtype_format(ts[i], dn, sizeof dn));
+    CHECK_BYTES(what, s->h[1], s->h[0], n, 0);
+  }
+}
+
+WITH_SCRATCH(size_mismatch) {
+  HOST(0, 16);
+  DEV(0, 16);
+  DLDataType u8 = dc_u8();
+  int64_t s12[1] = {12}, s16[1] = {16};
+  DLTensor a, b;
+  tensor(&a, s->h[0], dc_host(), 1, s12, u8);
+  tensor(&b, s->d[0], c->dev, 1, s16, u8);
+  CHECK_ERR(dh_device_copy_data_from_to(&a, &b, NULL), "ValueError");
+  tensor(&a, s->d[0], c->dev, 1, s16, u8);
+  tensor(&b, s->h[0], dc_host(), 1, s12, u8);
+  CHECK_ERR(dh_device_copy_data_from_to(&a, &b, NULL), "ValueError");
+}
+
+WITH_SCRATCH(non_contiguous) {
+  HOST(0, 64);
+  DEV(0, 64);
+  DLDataType f32 = {kDLFloat, 32, 1};
+  int64_t shape[2] = {4, 4}, strides[2] = {1, 4};
+  DLTensor a, b;
+  tensor(&a, s->h[0], dc_host(), 2, shape, f32);
+  tensor(&b, s->d[0], c->dev, 2, shape, f32);
+  b.strides = strides;
+  CHECK_ERR(dh_device_copy_data_from_to(&a, &b, NULL), "ValueError");
+  a.strides = strides;
+  b.strides = NULL;
+  CHECK_ERR(dh_device_copy_data_from_to(&a, &b, NULL), "ValueError");
+}
+
+WITH_SCRATCH(null_tensor) {
+  DEV(0, 64);
+  DLTensor b;
+  int64_t shape[1] = {64};
+  tensor(&b, s->d[0], c->dev, 1, shape, dc_u8());
+  CHECK_ERR(dh_device_copy_data_from_to(NULL, &b, NULL), NULL);
+  CHECK_ERR(dh_device_copy_data_from_to(&b, NULL, NULL), NULL);
+  DLTensor a;
+  tensor(&a, NULL, dc_host(), 1, shape, dc_u8());
+  CHECK_ERR(dh_device_copy_data_from_to(&a, &b, NULL), NULL);
+}
+
+#define DISJOINT 64
+#define DJ_N 1000
+#define DJ_STRIDE 1024
+static void many_disjoint(dh_conf_ctx_t* c) {
+  uint8_t* src[DISJOINT] = {0};
+  size_t total = DISJOINT * DJ_STRIDE;
+  uint8_t* want = dc_host_alloc(c, total);
+  uint8_t* got = dc_host_alloc(c, total);
+  void* d = (want && got) ? dc_dev_alloc(c, total) : NULL;
+  if (d) {
+    dc_sentinel(want, total);
+    dc_upload(c, __LINE__, d, 0, want, total);
+  }
+  for (int i = 0; i < DISJOINT && d && !c->status; i++) {
+    if (!(src[i] = dc_host_alloc(c, DJ_N))) break;
+    dc_pattern(src[i], DJ_N, 100u + (uint32_t)i * 7u);
+    memcpy(want + (size_t)i * DJ_STRIDE, src[i], DJ_N);
+    dc_copy(c, __LINE__, src[i], dc_host(), 0, d, c->dev, (size_t)i * DJ_STRIDE, DJ_N, NULL);
+  }
+  if (d && !c->status && dh_device_stream_sync(c->dev, NULL) != 0)
+    dc_fail_call(c, __FILE__, __LINE__, "stream_sync after 64 queued copies");
+  if (d && !c->status) dc_download(c, __LINE__, d, 0, got, total);
+  if (d && !c->status)
+    dc_check_bytes(c, __FILE__, __LINE__, "device buffer after 64 disjoint H2D copies and one sync",
+                   got, want, total, 0);
+  for (int i = 0; i < DISJOINT; i++) free(src[i]);
+  if (d) dh_device_free_data_space(c->dev, d);
+  free(want);
+  free(got);
+}
+
+WITH_SCRATCH(host_source_released) {
+  size_t n = 4 * DC_MIB;
+  HOST(0, n);
+  HOST(1, n);
+  HOST(2, n);
+  DEV(0, n);
+  dc_pattern(s->h[0], n, 61);
+  memcpy(s->h[1], s->h[0], n);
+  DC_H2D(s->h[0], 0, s->d[0], 0, n, NULL);
+  memset(s->h[0], 0x5a, n); /* overwrite the source before syncing */
+  DC_SYNC(NULL);
+  DC_DOWNLOAD(s->d[0], 0, s->h[2], n);
+  CHECK_BYTES("device data after the host source was overwritten before stream_sync", s->h[2],
+              s->h[1], n, 0);
+}
+
+WITH_SCRATCH(on_stream) {
+  dh_stream_t st = NULL;
+  TRY(dc_stream_create(c, &st));
+  size_t n = 65540;
+  HOST(0, n);
+  HOST(1, n);
+  DEV(0, n);
+  DEV(1, n);
+  dc_pattern(s->h[0], n, 67);
+  dc_sentinel(s->h[1], n);
+  dc_copy(c, __LINE__, s->h[0], dc_host(), 0, s->d[0], c->dev, 0, n, st);
+  if (!c->status) dc_copy(c, __LINE__, s->d[0], c->dev, 0, s->d[1], c->dev, 0, n, st);
+  if (!c->status) dc_copy(c, __LINE__, s->d[1], c->dev, 0, s->h[1], dc_host(), 0, n, st);
+  if (!c->status && dh_device_stream_sync(c->dev, st) != 0)
+    dc_fail_call(c, __FILE__, __LINE__, "stream_sync(created stream)");
+  if (!c->status)
+    dc_check_bytes(c, __FILE__, __LINE__, "H2D, D2D, D2H on a created stream", s->h[1], s->h[0], n, 0);
+  dh_device_free_stream(c->dev, st);
+}
+
+#define TVM_COPY "TVM DeviceAPI::CopyDataFromTo"
+const dh_clause_t dc_copy_clauses[] = {
+    {"copy.h2d_d2h_sizes", "H2D then D2H round trips over 1 B..16 MiB keep every byte", DC_MUST,
+     TVM_COPY "; IREE HAL CTS buffer_mapping", 0, h2d_d2h_sizes, NULL},
+    {"copy.d2d_sizes", "D2D copies over 1 B..16 MiB keep every byte", DC_MUST,
+     TVM_COPY "; IREE HAL CTS command_buffer copy_buffer", 0, d2d_sizes, NULL},
+    {"copy.src_offsets", "H2D honours the host source byte_offset {0,1,4,8,16,4095}", DC_MUST,
+     TVM_COPY " (from->byte_offset)", 0, src_offsets, NULL},
+    {"copy.dst_offsets", "H2D to device byte_offset {0,1,4,8,16,4095} leaves bytes outside the range",
+     DC_MUST, TVM_COPY " (to->byte_offset); OpenCL-CTS test_buffers (0xdeadbeef)", 0, dst_offsets, NULL},
+    {"copy.d2h_offsets", "D2H honours the device source byte_offset {0,1,4,8,16,4095}", DC_MUST,
+     TVM_COPY " (from->byte_offset)", 0, d2h_offsets, NULL},
+    {"copy.d2d_offsets", "D2D honours every source x destination byte_offset pair", DC_MUST,
+     TVM_COPY "; IREE HAL CTS copy_buffer sub-range", 0, d2d_offsets, NULL},
+    {"copy.offset_matrix", "sizes {1,3,31,33,4096} x misaligned offsets {1,4,8,16} land exactly",
+     DC_MUST, "IREE HAL CTS size x alignment matrix", 0, offset_matrix, NULL},
+    {"copy.host_dst_outside", "D2H into a host byte_offset leaves host bytes outside the range",
+     DC_MUST, "OpenCL-CTS test_buffers (sentinel pre-fill)", 0, host_dst_outside, NULL},
+    {"copy.source_unchanged", "H2D leaves the host source and D2D the device source unchanged",
+     DC_MUST, "OpenCL-CTS test_buffers (source verified)", 0, source_unchanged, NULL},
+    {"copy.zero_length", "zero-length copies in every direction are no-ops", DC_MUST,
+     "IREE HAL CTS (zero-length copy)", 0, zero_length, NULL},
+    {"copy.multidim", "multi-dimensional tensors of equal byte size copy as flat bytes", DC_MUST,
+     TVM_COPY " (shape)", 0, multidim, NULL},
+    {"copy.dtypes", "tensors of int/uint/float/bfloat dtypes with lanes round-trip intact", DC_MUST,
+     TVM_COPY " (dtype)", 0, dtypes, NULL},
+    {"copy.size_mismatch", "tensors of different byte sizes give ValueError", DC_MUST,
+     TVM_COPY " (equal byte sizes)", 0, size_mismatch, NULL},
+    {"copy.non_contiguous", "non-contiguous tensors give ValueError", DC_MUST,
+     TVM_COPY " (contiguous tensors)", 0, non_contiguous, NULL},
+    {"copy.null_tensor", "NULL tensors or NULL data give an error, not a crash", DC_MUST,
+     "devharness device_api.h dh_device_copy_data_from_to", 0, null_tensor, NULL},
+    {"copy.many_disjoint", "64 disjoint copies queued then one stream_sync all land", DC_MUST,
+     "IREE HAL CTS (64 disjoint copies)", 0, many_disjoint, NULL},
+    {"copy.host_source_released",
+     "after the copy call returns the backend no longer reads the host source", DC_MUST,
+     "devharness backend.h copy_data_from_to; CUDA cudaMemcpyAsync pageable semantics", 0,
+     host_source_released, NULL},
+    {"copy.on_stream", "H2D, D2D, D2H queued on a created stream land after stream_sync", DC_MUST,
+     TVM_COPY " (stream)", DC_NEED_MULTI_QUEUE, on_stream, NULL},
+};
+const size_t dc_copy_count = sizeof dc_copy_clauses / sizeof dc_copy_clauses[0];

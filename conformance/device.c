@@ -1,0 +1,146 @@
+/* conformance/device.c — device and registry clauses (TVM DeviceAPI::SetDevice,
+ * device_api.<name> registration; SPEC.md §5 device). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+static void set_each(dh_conf_ctx_t* c) {
+  for (int id = 0; id < c->num_devices; id++) {
+    DLDevice d = {c->dev.device_type, id};
+    if (dh_device_set_device(d) != 0) {
+      char call[64];
+      snprintf(call, sizeof call, "set_device(id %d)", id);
+      dc_fail_call(c, __FILE__, __LINE__, call);
+      return;
+    }
+  }
+  CHECK_OK(dh_device_set_device(c->dev));
+}
+
+static void set_invalid(dh_conf_ctx_t* c) {
+  DLDevice d = {c->dev.device_type, c->num_devices};
+  CHECK_ERR(dh_device_set_device(d), NULL);
+  d.device_id = -1;
+  CHECK_ERR(dh_device_set_device(d), NULL);
+  d.device_id = 1 << 30;
+  CHECK_ERR(dh_device_set_device(d), NULL);
+  CHECK_OK(dh_device_set_device(c->dev));
+}
+
+static void set_invalid_kind(dh_conf_ctx_t* c) {
+  DLDevice d = {c->dev.device_type, c->num_devices};
+  CHECK_ERR(dh_device_set_device(d), "IndexError");
+}
+
+static void each_id_works(dh_conf_ctx_t* c) {
+  uint8_t a[1000], b[1000];
+  for (int id = 0; id < c->num_devices; id++) {
+    DLDevice saved = c->dev;
+    c->dev.device_id = id;
+    dc_pattern(a, sizeof a, 300u + (uint32_t)id);
+    void* p = dc_dev_alloc(c, sizeof a);
+    if (p) {
+      dc_upload(c, __LINE__, p, 0, a, sizeof a);
+      if (!c->status) dc_download(c, __LINE__, p, 0, b, sizeof b);
+      if (!c->status) {
+        char what[64];
+        snprintf(what, sizeof what, "round trip on device id %d", id);
+        dc_check_bytes(c, __FILE__, __LINE__, what, b, a, sizeof a, 0);
+      }
+      dh_device_free_data_space(c->dev, p);
+    }
+    c->dev = saved;
+    if (c->status) return;
+  }
+}
+
+static void registry_same(dh_conf_ctx_t* c) {
+  const dh_backend_t *a = NULL, *b = NULL, *t = NULL;
+  CHECK_OK(dh_device_api_get(c->backend->name, &a));
+  CHECK_OK(dh_device_api_get(c->backend->name, &b));
+  CHECK_OK(dh_device_api_get_by_type(c->dev.device_type, &t));
+  CHECK(a == b, "device_api.%s returned %p then %p", c->backend->name, (const void*)a, (const void*)b);
+  CHECK(a == t, "by name %p, by device type %p", (const void*)a, (const void*)t);
+}
+
+static void registry_function(dh_conf_ctx_t* c) {
+  char name[128];
+  snprintf(name, sizeof name, "device_api.%s", c->backend->name);
+  dh_function_t fn;
+  CHECK_OK(dh_func_get(name, &fn));
+  dh_any_t r1 = dh_any_none(), r2 = dh_any_none();
+  CHECK_OK(dh_func_call(&fn, NULL, 0, &r1));
+  CHECK_OK(dh_func_call(&fn, NULL, 0, &r2));
+  CHECK_EQ_INT(r1.type_index, DH_TYPE_OPAQUE_PTR, "%s() result type index", name);
+  CHECK(r1.v_ptr == r2.v_ptr, "%s() returned different backends", name);
+  const dh_backend_t* b = NULL;
+  CHECK_OK(dh_device_api_get(c->backend->name, &b));
+  CHECK(r1.v_ptr == (const void*)b, "%s() returned %p, dh_device_api_get %p", name, r1.v_ptr,
+        (const void*)b);
+}
+
+static void init_twice(dh_conf_ctx_t* c) {
+  CHECK_OK(dh_backend_init(c->backend));
+  CHECK_OK(dh_backend_init(c->backend));
+  CHECK(dh_backend_unavailable_reason(c->backend) == NULL,
+        "a backend with a device reports unavailable: %s", dh_backend_unavailable_reason(c->backend));
+  uint8_t a[64], b[64];
+  dc_pattern(a, 64, 5);
+  void* p = dc_dev_alloc(c, 64);
+  if (!p) return;
+  dc_upload(c, __LINE__, p, 0, a, 64);
+  if (!c->status) dc_download(c, __LINE__, p, 0, b, 64);
+  dh_device_free_data_space(c->dev, p);
+  if (!c->status) CHECK_BYTES("round trip after init twice", b, a, 64, 0);
+}
+
+static void unknown_backend(dh_conf_ctx_t* c) {
+  const dh_backend_t* b = NULL;
+  CHECK_ERR(dh_device_api_get("no_such_backend_xyz", &b), "KeyError");
+  int rc = dh_device_api_get("no_such_backend_xyz", &b);
+  CHECK(rc == -1 && strstr(dh_error_message(), "is not enabled"),
+        "message \"%s\" does not say \"Device API no_such_backend_xyz is not enabled\"",
+        dh_error_message());
+}
+
+static void format_parse(dh_conf_ctx_t* c) {
+  char buf[64], want[96];
+  dh_device_format(c->dev, buf, sizeof buf);
+  snprintf(want, sizeof want, "%s:%d", c->backend->name, c->dev.device_id);
+  if (strcmp(buf, want) != 0) FAIL(want, buf, "dh_device_format");
+  /* malformed specs are rejected (ParseError) without touching the backend */
+  const char* tails[] = {"", ":", ":-1", ":1y", ":x"};
+  for (int i = 0; i < 5; i++) {
+    DLDevice d;
+    const dh_backend_t* b;
+    snprintf(want, sizeof want, "%s%s", c->backend->name, tails[i]);
+    CHECK_ERR(dh_device_parse(want, &d, &b), "ParseError");
+  }
+  DLDevice d;
+  const dh_backend_t* b;
+  CHECK_ERR(dh_device_parse(":0", &d, &b), "ParseError");
+}
+
+const dh_clause_t dc_device_clauses[] = {
+    {"device.set_each", "set_device succeeds on every device id", DC_MUST, "TVM DeviceAPI::SetDevice",
+     0, set_each, NULL},
+    {"device.set_invalid", "set_device on an invalid id (count, -1, 2^30) errors", DC_MUST,
+     "TVM DeviceAPI::SetDevice; PJRT C API (invalid device ids)", 0, set_invalid, NULL},
+    {"device.set_invalid_kind", "set_device on an invalid id fails with IndexError", DC_SHOULD,
+     "devharness backend.h set_device", 0, set_invalid_kind, NULL},
+    {"device.each_id_works", "every device id allocates and round-trips data", DC_MUST,
+     "TVM DeviceAPI (per-device state)", 0, each_id_works, NULL},
+    {"device.registry_same", "the registry returns the same backend by name and by device type",
+     DC_MUST, "TVM device_api.<name> registration", 0, registry_same, NULL},
+    {"device.registry_function", "device_api.<name> is a global function returning the backend",
+     DC_MUST, "TVM device_api.<name> registration", 0, registry_function, NULL},
+    {"device.init_twice", "init twice is harmless and the device keeps working", DC_MUST,
+     "devharness device_api.h dh_backend_init", 0, init_twice, NULL},
+    {"device.unknown_backend", "an unknown backend name gives \"Device API <name> is not enabled\"",
+     DC_MUST, "TVM DeviceAPI::Get (\"Device API x is not enabled\")", 0, unknown_backend, NULL},
+    {"device.format_parse", "devices format as \"name:id\"; malformed specs give ParseError",
+     DC_SHOULD, "devharness device_api.h dh_device_parse / dh_device_format", 0, format_parse, NULL},
+};
+const size_t dc_device_count = sizeof dc_device_clauses / sizeof dc_device_clauses[0];

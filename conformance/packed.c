@@ -1,0 +1,351 @@
+/* conformance/packed.c — packed-call clauses: module functions noop/fill/echo/raise
+ * (devharness backend.h, tvm-ffi safe call; SPEC.md §5 packed). */
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+static void functions_found(dh_conf_ctx_t* c) {
+  const char* names[] = {DH_FUNC_NOOP, DH_FUNC_FILL, DH_FUNC_ECHO, DH_FUNC_RAISE};
+  for (int i = 0; i < 4; i++) {
+    char full[128];
+    snprintf(full, sizeof full, "%s.%s", c->backend->name, names[i]);
+    dh_function_t fn;
+    if (dh_func_get(full, &fn) != 0) {
+      char call[160];
+      snprintf(call, sizeof call, "dh_func_get(\"%s\")", full);
+      dc_fail_call(c, __FILE__, __LINE__, call);
+      return;
+    }
+    CHECK(fn.call != NULL, "function %s has a NULL call", full);
+  }
+}
+
+static void unknown_function(dh_conf_ctx_t* c) {
+  dh_any_t rv;
+  CHECK_ERR(dh_device_call(c->dev, "no_such_function", NULL, 0, &rv), "KeyError");
+}
+
+/* Raw equality: type index, padding/length and the 8 payload bytes. */
+static int same(const dh_any_t* a, const dh_any_t* b) {
+  return a->type_index == b->type_index && a->zero_padding == b->zero_padding &&
+         a->v_uint64 == b->v_uint64;
+}
+
+static void describe(const dh_any_t* v, char* buf, size_t n) {
+  snprintf(buf, n, "%s (index %d, pad %u, payload 0x%016" PRIx64 ")", dh_type_index_name(v->type_index),
+           v->type_index, v->zero_padding, v->v_uint64);
+}
+
+static void echo_one(dh_conf_ctx_t* c, int line, const dh_any_t* v) {
+  dh_any_t args[2] = {dh_any_int(0), *v};
+  dh_any_t rv = dh_any_none();
+  if (dh_device_call(c->dev, DH_FUNC_ECHO, args, 2, &rv) != 0) {
+    dc_fail_call(c, __FILE__, line, "echo(0, value)");
+    return;
+  }
+  if (!same(&rv, v)) {
+    char e[160], g[160];
+    describe(v, e, sizeof e);
+    describe(&rv, g, sizeof g);
+    dc_fail(c, __FILE__, line, e, g, "echo returned a different %s", dh_type_index_name(v->type_index));
+  }
+}
+#define ECHO(v)                           \
+  do {                                    \
+    dh_any_t ev_ = (v);                   \
+    TRY(echo_one(c, __LINE__, &ev_));     \
+  } while (0)
+
+static void echo_none(dh_conf_ctx_t* c) { ECHO(dh_any_none()); }
+static void echo_int(dh_conf_ctx_t* c) {
+  ECHO(dh_any_int(0));
+  ECHO(dh_any_int(-1));
+  ECHO(dh_any_int(INT64_MAX));
+  ECHO(dh_any_int(INT64_MIN));
+  ECHO(dh_any_int(0x0123456789abcdefLL));
+}
+static void echo_bool(dh_conf_ctx_t* c) {
+  ECHO(dh_any_bool(1));
+  ECHO(dh_any_bool(0));
+}
+static void echo_float(dh_conf_ctx_t* c) {
+  ECHO(dh_any_float(3.25));
+  ECHO(dh_any_float(-0.0));
+  ECHO(dh_any_float(1e-300));
+  ECHO(dh_any_float(DBL_MAX));
+  ECHO(dh_any_float(INFINITY));
+  ECHO(dh_any_float(0.1));
+}
+static void echo_ptr(dh_conf_ctx_t* c) {
+  int x;
+  ECHO(dh_any_ptr(&x));
+  ECHO(dh_any_ptr(NULL));
+  ECHO(dh_any_ptr((void*)(uintptr_t)0xfedcba9876543210ULL));
+}
+static void echo_dtype(dh_conf_ctx_t* c) {
+  DLDataType a = {kDLFloat, 32, 1}, b = {kDLInt, 8, 4}, d = {kDLBfloat, 16, 1};
+  ECHO(dh_any_dtype(a));
+  ECHO(dh_any_dtype(b));
+  ECHO(dh_any_dtype(d));
+}
+static void echo_device(dh_conf_ctx_t* c) {
+  ECHO(dh_any_device(c->dev));
+  DLDevice d = {kDLCUDA, 7};
+  ECHO(dh_any_device(d));
+}
+static void echo_tensor(dh_conf_ctx_t* c) {
+  DLTensor t;
+  int64_t shape[1] = {4};
+  uint8_t data[4] = {1, 2, 3, 4};
+  dh_tensor_init_bytes(&t, data, dc_host(), 0, 4, shape);
+  ECHO(dh_any_tensor(&t));
+}
+static void echo_str(dh_conf_ctx_t* c) {
+  static const char s[] = "a raw string argument, longer than seven bytes";
+  ECHO(dh_any_str(s));
+  ECHO(dh_any_str(""));
+}
+static void echo_bytes(dh_conf_ctx_t* c) {
+  dh_byte_array_t b = {"\x00\x01\x02\xff", 4};
+  ECHO(dh_any_bytes(&b));
+}
+static void echo_small(dh_conf_ctx_t* c) {
+  dh_any_t s = dh_any_make(DH_TYPE_SMALL_STR);
+  memcpy(s.v_bytes, "abcdefg", 7);
+  s.small_str_len = 7;
+  ECHO(s);
+  dh_any_t b = dh_any_make(DH_TYPE_SMALL_BYTES);
+  memcpy(b.v_bytes, "\x00\xff\x01\xfe\x02\xfd\x03\xfc", 8);
+  b.small_str_len = 8;
+  ECHO(b);
+}
+
+static void echo_mixed(dh_conf_ctx_t* c) {
+  static const char str[] = "mixed";
+  DLDataType f16 = {kDLFloat, 16, 1};
+  dh_any_t vals[6] = {dh_any_int(-42), dh_any_float(2.5), dh_any_str(str),
+                      dh_any_bool(1), dh_any_dtype(f16), dh_any_device(c->dev)};
+  for (int i = 0; i < 6; i++) {
+    dh_any_t args[7];
+    args[0] = dh_any_int(i);
+    memcpy(args + 1, vals, sizeof vals);
+    dh_any_t rv = dh_any_none();
+    CHECK_OK(dh_device_call(c->dev, DH_FUNC_ECHO, args, 7, &rv));
+    if (!same(&rv, &vals[i])) {
+      char e[160], g[160];
+      describe(&vals[i], e, sizeof e);
+      describe(&rv, g, sizeof g);
+      FAIL(e, g, "echo(%d, 6 mixed arguments) returned the wrong argument", i);
+    }
+  }
+}
+
+static void echo_index_error(dh_conf_ctx_t* c) {
+  dh_any_t args[2] = {dh_any_int(5), dh_any_int(1)};
+  dh_any_t rv;
+  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_ECHO, args, 2, &rv), "IndexError");
+  args[0] = dh_any_int(-1);
+  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_ECHO, args, 2, &rv), "IndexError");
+}
+
+static void echo_type_error(dh_conf_ctx_t* c) {
+  dh_any_t args[2] = {dh_any_str("0"), dh_any_int(1)};
+  dh_any_t rv;
+  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_ECHO, args, 2, &rv), "TypeError");
+  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_ECHO, NULL, 0, &rv), NULL);
+}
+
+static void raise_kind(dh_conf_ctx_t* c) {
+  const char* kinds[] = {"ValueError", "RuntimeError", "MyVendorError"};
+  for (int i = 0; i < 3; i++) {
+    dh_any_t args[2] = {dh_any_str(kinds[i]), dh_any_str("conformance probe 42")};
+    dh_any_t rv;
+    CHECK_ERR(dh_device_call(c->dev, DH_FUNC_RAISE, args, 2, &rv), kinds[i]);
+  }
+}
+
+static void raise_message(dh_conf_ctx_t* c) {
+  static const char msg[] = "conformance probe: message with unicode \xc3\xa9 and 42";
+  dh_any_t args[2] = {dh_any_str("ValueError"), dh_any_str(msg)};
+  dh_any_t rv;
+  int rc = dh_device_call(c->dev, DH_FUNC_RAISE, args, 2, &rv);
+  CHECK_EQ_INT(rc, -1, "raise returned");
+  const char* m = dh_error_message();
+  if (!strstr(m, msg)) FAIL(msg, m, "raise: the error message was not carried to the caller");
+}
+
+static void error_then_success(dh_conf_ctx_t* c) {
+  dh_any_t args[2] = {dh_any_str("ValueError"), dh_any_str("first")};
+  dh_any_t rv;
+  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_RAISE, args, 2, &rv), NULL);
+  dh_any_t e[2] = {dh_any_int(0), dh_any_int(77)};
+  CHECK_OK(dh_device_call(c->dev, DH_FUNC_ECHO, e, 2, &rv));
+  CHECK_EQ_INT(rv.v_int64, 77, "echo after an error");
+}
+
+static void noop(dh_conf_ctx_t* c) {
+  dh_any_t arg = dh_any_device(c->dev), rv;
+  for (int i = 0; i < 100; i++) CHECK_OK(dh_device_call(c->dev, DH_FUNC_NOOP, &arg, 1, &rv));
+  void* d = dc_dev_alloc(c, 64);
+  if (!d) return;
+  int rc = dh_device_stream_sync(c->dev, NULL);
+  dh_device_free_data_space(c->dev, d);
+  CHECK_EQ_INT(rc, 0, "stream_sync after 100 noop launches");
+}
+
+static void noop_type_error(dh_conf_ctx_t* c) {
+  dh_any_t rv, arg = dh_any_int(3);
+  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_NOOP, NULL, 0, &rv), "TypeError");
+  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_NOOP, &arg, 1, &rv), "TypeError");
+}
+
+static void fill_call(dh_conf_ctx_t* c, int line, void* d, size_t off, size_t n, uint32_t value) {
+  DLTensor t;
+  int64_t shape[1];
+  dh_tensor_init_bytes(&t, d, c->dev, off, n, shape);
+  dh_any_t args[2] = {dh_any_tensor(&t), dh_any_int((int64_t)value)}, rv;
+  if (dh_device_call(c->dev, DH_FUNC_FILL, args, 2, &rv) != 0) {
+    char call[96];
+    snprintf(call, sizeof call, "fill(%zu bytes at byte_offset %zu, 0x%08x)", n, off, value);
+    dc_fail_call(c, __FILE__, line, call);
+  }
+}
+#define FILL(d, off, n, v) TRY(fill_call(c, __LINE__, (d), (off), (n), (v)))
+
+static void words(uint8_t* buf, size_t n, uint32_t v) {
+  for (size_t i = 0; i + 4 <= n; i += 4) memcpy(buf + i, &v, 4);
+}
+
+#define FN 4096
+static void fill_body(dh_conf_ctx_t* c, uint8_t** h, void** d) {
+  if (!(h[0] = dc_host_alloc(c, FN)) || !(h[1] = dc_host_alloc(c, FN))) return;
+  if (!(d[0] = dc_dev_alloc(c, FN))) return;
+  dc_pattern(h[0], FN, 83);
+  DC_UPLOAD(d[0], 0, h[0], FN);
+  FILL(d[0], 0, FN, 0xa5c3e187u);
+  DC_SYNC(NULL);
+  DC_DOWNLOAD(d[0], 0, h[1], FN);
+  words(h[0], FN, 0xa5c3e187u);
+  CHECK_BYTES("device buffer after fill(0xa5c3e187)", h[1], h[0], FN, 0);
+}
+
+static void fill_offset_body(dh_conf_ctx_t* c, uint8_t** h, void** d) {
+  if (!(h[0] = dc_host_alloc(c, FN)) || !(h[1] = dc_host_alloc(c, FN))) return;
+  if (!(d[0] = dc_dev_alloc(c, FN))) return;
+  dc_sentinel(h[0], FN);
+  DC_UPLOAD(d[0], 0, h[0], FN);
+  FILL(d[0], 64, 1024, 0x01020304u);
+  DC_SYNC(NULL);
+  DC_DOWNLOAD(d[0], 0, h[1], FN);
+  words(h[0] + 64, 1024, 0x01020304u);
+  CHECK_BYTES("device buffer after fill of [64, 1088)", h[1], h[0], FN, 0);
+}
+
+static void fill_bad_body(dh_conf_ctx_t* c, uint8_t** h, void** d) {
+  (void)h;
+  if (!(d[0] = dc_dev_alloc(c, 64))) return;
+  DLTensor t;
+  int64_t shape[1];
+  dh_any_t rv;
+  dh_tensor_init_bytes(&t, d[0], c->dev, 2, 8, shape);
+  dh_any_t args[2] = {dh_any_tensor(&t), dh_any_int(1)};
+  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_FILL, args, 2, &rv), "ValueError");
+  dh_tensor_init_bytes(&t, d[0], c->dev, 0, 6, shape);
+  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_FILL, args, 2, &rv), "ValueError");
+  args[1] = dh_any_str("x");
+  dh_tensor_init_bytes(&t, d[0], c->dev, 0, 8, shape);
+  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_FILL, args, 2, &rv), "TypeError");
+}
+
+static void fill_in_order_body(dh_conf_ctx_t* c, uint8_t** h, void** d) {
+  dh_stream_t s = NULL;
+  if (!(h[0] = dc_host_alloc(c, FN)) || !(h[1] = dc_host_alloc(c, FN)) ||
+      !(h[2] = dc_host_alloc(c, FN)))
+    return;
+  if (!(d[0] = dc_dev_alloc(c, FN)) || !(d[1] = dc_dev_alloc(c, FN))) return;
+  TRY(dc_stream_create(c, &s));
+  d[2] = s;
+  CHECK_OK(dh_device_set_stream(c->dev, s));
+  dc_pattern(h[0], FN, 89);
+  /* all on the current stream s: A <- pattern; fill A=v1; B <- A; fill A=v2; read both */
+  TRY(dc_copy(c, __LINE__, h[0], dc_host(), 0, d[0], c->dev, 0, FN, s));
+  FILL(d[0], 0, FN, 0x11111111u);
+  TRY(dc_copy(c, __LINE__, d[0], c->dev, 0, d[1], c->dev, 0, FN, s));
+  FILL(d[0], 0, FN, 0x22222222u);
+  TRY(dc_copy(c, __LINE__, d[0], c->dev, 0, h[1], dc_host(), 0, FN, s));
+  TRY(dc_copy(c, __LINE__, d[1], c->dev, 0, h[2], dc_host(), 0, FN, s));
+  DC_SYNC(s);
+  words(h[0], FN, 0x11111111u);
+  CHECK_BYTES("B (copied from A after fill 0x11111111, before fill 0x22222222)", h[2], h[0], FN, 0);
+  words(h[0], FN, 0x22222222u);
+  CHECK_BYTES("A after the second fill", h[1], h[0], FN, 0);
+}
+
+typedef void (*body_fn)(dh_conf_ctx_t*, uint8_t**, void**);
+static void with_bufs(dh_conf_ctx_t* c, body_fn body, int has_stream) {
+  uint8_t* h[3] = {0};
+  void* d[3] = {0};
+  body(c, h, d);
+  dh_device_stream_sync(c->dev, NULL);
+  if (has_stream && d[2]) dh_device_stream_sync(c->dev, d[2]);
+  dh_device_set_stream(c->dev, NULL);
+  for (int i = 0; i < 3; i++) free(h[i]);
+  for (int i = 0; i < 2; i++)
+    if (d[i]) dh_device_free_data_space(c->dev, d[i]);
+  if (has_stream && d[2]) dh_device_free_stream(c->dev, d[2]);
+}
+static void fill(dh_conf_ctx_t* c) { with_bufs(c, fill_body, 0); }
+static void fill_offset(dh_conf_ctx_t* c) { with_bufs(c, fill_offset_body, 0); }
+static void fill_bad(dh_conf_ctx_t* c) { with_bufs(c, fill_bad_body, 0); }
+static void fill_in_order(dh_conf_ctx_t* c) { with_bufs(c, fill_in_order_body, 1); }
+
+#define FFI "tvm-ffi safe call (TVMFFIAny POD types)"
+#define ECHO_CLAUSE(id, what, fn) \
+  {"packed.echo_" id, "echo returns a " what " argument intact", DC_MUST, FFI, 0, fn, NULL}
+const dh_clause_t dc_packed_clauses[] = {
+    {"packed.functions_found", "noop, fill, echo and raise are registered as <backend>.<name>",
+     DC_MUST, "devharness backend.h module functions; TVM global registry", 0, functions_found, NULL},
+    {"packed.unknown_function", "calling a function the backend lacks gives KeyError", DC_MUST,
+     "devharness device_api.h dh_device_call", 0, unknown_function, NULL},
+    ECHO_CLAUSE("none", "None", echo_none),
+    ECHO_CLAUSE("int", "Int (incl. INT64_MIN/MAX)", echo_int),
+    ECHO_CLAUSE("bool", "Bool", echo_bool),
+    ECHO_CLAUSE("float", "Float (incl. -0.0, inf, DBL_MAX)", echo_float),
+    ECHO_CLAUSE("ptr", "OpaquePtr", echo_ptr),
+    ECHO_CLAUSE("dtype", "DataType", echo_dtype),
+    ECHO_CLAUSE("device", "Device", echo_device),
+    ECHO_CLAUSE("tensor", "DLTensorPtr", echo_tensor),
+    ECHO_CLAUSE("str", "RawStr (same pointer)", echo_str),
+    ECHO_CLAUSE("bytes", "ByteArrayPtr", echo_bytes),
+    ECHO_CLAUSE("small", "SmallStr / SmallBytes", echo_small),
+    {"packed.echo_mixed", "each of 6 mixed arguments arrives intact at its index", DC_MUST, FFI, 0,
+     echo_mixed, NULL},
+    {"packed.echo_index_error", "echo with an index out of range gives IndexError", DC_MUST,
+     "devharness backend.h echo", 0, echo_index_error, NULL},
+    {"packed.echo_type_error", "echo with a non-Int index gives TypeError", DC_MUST,
+     "devharness backend.h echo", 0, echo_type_error, NULL},
+    {"packed.raise_kind", "an error's kind reaches the caller unchanged", DC_MUST,
+     "tvm-ffi safe call (error kind + message, thread-local)", 0, raise_kind, NULL},
+    {"packed.raise_message", "an error's message reaches the caller unchanged", DC_MUST,
+     "tvm-ffi safe call (error kind + message, thread-local)", 0, raise_message, NULL},
+    {"packed.error_then_success", "a call after a failed call succeeds normally", DC_MUST, FFI, 0,
+     error_then_success, NULL},
+    {"packed.noop", "100 noop launches succeed and the stream syncs", DC_MUST,
+     "devharness backend.h noop", 0, noop, NULL},
+    {"packed.noop_type_error", "noop without a Device argument gives TypeError", DC_MUST,
+     "devharness backend.h noop", 0, noop_type_error, NULL},
+    {"packed.fill", "fill writes its 32-bit value to every word of the tensor", DC_MUST,
+     "devharness backend.h fill; IREE HAL CTS fill_buffer", 0, fill, NULL},
+    {"packed.fill_offset", "fill honours byte_offset and leaves bytes outside unchanged", DC_MUST,
+     "devharness backend.h fill; IREE HAL CTS fill at offsets", 0, fill_offset, NULL},
+    {"packed.fill_bad_args", "fill with a misaligned offset/size or a non-Int value errors", DC_MUST,
+     "devharness backend.h fill", 0, fill_bad, NULL},
+    {"packed.fill_in_order", "fill launched through a packed call lands in order on the current stream",
+     DC_MUST, "TVM DeviceAPI::SetStream; IREE HAL CTS (fill->copy->fill)", 0, fill_in_order, NULL},
+};
+const size_t dc_packed_count = sizeof dc_packed_clauses / sizeof dc_packed_clauses[0];

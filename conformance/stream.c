@@ -1,0 +1,399 @@
+/* conformance/stream.c — stream clauses (TVM DeviceAPI::CreateStream / StreamSync /
+ * SyncStreamFromTo / SetStream, SPEC.md §5 stream). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+
+#define BIG (16 * DC_MIB)
+
+static void create_free(dh_conf_ctx_t* c) {
+  dh_stream_t s = (dh_stream_t)0x1;
+  CHECK_OK(dh_device_create_stream(c->dev, &s));
+  CHECK_OK(dh_device_free_stream(c->dev, s));
+}
+
+static void create_free_many(dh_conf_ctx_t* c) {
+  dh_stream_t s[64];
+  memset(s, 0, sizeof s);
+  int n = 0;
+  for (; n < 64; n++) {
+    if (dh_device_create_stream(c->dev, &s[n]) != 0) {
+      char call[64];
+      snprintf(call, sizeof call, "create_stream (#%d of 64)", n + 1);
+      dc_fail_call(c, __FILE__, __LINE__, call);
+      break;
+    }
+    for (int j = 0; j < n; j++)
+      if (s[n] && s[j] == s[n]) {
+        dc_fail(c, __FILE__, __LINE__, "a new handle", "a live stream's handle",
+                "create_stream #%d returned the handle of live stream #%d", n + 1, j + 1);
+        break;
+      }
+    if (c->status) break;
+  }
+  for (int j = n - 1; j >= 0; j--)
+    if (dh_device_free_stream(c->dev, s[j]) != 0 && !c->status)
+      dc_fail_call(c, __FILE__, __LINE__, "free_stream");
+}
+
+static void free_null(dh_conf_ctx_t* c) { CHECK_OK(dh_device_free_stream(c->dev, NULL)); }
+
+static void null_stream(dh_conf_ctx_t* c) {
+  size_t n = 4096;
+  uint8_t* a = dc_host_alloc(c, n);
+  uint8_t* b = dc_host_alloc(c, n);
+  void* d = (a && b) ? dc_dev_alloc(c, n) : NULL;
+  if (d) {
+    dc_pattern(a, n, 71);
+    if (dh_device_set_stream(c->dev, NULL) != 0) dc_fail_call(c, __FILE__, __LINE__, "set_stream(NULL)");
+    if (!c->status) dc_upload(c, __LINE__, d, 0, a, n);
+    if (!c->status) dc_download(c, __LINE__, d, 0, b, n);
+    if (!c->status) dc_check_bytes(c, __FILE__, __LINE__, "round trip on the NULL stream", b, a, n, 0);
+    if (!c->status && dh_device_sync_stream_from_to(c->dev, NULL, NULL) != 0)
+      dc_fail_call(c, __FILE__, __LINE__, "sync_stream_from_to(NULL, NULL)");
+    dh_device_free_data_space(c->dev, d);
+  }
+  free(a);
+  free(b);
+}
+
+/* Host-side state of the big-transfer clauses. */
+typedef struct {
+  uint8_t *old, *neu, *out;
+  void *A, *C, *D;
+  dh_stream_t s1, s2;
+} big_t;
+
+static void big_free(dh_conf_ctx_t* c, big_t* b) {
+  /* wait for everything before freeing host buffers a backend may still write; both
+   * ways (through the default stream and directly), so one broken primitive cannot
+   * turn this clause's failure into a use-after-free */
+  dh_stream_t ss[2] = {b->s1, b->s2};
+  for (int i = 0; i < 2; i++)
+    if (ss[i]) {
+      dh_device_sync_stream_from_to(c->dev, ss[i], NULL);
+      dh_device_stream_sync(c->dev, NULL);
+      dh_device_stream_sync(c->dev, ss[i]);
+    }
+  dh_device_stream_sync(c->dev, NULL);
+  dh_error_clear();
+  free(b->old);
+  free(b->neu);
+  free(b->out);
+  void* d[3] = {b->A, b->C, b->D};
+  for (int i = 0; i < 3; i++)
+    if (d[i]) dh_device_free_data_space(c->dev, d[i]);
+  if (b->s1) dh_device_free_stream(c->dev, b->s1);
+  if (b->s2) dh_device_free_stream(c->dev, b->s2);
+}
+
+/* A = old pattern; C = new pattern (both via the NULL stream, synced). */
+static void big_setup(dh_conf_ctx_t* c, big_t* b) {
+  if (!(b->old = dc_host_alloc(c, BIG)) || !(b->neu = dc_host_alloc(c, BIG)) ||
+      !(b->out = dc_host_alloc(c, BIG)))
+    return;
+  if (!(b->A = dc_dev_alloc(c, BIG)) || !(b->C = dc_dev_alloc(c, BIG)) || !(b->D = dc_dev_alloc(c, BIG)))
+    return;
+  dc_pattern(b->old, BIG, 1);
+  dc_pattern(b->neu, BIG, 2);
+  dc_sentinel(b->out, BIG);
+  TRY(dc_upload(c, __LINE__, b->A, 0, b->old, BIG));
+  TRY(dc_upload(c, __LINE__, b->C, 0, b->neu, BIG));
+}
+
+/* Queues on s: a chain of D2D copies C->D->C... then D->A, so A gets the new pattern
+ * only after several 16 MiB transfers. */
+static void big_chain(dh_conf_ctx_t* c, big_t* b, dh_stream_t s) {
+  for (int i = 0; i < 5; i++) {
+    TRY(dc_copy(c, __LINE__, b->C, c->dev, 0, b->D, c->dev, 0, BIG, s));
+    TRY(dc_copy(c, __LINE__, b->D, c->dev, 0, b->C, c->dev, 0, BIG, s));
+  }
+  TRY(dc_copy(c, __LINE__, b->C, c->dev, 0, b->A, c->dev, 0, BIG, s));
+}
+
+static void in_order_body(dh_conf_ctx_t* c, big_t* b) {
+  TRY(big_setup(c, b));
+  TRY(dc_stream_create(c, &b->s1));
+  dh_stream_t s = b->s1;
+  /* on one stream: A <- new (after a chain), then A -> host; the D2H must see new */
+  TRY(big_chain(c, b, s));
+  TRY(dc_copy(c, __LINE__, b->A, c->dev, 0, b->out, dc_host(), 0, BIG, s));
+  /* wait through the default stream so this clause does not depend on stream_sync(s) */
+  if (s) {
+    CHECK_OK(dh_device_sync_stream_from_to(c->dev, s, NULL));
+  }
+  DC_SYNC(NULL);
+  if (s) DC_SYNC(s);
+  CHECK_BYTES("host copy of A read after the chain that writes A on the same stream", b->out,
+              b->neu, BIG, 0);
+}
+
+static void in_order(dh_conf_ctx_t* c) {
+  big_t b;
+  memset(&b, 0, sizeof b);
+  in_order_body(c, &b);
+  big_free(c, &b);
+}
+
+static void sync_waits_body(dh_conf_ctx_t* c, big_t* b) {
+  TRY(big_setup(c, b));
+  TRY(dc_stream_create(c, &b->s1));
+  dh_stream_t s = b->s1;
+  TRY(big_chain(c, b, s));
+  TRY(dc_copy(c, __LINE__, b->A, c->dev, 0, b->out, dc_host(), 0, BIG, s));
+  CHECK_OK(dh_device_stream_sync(c->dev, s));
+  CHECK_BYTES("host buffer right after stream_sync (D2H of 16 MiB queued behind 11 D2D copies)",
+              b->out, b->neu, BIG, 0);
+}
+
+static void sync_waits(dh_conf_ctx_t* c) {
+  big_t b;
+  memset(&b, 0, sizeof b);
+  sync_waits_body(c, &b);
+  big_free(c, &b);
+}
+
+static void sync_from_to_body(dh_conf_ctx_t* c, big_t* b) {
+  TRY(big_setup(c, b));
+  TRY(dc_stream_create(c, &b->s1));
+  TRY(dc_stream_create(c, &b->s2));
+  if (!b->s1 || !b->s2) SKIP("single queue: create_stream returns NULL");
+  /* src (s1): long chain ending in A <- new; dst (s2): waits, then A -> host */
+  TRY(big_chain(c, b, b->s1));
+  CHECK_OK(dh_device_sync_stream_from_to(c->dev, b->s1, b->s2));
+  TRY(dc_copy(c, __LINE__, b->A, c->dev, 0, b->out, dc_host(), 0, BIG, b->s2));
+  /* wait for s2 through the default stream, not through stream_sync(s2) */
+  CHECK_OK(dh_device_sync_stream_from_to(c->dev, b->s2, NULL));
+  DC_SYNC(NULL);
+  DC_SYNC(b->s2);
+  CHECK_BYTES("D2H of A queued on dst after sync_stream_from_to(src, dst) (src writes A)", b->out,
+              b->neu, BIG, 0);
+}
+
+static void sync_from_to(dh_conf_ctx_t* c) {
+  big_t b;
+  memset(&b, 0, sizeof b);
+  sync_from_to_body(c, &b);
+  big_free(c, &b);
+}
+
+static void sync_from_to_same(dh_conf_ctx_t* c) {
+  void* d = dc_dev_alloc(c, 64);
+  if (!d) return;
+  dh_stream_t s = NULL;
+  dc_stream_create(c, &s);
+  if (!c->status && dh_device_sync_stream_from_to(c->dev, s, s) != 0)
+    dc_fail_call(c, __FILE__, __LINE__, "sync_stream_from_to(s, s)");
+  if (!c->status && dh_device_sync_stream_from_to(c->dev, NULL, NULL) != 0)
+    dc_fail_call(c, __FILE__, __LINE__, "sync_stream_from_to(NULL, NULL)");
+  if (!c->status && dh_device_stream_sync(c->dev, s) != 0)
+    dc_fail_call(c, __FILE__, __LINE__, "stream_sync after sync_stream_from_to(s, s)");
+  dh_device_free_stream(c->dev, s);
+  dh_device_free_data_space(c->dev, d);
+}
+
+static void sync_idle(dh_conf_ctx_t* c) {
+  /* first thing in the case: no work has been queued anywhere */
+  dh_stream_t s = NULL;
+  TRY(dc_stream_create(c, &s));
+  double t0 = dc_now_ms();
+  CHECK_OK(dh_device_stream_sync(c->dev, NULL));
+  if (s) CHECK_OK(dh_device_stream_sync(c->dev, s));
+  CHECK_OK(dh_device_stream_sync(c->dev, NULL));
+  double ms = dc_now_ms() - t0;
+  dh_device_free_stream(c->dev, s);
+  if (ms > 1000) {
+    char g[64];
+    snprintf(g, sizeof g, "%.0f ms", ms);
+    FAIL("< 1000 ms", g, "stream_sync on idle streams took too long");
+  }
+}
+
+static void get_default(dh_conf_ctx_t* c) {
+  dh_stream_t s = (dh_stream_t)0x1;
+  CHECK_OK(dh_device_get_current_stream(c->dev, &s));
+  CHECK(s == NULL, "a thread that never set a stream got %p, not NULL", s);
+}
+
+static void set_get(dh_conf_ctx_t* c) {
+  dh_stream_t s = NULL, g = NULL;
+  TRY(dc_stream_create(c, &s));
+  if (dh_device_set_stream(c->dev, s) != 0) {
+    dc_fail_call(c, __FILE__, __LINE__, "set_stream");
+  } else if (dh_device_get_current_stream(c->dev, &g) != 0) {
+    dc_fail_call(c, __FILE__, __LINE__, "get_current_stream");
+  } else if (g != s) {
+    char e[32], gg[32];
+    snprintf(e, sizeof e, "%p", s);
+    snprintf(gg, sizeof gg, "%p", g);
+    dc_fail(c, __FILE__, __LINE__, e, gg, "get_current_stream after set_stream");
+  }
+  dh_device_set_stream(c->dev, NULL);
+  dh_device_free_stream(c->dev, s);
+}
+
+struct other {
+  DLDevice dev;
+  dh_stream_t got;
+  int rc;
+};
+static void* other_thread(void* arg) {
+  struct other* o = arg;
+  o->got = (dh_stream_t)0x1;
+  o->rc = dh_device_get_current_stream(o->dev, &o->got);
+  return NULL;
+}
+
+static void per_thread(dh_conf_ctx_t* c) {
+  dh_stream_t s = NULL;
+  TRY(dc_stream_create(c, &s));
+  if (!s) {
+    dh_device_free_stream(c->dev, s);
+    SKIP("single queue: create_stream returns NULL");
+  }
+  CHECK_OK(dh_device_set_stream(c->dev, s));
+  struct other o = {c->dev, NULL, 0};
+  pthread_t th;
+  CHECK(pthread_create(&th, NULL, other_thread, &o) == 0, "pthread_create failed");
+  pthread_join(th, NULL);
+  dh_device_set_stream(c->dev, NULL);
+  dh_device_free_stream(c->dev, s);
+  CHECK_EQ_INT(o.rc, 0, "get_current_stream on another thread");
+  CHECK(o.got == NULL, "another thread sees %p as its current stream after this thread set %p",
+        o.got, s);
+}
+
+static void per_device(dh_conf_ctx_t* c) {
+  DLDevice other = {c->dev.device_type, c->dev.device_id == 0 ? 1 : 0};
+  dh_stream_t s = NULL, g = (dh_stream_t)0x1;
+  TRY(dc_stream_create(c, &s));
+  if (!s) {
+    dh_device_free_stream(c->dev, s);
+    SKIP("single queue: create_stream returns NULL");
+  }
+  CHECK_OK(dh_device_set_stream(c->dev, s));
+  int rc = dh_device_get_current_stream(other, &g);
+  dh_device_set_stream(c->dev, NULL);
+  dh_device_free_stream(c->dev, s);
+  CHECK_EQ_INT(rc, 0, "get_current_stream on device id %d", other.device_id);
+  CHECK(g == NULL, "device id %d sees %p as current stream after device %d set %p",
+        other.device_id, g, c->dev.device_id, s);
+}
+
+static void free_pending(dh_conf_ctx_t* c) {
+  size_t n = 4 * DC_MIB;
+  uint8_t* a = dc_host_alloc(c, n);
+  uint8_t* b = dc_host_alloc(c, n);
+  void* d = (a && b) ? dc_dev_alloc(c, n) : NULL;
+  dh_stream_t s = NULL;
+  if (d) dc_stream_create(c, &s);
+  if (d && !c->status) {
+    dc_pattern(a, n, 73);
+    dc_copy(c, __LINE__, a, dc_host(), 0, d, c->dev, 0, n, s);
+    if (!c->status && dh_device_free_stream(c->dev, s) != 0)
+      dc_fail_call(c, __FILE__, __LINE__, "free_stream with pending work");
+    /* the work must still land: poll through the default stream for up to 5 s */
+    double t0 = dc_now_ms();
+    while (!c->status) {
+      dc_download(c, __LINE__, d, 0, b, n);
+      if (c->status || memcmp(a, b, n) == 0) break;
+      if (dc_now_ms() - t0 > 5000) {
+        dc_check_bytes(c, __FILE__, __LINE__, "device data 5 s after free_stream with a pending H2D",
+                       b, a, n, 0);
+        break;
+      }
+      struct timespec ts = {0, 5000000};
+      nanosleep(&ts, NULL);
+    }
+  }
+  if (d) dh_device_free_data_space(c->dev, d);
+  free(a);
+  free(b);
+}
+
+struct mt {
+  dh_conf_ctx_t ctx;
+  int i;
+};
+static void* stream_thread(void* arg) {
+  struct mt* m = arg;
+  dh_conf_ctx_t* c = &m->ctx;
+  size_t n = 65536 + (size_t)m->i;
+  uint8_t* a = dc_host_alloc(c, n);
+  uint8_t* b = dc_host_alloc(c, n);
+  void* d = (a && b) ? dc_dev_alloc(c, n) : NULL;
+  dh_stream_t s = NULL;
+  if (d) dc_stream_create(c, &s);
+  for (int r = 0; r < 10 && d && !c->status; r++) {
+    dc_pattern(a, n, 200u + (uint32_t)(m->i * 10 + r));
+    dc_copy(c, __LINE__, a, dc_host(), 0, d, c->dev, 0, n, s);
+    if (!c->status) dc_copy(c, __LINE__, d, c->dev, 0, b, dc_host(), 0, n, s);
+    if (!c->status && dh_device_stream_sync(c->dev, s) != 0)
+      dc_fail_call(c, __FILE__, __LINE__, "stream_sync (thread)");
+    if (!c->status) dc_check_bytes(c, __FILE__, __LINE__, "round trip on a per-thread stream", b, a, n, 0);
+  }
+  if (d) {
+    dh_device_free_stream(c->dev, s);
+    dh_device_free_data_space(c->dev, d);
+  }
+  free(a);
+  free(b);
+  return NULL;
+}
+
+static void threads(dh_conf_ctx_t* c) {
+  struct mt m[4];
+  pthread_t th[4];
+  for (int i = 0; i < 4; i++) {
+    m[i].ctx = *c;
+    m[i].i = i;
+    CHECK(pthread_create(&th[i], NULL, stream_thread, &m[i]) == 0, "pthread_create failed");
+  }
+  for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
+  for (int i = 0; i < 4; i++)
+    if (m[i].ctx.status == DC_FAIL) {
+      *c = m[i].ctx;
+      return;
+    }
+}
+
+#define TVM_STREAM "TVM DeviceAPI::CreateStream / StreamSync"
+const dh_clause_t dc_stream_clauses[] = {
+    {"stream.create_free", "create_stream and free_stream succeed (NULL allowed for single queue)",
+     DC_MUST, "TVM DeviceAPI::CreateStream / FreeStream", 0, create_free, NULL},
+    {"stream.create_free_many", "64 live streams are distinct and all free cleanly", DC_MUST,
+     "TVM DeviceAPI::CreateStream", 0, create_free_many, NULL},
+    {"stream.free_null", "free_stream(NULL) is a no-op", DC_MUST, "devharness backend.h free_stream",
+     0, free_null, NULL},
+    {"stream.null_stream", "the NULL stream works for set_stream, copies, sync and sync_stream_from_to",
+     DC_MUST, "TVM DeviceAPI (NULL stream = default stream)", 0, null_stream, NULL},
+    {"stream.sync_idle", "stream_sync on idle streams returns promptly", DC_MUST,
+     "IREE HAL CTS semaphore (wait on reached value returns at once)", 0, sync_idle, NULL},
+    {"stream.in_order", "work queued on one stream runs in order", DC_MUST,
+     TVM_STREAM "; IREE HAL CTS (fill->copy->fill chains)", 0, in_order, NULL},
+    {"stream.sync_waits", "stream_sync returns only after all work queued before it is done",
+     DC_MUST, "TVM DeviceAPI::StreamSync", 0, sync_waits, NULL},
+    {"stream.sync_from_to", "sync_stream_from_to makes dst wait for src's queued work", DC_MUST,
+     "TVM DeviceAPI::SyncStreamFromTo; IREE HAL CTS (device->device ordering)",
+     DC_NEED_MULTI_QUEUE, sync_from_to, NULL},
+    {"stream.sync_from_to_same", "sync_stream_from_to with src == dst is a no-op", DC_MUST,
+     "devharness backend.h sync_stream_from_to", 0, sync_from_to_same, NULL},
+    {"stream.get_default", "a thread that never set a stream gets NULL (default stream)", DC_MUST,
+     "TVM DeviceAPI::GetCurrentStream", 0, get_default, NULL},
+    {"stream.set_get", "get_current_stream returns what set_stream set", DC_MUST,
+     "TVM DeviceAPI::SetStream / GetCurrentStream", 0, set_get, NULL},
+    {"stream.per_thread", "the current stream is per thread", DC_MUST,
+     "TVM DeviceAPI::SetStream (thread-local)", DC_NEED_MULTI_QUEUE, per_thread, NULL},
+    {"stream.per_device", "the current stream is per device", DC_MUST,
+     "TVM DeviceAPI::SetStream (per device)", DC_NEED_MULTI_QUEUE | DC_NEED_TWO_DEVICES, per_device,
+     NULL},
+    {"stream.free_pending", "freeing a stream with pending work neither crashes nor loses the work",
+     DC_MUST, "TVM DeviceAPI::FreeStream", 0, free_pending, NULL},
+    {"stream.threads", "4 threads each with their own stream round-trip data concurrently", DC_MUST,
+     "devharness backend.h threading", 0, threads, NULL},
+};
+const size_t dc_stream_count = sizeof dc_stream_clauses / sizeof dc_stream_clauses[0];

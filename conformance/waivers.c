@@ -1,0 +1,158 @@
+/* conformance/waivers.c — waiver files (see waivers.h). Uses jansson. */
+#include "waivers.h"
+
+#include <fnmatch.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int dc_glob_valid(const char* glob, const char** why) {
+  if (!glob || !*glob) {
+    *why = "empty glob";
+    return 0;
+  }
+  for (const char* p = glob; *p; p++) {
+    if (*p == '\\') {
+      if (!p[1]) {
+        *why = "trailing backslash";
+        return 0;
+      }
+      p++;
+    } else if (*p == '[') {
+      const char* q = p + 1;
+      if (*q == '!' || *q == '^') q++;
+      if (*q == ']') q++;
+      while (*q && *q != ']') q++;
+      if (!*q) {
+        *why = "unclosed '['";
+        return 0;
+      }
+      p = q;
+    } else if ((unsigned char)*p < 0x20) {
+      *why = "control character";
+      return 0;
+    }
+  }
+  return 1;
+}
+
+static char* dup(const char* s) {
+  size_t n = strlen(s) + 1;
+  char* d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+int dc_waivers_load(dc_waivers_t* w, const char* path, char* err, size_t err_size) {
+  json_error_t je;
+  json_t* root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+  if (!root) {
+    if (je.line <= 0)
+      snprintf(err, err_size, "%s: cannot read waiver file: %s", path, je.text);
+    else
+      snprintf(err, err_size, "%s:%d:%d: JSON syntax error: %s", path, je.line, je.column, je.text);
+    return -1;
+  }
+  int rc = -1;
+  json_t* arr = json_is_object(root) ? json_object_get(root, "waivers") : NULL;
+  if (!json_is_object(root)) {
+    snprintf(err, err_size, "%s: expected a JSON object {\"waivers\": [...]}", path);
+    goto out;
+  }
+  const char* key;
+  json_t* val;
+  json_object_foreach(root, key, val) {
+    if (strcmp(key, "waivers") != 0 && strcmp(key, "comment") != 0 && strcmp(key, "target") != 0) {
+      snprintf(err, err_size, "%s: unknown key \"%s\" (known: waivers, target, comment)", path, key);
+      goto out;
+    }
+  }
+  if (!json_is_array(arr)) {
+    snprintf(err, err_size, "%s: \"waivers\" must be an array of {clause, kind, reason}", path);
+    goto out;
+  }
+  size_t i;
+  json_t* e;
+  json_array_foreach(arr, i, e) {
+    if (!json_is_object(e)) {
+      snprintf(err, err_size, "%s: waivers[%zu]: expected an object {clause, kind, reason}", path, i);
+      goto out;
+    }
+    json_object_foreach(e, key, val) {
+      if (strcmp(key, "clause") && strcmp(key, "kind") && strcmp(key, "reason")) {
+        snprintf(err, err_size, "%s: waivers[%zu]: unknown key \"%s\" (known: clause, kind, reason)",
+                 path, i, key);
+        goto out;
+      }
+    }
+    json_t* jc = json_object_get(e, "clause");
+    json_t* jk = json_object_get(e, "kind");
+    json_t* jr = json_object_get(e, "reason");
+    if (!json_is_string(jc)) {
+      snprintf(err, err_size, "%s: waivers[%zu]: missing or non-string \"clause\"", path, i);
+      goto out;
+    }
+    const char* why = NULL;
+    if (!dc_glob_valid(json_string_value(jc), &why)) {
+      snprintf(err, err_size, "%s: waivers[%zu]: bad clause glob \"%s\": %s", path, i,
+               json_string_value(jc), why);
+      goto out;
+    }
+    if (!json_is_string(jk)) {
+      snprintf(err, err_size, "%s: waivers[%zu]: missing or non-string \"kind\" (skip or xfail)", path, i);
+      goto out;
+    }
+    int kind = 0;
+    if (strcmp(json_string_value(jk), "skip") == 0) kind = DC_WAIVE_SKIP;
+    else if (strcmp(json_string_value(jk), "xfail") == 0) kind = DC_WAIVE_XFAIL;
+    else {
+      snprintf(err, err_size, "%s: waivers[%zu]: unknown kind \"%s\" (expected skip or xfail)", path,
+               i, json_string_value(jk));
+      goto out;
+    }
+    if (!json_is_string(jr) || !*json_string_value(jr)) {
+      snprintf(err, err_size, "%s: waivers[%zu]: missing or empty \"reason\" (every waiver needs one)",
+               path, i);
+      goto out;
+    }
+    if (w->n == w->cap) {
+      size_t cap = w->cap ? w->cap * 2 : 16;
+      dc_waiver_t* nv = realloc(w->v, cap * sizeof *nv);
+      if (!nv) {
+        snprintf(err, err_size, "%s: out of memory", path);
+        goto out;
+      }
+      w->v = nv;
+      w->cap = cap;
+    }
+    char origin[512];
+    snprintf(origin, sizeof origin, "%s: waivers[%zu]", path, i);
+    dc_waiver_t* d = &w->v[w->n++];
+    d->glob = dup(json_string_value(jc));
+    d->kind = kind;
+    d->reason = dup(json_string_value(jr));
+    d->origin = dup(origin);
+  }
+  rc = 0;
+out:
+  json_decref(root);
+  return rc;
+}
+
+const dc_waiver_t* dc_waivers_match(const dc_waivers_t* w, const char* id) {
+  for (size_t i = 0; i < w->n; i++)
+    if (fnmatch(w->v[i].glob, id, 0) == 0) return &w->v[i];
+  return NULL;
+}
+
+void dc_waivers_free(dc_waivers_t* w) {
+  for (size_t i = 0; i < w->n; i++) {
+    free(w->v[i].glob);
+    free(w->v[i].reason);
+    free(w->v[i].origin);
+  }
+  free(w->v);
+  w->v = NULL;
+  w->n = w->cap = 0;
+}

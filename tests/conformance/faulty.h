@@ -1,0 +1,35 @@
+/*
+ * tests/conformance/faulty.h — helpers for the faulty backends that prove the
+ * conformance suite's power (SPEC.md §5). Each faulty_<x>.c builds a plugin from the
+ * sim core (backends/sim, SIM_CORE_SRCS) whose dh_backend_entry returns a copy of
+ * dh_sim_backend named "faulty_<x>" with exactly one behaviour broken; the suite must
+ * then report exactly one clause (tests/conformance/faulty.t holds the expected id).
+ */
+#ifndef DEVHARNESS_TESTS_CONFORMANCE_FAULTY_H_
+#define DEVHARNESS_TESTS_CONFORMANCE_FAULTY_H_
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/sim/sim.h"
+#include "devharness/backend.h"
+#include "devharness/error.h"
+
+/* The copy every faulty backend edits (one per plugin). */
+static dh_backend_t faulty;
+
+/* Defines dh_backend_entry: copies the sim, renames it, then runs `edit`. */
+#define FAULTY_ENTRY(NAME, EDIT)                                    \
+  __attribute__((visibility("default"))) const dh_backend_t* dh_backend_entry(void); \
+  const dh_backend_t* dh_backend_entry(void) {                      \
+    faulty = dh_sim_backend;                                        \
+    faulty.name = "faulty_" NAME;                                   \
+    faulty.description = "sim with one fault: " NAME;               \
+    EDIT;                                                           \
+    return &faulty;                                                 \
+  }
+
+static inline int faulty_is_host(DLDevice d) { return d.device_type == kDLCPU; }
+
+#endif /* DEVHARNESS_TESTS_CONFORMANCE_FAULTY_H_ */

@@ -1,0 +1,128 @@
+#!/usr/bin/python3
+"""Proof of power of the conformance suite (SPEC.md §5, issue #3 item 6).
+
+Each faulty backend (tests/conformance/faulty_<x>.c: the sim with exactly one
+behaviour broken) is run through `devharness conformance --plugin ... --timeout 3`;
+the set of failed clause ids must be exactly the expected one, the exit code 1, the
+crash and hang cases reported as crashed / timed out with every later clause still
+run. Prints TAP. Needs $DEVHARNESS and $BUILD (set by `make test`).
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+# fault -> (failing clause, substring its TAP line or diagnostics must contain)
+FAULTS = {
+    "wrongbyte": ("copy.dst_offsets", "byte 4095: expected"),
+    "ignoreoffset": ("copy.d2h_offsets", "D2H from device byte_offset 1: byte 0: expected"),
+    "hostread": ("copy.host_source_released", "overwritten before stream_sync"),
+    "nowait": ("stream.sync_from_to", "after sync_stream_from_to(src, dst)"),
+    "earlysync": ("stream.sync_waits", "right after stream_sync"),
+    "overlap": ("mem.no_overlap", "overwritten by another?): byte 0: expected"),
+    "existerr": ("attr.exist_past_last", "past the last device"),
+    "errkind": ("packed.raise_kind", "wrong error kind"),
+    "wsleak": ("mem.workspace_no_growth", "workspace alloc/free pairs"),
+    "segv": ("copy.d2d_sizes", "# crashed: SIGSEGV"),
+    "hang": ("stream.sync_idle", "# timed out after 3 s"),
+    "attrtype": ("attr.types", "attribute kind 9 has the wrong type"),
+    "setdevkind": ("device.set_invalid_kind", "expected: \"-1 with IndexError\""),
+    "freenull": ("mem.free_null", "free_data_space(c->dev, NULL)"),
+    "negzero": ("packed.echo_float", "echo returned a different Float"),
+    "perthread": ("stream.per_thread", "another thread sees"),
+    "oomkind": ("mem.too_large_kind", "got: \"-1 with RuntimeError"),
+}
+
+num = 0
+failed = 0
+
+
+def ok(cond, name, diag=""):
+    global num, failed
+    num += 1
+    print(("ok" if cond else "not ok") + " %d - %s" % (num, name))
+    if not cond:
+        failed += 1
+        for line in diag.splitlines()[-40:]:
+            print("# " + line)
+    sys.stdout.flush()
+
+
+def skip(name, why):
+    global num
+    num += 1
+    print("ok %d - %s # SKIP %s" % (num, name, why))
+
+
+def parse(tap):
+    """-> (plan, [(ok, id, rest)]) of the first subtest."""
+    plan, results = None, []
+    for line in tap.splitlines():
+        m = re.match(r"^    1\.\.(\d+)$", line)
+        if m and plan is None:
+            plan = int(m.group(1))
+        m = re.match(r"^    (ok|not ok) (\d+) - (\S+)(.*)$", line)
+        if m:
+            results.append((m.group(1) == "ok", m.group(3), m.group(4)))
+    return plan, results
+
+
+def run(fault):
+    build = os.environ.get("BUILD", "build")
+    lib = os.path.join(build, "tests", "conformance", "libdevharness_faulty_%s.so" % fault)
+    if not os.path.exists(lib):
+        return fault, None, "", ""
+    # 3 s as the issue asks; sanitizer builds run several times slower, so only the
+    # hang case keeps 3 s there (its report must say "timed out after 3 s")
+    slow = any(k in os.environ for k in ("ASAN_OPTIONS", "DEVHARNESS_UNDER_VALGRIND"))
+    timeout = os.environ.get("DH_FAULTY_TIMEOUT", "10" if slow and fault != "hang" else "3")
+    p = subprocess.run([os.environ["DEVHARNESS"], "conformance", "--plugin", lib, "--timeout", timeout,
+                        "--device", "faulty_%s:0" % fault],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
+    return fault, p.returncode, p.stdout, p.stderr
+
+
+def main():
+    if not os.environ.get("DEVHARNESS") or not os.path.exists(os.environ["DEVHARNESS"]):
+        print("1..0 # SKIP DEVHARNESS not set or missing")
+        return 0
+    print("1..%d" % (len(FAULTS) * 3 + 2))
+    jobs = int(os.environ.get("DH_FAULTY_JOBS", "2"))
+    with ThreadPoolExecutor(max_workers=jobs) as ex:
+        outs = list(ex.map(run, sorted(FAULTS)))
+    for fault, rc, out, err in outs:
+        clause, needle = FAULTS[fault]
+        if rc is None:
+            for _ in range(3):
+                skip("faulty_%s" % fault, "plugin not built (sim core missing?)")
+            continue
+        plan, res = parse(out)
+        bad = sorted({cid for good, cid, _ in res if not good})
+        ok(bad == [clause], "faulty_%s: failed clauses are exactly [%s] (got %s)" % (fault, clause, bad),
+           out + err)
+        ok(rc == 1, "faulty_%s: exit code 1 (got %s)" % (fault, rc), err)
+        said = needle in out
+        if not said and fault == "segv":  # under ASan the SEGV handler exits 1 after its report
+            said = re.search(r"# crashed: exit status \d+", out) and "AddressSanitizer: SEGV" in out
+        ok(plan is not None and len(res) == plan and plan >= 60 and said,
+           "faulty_%s: all %s clauses reported and the report says %r" % (fault, plan, needle), out)
+    # crash and hang isolation: the clauses after the broken one still ran and passed
+    for fault, rc, out, err in outs:
+        if fault not in ("segv", "hang"):
+            continue
+        if rc is None:
+            skip("faulty_%s isolation" % fault, "plugin not built")
+            continue
+        plan, res = parse(out)
+        ids = [cid for _, cid, _ in res]
+        clause = FAULTS[fault][0]
+        after = res[ids.index(clause) + 1:] if clause in ids else []
+        ok(len(after) > 5 and all(good for good, _, _ in after),
+           "faulty_%s: the %d clauses after %s still ran and passed" % (fault, len(after), clause), out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

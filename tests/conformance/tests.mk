@@ -1,0 +1,25 @@
+# tests/conformance/tests.mk — proof of power of the conformance suite.
+#
+# Faulty backends: each is the sim core (SIM_CORE_SRCS, backends/sim/backend.mk) plus
+# one tests/conformance/faulty_<x>.c breaking exactly one clause. They are built into
+# $(TESTDIR)/conformance/ (NOT the plugin folder, so default discovery never loads
+# them) and run by tests/conformance/*.t with `--plugin`.
+CONF_FAULTS := wrongbyte ignoreoffset hostread nowait earlysync overlap existerr errkind \
+    wsleak segv hang attrtype setdevkind freenull negzero perthread oomkind initcrash
+CONF_FAULTY_DIR := $(TESTDIR)/conformance
+CONF_FAULTY_LIBS := $(foreach f,$(CONF_FAULTS),$(CONF_FAULTY_DIR)/libdevharness_faulty_$(f).so)
+
+ifneq ($(SIM_CORE_SRCS),)
+define dc_faulty_rule
+$(CONF_FAULTY_DIR)/libdevharness_faulty_$(1).so: $(call obj,$(SIM_CORE_SRCS) tests/conformance/faulty_$(1).c) $(RUNTIME_LIB)
+	@mkdir -p $$(@D)
+	$$(CC) -shared $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) -L$(LIBDIR) -ldevharness \
+	    -Wl,-rpath,'$$$$ORIGIN/../../lib'
+endef
+$(foreach f,$(CONF_FAULTS),$(eval $(call dc_faulty_rule,$(f))))
+ALL_TARGETS += $(CONF_FAULTY_LIBS)
+endif
+
+TEST_SCRIPTS += tests/conformance/faulty.t tests/conformance/suite.t
+.PHONY: conformance-faulty
+conformance-faulty: $(CONF_FAULTY_LIBS)
