@@ -1,0 +1,50 @@
+/*
+ * backends/vulkan/vulkan_backend.c — the Vulkan backend's dh_backend_t table and
+ * dh_backend_entry, the plugin's only exported symbol (backend.h). The entries live in
+ * the other vulkan_*.c files; see vulkan_internal.h for the design.
+ */
+#include "vulkan_internal.h"
+
+/*===========================================================================
+ * Entry
+ *===========================================================================*/
+static const dh_backend_t k_backend = {
+    .struct_size = sizeof(dh_backend_t),
+    .abi_major = DH_BACKEND_ABI_MAJOR,
+    .abi_minor = DH_BACKEND_ABI_MINOR,
+    .name = "vulkan",
+    .description = "Vulkan compute through the Vulkan loader (buffers, timeline-semaphore streams, "
+                   "SPIR-V noop/fill)",
+    .device_type = kDLVulkan,
+    .caps = DH_CAP_ASYNC_COPY | DH_CAP_EVENT_TIMING | DH_CAP_PINNED_HOST,
+    .target_kind = "vulkan",
+    .init = dh_vk_init,
+    .shutdown = dh_vk_shutdown,
+    .unavailable_reason = dh_vk_unavailable_reason,
+    .get_attr = dh_vk_get_attr,
+    .get_target_property = dh_vk_get_target_property,
+    .set_device = dh_vk_set_device,
+    .alloc_data_space = dh_vk_alloc_data_space,
+    .free_data_space = dh_vk_free_data_space,
+    .alloc_workspace = dh_vk_alloc_workspace,
+    .free_workspace = dh_vk_free_workspace,
+    .alloc_host = dh_vk_alloc_host,
+    .free_host = dh_vk_free_host,
+    .copy_data_from_to = dh_vk_copy_data_from_to,
+    .create_stream = dh_vk_create_stream,
+    .free_stream = dh_vk_free_stream,
+    .set_stream = dh_vk_set_stream,
+    .get_current_stream = dh_vk_get_current_stream,
+    .stream_sync = dh_vk_stream_sync,
+    .sync_stream_from_to = dh_vk_sync_stream_from_to,
+    .functions = dh_vk_functions,
+    .num_functions = sizeof dh_vk_functions / sizeof dh_vk_functions[0],
+    .event_create = dh_vk_event_create,
+    .event_record = dh_vk_event_record,
+    .event_elapsed_ms = dh_vk_event_elapsed_ms,
+    .event_free = dh_vk_event_free,
+    .raw = &dh_vk_raw,
+};
+
+const dh_backend_t* dh_backend_entry(void);
+__attribute__((visibility("default"))) const dh_backend_t* dh_backend_entry(void) { return &k_backend; }

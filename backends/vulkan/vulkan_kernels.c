@@ -1,0 +1,233 @@
+/*
+ * backends/vulkan/vulkan_kernels.c — kernels: the compute shaders (shaders/NAME.comp, compiled
+ * by glslc at build time to $(BUILD)/gen/vulkan/NAME.spv.inc), their pipelines (built
+ * lazily once per device) and the module functions noop, fill, echo, raise (backend.h).
+ */
+#include "vulkan_internal.h"
+
+/*===========================================================================
+ * Embedded SPIR-V (built by glslc, see backend.mk)
+ *===========================================================================*/
+static const uint32_t k_spv_noop[] = {
+#include "noop.spv.inc"
+};
+static const uint32_t k_spv_fill[] = {
+#include "fill.spv.inc"
+};
+
+/*===========================================================================
+ * Pipelines (lazy, once per device)
+ *===========================================================================*/
+static int make_pipeline(dhvk_device_t* d, const uint32_t* code, size_t size, VkPipeline* out) {
+  VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+                                 .codeSize = size,
+                                 .pCode = code};
+  VkShaderModule mod;
+  VkResult r = dh_vk_fn.vkCreateShaderModule(d->device, &mi, NULL, &mod);
+  if (r != VK_SUCCESS) return dh_vk_fail(r, "vkCreateShaderModule");
+  VkComputePipelineCreateInfo ci = {
+      .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+      .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                .module = mod,
+                .pName = "main"},
+      .layout = d->layout};
+  r = dh_vk_fn.vkCreateComputePipelines(d->device, VK_NULL_HANDLE, 1, &ci, NULL, out);
+  dh_vk_fn.vkDestroyShaderModule(d->device, mod, NULL);
+  if (r != VK_SUCCESS) return dh_vk_fail(r, "vkCreateComputePipelines");
+  return 0;
+}
+
+int dh_vk_ensure_pipelines(dhvk_device_t* d) {
+  pthread_mutex_lock(&d->lock);
+  int rc = 0;
+  if (d->pipelines_ready) goto out;
+  VkResult r;
+  if (!d->dsl) {
+    VkDescriptorSetLayoutBinding b = {.binding = 0,
+                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                      .descriptorCount = 1,
+                                      .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+    VkDescriptorSetLayoutCreateInfo li = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 1, .pBindings = &b};
+    r = dh_vk_fn.vkCreateDescriptorSetLayout(d->device, &li, NULL, &d->dsl);
+    if (r != VK_SUCCESS) { rc = dh_vk_fail(r, "vkCreateDescriptorSetLayout"); goto out; }
+  }
+  if (!d->layout) {
+    VkPushConstantRange pc = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .offset = 0, .size = 16};
+    VkPipelineLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                     .setLayoutCount = 1,
+                                     .pSetLayouts = &d->dsl,
+                                     .pushConstantRangeCount = 1,
+                                     .pPushConstantRanges = &pc};
+    r = dh_vk_fn.vkCreatePipelineLayout(d->device, &li, NULL, &d->layout);
+    if (r != VK_SUCCESS) { rc = dh_vk_fail(r, "vkCreatePipelineLayout"); goto out; }
+  }
+  if (!d->pipe_noop && (rc = make_pipeline(d, k_spv_noop, sizeof k_spv_noop, &d->pipe_noop))) goto out;
+  if (!d->pipe_fill && (rc = make_pipeline(d, k_spv_fill, sizeof k_spv_fill, &d->pipe_fill))) goto out;
+  d->pipelines_ready = 1;
+out:
+  pthread_mutex_unlock(&d->lock);
+  return rc;
+}
+
+/* At shutdown (device idle). */
+void dh_vk_pipelines_destroy(dhvk_device_t* d) {
+  if (d->pipe_noop) dh_vk_fn.vkDestroyPipeline(d->device, d->pipe_noop, NULL);
+  if (d->pipe_fill) dh_vk_fn.vkDestroyPipeline(d->device, d->pipe_fill, NULL);
+  if (d->layout) dh_vk_fn.vkDestroyPipelineLayout(d->device, d->layout, NULL);
+  if (d->dsl) dh_vk_fn.vkDestroyDescriptorSetLayout(d->device, d->dsl, NULL);
+}
+
+/*===========================================================================
+ * Module functions
+ *===========================================================================*/
+
+static int fn_noop(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
+  (void)self;
+  if (n < 1 || args[0].type_index != DH_TYPE_DEVICE)
+    return dh_error_set("TypeError", "vulkan.noop(Device dev): argument 0 must be a Device, got %s",
+                        n < 1 ? "nothing" : dh_type_index_name(args[0].type_index));
+  DLDevice dev = args[0].v_device;
+  dhvk_device_t* d = NULL;
+  if (dh_vk_check_dev(dev, &d) || dh_vk_ensure_pipelines(d)) return -1;
+  dhvk_stream_t* s = dh_vk_current_stream(d, dev.device_id);
+  dhvk_sub_t sub = {0};
+  pthread_mutex_lock(&s->lock);
+  int rc = dh_vk_stream_begin(d, s, &sub.cb);
+  if (!rc) {
+    dh_vk_fn.vkCmdBindPipeline(sub.cb, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipe_noop);
+    dh_vk_fn.vkCmdDispatch(sub.cb, 1, 1, 1);
+    rc = dh_vk_stream_submit(d, s, &sub);
+  }
+  pthread_mutex_unlock(&s->lock);
+  if (rv) *rv = dh_any_none();
+  return rc ? -1 : dh_vk_val_check();
+}
+
+/* Queues one fill dispatch over bytes [off, off + nbytes) of b on s; the bound range
+ * (from off rounded down to minStorageBufferOffsetAlignment) must fit
+ * maxStorageBufferRange. */
+static int fill_chunk(dhvk_device_t* d, dhvk_stream_t* s, dhvk_buf_t* b, size_t off, size_t nbytes,
+                      uint32_t value) {
+  VkDeviceSize align = d->props.limits.minStorageBufferOffsetAlignment;
+  if (align < 4) align = 4;
+  VkDeviceSize bind_off = off / align * align;
+  VkDeviceSize range = off + nbytes - bind_off;
+  uint32_t pc[4] = {(uint32_t)((off - bind_off) / 4), (uint32_t)(nbytes / 4), value, 0};
+  uint32_t groups = (pc[1] + 63) / 64;
+  uint32_t max_groups = d->props.limits.maxComputeWorkGroupCount[0];
+  if (groups > 4096) groups = 4096;
+  if (groups > max_groups) groups = max_groups;
+  dhvk_sub_t sub = {0};
+  pthread_mutex_lock(&s->lock);
+  int rc = dh_vk_stream_begin(d, s, &sub.cb);
+  if (!rc) {
+    VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                      .descriptorPool = s->dpool,
+                                      .descriptorSetCount = 1,
+                                      .pSetLayouts = &d->dsl};
+    VkResult r = dh_vk_fn.vkAllocateDescriptorSets(d->device, &ai, &sub.ds);
+    if (r != VK_SUCCESS) {
+      sub.ds = VK_NULL_HANDLE;
+      dh_vk_fn.vkEndCommandBuffer(sub.cb);
+      s->free_cbs[s->num_free_cbs++] = sub.cb;
+      rc = dh_vk_fail(r, "vkAllocateDescriptorSets");
+    } else {
+      VkDescriptorBufferInfo bi = {.buffer = b->buffer, .offset = bind_off, .range = range};
+      VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                .dstSet = sub.ds,
+                                .dstBinding = 0,
+                                .descriptorCount = 1,
+                                .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                .pBufferInfo = &bi};
+      dh_vk_fn.vkUpdateDescriptorSets(d->device, 1, &w, 0, NULL);
+      dh_vk_fn.vkCmdBindPipeline(sub.cb, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipe_fill);
+      dh_vk_fn.vkCmdBindDescriptorSets(sub.cb, VK_PIPELINE_BIND_POINT_COMPUTE, d->layout, 0, 1, &sub.ds, 0,
+                              NULL);
+      dh_vk_fn.vkCmdPushConstants(sub.cb, d->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, pc);
+      dh_vk_fn.vkCmdDispatch(sub.cb, groups, 1, 1);
+      rc = dh_vk_stream_submit(d, s, &sub);
+    }
+  }
+  pthread_mutex_unlock(&s->lock);
+  return rc;
+}
+
+static int fn_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
+  (void)self;
+  if (n < 2 || args[0].type_index != DH_TYPE_DL_TENSOR_PTR || args[1].type_index != DH_TYPE_INT)
+    return dh_error_set("TypeError",
+                        "vulkan.fill(DLTensorPtr dst, Int value): got %d argument%s (%s, %s)", (int)n,
+                        n == 1 ? "" : "s", n > 0 ? dh_type_index_name(args[0].type_index) : "-",
+                        n > 1 ? dh_type_index_name(args[1].type_index) : "-");
+  const DLTensor* t = args[0].v_ptr;
+  if (!t) return dh_error_set("TypeError", "vulkan.fill: dst is a NULL DLTensor");
+  dhvk_device_t* d = NULL;
+  if (dh_vk_check_dev(t->device, &d)) return -1;
+  int dev = t->device.device_id;
+  dhvk_buf_t* b = NULL;
+  if (dh_vk_check_buf(t->data, dev, "vulkan.fill: dst->data", &b)) return -1;
+  if (!dh_tensor_is_contiguous(t)) return dh_error_set("ValueError", "vulkan.fill: dst is not contiguous");
+  size_t nbytes;
+  if (dh_tensor_nbytes(t, &nbytes)) return -1;
+  size_t off = (size_t)t->byte_offset;
+  if (off % 4 || nbytes % 4)
+    return dh_error_set("ValueError",
+                        "vulkan.fill: byte_offset (%zu) and nbytes (%zu) must be multiples of 4", off,
+                        nbytes);
+  if (dh_vk_range_check(b, off, nbytes, "vulkan.fill: dst")) return -1;
+  if (rv) *rv = dh_any_none();
+  if (nbytes == 0) return 0;
+  if (dh_vk_ensure_pipelines(d)) return -1;
+  /* One dispatch per chunk that fits a storage-buffer descriptor (maxStorageBufferRange). */
+  VkDeviceSize align = d->props.limits.minStorageBufferOffsetAlignment;
+  if (align < 4) align = 4;
+  VkDeviceSize max_range = d->props.limits.maxStorageBufferRange;
+  size_t chunk = max_range > 2 * align ? (size_t)((max_range - align) / 4 * 4) : 4;
+  dhvk_stream_t* s = dh_vk_current_stream(d, dev);
+  for (size_t done = 0; done < nbytes;) {
+    size_t len = nbytes - done < chunk ? nbytes - done : chunk;
+    if (fill_chunk(d, s, b, off + done, len, (uint32_t)args[1].v_int64)) return -1;
+    done += len;
+  }
+  return dh_vk_val_check();
+}
+
+static int fn_echo(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
+  (void)self;
+  if (n < 1 || args[0].type_index != DH_TYPE_INT)
+    return dh_error_set("TypeError", "vulkan.echo(Int index, any...): argument 0 must be Int, got %s",
+                        n < 1 ? "nothing" : dh_type_index_name(args[0].type_index));
+  int64_t i = args[0].v_int64;
+  if (i < 0 || i >= (int64_t)n - 1)
+    return dh_error_set("IndexError", "vulkan.echo: index %" PRId64 " out of range (%d argument%s after it)",
+                        i, (int)n - 1, n - 1 == 1 ? "" : "s");
+  *rv = args[1 + i];
+  return 0;
+}
+
+static const char* any_str(const dh_any_t* a, char* buf) {
+  if (a->type_index == DH_TYPE_RAW_STR) return a->v_c_str;
+  if (a->type_index == DH_TYPE_SMALL_STR) {
+    memcpy(buf, a->v_bytes, 8);
+    buf[a->small_str_len < 8 ? a->small_str_len : 7] = 0;
+    return buf;
+  }
+  return NULL;
+}
+
+static int fn_raise(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
+  (void)self;
+  (void)rv;
+  char b0[9], b1[9];
+  const char* kind = n >= 1 ? any_str(&args[0], b0) : NULL;
+  const char* msg = n >= 2 ? any_str(&args[1], b1) : NULL;
+  if (!kind || !msg)
+    return dh_error_set("TypeError", "vulkan.raise(RawStr kind, RawStr message): got %d argument%s",
+                        (int)n, n == 1 ? "" : "s");
+  return dh_error_set(kind, "%s", msg);
+}
+
+const dh_backend_function_t dh_vk_functions[] = {
+    {DH_FUNC_NOOP, fn_noop}, {DH_FUNC_FILL, fn_fill}, {DH_FUNC_ECHO, fn_echo}, {DH_FUNC_RAISE, fn_raise}};

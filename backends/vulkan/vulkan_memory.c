@@ -1,0 +1,452 @@
+/*
+ * backends/vulkan/vulkan_memory.c — memory: buffers (VkBuffer + its own VkDeviceMemory),
+ * memory-type choice, the per-device staging cache, data space, pooled workspaces,
+ * pinned host memory (alloc_host) and copy_data_from_to (staging, deferred D2H memcpy,
+ * device writes into pinned memory). See vulkan_internal.h (Memory, Copies).
+ */
+#include "vulkan_internal.h"
+
+/*===========================================================================
+ * Handles and memory types
+ *===========================================================================*/
+int dh_vk_check_buf(const void* p, int dev, const char* what, dhvk_buf_t** out) {
+  const dhvk_buf_t* b = p;
+  if (!b) return dh_error_set("ValueError", "%s is NULL", what);
+  if (b->magic != DHVK_BUF_MAGIC)
+    return dh_error_set("ValueError", "%s %p is not a vulkan data-space handle", what, p);
+  if (dev >= 0 && b->dev != dev)
+    return dh_error_set("ValueError", "%s belongs to vulkan:%d, not vulkan:%d", what, b->dev, dev);
+  *out = (dhvk_buf_t*)b;
+  return 0;
+}
+
+static uint32_t find_type(const VkPhysicalDeviceMemoryProperties* m, uint32_t bits,
+                          VkMemoryPropertyFlags want) {
+  for (uint32_t i = 0; i < m->memoryTypeCount; i++)
+    if ((bits & (1u << i)) && (m->memoryTypes[i].propertyFlags & want) == want) return i;
+  return UINT32_MAX;
+}
+
+/*===========================================================================
+ * Buffers
+ *===========================================================================*/
+/* host: 1 = HOST_VISIBLE|HOST_COHERENT mapped (staging / pinned), 0 = device-local. */
+int dh_vk_buf_create(dhvk_device_t* d, int dev, size_t nbytes, int host, dhvk_buf_t** out) {
+  dhvk_buf_t* b = calloc(1, sizeof *b);
+  if (!b) return dh_error_set("OutOfMemoryError", "out of host memory for a buffer record");
+  b->magic = DHVK_BUF_MAGIC;
+  b->dev = dev;
+  b->size = nbytes;
+  if (nbytes == 0 && !host) {
+    *out = b;
+    return 0;
+  }
+  size_t alloc_bytes = nbytes ? nbytes : 4;
+  b->cap = alloc_bytes;
+  VkDeviceSize heap_max = 0;
+  for (uint32_t i = 0; i < d->mem.memoryHeapCount; i++)
+    if (d->mem.memoryHeaps[i].size > heap_max) heap_max = d->mem.memoryHeaps[i].size;
+  if ((d->max_alloc && alloc_bytes > d->max_alloc) || alloc_bytes > heap_max) {
+    free(b);
+    return dh_error_set("OutOfMemoryError",
+                        "cannot allocate %zu bytes on vulkan:%d: maxMemoryAllocationSize is %" PRIu64
+                        " bytes, largest heap %" PRIu64 " bytes",
+                        nbytes, dev, (uint64_t)d->max_alloc, (uint64_t)heap_max);
+  }
+  VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                           .size = alloc_bytes,
+                           .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                    VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                           .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+  VkResult r = dh_vk_fn.vkCreateBuffer(d->device, &bi, NULL, &b->buffer);
+  if (r != VK_SUCCESS) {
+    free(b);
+    return dh_vk_fail(r, "vkCreateBuffer");
+  }
+  VkMemoryRequirements req;
+  dh_vk_fn.vkGetBufferMemoryRequirements(d->device, b->buffer, &req);
+  VkMemoryPropertyFlags want = host ? (VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)
+                                    : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  uint32_t type = find_type(&d->mem, req.memoryTypeBits, want);
+  if (type == UINT32_MAX && !host) type = find_type(&d->mem, req.memoryTypeBits, 0);
+  if (type == UINT32_MAX) {
+    dh_vk_fn.vkDestroyBuffer(d->device, b->buffer, NULL);
+    free(b);
+    return dh_error_set("RuntimeError", "vulkan:%d has no %s memory type for a buffer", dev,
+                        host ? "HOST_VISIBLE|HOST_COHERENT" : "usable");
+  }
+  VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                             .allocationSize = req.size,
+                             .memoryTypeIndex = type};
+  r = dh_vk_fn.vkAllocateMemory(d->device, &ai, NULL, &b->memory);
+  if (r != VK_SUCCESS) {
+    dh_vk_fn.vkDestroyBuffer(d->device, b->buffer, NULL);
+    free(b);
+    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
+      return dh_error_set("OutOfMemoryError", "cannot allocate %zu bytes on vulkan:%d: %s",
+                          nbytes, dev, dh_vk_result_name(r));
+    return dh_vk_fail(r, "vkAllocateMemory");
+  }
+  r = dh_vk_fn.vkBindBufferMemory(d->device, b->buffer, b->memory, 0);
+  if (r == VK_SUCCESS && host) r = dh_vk_fn.vkMapMemory(d->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped);
+  if (r != VK_SUCCESS) {
+    dh_vk_fn.vkDestroyBuffer(d->device, b->buffer, NULL);
+    dh_vk_fn.vkFreeMemory(d->device, b->memory, NULL);
+    free(b);
+    return dh_vk_fail(r, host ? "vkBindBufferMemory/vkMapMemory" : "vkBindBufferMemory");
+  }
+  *out = b;
+  return 0;
+}
+
+void dh_vk_buf_destroy(dhvk_device_t* d, dhvk_buf_t* b) {
+  if (!b) return;
+  if (b->buffer) dh_vk_fn.vkDestroyBuffer(d->device, b->buffer, NULL);
+  if (b->memory) dh_vk_fn.vkFreeMemory(d->device, b->memory, NULL); /* implicitly unmaps */
+  b->magic = 0;
+  free(b);
+}
+
+/*===========================================================================
+ * Staging cache: host-visible buffers are expensive to create and first touch (page
+ * faults on every use of fresh memory), so retired ones are kept per device, up to
+ * DHVK_STAGING_CACHE bytes, and reused for copies of up to their size. Capacities are
+ * powers of two from 64 KiB.
+ *===========================================================================*/
+#define DHVK_STAGING_MIN ((size_t)64 << 10)
+#define DHVK_STAGING_CACHE ((size_t)256 << 20)
+
+int dh_vk_staging_get(dhvk_device_t* d, int dev, size_t nbytes, dhvk_buf_t** out) {
+  size_t cap = DHVK_STAGING_MIN;
+  while (cap < nbytes && cap < ((size_t)1 << 62)) cap <<= 1;
+  if (d->max_alloc && cap > d->max_alloc) cap = nbytes;
+  pthread_mutex_lock(&d->staging_lock);
+  dhvk_buf_t **best = NULL, **pp;
+  for (pp = &d->staging_free; *pp; pp = &(*pp)->next)
+    if ((*pp)->size >= nbytes && (*pp)->size <= 2 * cap && (!best || (*pp)->size < (*best)->size))
+      best = pp;
+  if (best) {
+    dhvk_buf_t* b = *best;
+    *best = b->next;
+    b->next = NULL;
+    d->staging_bytes -= b->size;
+    pthread_mutex_unlock(&d->staging_lock);
+    *out = b;
+    return 0;
+  }
+  pthread_mutex_unlock(&d->staging_lock);
+  return dh_vk_buf_create(d, dev, cap, 1, out);
+}
+
+void dh_vk_staging_put(dhvk_device_t* d, dhvk_buf_t* b) {
+  if (!b) return;
+  pthread_mutex_lock(&d->staging_lock);
+  if (b->size <= DHVK_STAGING_CACHE) {
+    /* evict others until it fits */
+    while (d->staging_free && d->staging_bytes + b->size > DHVK_STAGING_CACHE) {
+      dhvk_buf_t* old = d->staging_free;
+      d->staging_free = old->next;
+      d->staging_bytes -= old->size;
+      dh_vk_buf_destroy(d, old);
+    }
+    b->next = d->staging_free;
+    d->staging_free = b;
+    d->staging_bytes += b->size;
+    b = NULL;
+  }
+  pthread_mutex_unlock(&d->staging_lock);
+  dh_vk_buf_destroy(d, b);
+}
+
+/*===========================================================================
+ * Memory
+ *===========================================================================*/
+int dh_vk_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment, DLDataType hint,
+                               void** out) {
+  (void)hint;
+  dhvk_device_t* d = NULL;
+  if (!out) return dh_error_set("ValueError", "alloc_data_space: out_ptr is NULL");
+  *out = NULL;
+  if (dh_vk_check_dev(dev, &d)) return -1;
+  if (alignment & (alignment - 1))
+    return dh_error_set("ValueError", "alignment %zu is not a power of two", alignment);
+  dhvk_buf_t* b = NULL;
+  if (dh_vk_buf_create(d, dev.device_id, nbytes, 0, &b)) return -1;
+  if (dh_vk_val_check()) {
+    dh_vk_buf_destroy(d, b);
+    return -1;
+  }
+  *out = b;
+  return 0;
+}
+
+
+int dh_vk_free_data_space(DLDevice dev, void* ptr) {
+  dhvk_device_t* d = NULL;
+  if (dh_vk_check_dev(dev, &d)) return -1;
+  if (!ptr) return 0;
+  dhvk_buf_t* b = NULL;
+  if (dh_vk_check_buf(ptr, dev.device_id, "free_data_space: ptr", &b)) return -1;
+  if (b->buffer && dh_vk_device_wait_all(d)) return -1;
+  dh_vk_buf_destroy(d, b);
+  return dh_vk_val_check();
+}
+
+/* Workspaces: data-space buffers recycled through a per-device pool (as TVM's
+ * WorkspacePool): free_workspace waits for the device's queued work (like
+ * free_data_space), then keeps the buffer, up to DHVK_WS_CACHE bytes in all;
+ * alloc_workspace reuses a pooled buffer of at least nbytes and at most twice that. */
+#define DHVK_WS_CACHE ((size_t)64 << 20)
+
+int dh_vk_alloc_workspace(DLDevice dev, size_t nbytes, DLDataType hint, void** out) {
+  dhvk_device_t* d = NULL;
+  if (!out) return dh_error_set("ValueError", "alloc_workspace: out_ptr is NULL");
+  *out = NULL;
+  if (dh_vk_check_dev(dev, &d)) return -1;
+  if (nbytes > 0) {
+    size_t want_max = 2 * (nbytes < 4096 ? 4096 : nbytes);
+    pthread_mutex_lock(&d->ws_lock);
+    dhvk_buf_t **best = NULL, **pp;
+    for (pp = &d->ws_free; *pp; pp = &(*pp)->next)
+      if ((*pp)->cap >= nbytes && (*pp)->cap <= want_max && (!best || (*pp)->cap < (*best)->cap))
+        best = pp;
+    dhvk_buf_t* b = NULL;
+    if (best) {
+      b = *best;
+      *best = b->next;
+      b->next = NULL;
+      d->ws_bytes -= b->cap;
+      b->size = nbytes;
+    }
+    pthread_mutex_unlock(&d->ws_lock);
+    if (b) {
+      *out = b;
+      return 0;
+    }
+  }
+  return dh_vk_alloc_data_space(dev, nbytes, DH_TEMP_ALLOC_ALIGNMENT, hint, out);
+}
+
+int dh_vk_free_workspace(DLDevice dev, void* ptr) {
+  dhvk_device_t* d = NULL;
+  if (dh_vk_check_dev(dev, &d)) return -1;
+  if (!ptr) return 0;
+  dhvk_buf_t* b = NULL;
+  if (dh_vk_check_buf(ptr, dev.device_id, "free_workspace: ptr", &b)) return -1;
+  if (!b->buffer || b->cap > DHVK_WS_CACHE) return dh_vk_free_data_space(dev, ptr);
+  if (dh_vk_device_wait_all(d)) return -1;
+  pthread_mutex_lock(&d->ws_lock);
+  while (d->ws_free && d->ws_bytes + b->cap > DHVK_WS_CACHE) {
+    dhvk_buf_t* old = d->ws_free;
+    d->ws_free = old->next;
+    d->ws_bytes -= old->cap;
+    dh_vk_buf_destroy(d, old);
+  }
+  b->next = d->ws_free;
+  d->ws_free = b;
+  d->ws_bytes += b->cap;
+  pthread_mutex_unlock(&d->ws_lock);
+  return dh_vk_val_check();
+}
+
+int dh_vk_alloc_host(DLDevice dev, size_t nbytes, void** out) {
+  dhvk_device_t* d = NULL;
+  if (!out) return dh_error_set("ValueError", "alloc_host: out_ptr is NULL");
+  *out = NULL;
+  if (dh_vk_check_dev(dev, &d)) return -1;
+  dhvk_buf_t* b = NULL;
+  if (dh_vk_buf_create(d, dev.device_id, nbytes, 1, &b)) return -1;
+  pthread_mutex_lock(&d->pinned_lock);
+  b->next = d->pinned;
+  d->pinned = b;
+  pthread_mutex_unlock(&d->pinned_lock);
+  *out = b->mapped;
+  return 0;
+}
+
+int dh_vk_free_host(DLDevice dev, void* ptr) {
+  dhvk_device_t* d = NULL;
+  if (dh_vk_check_dev(dev, &d)) return -1;
+  if (!ptr) return 0;
+  pthread_mutex_lock(&d->pinned_lock);
+  dhvk_buf_t** pp = &d->pinned;
+  while (*pp && (*pp)->mapped != ptr) pp = &(*pp)->next;
+  dhvk_buf_t* b = *pp;
+  if (b) *pp = b->next;
+  pthread_mutex_unlock(&d->pinned_lock);
+  if (!b) return dh_error_set("ValueError", "free_host: %p was not returned by alloc_host on vulkan:%d",
+                              ptr, (int)dev.device_id);
+  /* a D2H copy may still be writing into it (see pinned_find) */
+  if (dh_vk_device_wait_all(d)) return -1;
+  dh_vk_buf_destroy(d, b);
+  return 0;
+}
+
+/*===========================================================================
+ * Copies
+ *===========================================================================*/
+void dh_vk_cmd_host_barrier(VkCommandBuffer cb) {
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                        .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+  dh_vk_fn.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb,
+                       0, NULL, 0, NULL);
+}
+
+int dh_vk_range_check(const dhvk_buf_t* b, size_t off, size_t n, const char* what) {
+  if (off > b->size || n > b->size - off)
+    return dh_error_set("ValueError",
+                        "%s range [%zu, %zu) is outside the %" PRIu64 "-byte vulkan buffer", what,
+                        off, off + n, (uint64_t)b->size);
+  return 0;
+}
+
+/* The pinned (alloc_host) buffer holding host bytes [p, p + n), or NULL. A D2H copy
+ * into pinned memory is written there by the device directly (no staging, no
+ * deferred memcpy); free_host waits for the device first. */
+static dhvk_buf_t* pinned_find(dhvk_device_t* d, const void* p, size_t n, size_t* out_off) {
+  dhvk_buf_t* hit = NULL;
+  pthread_mutex_lock(&d->pinned_lock);
+  for (dhvk_buf_t* b = d->pinned; b; b = b->next) {
+    uintptr_t lo = (uintptr_t)b->mapped, q = (uintptr_t)p;
+    if (q >= lo && q - lo <= b->size && n <= b->size - (q - lo)) {
+      *out_off = q - lo;
+      hit = b;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&d->pinned_lock);
+  return hit;
+}
+
+/* One queued copy on stream s of device d. Kinds: 0 H2D, 1 D2H, 2 D2D. */
+static int enqueue_copy(dhvk_device_t* d, dhvk_stream_t* s, int kind, const void* host_src,
+                        void* host_dst, dhvk_buf_t* src, size_t src_off, dhvk_buf_t* dst,
+                        size_t dst_off, size_t nbytes) {
+  dhvk_sub_t sub = {0};
+  size_t pin_off = 0;
+  dhvk_buf_t* pin = (kind == 1 && d->pinned) ? pinned_find(d, host_dst, nbytes, &pin_off) : NULL;
+  if (pin) {
+    kind = 2; /* device -> pinned buffer */
+    dst = pin;
+    dst_off = pin_off;
+  }
+  if (kind != 2 && dh_vk_staging_get(d, s->dev, nbytes, &sub.staging)) return -1;
+  if (kind == 0) memcpy(sub.staging->mapped, host_src, nbytes);
+  pthread_mutex_lock(&s->lock);
+  if (dh_vk_stream_begin(d, s, &sub.cb)) {
+    pthread_mutex_unlock(&s->lock);
+    dh_vk_staging_put(d, sub.staging);
+    return -1;
+  }
+  VkBufferCopy region = {.size = nbytes};
+  if (kind == 0) {
+    region.srcOffset = 0;
+    region.dstOffset = dst_off;
+    dh_vk_fn.vkCmdCopyBuffer(sub.cb, sub.staging->buffer, dst->buffer, 1, &region);
+  } else if (kind == 1) {
+    region.srcOffset = src_off;
+    region.dstOffset = 0;
+    dh_vk_fn.vkCmdCopyBuffer(sub.cb, src->buffer, sub.staging->buffer, 1, &region);
+    dh_vk_cmd_host_barrier(sub.cb);
+    sub.host_dst = host_dst;
+    sub.host_nbytes = nbytes;
+  } else {
+    region.srcOffset = src_off;
+    region.dstOffset = dst_off;
+    dh_vk_fn.vkCmdCopyBuffer(sub.cb, src->buffer, dst->buffer, 1, &region);
+    if (pin) dh_vk_cmd_host_barrier(sub.cb);
+  }
+  int rc = dh_vk_stream_submit(d, s, &sub);
+  pthread_mutex_unlock(&s->lock);
+  return rc;
+}
+
+int dh_vk_copy_data_from_to(const void* from, size_t from_offset, void* to, size_t to_offset,
+                                size_t nbytes, DLDevice dev_from, DLDevice dev_to,
+                                DLDataType hint, dh_stream_t stream) {
+  (void)hint;
+  int from_host = dev_from.device_type == kDLCPU || dev_from.device_type == kDLCUDAHost;
+  int to_host = dev_to.device_type == kDLCPU || dev_to.device_type == kDLCUDAHost;
+  if (!from_host && dev_from.device_type != kDLVulkan)
+    return dh_error_set("ValueError", "copy source device type %d is neither CPU nor vulkan",
+                        (int)dev_from.device_type);
+  if (!to_host && dev_to.device_type != kDLVulkan)
+    return dh_error_set("ValueError", "copy destination device type %d is neither CPU nor vulkan",
+                        (int)dev_to.device_type);
+  if (!from) return dh_error_set("ValueError", "copy source pointer is NULL");
+  if (!to) return dh_error_set("ValueError", "copy destination pointer is NULL");
+  if (from_host && to_host) {
+    if (nbytes) memmove((char*)to + to_offset, (const char*)from + from_offset, nbytes);
+    return 0;
+  }
+  dhvk_device_t *df = NULL, *dt = NULL;
+  dhvk_buf_t *bf = NULL, *bt = NULL;
+  if (!from_host) {
+    if (dh_vk_check_dev(dev_from, &df) || dh_vk_check_buf(from, dev_from.device_id, "copy source", &bf) ||
+        dh_vk_range_check(bf, from_offset, nbytes, "copy source"))
+      return -1;
+  }
+  if (!to_host) {
+    if (dh_vk_check_dev(dev_to, &dt) || dh_vk_check_buf(to, dev_to.device_id, "copy destination", &bt) ||
+        dh_vk_range_check(bt, to_offset, nbytes, "copy destination"))
+      return -1;
+  }
+  DLDevice sdev = from_host ? dev_to : dev_from;
+  dhvk_device_t* d = from_host ? dt : df;
+  dhvk_stream_t* s = NULL;
+  if (dh_vk_resolve_stream(d, sdev.device_id, stream, &s)) return -1;
+  if (nbytes == 0) return 0;
+  int rc;
+  if (from_host) {
+    rc = enqueue_copy(d, s, 0, (const char*)from + from_offset, NULL, NULL, 0, bt, to_offset, nbytes);
+  } else if (to_host) {
+    rc = enqueue_copy(d, s, 1, NULL, (char*)to + to_offset, bf, from_offset, NULL, 0, nbytes);
+  } else if (dev_from.device_id == dev_to.device_id) {
+    rc = enqueue_copy(d, s, 2, NULL, NULL, bf, from_offset, bt, to_offset, nbytes);
+  } else {
+    /* Across devices: through host memory, synchronously. */
+    void* tmp = malloc(nbytes);
+    if (!tmp) return dh_error_set("OutOfMemoryError", "no host memory for a %zu-byte bounce", nbytes);
+    dhvk_stream_t* ds = dt->default_stream;
+    rc = enqueue_copy(df, s, 1, NULL, tmp, bf, from_offset, NULL, 0, nbytes);
+    if (!rc) {
+      pthread_mutex_lock(&s->lock);
+      rc = dh_vk_stream_drain(df, s);
+      pthread_mutex_unlock(&s->lock);
+    }
+    if (!rc) rc = enqueue_copy(dt, ds, 0, tmp, NULL, NULL, 0, bt, to_offset, nbytes);
+    if (!rc) {
+      pthread_mutex_lock(&ds->lock);
+      rc = dh_vk_stream_drain(dt, ds);
+      pthread_mutex_unlock(&ds->lock);
+    }
+    free(tmp);
+  }
+  if (rc) return -1;
+  return dh_vk_val_check();
+}
+
+/* At shutdown (device idle, streams destroyed, so retired staging is back in the cache). */
+void dh_vk_memory_release(dhvk_device_t* d) {
+  for (dhvk_buf_t* b = d->pinned; b;) {
+    dhvk_buf_t* nx = b->next;
+    dh_vk_buf_destroy(d, b);
+    b = nx;
+  }
+  for (dhvk_buf_t* b = d->staging_free; b;) {
+    dhvk_buf_t* nx = b->next;
+    dh_vk_buf_destroy(d, b);
+    b = nx;
+  }
+  pthread_mutex_destroy(&d->staging_lock);
+  pthread_mutex_destroy(&d->pinned_lock);
+  for (dhvk_buf_t* b = d->ws_free; b;) {
+    dhvk_buf_t* nx = b->next;
+    dh_vk_buf_destroy(d, b);
+    b = nx;
+  }
+  pthread_mutex_destroy(&d->ws_lock);
+}

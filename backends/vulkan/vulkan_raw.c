@@ -1,0 +1,197 @@
+/*
+ * backends/vulkan/vulkan_raw.c — the raw twin (api_name "Vulkan"): the same operations
+ * through Vulkan directly, as pre-recorded command buffers submitted with a fence, with
+ * timestamp queries for device time; the baseline the bench compares the DeviceAPI path
+ * against (backend.h dh_raw_twin_t).
+ */
+#include "vulkan_internal.h"
+
+/*===========================================================================
+ * Raw twin: the same operations through Vulkan directly
+ *===========================================================================*/
+typedef struct raw_ctx {
+  dhvk_device_t* d;
+  dh_raw_op_t op;
+  size_t nbytes;
+  uint32_t flags;
+  VkCommandPool pool;
+  VkCommandBuffer cb, ts_begin, ts_end;
+  VkFence fence;
+  VkQueryPool qp;
+  VkSemaphore sem; /* idle timeline for STREAM_SYNC */
+  dhvk_buf_t *dev_a, *dev_b, *staging;
+  void* host;      /* pageable host buffer (NULL when pinned: staging->mapped) */
+} raw_ctx_t;
+
+static void raw_teardown(void* p) {
+  raw_ctx_t* c = p;
+  if (!c) return;
+  dhvk_device_t* d = c->d;
+  /* run() always waits for its last submission, so nothing is pending here. */
+  if (c->fence) dh_vk_fn.vkDestroyFence(d->device, c->fence, NULL);
+  if (c->pool) dh_vk_fn.vkDestroyCommandPool(d->device, c->pool, NULL);
+  if (c->qp) dh_vk_fn.vkDestroyQueryPool(d->device, c->qp, NULL);
+  if (c->sem) dh_vk_fn.vkDestroySemaphore(d->device, c->sem, NULL);
+  dh_vk_buf_destroy(d, c->dev_a);
+  dh_vk_buf_destroy(d, c->dev_b);
+  dh_vk_buf_destroy(d, c->staging);
+  free(c->host);
+  free(c);
+}
+
+static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags, void** out) {
+  dhvk_device_t* d = NULL;
+  if (!out) return dh_error_set("ValueError", "raw setup: out_ctx is NULL");
+  *out = NULL;
+  if (dh_vk_check_dev(dev, &d)) return -1;
+  if (op < DH_RAW_COPY_H2D || op > DH_RAW_LAUNCH)
+    return dh_error_set("NotImplementedError", "vulkan raw twin has no op %d", (int)op);
+  raw_ctx_t* c = calloc(1, sizeof *c);
+  if (!c) return dh_error_set("OutOfMemoryError", "out of host memory");
+  c->d = d;
+  c->op = op;
+  c->nbytes = nbytes ? nbytes : 4;
+  c->flags = flags;
+  int id = dev.device_id;
+  VkResult r;
+  if (op == DH_RAW_STREAM_SYNC) {
+    VkSemaphoreTypeCreateInfo ti = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                    .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE, .initialValue = 1};
+    VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &ti};
+    r = dh_vk_fn.vkCreateSemaphore(d->device, &si, NULL, &c->sem);
+    if (r != VK_SUCCESS) { raw_teardown(c); return dh_vk_fail(r, "vkCreateSemaphore"); }
+    *out = c;
+    return 0;
+  }
+  if (op == DH_RAW_LAUNCH && dh_vk_ensure_pipelines(d)) { raw_teardown(c); return -1; }
+  if (op != DH_RAW_LAUNCH) {
+    if (dh_vk_buf_create(d, id, c->nbytes, 0, &c->dev_a)) { raw_teardown(c); return -1; }
+    if (op == DH_RAW_COPY_D2D) {
+      if (dh_vk_buf_create(d, id, c->nbytes, 0, &c->dev_b)) { raw_teardown(c); return -1; }
+    } else {
+      if (dh_vk_buf_create(d, id, c->nbytes, 1, &c->staging)) { raw_teardown(c); return -1; }
+      if (!(flags & DH_RAW_PINNED)) {
+        c->host = calloc(1, c->nbytes);
+        if (!c->host) { raw_teardown(c); return dh_error_set("OutOfMemoryError", "out of host memory"); }
+      }
+    }
+  }
+  VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                .queueFamilyIndex = d->queue_family};
+  VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  if ((r = dh_vk_fn.vkCreateCommandPool(d->device, &pi, NULL, &c->pool)) != VK_SUCCESS ||
+      (r = dh_vk_fn.vkCreateFence(d->device, &fi, NULL, &c->fence)) != VK_SUCCESS) {
+    raw_teardown(c);
+    return dh_vk_fail(r, "raw setup (command pool, fence)");
+  }
+  VkCommandBuffer cbs[3];
+  VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                    .commandPool = c->pool,
+                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                    .commandBufferCount = d->timestamp_bits ? 3 : 1};
+  if ((r = dh_vk_fn.vkAllocateCommandBuffers(d->device, &ai, cbs)) != VK_SUCCESS) {
+    raw_teardown(c);
+    return dh_vk_fail(r, "vkAllocateCommandBuffers");
+  }
+  c->cb = cbs[0];
+  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                 .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT};
+  dh_vk_fn.vkBeginCommandBuffer(c->cb, &bi);
+  /* Order each repetition after the previous one, as a stream does. */
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                        .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT};
+  dh_vk_fn.vkCmdPipelineBarrier(c->cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                       0, 1, &mb, 0, NULL, 0, NULL);
+  VkBufferCopy region = {.size = c->nbytes};
+  switch (op) {
+    case DH_RAW_COPY_H2D: dh_vk_fn.vkCmdCopyBuffer(c->cb, c->staging->buffer, c->dev_a->buffer, 1, &region); break;
+    case DH_RAW_COPY_D2H:
+      dh_vk_fn.vkCmdCopyBuffer(c->cb, c->dev_a->buffer, c->staging->buffer, 1, &region);
+      dh_vk_cmd_host_barrier(c->cb);
+      break;
+    case DH_RAW_COPY_D2D: dh_vk_fn.vkCmdCopyBuffer(c->cb, c->dev_a->buffer, c->dev_b->buffer, 1, &region); break;
+    default:
+      dh_vk_fn.vkCmdBindPipeline(c->cb, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipe_noop);
+      dh_vk_fn.vkCmdDispatch(c->cb, 1, 1, 1);
+      break;
+  }
+  dh_vk_fn.vkEndCommandBuffer(c->cb);
+  if (d->timestamp_bits) {
+    VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2};
+    if ((r = dh_vk_fn.vkCreateQueryPool(d->device, &qi, NULL, &c->qp)) != VK_SUCCESS) {
+      raw_teardown(c);
+      return dh_vk_fail(r, "vkCreateQueryPool");
+    }
+    c->ts_begin = cbs[1];
+    c->ts_end = cbs[2];
+    dh_vk_fn.vkBeginCommandBuffer(c->ts_begin, &bi);
+    dh_vk_fn.vkCmdResetQueryPool(c->ts_begin, c->qp, 0, 2);
+    dh_vk_fn.vkCmdWriteTimestamp(c->ts_begin, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, c->qp, 0);
+    dh_vk_fn.vkEndCommandBuffer(c->ts_begin);
+    dh_vk_fn.vkBeginCommandBuffer(c->ts_end, &bi);
+    dh_vk_fn.vkCmdPipelineBarrier(c->ts_end, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                         0, 1, &mb, 0, NULL, 0, NULL);
+    dh_vk_fn.vkCmdWriteTimestamp(c->ts_end, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, c->qp, 1);
+    dh_vk_fn.vkEndCommandBuffer(c->ts_end);
+  }
+  if (dh_vk_val_check()) { raw_teardown(c); return -1; }
+  *out = c;
+  return 0;
+}
+
+static int raw_submit(raw_ctx_t* c, VkCommandBuffer cb, VkFence fence) {
+  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
+  pthread_mutex_lock(&c->d->queue_lock);
+  VkResult r = dh_vk_fn.vkQueueSubmit(c->d->queue, 1, &si, fence);
+  pthread_mutex_unlock(&c->d->queue_lock);
+  return r == VK_SUCCESS ? 0 : dh_vk_fail(r, "vkQueueSubmit");
+}
+
+static int raw_run(void* p, uint32_t repeat, double* out_ms) {
+  raw_ctx_t* c = p;
+  if (!c) return dh_error_set("ValueError", "raw run: ctx is NULL");
+  dhvk_device_t* d = c->d;
+  if (out_ms) *out_ms = -1;
+  if (c->op == DH_RAW_STREAM_SYNC) {
+    uint64_t v = 1;
+    VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+                              .semaphoreCount = 1, .pSemaphores = &c->sem, .pValues = &v};
+    for (uint32_t i = 0; i < repeat; i++) {
+      VkResult r = dh_vk_fn.vkWaitSemaphores(d->device, &wi, DHVK_WAIT_NS);
+      if (r != VK_SUCCESS) return dh_vk_fail(r, "vkWaitSemaphores");
+    }
+    return 0;
+  }
+  int timed = out_ms && c->qp;
+  void* staging = c->staging ? c->staging->mapped : NULL;
+  if (timed && raw_submit(c, c->ts_begin, VK_NULL_HANDLE)) return -1;
+  for (uint32_t i = 0; i < repeat; i++) {
+    if (c->op == DH_RAW_COPY_H2D && c->host) memcpy(staging, c->host, c->nbytes);
+    if (raw_submit(c, c->cb, (!timed && i + 1 == repeat) ? c->fence : VK_NULL_HANDLE)) return -1;
+  }
+  if (timed && raw_submit(c, c->ts_end, c->fence)) return -1;
+  if (repeat == 0 && !timed) return 0;
+  VkResult r = dh_vk_fn.vkWaitForFences(d->device, 1, &c->fence, VK_TRUE, DHVK_WAIT_NS);
+  if (r != VK_SUCCESS) return dh_vk_fail(r, "vkWaitForFences");
+  dh_vk_fn.vkResetFences(d->device, 1, &c->fence);
+  if (c->op == DH_RAW_COPY_D2H && c->host)
+    for (uint32_t i = 0; i < repeat; i++) memcpy(c->host, staging, c->nbytes);
+  if (timed) {
+    uint64_t ts[2];
+    r = dh_vk_fn.vkGetQueryPoolResults(d->device, c->qp, 0, 2, sizeof ts, ts, sizeof ts[0],
+                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+    if (r != VK_SUCCESS) return dh_vk_fail(r, "vkGetQueryPoolResults");
+    *out_ms = (double)(ts[1] - ts[0]) * d->props.limits.timestampPeriod / 1e6;
+  }
+  return dh_vk_val_check();
+}
+
+const dh_raw_twin_t dh_vk_raw = {
+    .struct_size = sizeof(dh_raw_twin_t),
+    .api_name = "Vulkan",
+    .setup = raw_setup,
+    .run = raw_run,
+    .teardown = raw_teardown,
+};
