@@ -8,7 +8,16 @@
 #                                  replays it forever after.
 .PHONY: fuzz
 # Targets: tests/fuzz/fuzz_<name>.c, seeds in tests/fuzz/corpus/<name>/.
-FUZZ_TARGETS := target_json device_spec
+# FUZZ_EXTRA_SRCS_<name> / FUZZ_LDLIBS_<name>: other sources and libraries a target
+# links (for both the libFuzzer binary and the replay test in tests/fuzz/tests.mk).
+FUZZ_TARGETS := target_json device_spec plugin_abi
+# fuzz_plugin_abi calls dh__backend_accept (runtime/internal.h), exported for tests.
+# fuzz_waivers links the conformance waiver parser's object as is (only when present).
+ifneq ($(wildcard conformance/waivers.c),)
+FUZZ_TARGETS += waivers
+FUZZ_EXTRA_SRCS_waivers := conformance/waivers.c
+FUZZ_LDLIBS_waivers := -ljansson
+endif
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := build-fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -19,10 +28,13 @@ fuzz:
 
 # Inside the fuzz build: link each target with libFuzzer's main and run it.
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
-$(BUILD)/fuzz/fuzz_%: $(OBJDIR)/tests/fuzz/fuzz_%.o $(RUNTIME_LIB) $(PLUGINS)
-	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< -L$(LIBDIR) -ldevharness \
-	    -Wl,-rpath,'$$ORIGIN/../lib' $(FUZZ_LDLIBS_$*)
+define dh_fuzz_bin
+$(BUILD)/fuzz/fuzz_$(1): $(call obj,tests/fuzz/fuzz_$(1).c $(FUZZ_EXTRA_SRCS_$(1))) $(RUNTIME_LIB) $(PLUGINS)
+	@mkdir -p $$(@D)
+	$$(CC) $$(LDFLAGS) -fsanitize=fuzzer -o $$@ $$(filter %.o,$$^) -L$(LIBDIR) -ldevharness \
+	    -Wl,-rpath,'$$$$ORIGIN/../lib' $(FUZZ_LDLIBS_$(1))
+endef
+$(foreach t,$(FUZZ_TARGETS),$(eval $(call dh_fuzz_bin,$(t))))
 
 .PHONY: fuzz-run
 fuzz-run: $(FUZZ_BINS)

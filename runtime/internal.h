@@ -57,6 +57,34 @@ static inline int dh__slot_init(dh__slot* slot) {
  * Errors: "TypeError" (NULL tensor), "ValueError" naming the mismatch. */
 DH__INTERNAL int dh__tensor_check_copy(const DLTensor* from, const DLTensor* to, size_t* out_nbytes);
 
+/* Exported from libdevharness.so for tests only (tests/fuzz/fuzz_plugin_abi.c): not
+ * part of the public contract, not declared in any installed header. */
+#define DH__TEST_EXPORT __attribute__((visibility("default")))
+
+/* Checks the struct a plugin's entry returned and copies it into *out_copy: steps 5-9
+ * of dh_plugin_load (devharness/backend.h "Versioning", device_api.h "Plugins"):
+ * non-NULL result, abi_major == DH_BACKEND_ABI_MAJOR, struct_size >=
+ * DH_BACKEND_SIZE_V1_0 (0 and huge values included: a larger struct_size is a newer
+ * minor and only the known fields are read), then every required entry non-NULL,
+ * alloc_workspace/free_workspace both or neither, name [a-z][a-z0-9_]* under 48
+ * bytes, device_type in 1..DH__MAX_DEVICE_TYPES-1, and num_functions entries with
+ * non-empty names and non-NULL calls (functions non-NULL when num_functions > 0).
+ * Does not check against the loaded backends (duplicates are dh_plugin_load's).
+ *   origin          names the plugin in messages (its path); NULL reads "(plugin)".
+ *   plugin_struct   what the entry returned; the header is read first, then
+ *                   min(struct_size, sizeof(dh_backend_t), available_bytes) bytes.
+ *   available_bytes how many bytes at plugin_struct may be read: SIZE_MAX for a real
+ *                   plugin (its struct is as large as its struct_size says), the
+ *                   buffer size for a test. Fewer than the header or than an ABI 1.0
+ *                   struct is an error.
+ *   out_copy        zeroed, then the copied bytes (fields past the copy stay NULL/0);
+ *                   zeroed again on failure. Caller-owned.
+ * Pointers inside the struct (name, functions, functions[i].name) must be real: they
+ * are dereferenced. Thread-safe (no shared state). Returns 0, or -1 with an
+ * "ABIError" (ValueError for a NULL out_copy) whose message starts with origin. */
+DH__TEST_EXPORT int dh__backend_accept(const char* origin, const dh_backend_t* plugin_struct,
+                                       size_t available_bytes, dh_backend_t* out_copy);
+
 /* dh_error_clear without the PLT hop, for dh_func_call's hot path (runtime/error.c). */
 DH__INTERNAL void dh__error_reset(void);
 

@@ -131,10 +131,12 @@ static void unregister_slot(dh__slot* slot) {
   dh_error_clear();
 }
 
-/* Validates the copied struct. Caller holds g_load_mu. -1 with an ABIError. */
-static int validate(const char* path, const dh_backend_t* b) {
+/* The rules every struct must meet on its own (backend.h): required entries, the
+ * workspace pair, the name, the device type range and the function table. -1 with an
+ * ABIError naming `origin`. */
+static int validate_struct(const char* origin, const dh_backend_t* b) {
 #define REQUIRED(field) \
-  if (b->field == NULL) return dh_error_set("ABIError", "%s: required entry '%s' is NULL", path, #field)
+  if (b->field == NULL) return dh_error_set("ABIError", "%s: required entry '%s' is NULL", origin, #field)
   REQUIRED(init);
   REQUIRED(unavailable_reason);
   REQUIRED(get_attr);
@@ -151,18 +153,62 @@ static int validate(const char* path, const dh_backend_t* b) {
 #undef REQUIRED
   if ((b->alloc_workspace == NULL) != (b->free_workspace == NULL))
     return dh_error_set("ABIError", "%s: alloc_workspace and free_workspace must both be set or both NULL",
-                        path);
+                        origin);
   if (!valid_name(b->name))
     return dh_error_set("ABIError", "%s: backend name '%s' does not match [a-z][a-z0-9_]* (at most 47 bytes)",
-                        path, b->name ? b->name : "(NULL)");
+                        origin, b->name ? b->name : "(NULL)");
   if (b->device_type <= 0 || b->device_type >= DH__MAX_DEVICE_TYPES)
-    return dh_error_set("ABIError", "%s: device_type %d is outside 1..%d", path, (int)b->device_type,
+    return dh_error_set("ABIError", "%s: device_type %d is outside 1..%d", origin, (int)b->device_type,
                         DH__MAX_DEVICE_TYPES - 1);
   if (b->num_functions > 0 && b->functions == NULL)
-    return dh_error_set("ABIError", "%s: num_functions is %zu but functions is NULL", path, b->num_functions);
+    return dh_error_set("ABIError", "%s: num_functions is %zu but functions is NULL", origin, b->num_functions);
   for (size_t i = 0; i < b->num_functions; i++)
     if (b->functions[i].name == NULL || b->functions[i].name[0] == '\0' || b->functions[i].call == NULL)
-      return dh_error_set("ABIError", "%s: functions[%zu] has a NULL or empty name or a NULL call", path, i);
+      return dh_error_set("ABIError", "%s: functions[%zu] has a NULL or empty name or a NULL call", origin, i);
+  return 0;
+}
+
+int dh__backend_accept(const char* origin, const dh_backend_t* plugin_struct, size_t available_bytes,
+                       dh_backend_t* out_copy) {
+  if (origin == NULL) origin = "(plugin)";
+  if (out_copy == NULL) return dh_error_set("ValueError", "%s: no place to copy the backend struct to", origin);
+  memset(out_copy, 0, sizeof *out_copy);
+  /* 5. entry result */
+  if (plugin_struct == NULL)
+    return dh_error_set("ABIError", "%s: %s returned NULL", origin, DH_BACKEND_ENTRY_SYMBOL);
+  const size_t header = offsetof(dh_backend_t, reserved);
+  if (available_bytes < header)
+    return dh_error_set("ABIError", "%s: only %zu bytes of the backend struct are readable, its header needs %zu",
+                        origin, available_bytes, header);
+  /* 6. ABI major, 7. struct_size */
+  if (plugin_struct->abi_major != DH_BACKEND_ABI_MAJOR)
+    return dh_error_set("ABIError", "%s: ABI major %d, this devharness speaks %d", origin,
+                        (int)plugin_struct->abi_major, DH_BACKEND_ABI_MAJOR);
+  size_t sz = plugin_struct->struct_size;
+  if (sz < DH_BACKEND_SIZE_V1_0)
+    return dh_error_set("ABIError", "%s: struct_size %zu is smaller than the ABI %d.0 minimum %zu", origin, sz,
+                        DH_BACKEND_ABI_MAJOR, (size_t)DH_BACKEND_SIZE_V1_0);
+  /* A newer minor's larger struct is read up to the fields this devharness knows; an
+   * older minor's fields past its struct_size stay NULL/0. */
+  size_t copy = sz < sizeof(dh_backend_t) ? sz : sizeof(dh_backend_t);
+  if (copy > available_bytes) {
+    if (available_bytes < DH_BACKEND_SIZE_V1_0)
+      return dh_error_set("ABIError", "%s: struct_size is %zu but only %zu bytes are readable (ABI %d.0 needs %zu)",
+                          origin, sz, available_bytes, DH_BACKEND_ABI_MAJOR, (size_t)DH_BACKEND_SIZE_V1_0);
+    copy = available_bytes;
+  }
+  memcpy(out_copy, plugin_struct, copy);
+  /* 8-9. required entries, name, device type, functions */
+  if (validate_struct(origin, out_copy) != 0) {
+    memset(out_copy, 0, sizeof *out_copy);
+    return -1;
+  }
+  return 0;
+}
+
+/* Checks an accepted struct against the loaded ones (10. duplicates, room). Caller
+ * holds g_load_mu. -1 with an ABIError. */
+static int validate_unique(const char* path, const dh_backend_t* b) {
   size_t n = atomic_load(&g_num_slots);
   for (size_t i = 0; i < n; i++) {
     const dh_backend_t* o = &g_slots[i]->backend;
@@ -239,34 +285,15 @@ static int load_locked(const char* path, const dh_backend_t** out) {
   }
   dh_backend_entry_fn entry;
   memcpy(&entry, &sym, sizeof entry);
-  /* 5. entry result */
-  const dh_backend_t* src = entry();
-  if (src == NULL) {
-    dlclose(h);
-    return dh_error_set("ABIError", "%s: %s returned NULL", path, DH_BACKEND_ENTRY_SYMBOL);
-  }
-  /* 6. ABI major, 7. struct_size */
-  if (src->abi_major != DH_BACKEND_ABI_MAJOR) {
-    int major = src->abi_major;
-    dlclose(h);
-    return dh_error_set("ABIError", "%s: ABI major %d, this devharness speaks %d", path, major,
-                        DH_BACKEND_ABI_MAJOR);
-  }
-  if (src->struct_size < DH_BACKEND_SIZE_V1_0) {
-    size_t sz = src->struct_size;
-    dlclose(h);
-    return dh_error_set("ABIError", "%s: struct_size %zu is smaller than the ABI %d.0 minimum %zu", path, sz,
-                        DH_BACKEND_ABI_MAJOR, (size_t)DH_BACKEND_SIZE_V1_0);
-  }
   dh__slot* slot = calloc(1, sizeof *slot);
   if (slot == NULL) {
     dlclose(h);
     return dh_error_set("OutOfMemoryError", "%s: out of memory", path);
   }
-  size_t copy = src->struct_size < sizeof(dh_backend_t) ? src->struct_size : sizeof(dh_backend_t);
-  memcpy(&slot->backend, src, copy);
-  /* 8-10. required entries, name, duplicates */
-  if (validate(path, &slot->backend) != 0) {
+  /* 5-9. entry result, ABI major, struct_size, copy, per-struct rules; 10. duplicates.
+   * The plugin's struct is as large as its struct_size says (the ABI contract). */
+  if (dh__backend_accept(path, entry(), SIZE_MAX, &slot->backend) != 0 ||
+      validate_unique(path, &slot->backend) != 0) {
     free(slot);
     dlclose(h);
     return -1;

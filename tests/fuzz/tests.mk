@@ -3,4 +3,4 @@
 # runs the same targets under libFuzzer.
 # FUZZ_TARGETS is defined in ci/fuzz.mk.
 $(OBJDIR)/tests/fuzz/%.o: CPPFLAGS += -DDH_SOURCE_DIR='"$(CURDIR)"'
-$(foreach t,$(FUZZ_TARGETS),$(eval $(call dh_test,fuzz_$(t),tests/fuzz/fuzz_$(t).c tests/fuzz/replay.c,)))
+$(foreach t,$(FUZZ_TARGETS),$(eval $(call dh_test,fuzz_$(t),tests/fuzz/fuzz_$(t).c tests/fuzz/replay.c $(FUZZ_EXTRA_SRCS_$(t)),$(FUZZ_LDLIBS_$(t)))))
