@@ -44,7 +44,30 @@ static char* dup(const char* s) {
   return d;
 }
 
+/* Writes s into out as a double-quoted string for one-line messages: control
+ * characters, quotes and backslashes escaped, cut to 80 characters with "...". */
+static const char* quote(char* out, size_t n, const char* s) {
+  size_t o = 0;
+  if (n < 8) return "";
+  out[o++] = '"';
+  for (size_t i = 0; s[i] != '\0' && o + 6 < n; ++i) {
+    unsigned char c = (unsigned char)s[i];
+    if (i >= 80) {
+      memcpy(out + o, "...", 3);
+      o += 3;
+      break;
+    }
+    if (c < 0x20 || c == 0x7f) o += (size_t)snprintf(out + o, n - o, "\\x%02x", c);
+    else if (c == '"' || c == '\\') { out[o++] = '\\'; out[o++] = (char)c; }
+    else out[o++] = (char)c;
+  }
+  out[o++] = '"';
+  out[o] = '\0';
+  return out;
+}
+
 int dc_waivers_load(dc_waivers_t* w, const char* path, char* err, size_t err_size) {
+  char q[400];
   json_error_t je;
   json_t* root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
   if (!root) {
@@ -64,7 +87,8 @@ int dc_waivers_load(dc_waivers_t* w, const char* path, char* err, size_t err_siz
   json_t* val;
   json_object_foreach(root, key, val) {
     if (strcmp(key, "waivers") != 0 && strcmp(key, "comment") != 0 && strcmp(key, "target") != 0) {
-      snprintf(err, err_size, "%s: unknown key \"%s\" (known: waivers, target, comment)", path, key);
+      snprintf(err, err_size, "%s: unknown key %s (known: waivers, target, comment)", path,
+               quote(q, sizeof q, key));
       goto out;
     }
   }
@@ -81,8 +105,8 @@ int dc_waivers_load(dc_waivers_t* w, const char* path, char* err, size_t err_siz
     }
     json_object_foreach(e, key, val) {
       if (strcmp(key, "clause") && strcmp(key, "kind") && strcmp(key, "reason")) {
-        snprintf(err, err_size, "%s: waivers[%zu]: unknown key \"%s\" (known: clause, kind, reason)",
-                 path, i, key);
+        snprintf(err, err_size, "%s: waivers[%zu]: unknown key %s (known: clause, kind, reason)",
+                 path, i, quote(q, sizeof q, key));
         goto out;
       }
     }
@@ -95,8 +119,8 @@ int dc_waivers_load(dc_waivers_t* w, const char* path, char* err, size_t err_siz
     }
     const char* why = NULL;
     if (!dc_glob_valid(json_string_value(jc), &why)) {
-      snprintf(err, err_size, "%s: waivers[%zu]: bad clause glob \"%s\": %s", path, i,
-               json_string_value(jc), why);
+      snprintf(err, err_size, "%s: waivers[%zu]: bad clause glob %s: %s", path, i,
+               quote(q, sizeof q, json_string_value(jc)), why);
       goto out;
     }
     if (!json_is_string(jk)) {
@@ -107,8 +131,8 @@ int dc_waivers_load(dc_waivers_t* w, const char* path, char* err, size_t err_siz
     if (strcmp(json_string_value(jk), "skip") == 0) kind = DC_WAIVE_SKIP;
     else if (strcmp(json_string_value(jk), "xfail") == 0) kind = DC_WAIVE_XFAIL;
     else {
-      snprintf(err, err_size, "%s: waivers[%zu]: unknown kind \"%s\" (expected skip or xfail)", path,
-               i, json_string_value(jk));
+      snprintf(err, err_size, "%s: waivers[%zu]: unknown kind %s (expected skip or xfail)", path,
+               i, quote(q, sizeof q, json_string_value(jk)));
       goto out;
     }
     if (!json_is_string(jr) || !*json_string_value(jr)) {

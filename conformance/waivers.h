@@ -34,7 +34,10 @@ int dc_glob_valid(const char* glob, const char** why);
 /* Appends the waivers of `path` to *w. 0 on success; -1 with a one-line message in
  * err ("PATH:LINE:COL: JSON syntax error: ...", "PATH: waivers[2]: missing
  * \"reason\"", ...) for unreadable files, malformed JSON, a missing or empty reason,
- * an unknown kind, a bad glob or unknown keys. */
+ * an unknown kind, a bad glob or unknown keys. Strings from the file are quoted with
+ * control characters escaped, so the message stays on one line. On failure, entries
+ * before the bad one may already have been appended: callers treat any failure as an
+ * input error and discard *w. */
 int dc_waivers_load(dc_waivers_t* w, const char* path, char* err, size_t err_size);
 
 /* First waiver whose glob matches clause id `id`, or NULL. */
