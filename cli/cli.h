@@ -31,6 +31,13 @@ int dh_compare_main(int argc, char** argv) __attribute__((weak));
 /* Path of the running executable (readlink /proc/self/exe), static storage. */
 const char* dh_cli_self_path(void);
 
+struct option;
+/* After getopt_long (with opterr = 0) returned '?': prints one line to stderr,
+ * "devharness CMD: unknown option '--x' (see devharness CMD --help)" or
+ * "devharness CMD: option '--x' needs a value (...)". opts: the table given to
+ * getopt_long. Reads optind/optopt; not thread-safe (getopt is not). */
+void dh_cli_bad_option(const char* cmd, const struct option* opts, int argc, char** argv);
+
 /* Prints "devharness: <message>" from the thread's last error to stderr. */
 void dh_cli_print_error(const char* context);
 

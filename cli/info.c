@@ -200,13 +200,16 @@ int dh_cli_info(int argc, char** argv) {
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
   optind = 1;
+  opterr = 0; /* one line of our own below instead of getopt's message + usage */
   int c;
   while ((c = getopt_long(argc, argv, "", kOpts, NULL)) != -1) {
     switch (c) {
       case 'j': as_json = 1; break;
       case 'd': device_spec = optarg; break;
       case 'h': fputs(kInfoUsage, stdout); return DH_EXIT_OK;
-      default: fputs(kInfoUsage, stderr); return DH_EXIT_USAGE;
+      default:
+        dh_cli_bad_option("info", kOpts, argc, argv);
+        return DH_EXIT_USAGE;
     }
   }
   if (optind < argc) {

@@ -1,4 +1,5 @@
 /* cli/main.c — the devharness command: subcommand dispatch, --help, --version. */
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,6 +47,27 @@ void dh_cli_print_error(const char* context) {
     fprintf(stderr, "devharness: %s: %s\n", context, dh_error_message());
   } else {
     fprintf(stderr, "devharness: %s\n", dh_error_message());
+  }
+}
+
+void dh_cli_bad_option(const char* cmd, const struct option* opts, int argc, char** argv) {
+  /* getopt_long has advanced optind past the offending word. optopt is 0 for an unknown
+   * long option, the option's val for a known one that lacks its value, and the
+   * character for an unknown short option. */
+  const char* word = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+  int known = 0;
+  for (const struct option* o = opts; optopt != 0 && o->name != NULL; ++o) {
+    if (o->val == optopt && o->has_arg == required_argument) known = 1;
+  }
+  if (known) {
+    fprintf(stderr, "devharness %s: option '%s' needs a value (see devharness %s --help)\n",
+            cmd, word, cmd);
+  } else if (optopt != 0 && (word[0] != '-' || word[1] == '-' || strchr(word, optopt) == NULL)) {
+    fprintf(stderr, "devharness %s: unknown option '-%c' (see devharness %s --help)\n", cmd,
+            optopt, cmd);
+  } else {
+    fprintf(stderr, "devharness %s: unknown option '%s' (see devharness %s --help)\n", cmd, word,
+            cmd);
   }
 }
 

@@ -159,6 +159,7 @@ int dh_cli_run(int argc, char** argv) {
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
   optind = 1;
+  opterr = 0; /* one line of our own below instead of getopt's message + usage */
   int c;
   while ((c = getopt_long(argc, argv, "o:", kOpts, NULL)) != -1) {
     switch (c) {
@@ -168,7 +169,9 @@ int dh_cli_run(int argc, char** argv) {
       case 'n': no_bench = 1; break;
       case 'f': full_bench = 1; break;
       case 'h': fputs(kRunUsage, stdout); return DH_EXIT_OK;
-      default: fputs(kRunUsage, stderr); return DH_EXIT_USAGE;
+      default:
+        dh_cli_bad_option("run", kOpts, argc, argv);
+        return DH_EXIT_USAGE;
     }
   }
   if (optind < argc) {
@@ -181,6 +184,18 @@ int dh_cli_run(int argc, char** argv) {
     fprintf(stderr, "devharness run: --timeout %s: expected a whole number of seconds 1..86400\n",
             timeout);
     return DH_EXIT_USAGE;
+  }
+
+  /* A bad --device is a usage error found before anything is created: one line, exit
+   * 2, no results folder. Plugins are loaded here only to resolve the spec and are
+   * unloaded again; every step below runs in its own fresh process. */
+  if (device != NULL) {
+    dh_plugins_load_default();
+    DLDevice dev;
+    int bad = dh_device_parse(device, &dev, NULL) != 0;
+    if (bad) fprintf(stderr, "devharness run: --device %s: %s\n", device, dh_error_message());
+    dh_plugins_unload_all();
+    if (bad) return DH_EXIT_USAGE;
   }
 
   /* Results folder: OUTPUT/.run-STAMP.partial, renamed to OUTPUT/run-STAMP at the end. */

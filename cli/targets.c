@@ -107,10 +107,36 @@ int dh_cli_targets(int argc, char** argv) {
       return DH_EXIT_OK;
     }
   }
-  if (strcmp(sub, "list") == 0 && argc == 2) return cmd_list();
-  if (strcmp(sub, "show") == 0 && argc == 3) return cmd_show(argv[2]);
-  if (strcmp(sub, "validate") == 0 && argc >= 3) return cmd_validate(argc - 2, argv + 2);
-  if (strcmp(sub, "detect") == 0 && argc == 3) return cmd_detect(argv[2]);
-  fprintf(stderr, "devharness targets: bad arguments\n%s", kTargetsUsage);
+  static const struct {
+    const char* name;
+    int min_args, max_args; /* after the subcommand */
+    const char* args;
+  } kSubs[] = {{"list", 0, 0, ""}, {"show", 1, 1, " TAG|FILE"}, {"validate", 1, -1, " FILE..."},
+               {"detect", 1, 1, " DEVICE"}};
+  for (size_t i = 0; i < sizeof kSubs / sizeof kSubs[0]; ++i) {
+    if (strcmp(sub, kSubs[i].name) != 0) continue;
+    int n = argc - 2;
+    for (int a = 2; a < argc; ++a) {
+      /* Files and tags never start with '-' here; such a word is an unknown option
+       * (write ./-file for a file named so). */
+      if (argv[a][0] == '-' && argv[a][1] != '\0') {
+        fprintf(stderr, "devharness targets %s: unknown option '%s' (see devharness targets --help)\n",
+                sub, argv[a]);
+        return DH_EXIT_USAGE;
+      }
+    }
+    if (n < kSubs[i].min_args || (kSubs[i].max_args >= 0 && n > kSubs[i].max_args)) {
+      fprintf(stderr, "devharness targets %s: %s (usage: devharness targets %s%s)\n", sub,
+              n < kSubs[i].min_args ? "missing argument" : "too many arguments", sub,
+              kSubs[i].args);
+      return DH_EXIT_USAGE;
+    }
+    if (i == 0) return cmd_list();
+    if (i == 1) return cmd_show(argv[2]);
+    if (i == 2) return cmd_validate(argc - 2, argv + 2);
+    return cmd_detect(argv[2]);
+  }
+  fprintf(stderr, "devharness targets: unknown subcommand '%s' (expected list, show, validate or detect)\n",
+          sub);
   return DH_EXIT_USAGE;
 }
