@@ -1083,17 +1083,40 @@ static void junit(sbuf_t* x, dev_t_* devs, size_t nd, case_t** cases, size_t nc)
  * Main
  *===========================================================================*/
 
-static int parse_spec(const char* spec, char* name, size_t nsize, int* id) {
+/* Splits "NAME:ID" without initialising any backend. -1 with *why saying what is wrong. */
+static int parse_spec(const char* spec, char* name, size_t nsize, int* id, const char** why) {
   const char* colon = strrchr(spec, ':');
-  if (!colon || colon == spec || (size_t)(colon - spec) >= nsize || !colon[1]) return -1;
+  if (!colon) return *why = "missing ':' between backend name and device id", -1;
+  if (colon == spec) return *why = "empty backend name before ':'", -1;
+  if ((size_t)(colon - spec) >= nsize) return *why = "backend name too long", -1;
+  if (!colon[1]) return *why = "missing device id after ':'", -1;
+  if (colon[1] == '-') return *why = "device id is negative", -1;
   for (const char* p = colon + 1; *p; p++)
-    if (*p < '0' || *p > '9') return -1;
+    if (*p < '0' || *p > '9') return *why = "device id is not a decimal integer", -1;
+  if (strlen(colon + 1) > 7 || strtol(colon + 1, NULL, 10) > 1000000)
+    return *why = "device id is out of range (0..1000000)", -1;
   long v = strtol(colon + 1, NULL, 10);
-  if (v > 1000000) return -1;
   memcpy(name, spec, (size_t)(colon - spec));
   name[colon - spec] = 0;
   *id = (int)v;
   return 0;
+}
+
+/* dc_waivers_load, then checks that every new waiver's glob names a real clause. */
+static int load_waivers_checked(dc_waivers_t* w, const char* path, char* err, size_t esize) {
+  size_t first = w->n;
+  if (dc_waivers_load(w, path, err, esize) != 0) return -1;
+  size_t n = 0;
+  const dh_clause_t* const* all = dc_catalogue(&n);
+  const char** ids = malloc((n ? n : 1) * sizeof *ids);
+  if (ids == NULL) {
+    snprintf(err, esize, "%s: out of memory", path);
+    return -1;
+  }
+  for (size_t i = 0; i < n; ++i) ids[i] = all[i]->id;
+  int rc = dc_waivers_check_clauses(w, first, ids, n, err, esize);
+  free(ids);
+  return rc;
 }
 
 static void load_backend_waivers(dev_t_* d, int* bad, char* err, size_t esize) {
@@ -1103,7 +1126,7 @@ static void load_backend_waivers(dev_t_* d, int* bad, char* err, size_t esize) {
   fmt(path, sizeof path, "%s/waivers/%s.json", dir, d->backend->name);
   struct stat st;
   if (stat(path, &st) != 0) return;
-  if (dc_waivers_load(&d->waivers, path, err, esize) != 0) *bad = 1;
+  if (load_waivers_checked(&d->waivers, path, err, esize) != 0) *bad = 1;
 }
 
 static int conformance_main(int argc, char** argv) {
@@ -1135,7 +1158,7 @@ static int conformance_main(int argc, char** argv) {
 
   for (size_t i = 0; i < o.n_waiver_paths; i++) {
     char err[1024];
-    if (dc_waivers_load(&g_waivers, o.waiver_paths[i], err, sizeof err) != 0)
+    if (load_waivers_checked(&g_waivers, o.waiver_paths[i], err, sizeof err) != 0)
       return usage_error("--waivers: %s", err);
   }
 
@@ -1158,7 +1181,7 @@ static int conformance_main(int argc, char** argv) {
     if (dir && stat(o.target_arg, &st) != 0) {
       char path[4096], err[1024];
       fmt(path, sizeof path, "%s/waivers/%s.json", dir, o.target_arg);
-      if (stat(path, &st) == 0 && dc_waivers_load(&g_waivers, path, err, sizeof err) != 0)
+      if (stat(path, &st) == 0 && load_waivers_checked(&g_waivers, path, err, sizeof err) != 0)
         return usage_error("waiver file: %s", err);
     }
   }
@@ -1172,8 +1195,9 @@ static int conformance_main(int argc, char** argv) {
   g_devs.devs = devs;
   char want_name[128] = "";
   int want_id = -1;
-  if (o.device_spec && parse_spec(o.device_spec, want_name, sizeof want_name, &want_id) != 0)
-    return usage_error("--device \"%s\": expected NAME:ID, e.g. sim:0", o.device_spec);
+  const char* spec_why = NULL;
+  if (o.device_spec && parse_spec(o.device_spec, want_name, sizeof want_name, &want_id, &spec_why) != 0)
+    return usage_error("--device \"%s\": %s (expected NAME:ID, e.g. sim:0)", o.device_spec, spec_why);
   if (o.device_spec) {
     const dh_backend_t* b = NULL;
     if (dh_device_api_get(want_name, &b) != 0)

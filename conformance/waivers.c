@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int dc_glob_valid(const char* glob, const char** why) {
   if (!glob || !*glob) {
@@ -66,8 +67,33 @@ static const char* quote(char* out, size_t n, const char* s) {
   return out;
 }
 
+int dc_waivers_check_clauses(const dc_waivers_t* w, size_t first, const char* const* ids,
+                             size_t n, char* err, size_t err_size) {
+  for (size_t i = first; i < w->n; ++i) {
+    size_t m = 0;
+    for (size_t j = 0; j < n && m == 0; ++j)
+      if (fnmatch(w->v[i].glob, ids[j], 0) == 0) ++m;
+    if (m == 0) {
+      char q[400];
+      snprintf(err, err_size, "%s: clause glob %s matches no clause (see devharness conformance --list)",
+               w->v[i].origin, quote(q, sizeof q, w->v[i].glob));
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Waiver files are hand-written lists; anything past this is refused from its size. */
+#define DC_WAIVERS_MAX_FILE_BYTES ((long long)1 << 20)
+
 int dc_waivers_load(dc_waivers_t* w, const char* path, char* err, size_t err_size) {
   char q[400];
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (long long)st.st_size > DC_WAIVERS_MAX_FILE_BYTES) {
+    snprintf(err, err_size, "%s: file is %lld bytes, larger than the 1 MiB limit for waiver files",
+             path, (long long)st.st_size);
+    return -1;
+  }
   json_error_t je;
   json_t* root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
   if (!root) {

@@ -34,11 +34,18 @@ int dc_glob_valid(const char* glob, const char** why);
 /* Appends the waivers of `path` to *w. 0 on success; -1 with a one-line message in
  * err ("PATH:LINE:COL: JSON syntax error: ...", "PATH: waivers[2]: missing
  * \"reason\"", ...) for unreadable files, malformed JSON, a missing or empty reason,
- * an unknown kind, a bad glob or unknown keys. Strings from the file are quoted with
+ * an unknown kind, a bad glob, unknown keys or a file larger than 1 MiB. Strings from the file are quoted with
  * control characters escaped, so the message stays on one line. On failure, entries
  * before the bad one may already have been appended: callers treat any failure as an
  * input error and discard *w. */
 int dc_waivers_load(dc_waivers_t* w, const char* path, char* err, size_t err_size);
+
+/* Checks waivers [first, w->n) against the clause ids ids[0..n): each glob must match
+ * at least one clause (a waiver for a clause that does not exist is a typo that would
+ * silently waive nothing). 0 when all match; -1 with a one-line message naming the
+ * waiver's origin and glob otherwise. */
+int dc_waivers_check_clauses(const dc_waivers_t* w, size_t first, const char* const* ids,
+                             size_t n, char* err, size_t err_size);
 
 /* First waiver whose glob matches clause id `id`, or NULL. */
 const dc_waiver_t* dc_waivers_match(const dc_waivers_t* w, const char* id);

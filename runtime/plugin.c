@@ -270,9 +270,10 @@ static int load_locked(const char* path, const dh_backend_t** out) {
       if (out) *out = &g_slots[i]->backend;
       return 0;
     }
-  /* 3. dlopen */
+  /* 3. dlopen (of the resolved path: a bare "libfoo.so" means the file in the working
+   * folder, not a search of the library path as dlopen would do with a slash-less name) */
   dlerror();
-  void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  void* h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
   if (h == NULL) {
     const char* why = dlerror();
     return dh_error_set("ABIError", "%s: dlopen failed: %s", path, why ? why : "unknown reason");

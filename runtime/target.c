@@ -32,7 +32,9 @@
 #include "devharness/target.h"
 #include "target_internal.h"
 
-#define DH_TARGET_MAX_FILE_BYTES ((size_t)64 << 20) /* 64 MiB */
+/* Target files are a few hundred bytes; anything past 1 MiB is refused before it is
+ * parsed (issue #8: huge files get a one-line error, not minutes of parsing). */
+#define DH_TARGET_MAX_FILE_BYTES ((size_t)1 << 20) /* 1 MiB */
 #define DH_TARGET_MAX_DEPTH 64                      /* JSON nesting levels */
 #define DH_TARGET_MAX_HOST_DEPTH 8                  /* host inside host ... */
 #define DH_TARGET_MAX_TAG_DEPTH 8                   /* tag file naming a tag ... */
@@ -226,7 +228,7 @@ static int all_space(const char* s, size_t n) {
 static int load_text(const char* text, size_t len, const char* origin, json_t** out) {
   ensure_jansson();
   if (len > DH_TARGET_MAX_FILE_BYTES)
-    return dh_error_set("ValueError", "%s: text is %zu bytes, larger than the 64 MiB limit",
+    return dh_error_set("ValueError", "%s: text is %zu bytes, larger than the 1 MiB limit",
                         origin, len);
   if (all_space(text, len)) return dh_error_set("ParseError", "%s: empty input", origin);
   json_error_t err;
@@ -277,7 +279,7 @@ static int load_file(const char* path, json_t** out) {
   }
   if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > DH_TARGET_MAX_FILE_BYTES) {
     fclose(f);
-    return dh_error_set("ValueError", "%s: file is %lld bytes, larger than the 64 MiB limit",
+    return dh_error_set("ValueError", "%s: file is %lld bytes, larger than the 1 MiB limit",
                         path, (long long)st.st_size);
   }
   file_reader_t* r = calloc(1, sizeof *r);
@@ -293,7 +295,7 @@ static int load_file(const char* path, json_t** out) {
   fclose(f);
   if (too_big) {
     json_decref(root);
-    return dh_error_set("ValueError", "%s: file is larger than the 64 MiB limit", path);
+    return dh_error_set("ValueError", "%s: file is larger than the 1 MiB limit", path);
   }
   if (io_error) {
     json_decref(root);

@@ -22,6 +22,10 @@
  *    "options": {"max_num_threads": {"type": "int", "default": 256}, ...}}
  * Option types: "bool", "int", "float", "str", "array<str>", "array<int>", "target".
  *
+ * Limits: a target or kind file larger than 1 MiB is refused from its size before it is
+ * parsed ("ValueError"), as are empty files, non-UTF-8 text, duplicate keys and host
+ * JSON nested deeper than 64 levels or host targets nested deeper than 8.
+ *
  * Errors: every parse error is ("ParseError" | "TypeError" | "KeyError" |
  * "ValueError") with a one-line message that starts with the origin (file path or
  * "<string>"), then line:column for JSON syntax errors, or the option name, then

@@ -536,17 +536,17 @@ static void test_huge_file(void** state) {
   char path[] = "/tmp/dh_targets_huge_XXXXXX";
   int fd = mkstemp(path);
   assert_true(fd >= 0);
-  /* sparse: 64 MiB + 1 bytes without writing them; rejected from its size */
-  assert_int_equal(ftruncate(fd, ((off_t)64 << 20) + 1), 0);
+  /* sparse: 1 MiB + 1 bytes without writing them; rejected from its size */
+  assert_int_equal(ftruncate(fd, ((off_t)1 << 20) + 1), 0);
   close(fd);
   dh_target_t* t = NULL;
-  assert_error(dh_target_parse_file(path, &t), "ValueError", "larger than the 64 MiB limit");
+  assert_error(dh_target_parse_file(path, &t), "ValueError", "larger than the 1 MiB limit");
   assert_non_null(strstr(dh_error_message(), path));
   unlink(path);
   /* a stream (not a regular file) is cut off at the limit while reading */
   FILE* big = NULL;
   (void)big;
-  size_t n = ((size_t)64 << 20) + 16;
+  size_t n = ((size_t)1 << 20) + 16;
   char* text = malloc(n + 1);
   assert_non_null(text);
   memset(text, ' ', n);
@@ -554,7 +554,7 @@ static void test_huge_file(void** state) {
   text[n - 1] = '}';
   text[n] = '\0';
   assert_error(dh_target_parse_json(text, "<string>", &t), "ValueError",
-               "<string>: text is 67108880 bytes, larger than the 64 MiB limit");
+               "<string>: text is 1048592 bytes, larger than the 1 MiB limit");
   free(text);
   assert_null(t);
 }

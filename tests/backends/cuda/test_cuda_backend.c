@@ -79,6 +79,9 @@ static int g_fail;
   } while (0)
 
 static char g_exe_dir[PATH_MAX];
+/* This program's path as readlink reports it (valgrind answers the client's path
+ * there, while exec of /proc/self/exe would start valgrind's own tool binary). */
+static char g_exe_path[PATH_MAX] = "/proc/self/exe";
 
 static void find_exe_dir(void) {
   char buf[PATH_MAX];
@@ -88,6 +91,7 @@ static void find_exe_dir(void) {
     return;
   }
   buf[n] = '\0';
+  snprintf(g_exe_path, sizeof g_exe_path, "%s", buf);
   char* slash = strrchr(buf, '/');
   if (slash) *slash = '\0';
   snprintf(g_exe_dir, sizeof g_exe_dir, "%s", buf);
@@ -563,7 +567,7 @@ static __attribute__((unused)) int run_child(const char* mode, const char* fake_
     setenv("LD_LIBRARY_PATH", lib, 1);
     setenv("DH_CUDA_TEST_MODE", mode, 1);
     dup2(2, 1);
-    execl("/proc/self/exe", "test_cuda_backend", (char*)NULL);
+    execl(g_exe_path, "test_cuda_backend", (char*)NULL);
     _exit(127);
   }
   int status = 0;
