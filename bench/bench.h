@@ -1,0 +1,48 @@
+/*
+ * bench/bench.h — entry points of the benchmark side of devharness, called by the
+ * command line (cli/main.c) as `devharness bench|plot|compare ...`.
+ *
+ * Each takes the subcommand's arguments with argv[0] = the subcommand name ("bench",
+ * "plot", "compare"), prints its own --help, and returns the process exit status.
+ * They are meant to run in their own process: dh_bench_main loads and initialises
+ * every backend plugin (which start worker threads) and pins the calling thread.
+ * Not thread-safe; call at most once per process (Google Benchmark's state is global).
+ */
+#ifndef DEVHARNESS_BENCH_BENCH_H_
+#define DEVHARNESS_BENCH_BENCH_H_
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* `bench [--suite call,alloc,copy,sync,launch] [--device NAME:ID] [--quick]
+ *        [--out FILE.json] [--repetitions N] [--timing auto|host] [--pin core|node|none]
+ *        [--benchmark_*...]`
+ * Runs the microbenchmark suites (default all) on every device of every loaded backend
+ * (or one --device), prints Google Benchmark's console report and a harness/raw ratio
+ * summary, and with --out writes Google Benchmark JSON (plus a "devharness_summary"
+ * object with the ratios and coefficients of variation). Unknown --benchmark_* flags
+ * pass through to Google Benchmark (e.g. --benchmark_filter=REGEX).
+ * Exit: 0 ran (individual benchmarks may be reported as skipped with an error),
+ * 1 no benchmark matched or the output could not be written, 2 usage error. */
+int dh_bench_main(int argc, char** argv);
+
+/* `plot RESULTS.json -o DIR`: runs bench/plot.py (python3 + matplotlib) to draw
+ * bandwidth-vs-size and latency charts as PNG and SVG into DIR. The script is found as
+ * $DEVHARNESS_PLOT_PY, <exe dir>/../../bench/plot.py (build tree) or
+ * <exe dir>/../share/devharness/plot.py (installed). Exit: the script's (0 ok,
+ * 1 failure, 2 bad input); 2 when the script or python3 cannot be found. */
+int dh_plot_main(int argc, char** argv);
+
+/* `compare BASE.json NEW.json [--threshold 0.05] [--alpha 0.05]`: Mann-Whitney U test
+ * per benchmark over the repetitions of both runs (bench/compare.py, scipy). Prints a
+ * table. Exit: 0 no significant regression, 1 at least one benchmark is slower by more
+ * than threshold with p < alpha, 2 bad input (missing file, bad JSON, fewer than 9
+ * repetitions in either run for every common benchmark). Script found like plot's
+ * ($DEVHARNESS_COMPARE_PY, .../bench/compare.py, .../share/devharness/compare.py). */
+int dh_compare_main(int argc, char** argv);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DEVHARNESS_BENCH_BENCH_H_ */

@@ -1,0 +1,49 @@
+# bench/bench.mk — microbenchmarks (Google Benchmark C wrapper + suites), linked into the
+# devharness CLI (CLI_OBJS/CLI_LDLIBS) and into a standalone driver
+# $(BUILD)/bin/devharness-bench; the call suite's module $(BUILD)/lib/devharness_bench_ffi_noop.so.
+
+BENCH_SRCS := bench/gbench.cc bench/common.c bench/devop.c bench/call.c bench/alloc.c \
+              bench/copy.c bench/sync.c bench/launch.c bench/main.c bench/scripts.c \
+              bench/ffi_peer.c
+BENCH_OBJS := $(call obj,$(BENCH_SRCS))
+BENCH_LDLIBS := -lbenchmark -lstdc++ -lhwloc -ljansson -ldl -lm
+BENCH_DRIVER := $(BINDIR)/devharness-bench
+BENCH_FFI_NOOP := $(LIBDIR)/devharness_bench_ffi_noop.so
+
+CLI_OBJS += $(BENCH_OBJS)
+CLI_LDLIBS += $(BENCH_LDLIBS)
+ALL_TARGETS += $(BENCH_DRIVER) $(BENCH_FFI_NOOP)
+
+# tvm-ffi's C header for the call/tvm_ffi peer (pip package apache-tvm-ffi), looked up
+# once per make run; without it the peer is built as a stub that reports why.
+# Override with TVM_FFI_INCLUDE=DIR (empty to disable) and TVM_FFI_LIBFILE=PATH.
+ifeq ($(origin TVM_FFI_INCLUDE),undefined)
+TVM_FFI_INCLUDE := $(shell tvm-ffi-config --includedir 2>/dev/null)
+endif
+ifeq ($(origin TVM_FFI_LIBFILE),undefined)
+TVM_FFI_LIBFILE := $(shell tvm-ffi-config --libfiles 2>/dev/null | head -n 1)
+endif
+ifneq ($(wildcard $(TVM_FFI_INCLUDE)/tvm/ffi/c_api.h),)
+$(OBJDIR)/bench/ffi_peer.o: CPPFLAGS += -I$(TVM_FFI_INCLUDE) -DDH_HAVE_TVM_FFI_H \
+    -DDH_TVM_FFI_LIBFILE='"$(TVM_FFI_LIBFILE)"'
+endif
+# The tvm-ffi answer is baked into ffi_peer.o: rebuild it when the answer changes.
+$(OBJDIR)/bench/ffi_peer.o: $(OBJDIR)/bench/tvm_ffi.stamp
+$(OBJDIR)/bench/tvm_ffi.stamp: FORCE_BENCH_TVM_FFI
+	@mkdir -p $(@D)
+	@echo '$(TVM_FFI_INCLUDE) $(TVM_FFI_LIBFILE)' | cmp -s - $@ || \
+	    echo '$(TVM_FFI_INCLUDE) $(TVM_FFI_LIBFILE)' > $@
+.PHONY: FORCE_BENCH_TVM_FFI
+FORCE_BENCH_TVM_FFI:
+
+$(BENCH_DRIVER): $(BENCH_OBJS) $(OBJDIR)/bench/driver.o $(RUNTIME_LIB)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) -o $@ $(BENCH_OBJS) $(OBJDIR)/bench/driver.o $(RUNTIME_LINK) $(BENCH_LDLIBS)
+
+# A module exporting __tvm_ffi_noop; needs nothing from the runtime.
+$(BENCH_FFI_NOOP): $(OBJDIR)/bench/ffi_noop.o
+	@mkdir -p $(@D)
+	$(CC) -shared $(LDFLAGS) -o $@ $^
+
+.PHONY: bench-driver
+bench-driver: $(BENCH_DRIVER) $(BENCH_FFI_NOOP)

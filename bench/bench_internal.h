@@ -1,0 +1,105 @@
+/*
+ * bench/bench_internal.h — shared between the suite files of bench/ (not installed).
+ *
+ * Each suite file registers its benchmarks with Google Benchmark through the C wrapper
+ * (bench/gbench.h). Naming: <suite>/<operation>[/<memory>]/<device spec>/<impl>[/<size>]
+ * where impl is "harness" (through libdevharness: dh_device_* dispatch, packed calls)
+ * or "raw" (the backend's dh_raw_twin_t, i.e. the vendor API directly). A pair differs
+ * only in that component, so "/harness" <-> "/raw" finds the twin.
+ * Not thread-safe: everything runs on the benchmark thread.
+ */
+#ifndef DEVHARNESS_BENCH_BENCH_INTERNAL_H_
+#define DEVHARNESS_BENCH_BENCH_INTERNAL_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "devharness/backend.h"
+#include "gbench.h"
+
+/* One device under test. */
+typedef struct dh_bench_device {
+  DLDevice dev;
+  const dh_backend_t* backend;
+  char spec[64]; /* "sim:0" */
+} dh_bench_device_t;
+
+/* Options every suite sees. */
+typedef struct dh_bench_opts {
+  int quick;          /* reduced sizes, short min_time */
+  int repetitions;    /* 0/1 = Google Benchmark default (or --benchmark_repetitions) */
+  const dh_bench_device_t* devices;
+  size_t num_devices;
+  const char* exe_dir; /* folder of the running executable (for bench's .so files) */
+  int host_timing;     /* --timing host: copies timed with the host clock on both sides */
+} dh_bench_opts_t;
+
+/* Suites: each registers its benchmarks; returns the number registered, or -1 with
+ * dh_error_set on a setup failure (nothing is left half-registered that would crash). */
+int dh_bench_suite_call(const dh_bench_opts_t* o);
+int dh_bench_suite_alloc(const dh_bench_opts_t* o);
+int dh_bench_suite_copy(const dh_bench_opts_t* o);
+int dh_bench_suite_sync(const dh_bench_opts_t* o);
+int dh_bench_suite_launch(const dh_bench_opts_t* o);
+
+/* Hook for settings common to every benchmark; returns b. Min time, warm-up and
+ * repetitions are NOT set here but as --benchmark_* flags (see bench/main.c), because
+ * per-benchmark values would be appended to every benchmark name. */
+dh_gb_bench_t* dh_bench_common(dh_gb_bench_t* b, const dh_bench_opts_t* o);
+
+/* Monotonic clock in seconds. */
+double dh_bench_now(void);
+
+/* Allocates a zeroed object of `size` bytes that lives until dh_bench_free_all
+ * (benchmark user data). Returns NULL when out of memory. */
+void* dh_bench_keep(size_t size);
+/* Frees everything dh_bench_keep handed out and the cached buffers below. */
+void dh_bench_free_all(void);
+
+/* The one cached buffer set: benchmarks that need large buffers store them here,
+ * keyed by (owner, size); a different key frees the previous set first (Google
+ * Benchmark runs one benchmark's invocations back to back). */
+typedef struct dh_bench_cache {
+  const void* owner;
+  size_t size;
+  void (*release)(struct dh_bench_cache* c); /* frees the fields below */
+  void* p[4];
+  DLDevice dev;
+  const dh_backend_t* backend;
+} dh_bench_cache_t;
+/* Returns the cache if it holds (owner, size), else releases it, clears it and
+ * returns NULL: the caller then fills dh_bench_cache_slot() and sets owner/size/release. */
+dh_bench_cache_t* dh_bench_cache_get(const void* owner, size_t size);
+dh_bench_cache_t* dh_bench_cache_slot(void);
+void dh_bench_cache_release(void);
+
+/* Runs fn with the thread's CPU binding temporarily widened to every allowed PU, so
+ * threads a backend creates inside (stream workers) do not inherit the benchmark
+ * thread's pinning. */
+int dh_bench_unpinned_create_stream(DLDevice dev, dh_stream_t* out_stream);
+
+/* Skips the benchmark with "<what>: <kind>: <message>" from the thread's last error. */
+void dh_bench_skip_error(dh_gb_state_t* st, const char* what);
+
+/* Text of the last error for labels: "<kind>: <message>". Thread-local buffer. */
+const char* dh_bench_error_text(void);
+
+/* Finds a benchmark support file: $env when set, else <exe_dir>/../lib/<name>,
+ * <exe_dir>/../lib/devharness-bench/<name>. Writes into buf; 0 when found. */
+int dh_bench_find_file(const char* exe_dir, const char* env, const char* name, char* buf,
+                       size_t buf_size);
+
+/* tvm-ffi peer (bench/ffi_peer.c; built against tvm-ffi's c_api.h when found at build
+ * time). open: dlopens libtvm_ffi.so ($DEVHARNESS_TVM_FFI_LIB, else from
+ * `tvm-ffi-config --libfiles`) and wraps `safe_call` (same ABI as dh_safe_call_t) in a
+ * tvm-ffi Function. 0 on success, else -1 with the reason in why. */
+int dh_bench_ffi_peer_open(void* safe_call, char* why, size_t why_size);
+/* TVMFFIFunctionCall on the wrapped function with num_args TVMFFIAny-compatible
+ * arguments (dh_any_t has the same layout); result receives the result. */
+int dh_bench_ffi_peer_call(void* args, int32_t num_args, void* result);
+/* Path of the loaded libtvm_ffi.so, or "". */
+const char* dh_bench_ffi_peer_path(void);
+/* Version "major.minor.patch" of the loaded library, or "". */
+const char* dh_bench_ffi_peer_version(void);
+
+#endif /* DEVHARNESS_BENCH_BENCH_INTERNAL_H_ */

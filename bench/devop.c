@@ -1,0 +1,98 @@
+/* bench/devop.c — timing helpers (bench/devop.h). */
+#include <string.h>
+
+#include "devharness/device_api.h"
+#include "devharness/error.h"
+#include "devop.h"
+
+void dh_bench_timer_init(dh_bench_timer_t* t, const dh_bench_device_t* d, dh_stream_t stream,
+                         int want_device) {
+  memset(t, 0, sizeof *t);
+  t->d = d;
+  t->stream = stream;
+  const dh_backend_t* be = d->backend;
+  if (!want_device || !(be->caps & DH_CAP_EVENT_TIMING) || !be->event_create ||
+      !be->event_record || !be->event_elapsed_ms || !be->event_free)
+    return;
+  if (be->event_create(d->dev, &t->ev[0]) != 0) return;
+  if (be->event_create(d->dev, &t->ev[1]) != 0) {
+    be->event_free(d->dev, t->ev[0]);
+    t->ev[0] = NULL;
+    return;
+  }
+  t->device = 1;
+}
+
+int dh_bench_timer_start(dh_bench_timer_t* t) {
+  if (t->device) return t->d->backend->event_record(t->d->dev, t->ev[0], t->stream);
+  t->t0 = dh_bench_now();
+  return 0;
+}
+
+int dh_bench_timer_stop(dh_bench_timer_t* t, double* out_s) {
+  const dh_backend_t* be = t->d->backend;
+  if (t->device) {
+    if (be->event_record(t->d->dev, t->ev[1], t->stream) != 0) return -1;
+    if (dh_device_stream_sync(t->d->dev, t->stream) != 0) return -1;
+    double ms = 0;
+    if (be->event_elapsed_ms(t->d->dev, t->ev[0], t->ev[1], &ms) != 0) return -1;
+    *out_s = ms * 1e-3;
+    return 0;
+  }
+  if (dh_device_stream_sync(t->d->dev, t->stream) != 0) return -1;
+  *out_s = dh_bench_now() - t->t0;
+  return 0;
+}
+
+void dh_bench_timer_free(dh_bench_timer_t* t) {
+  if (t->device) {
+    t->d->backend->event_free(t->d->dev, t->ev[0]);
+    t->d->backend->event_free(t->d->dev, t->ev[1]);
+  }
+  t->device = 0;
+}
+
+const char* dh_bench_timer_source(const dh_bench_timer_t* t) {
+  return t->device ? "device events" : "host clock";
+}
+
+static void raw_release(dh_bench_cache_t* c) {
+  const dh_raw_twin_t* raw = c->backend ? c->backend->raw : NULL;
+  if (raw && raw->teardown && c->p[3]) raw->teardown(c->p[3]);
+}
+
+void* dh_bench_raw_ctx(const void* owner, const dh_bench_device_t* d, dh_raw_op_t op,
+                       size_t nbytes, uint32_t flags) {
+  dh_bench_cache_t* c = dh_bench_cache_get(owner, nbytes);
+  if (c) return c->p[3];
+  const dh_raw_twin_t* raw = d->backend->raw;
+  if (!raw || !raw->setup || !raw->run)
+    return dh_error_set("NotImplementedError", "backend %s has no raw twin", d->backend->name),
+           NULL;
+  void* ctx = NULL;
+  if (raw->setup(d->dev, op, nbytes, flags, &ctx) != 0) return NULL;
+  c = dh_bench_cache_slot();
+  c->owner = owner;
+  c->size = nbytes;
+  c->backend = d->backend;
+  c->dev = d->dev;
+  c->p[3] = ctx;
+  c->release = raw_release;
+  return ctx;
+}
+
+int dh_bench_raw_run(const dh_bench_device_t* d, void* ctx, uint32_t repeat, double* out_s,
+                     int* out_device) {
+  double ms = -1;
+  double t0 = dh_bench_now();
+  if (d->backend->raw->run(ctx, repeat, &ms) != 0) return -1;
+  double t1 = dh_bench_now();
+  if (ms >= 0) {
+    *out_s = ms * 1e-3;
+    *out_device = 1;
+  } else {
+    *out_s = t1 - t0;
+    *out_device = 0;
+  }
+  return 0;
+}

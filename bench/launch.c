@@ -1,0 +1,92 @@
+/*
+ * bench/launch.c — the launch suite (host clock; manual time):
+ *   launch/throughput/<spec>/{harness,raw}  DH_LAUNCH_BATCH empty-kernel launches, then
+ *        one sync; harness = dh_device_call(dev, "noop", (Device dev)) packed calls,
+ *        raw = the twin's DH_RAW_LAUNCH with repeat = DH_LAUNCH_BATCH. Time is per
+ *        batch; items_per_second = launches per second; counter us_per_launch.
+ *   launch/roundtrip/<spec>/{harness,raw}   one launch + sync per iteration.
+ */
+#include <stdio.h>
+
+#include "devharness/device_api.h"
+#include "devharness/error.h"
+#include "devop.h"
+
+#define DH_LAUNCH_BATCH 64
+
+typedef struct launch_ctx {
+  const dh_bench_device_t* d;
+  int batch; /* launches per iteration */
+  int raw;
+} launch_ctx_t;
+
+static void bm_launch(dh_gb_state_t* st, void* user) {
+  const launch_ctx_t* x = user;
+  const dh_bench_device_t* d = x->d;
+  double total = 0;
+  if (x->raw) {
+    void* ctx = dh_bench_raw_ctx(x, d, DH_RAW_LAUNCH, 0, 0);
+    if (!ctx) {
+      dh_bench_skip_error(st, "raw twin setup");
+      return;
+    }
+    while (dh_gb_keep_running(st)) {
+      double t0 = dh_bench_now();
+      if (d->backend->raw->run(ctx, (uint32_t)x->batch, NULL) != 0) {
+        dh_bench_skip_error(st, "raw twin run");
+        return;
+      }
+      double s = dh_bench_now() - t0;
+      total += s;
+      dh_gb_set_iteration_time(st, s);
+    }
+  } else {
+    dh_any_t arg = dh_any_device(d->dev), rv;
+    while (dh_gb_keep_running(st)) {
+      double t0 = dh_bench_now();
+      for (int i = 0; i < x->batch; ++i)
+        if (dh_device_call(d->dev, DH_FUNC_NOOP, &arg, 1, &rv) != 0) {
+          dh_bench_skip_error(st, "noop launch");
+          return;
+        }
+      if (dh_device_stream_sync(d->dev, NULL) != 0) {
+        dh_bench_skip_error(st, "stream_sync");
+        return;
+      }
+      double s = dh_bench_now() - t0;
+      total += s;
+      dh_gb_set_iteration_time(st, s);
+    }
+  }
+  int64_t it = dh_gb_iterations(st);
+  dh_gb_set_items_processed(st, it * x->batch);
+  if (it > 0) dh_gb_counter(st, "us_per_launch", total * 1e6 / ((double)it * x->batch), 0);
+  dh_gb_set_label(st, x->batch > 1 ? "64 launches + 1 sync; host clock" : "launch + sync; host clock");
+}
+
+int dh_bench_suite_launch(const dh_bench_opts_t* o) {
+  int count = 0;
+  for (size_t i = 0; i < o->num_devices; ++i) {
+    const dh_bench_device_t* d = &o->devices[i];
+    for (int k = 0; k < 2; ++k) {
+      for (int raw = 0; raw <= 1; ++raw) {
+        if (raw && !d->backend->raw) continue;
+        launch_ctx_t* x = dh_bench_keep(sizeof *x);
+        if (!x) return dh_error_set("OutOfMemoryError", "bench: out of memory");
+        x->d = d;
+        x->batch = k == 0 ? DH_LAUNCH_BATCH : 1;
+        x->raw = raw;
+        char name[128];
+        snprintf(name, sizeof name, "launch/%s/%s/%s", k == 0 ? "throughput" : "roundtrip",
+                 d->spec, raw ? "raw" : "harness");
+        dh_gb_bench_t* b = dh_gb_register(name, bm_launch, x);
+        if (!b) return dh_error_set("InternalError", "bench: cannot register %s", name);
+        dh_bench_common(b, o);
+        dh_gb_bench_use_manual_time(b);
+        dh_gb_bench_unit(b, DH_GB_US);
+        ++count;
+      }
+    }
+  }
+  return count;
+}

@@ -1,0 +1,517 @@
+/*
+ * bench/main.c — `devharness bench`: options, devices, pinning, context, running, and
+ * the harness/raw summary (bench/bench.h dh_bench_main).
+ */
+#include <errno.h>
+#include <hwloc.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "bench_internal.h"
+#include "devharness/devharness.h"
+
+const char* dh_bench_call_module_path(void);
+
+static const char kUsage[] =
+    "usage: devharness bench [--suite LIST] [--device NAME:ID] [--quick] [--out FILE.json]\n"
+    "                        [--repetitions N] [--timing auto|host] [--pin core|node|none]\n"
+    "                        [--benchmark_*=...]\n"
+    "\n"
+    "Microbenchmarks through Google Benchmark, on every device of every loaded backend\n"
+    "(or one --device). Each copy/sync/launch benchmark has a raw twin (the backend's\n"
+    "vendor API directly) named .../raw/... next to .../harness/...; the summary after the\n"
+    "run gives the harness/raw time ratio of every pair.\n"
+    "\n"
+    "  --suite LIST      comma-separated: call,alloc,copy,sync,launch (default all)\n"
+    "  --device SPEC     only this device, e.g. sim:0 (default: every device)\n"
+    "  --quick           short min_time and fewer sizes (under a minute here)\n"
+    "  --out FILE        Google Benchmark JSON (+ \"devharness_summary\": ratios, CVs)\n"
+    "  --repetitions N   repeat each benchmark N times (mean/median/stddev/cv; >= 9 for\n"
+    "                    `devharness compare`)\n"
+    "  --timing MODE     copies: auto (device events / raw device timers where the API\n"
+    "                    has them, else host clock; default) or host (host clock on both\n"
+    "                    sides of every harness/raw pair)\n"
+    "  --pin MODE        bind the benchmark thread with hwloc: core (default: core 0,\n"
+    "                    no device locality is known here), node (NUMA node 0), none\n"
+    "  --benchmark_*     passed to Google Benchmark, e.g. --benchmark_filter=copy/h2d\n"
+    "                    --benchmark_list_tests=true --benchmark_min_time=0.5\n"
+    "\n"
+    "Bytes processed count bytes copied once. Exit: 0 ran, 1 nothing matched or output\n"
+    "not writable, 2 usage error.\n";
+
+/*--- collected results ---*/
+typedef struct res {
+  char* name;
+  char* agg;
+  double ns;
+  int error;
+} res_t;
+static res_t* g_res;
+static size_t g_nres, g_capres;
+
+static void on_result(const dh_gb_result_t* r, void* user) {
+  (void)user;
+  if (g_nres == g_capres) {
+    size_t cap = g_capres ? 2 * g_capres : 256;
+    res_t* n = realloc(g_res, cap * sizeof *n);
+    if (!n) return;
+    g_res = n;
+    g_capres = cap;
+  }
+  res_t* x = &g_res[g_nres];
+  x->name = strdup(r->name);
+  x->agg = strdup(r->aggregate);
+  if (!x->name || !x->agg) {
+    free(x->name);
+    free(x->agg);
+    return;
+  }
+  x->ns = r->real_time_ns;
+  x->error = r->error_occurred;
+  ++g_nres;
+}
+
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Median of the measured (non-aggregate) runs of `name`; NAN when none. */
+static double median_ns(const char* name) {
+  double v[256];
+  size_t n = 0;
+  for (size_t i = 0; i < g_nres && n < 256; ++i)
+    if (!g_res[i].error && !g_res[i].agg[0] && strcmp(g_res[i].name, name) == 0)
+      v[n++] = g_res[i].ns;
+  if (!n) return NAN;
+  qsort(v, n, sizeof v[0], cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Replaces the first "/harness" path component of name by "/raw". 0 if none. */
+static int twin_name(const char* name, char* out, size_t size) {
+  const char* p = strstr(name, "/harness");
+  if (!p || (p[8] != '/' && p[8] != '\0')) return 0;
+  snprintf(out, size, "%.*s/raw%s", (int)(p - name), name, p + 8);
+  return 1;
+}
+
+static int seen_before(size_t i) {
+  for (size_t j = 0; j < i; ++j)
+    if (strcmp(g_res[j].name, g_res[i].name) == 0) return 1;
+  return 0;
+}
+
+/* Prints the summary and builds its JSON. */
+static json_t* summarize(void) {
+  json_t* sum = json_object();
+  json_t* pairs = json_array();
+  json_t* calls = json_object();
+  json_t* cvs = json_array();
+  printf("\n== devharness summary: harness/raw time ratio (median of runs; < 1 = harness faster)\n");
+  int any = 0;
+  for (size_t i = 0; i < g_nres; ++i) {
+    char twin[512];
+    if (g_res[i].agg[0] || seen_before(i) || !twin_name(g_res[i].name, twin, sizeof twin)) continue;
+    double h = median_ns(g_res[i].name), r = median_ns(twin);
+    if (isnan(h) || isnan(r) || r <= 0) continue;
+    printf("  %-58s %7.3f  (harness %.3f us, raw %.3f us)\n", g_res[i].name, h / r, h * 1e-3,
+           r * 1e-3);
+    json_t* p = json_object();
+    json_object_set_new(p, "harness", json_string(g_res[i].name));
+    json_object_set_new(p, "raw", json_string(twin));
+    json_object_set_new(p, "harness_ns", json_real(h));
+    json_object_set_new(p, "raw_ns", json_real(r));
+    json_object_set_new(p, "ratio", json_real(h / r));
+    json_array_append_new(pairs, p);
+    any = 1;
+  }
+  if (!any) printf("  (no harness/raw pair ran)\n");
+  double direct = median_ns("call/direct/3args"), packed = median_ns("call/packed/3args"),
+         ffi = median_ns("call/tvm_ffi/3args");
+  if (!isnan(packed)) {
+    printf("== call: packed/3args %.2f ns", packed);
+    json_object_set_new(calls, "packed_3args_ns", json_real(packed));
+    if (!isnan(direct) && direct > 0) {
+      printf("; packed/direct %.2f", packed / direct);
+      json_object_set_new(calls, "packed_over_direct", json_real(packed / direct));
+    }
+    if (!isnan(ffi) && ffi > 0) {
+      printf("; packed/tvm-ffi %.3f", packed / ffi);
+      json_object_set_new(calls, "packed_over_tvm_ffi", json_real(packed / ffi));
+    } else {
+      printf("; tvm-ffi peer skipped");
+    }
+    printf("\n");
+  }
+  int anycv = 0;
+  for (size_t i = 0; i < g_nres; ++i) {
+    if (strcmp(g_res[i].agg, "cv") != 0 || strncmp(g_res[i].name, "copy/", 5) != 0) continue;
+    const char* last = strrchr(g_res[i].name, '/');
+    long long size = last ? atoll(last + 1) : 0;
+    if (size < (1 << 20)) continue;
+    if (!anycv) printf("== coefficient of variation over repetitions, copies >= 1 MiB\n");
+    anycv = 1;
+    printf("  %-58s %6.2f %%\n", g_res[i].name, 100.0 * g_res[i].ns);
+    json_t* c = json_object();
+    json_object_set_new(c, "name", json_string(g_res[i].name));
+    json_object_set_new(c, "cv", json_real(g_res[i].ns));
+    json_array_append_new(cvs, c);
+  }
+  json_object_set_new(sum, "harness_raw_pairs", pairs);
+  json_object_set_new(sum, "call", calls);
+  json_object_set_new(sum, "copy_cv", cvs);
+  json_object_set_new(sum, "bytes_processed",
+                      json_string("bytes copied, counted once (not read + written)"));
+  return sum;
+}
+
+/*--- pinning ---*/
+static void pin(const char* mode, char* desc, size_t size) {
+  if (strcmp(mode, "none") == 0) {
+    snprintf(desc, size, "not pinned (--pin none)");
+    return;
+  }
+  hwloc_topology_t topo;
+  if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
+    snprintf(desc, size, "not pinned: hwloc topology failed");
+    return;
+  }
+  hwloc_obj_t obj = NULL;
+  const char* what = "core 0";
+  if (strcmp(mode, "node") == 0) {
+    obj = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, 0);
+    what = "NUMA node 0";
+  } else {
+    obj = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, 0);
+    if (!obj) obj = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, 0);
+  }
+  if (!obj || hwloc_set_cpubind(topo, obj->cpuset, HWLOC_CPUBIND_THREAD) != 0) {
+    snprintf(desc, size, "not pinned: hwloc_set_cpubind(%s) failed: %s", what, strerror(errno));
+  } else {
+    char set[128];
+    hwloc_bitmap_list_snprintf(set, sizeof set, obj->cpuset);
+    snprintf(desc, size,
+             "benchmark thread bound with hwloc to %s (PUs %s); device locality unknown, so "
+             "the default; backend threads created at init are not bound",
+             what, set);
+  }
+  hwloc_topology_destroy(topo);
+}
+
+static const char* attr_str(DLDevice dev, dh_attr_kind_t k) {
+  dh_any_t v = dh_any_none();
+  if (dh_device_get_attr(dev, k, &v) != 0) return "?";
+  if (v.type_index == DH_TYPE_RAW_STR && v.v_c_str) return v.v_c_str;
+  return "n/a";
+}
+
+static int has_suite(const char* list, const char* s) {
+  if (!list) return 1;
+  size_t n = strlen(s);
+  for (const char* p = list; *p;) {
+    const char* e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len == n && strncmp(p, s, n) == 0) return 1;
+    if (!e) break;
+    p = e + 1;
+  }
+  return 0;
+}
+
+int dh_bench_main(int argc, char** argv) {
+  const char* suites = NULL;
+  const char* device = NULL;
+  const char* out = NULL;
+  const char* pin_mode = "core";
+  const char* timing = "auto";
+  int quick = 0, reps = 0;
+  char** gb = calloc((size_t)argc + 8, sizeof *gb);
+  if (!gb) return 2;
+  int ngb = 0;
+  gb[ngb++] = argc > 0 ? argv[0] : "bench";
+  /* Defaults first, so the user's --benchmark_* flags (parsed later) win. */
+  int min_time_at = ngb++;
+  int warmup_at = ngb++;
+  int reps_at = ngb++;
+  gb[reps_at] = "--benchmark_repetitions=1";
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    const char* rep_text = NULL;
+    int took = 0;
+#define VALUE(opt, var)                                                          \
+  if (!took && strcmp(a, opt) == 0) {                                            \
+    if (i + 1 >= argc) {                                                         \
+      fprintf(stderr, "devharness bench: %s needs a value\n%s", opt, kUsage);  \
+      free(gb);                                                                  \
+      return 2;                                                                  \
+    }                                                                            \
+    var = argv[++i];                                                             \
+    took = 1;                                                                    \
+  }                                                                              \
+  if (!took && strncmp(a, opt "=", sizeof opt) == 0) {                           \
+    var = a + sizeof opt;                                                        \
+    took = 1;                                                                    \
+  }
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(kUsage, stdout);
+      free(gb);
+      return 0;
+    }
+    if (strcmp(a, "--quick") == 0) {
+      quick = 1;
+      continue;
+    }
+    VALUE("--suite", suites)
+    VALUE("--device", device)
+    VALUE("--out", out)
+    VALUE("--pin", pin_mode)
+    VALUE("--timing", timing)
+    VALUE("--repetitions", rep_text)
+    if (rep_text) {
+      char* end;
+      long r = strtol(rep_text, &end, 10);
+      if (!*rep_text || *end || r < 1 || r > 1000) {
+        fprintf(stderr, "devharness bench: --repetitions wants an integer 1..1000, got '%s'\n",
+                rep_text);
+        free(gb);
+        return 2;
+      }
+      reps = (int)r;
+    }
+    if (took) continue;
+    if (strncmp(a, "--benchmark_", 12) == 0) {
+      gb[ngb++] = argv[i];
+      continue;
+    }
+    fprintf(stderr, "devharness bench: unknown option '%s'\n%s", a, kUsage);
+    free(gb);
+    return 2;
+#undef VALUE
+  }
+  static const char* const kSuites[] = {"call", "alloc", "copy", "sync", "launch"};
+  if (suites) {
+    for (const char* p = suites; *p;) {
+      const char* e = strchr(p, ',');
+      size_t len = e ? (size_t)(e - p) : strlen(p);
+      int ok = 0;
+      for (size_t k = 0; k < 5; ++k)
+        if (strlen(kSuites[k]) == len && strncmp(p, kSuites[k], len) == 0) ok = 1;
+      if (!ok) {
+        fprintf(stderr, "devharness bench: --suite: unknown suite '%.*s' (known: call, alloc, "
+                        "copy, sync, launch)\n", (int)len, p);
+        free(gb);
+        return 2;
+      }
+      if (!e) break;
+      p = e + 1;
+    }
+  }
+  if (strcmp(timing, "auto") && strcmp(timing, "host")) {
+    fprintf(stderr, "devharness bench: --timing wants auto or host, got '%s'\n", timing);
+    free(gb);
+    return 2;
+  }
+  if (strcmp(pin_mode, "core") && strcmp(pin_mode, "node") && strcmp(pin_mode, "none")) {
+    fprintf(stderr, "devharness bench: --pin wants core, node or none, got '%s'\n", pin_mode);
+    free(gb);
+    return 2;
+  }
+  gb[min_time_at] = quick ? "--benchmark_min_time=0.01" : "--benchmark_min_time=0.1";
+  gb[warmup_at] = quick ? "--benchmark_min_warmup_time=0.002" : "--benchmark_min_warmup_time=0.02";
+  char reps_flag[64];
+  snprintf(reps_flag, sizeof reps_flag, "--benchmark_repetitions=%d", reps > 0 ? reps : 1);
+  gb[reps_at] = reps_flag;
+  char* out_flag = NULL;
+  if (out) {
+    size_t n = strlen(out) + 32;
+    out_flag = malloc(n);
+    if (!out_flag) {
+      free(gb);
+      return 2;
+    }
+    snprintf(out_flag, n, "--benchmark_out=%s", out);
+    gb[ngb++] = out_flag;
+    gb[ngb++] = "--benchmark_out_format=json";
+  }
+  gb[ngb] = NULL;
+
+  /* Executable folder. */
+  char exe[PATH_MAX] = ".";
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (len > 0) {
+    exe[len] = '\0';
+    char* slash = strrchr(exe, '/');
+    if (slash) *slash = '\0';
+  } else {
+    snprintf(exe, sizeof exe, ".");
+  }
+
+  /* Backends and devices (inits every backend, before pinning: their threads stay free). */
+  dh_plugins_load_default();
+  for (size_t i = 0; i < dh_plugin_refusal_count(); ++i)
+    fprintf(stderr, "devharness bench: plugin refused: %s\n", dh_plugin_refusal(i));
+  size_t cap = 16, ndev = 0;
+  dh_bench_device_t* devs = calloc(cap, sizeof *devs);
+  int rc = 2;
+  if (!devs) goto done;
+  int want_devices = has_suite(suites, "alloc") || has_suite(suites, "copy") ||
+                     has_suite(suites, "sync") || has_suite(suites, "launch");
+  if (device && want_devices) {
+    DLDevice d;
+    const dh_backend_t* be;
+    if (dh_device_parse(device, &d, &be) != 0) {
+      fprintf(stderr, "devharness bench: --device %s: %s: %s\n", device, dh_error_kind(),
+              dh_error_message());
+      goto done;
+    }
+    devs[0].dev = d;
+    devs[0].backend = be;
+    dh_device_format(d, devs[0].spec, sizeof devs[0].spec);
+    ndev = 1;
+  } else if (want_devices) {
+    for (size_t b = 0; b < dh_backend_count(); ++b) {
+      const dh_backend_t* be = dh_backend_at(b);
+      int n = 0;
+      if (dh_backend_device_count(be, &n) != 0) n = 0;
+      const char* why = dh_backend_unavailable_reason(be);
+      if (n == 0) {
+        char key[128];
+        snprintf(key, sizeof key, "backend.%s", be->name);
+        char val[512];
+        snprintf(val, sizeof val, "no devices: %s", why ? why : "unknown reason");
+        dh_gb_add_context(key, val);
+        fprintf(stderr, "devharness bench: backend %s: %s\n", be->name, val);
+      }
+      for (int id = 0; id < n; ++id) {
+        if (ndev == cap) {
+          dh_bench_device_t* nd = realloc(devs, 2 * cap * sizeof *nd);
+          if (!nd) goto done;
+          devs = nd;
+          cap *= 2;
+        }
+        devs[ndev].dev.device_type = be->device_type;
+        devs[ndev].dev.device_id = id;
+        devs[ndev].backend = be;
+        dh_device_format(devs[ndev].dev, devs[ndev].spec, sizeof devs[ndev].spec);
+        ++ndev;
+      }
+    }
+  }
+  for (size_t i = 0; i < ndev; ++i) {
+    char key[128], val[1024];
+    snprintf(key, sizeof key, "device.%s", devs[i].spec);
+    snprintf(val, sizeof val,
+             "backend=%s; name=%s; driver=%s; target=%s; timing=%s; raw_twin=%s", 
+             devs[i].backend->name, attr_str(devs[i].dev, DH_ATTR_DEVICE_NAME),
+             attr_str(devs[i].dev, DH_ATTR_DRIVER_VERSION),
+             devs[i].backend->target_kind ? devs[i].backend->target_kind : "none",
+             (devs[i].backend->caps & DH_CAP_EVENT_TIMING) ? "device events (copies)"
+                                                           : "host clock",
+             devs[i].backend->raw && devs[i].backend->raw->api_name ? devs[i].backend->raw->api_name
+                                                                  : "none");
+    dh_gb_add_context(key, val);
+  }
+
+  /* Backends may start a device's default-stream worker lazily: start them now, before
+   * pinning, so they do not inherit the benchmark thread's binding. */
+  for (size_t i = 0; i < ndev; ++i)
+    if (dh_device_stream_sync(devs[i].dev, NULL) != 0) dh_error_clear();
+  dh_gb_add_context("devharness.timing", strcmp(timing, "host") == 0
+                                             ? "host clock for every copy (--timing host)"
+                                             : "copies: device events / raw device timers where "
+                                               "available, else host clock; sync, launch: host");
+
+  char pindesc[512];
+  pin(pin_mode, pindesc, sizeof pindesc);
+  dh_gb_add_context("devharness.pinning", pindesc);
+  dh_gb_add_context("devharness.version", DH_VERSION_STRING);
+  dh_gb_add_context("devharness.bytes_processed", "bytes copied, counted once");
+  dh_gb_add_context("devharness.mode", quick ? "quick" : "full");
+
+  dh_gb_initialize(&ngb, gb);
+  if (ngb > 1) {
+    fprintf(stderr, "devharness bench: Google Benchmark does not know '%s'\n", gb[1]);
+    goto done;
+  }
+
+  dh_bench_opts_t o = {quick, reps, devs, ndev, exe, strcmp(timing, "host") == 0};
+  int (*const fns[5])(const dh_bench_opts_t*) = {dh_bench_suite_call, dh_bench_suite_alloc,
+                                                 dh_bench_suite_copy, dh_bench_suite_sync,
+                                                 dh_bench_suite_launch};
+  for (size_t k = 0; k < 5; ++k) {
+    if (!has_suite(suites, kSuites[k])) continue;
+    if (fns[k](&o) < 0) {
+      fprintf(stderr, "devharness bench: suite %s: %s: %s\n", kSuites[k], dh_error_kind(),
+              dh_error_message());
+      rc = 1;
+      goto done;
+    }
+  }
+  if (has_suite(suites, "call")) {
+    const char* fp = dh_bench_ffi_peer_path();
+    dh_gb_add_context("tvm_ffi.library", fp[0] ? fp : "not loaded (call/tvm_ffi skipped)");
+    if (dh_bench_ffi_peer_version()[0])
+      dh_gb_add_context("tvm_ffi.version", dh_bench_ffi_peer_version());
+    const char* mp = dh_bench_call_module_path();
+    dh_gb_add_context("devharness.call_module", mp[0] ? mp : "not loaded");
+  }
+
+  long matched = dh_gb_run_specified(on_result, NULL);
+  dh_bench_cache_release();
+  if (matched < 0) {
+    rc = 1;
+    goto done;
+  }
+  if (matched == 0) {
+    fprintf(stderr, "devharness bench: no benchmark matched\n");
+    rc = 1;
+    goto done;
+  }
+  json_t* sum = summarize();
+  rc = 0;
+  if (out) {
+    json_error_t err;
+    json_t* root = json_load_file(out, 0, &err);
+    if (!root) {
+      /* e.g. a NaN Google Benchmark wrote: keep its file, put the summary beside it. */
+      char side[PATH_MAX + 16];
+      snprintf(side, sizeof side, "%s.summary.json", out);
+      fprintf(stderr,
+              "devharness bench: cannot parse %s back (%s, line %d); summary written to %s\n",
+              out, err.text, err.line, side);
+      if (json_dump_file(sum, side, JSON_INDENT(2)) != 0) {
+        fprintf(stderr, "devharness bench: cannot write %s\n", side);
+        rc = 1;
+      }
+    } else {
+      json_object_set(root, "devharness_summary", sum);
+      if (json_dump_file(root, out, JSON_INDENT(2)) != 0) {
+        fprintf(stderr, "devharness bench: cannot write %s: %s\n", out, strerror(errno));
+        rc = 1;
+      }
+      json_decref(root);
+    }
+  }
+  json_decref(sum);
+  fflush(stdout);
+done:
+  dh_bench_free_all();
+  for (size_t i = 0; i < g_nres; ++i) {
+    free(g_res[i].name);
+    free(g_res[i].agg);
+  }
+  free(g_res);
+  g_res = NULL;
+  g_nres = g_capres = 0;
+  free(devs);
+  free(out_flag);
+  free(gb);
+  return rc;
+}

@@ -1,0 +1,207 @@
+#!/usr/bin/python3
+"""devharness plot: charts of a `devharness bench` run (Google Benchmark JSON).
+
+usage: plot.py RESULTS.json -o DIR
+
+Writes into DIR, each as PNG and SVG (matplotlib, Agg backend):
+  bandwidth_<device>.*   copy bandwidth (GB/s, bytes copied counted once) against
+                         transfer size (log2 axis), one line per direction and host
+                         memory kind; harness solid, raw twin dashed, same colour
+  alloc_latency.*        alloc+free latency (us) against size, one line per device
+  latency_sync.*         bars: sync latency (us), harness and raw side by side
+  latency_launch.*       bars: launch round trip and per-launch throughput cost (us)
+  latency_call.*         bars: call cost (ns) per call kind
+Values are medians over repetitions. Exit: 0 ok, 1 cannot write, 2 bad input.
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+
+UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+COPY_RE = re.compile(r"^copy/(h2d|d2h|d2d)/([a-z]+)/([^/]+)/(harness|raw)/(\d+)(/.*)?$")
+
+
+def size_label(n):
+    for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= f:
+            v = n / f
+            return f"{v:g} {unit}"
+    return f"{n} B"
+
+
+def load(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read: {e.strerror}") from e
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not JSON: line {e.lineno}: {e.msg}") from e
+    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
+        raise ValueError(f"{path}: not Google Benchmark JSON (no \"benchmarks\" array)")
+    times, bws = {}, {}
+    for b in data["benchmarks"]:
+        if not isinstance(b, dict) or b.get("run_type", "iteration") != "iteration":
+            continue
+        if b.get("error_occurred"):
+            continue
+        name = b.get("run_name") or b.get("name")
+        t = b.get("real_time")
+        unit = b.get("time_unit", "ns")
+        if not isinstance(name, str) or not isinstance(t, (int, float)) or unit not in UNIT_NS:
+            continue
+        times.setdefault(name, []).append(float(t) * UNIT_NS[unit])
+        if isinstance(b.get("bytes_per_second"), (int, float)):
+            bws.setdefault(name, []).append(float(b["bytes_per_second"]))
+    med = lambda d: {k: statistics.median(v) for k, v in d.items()}
+    return med(times), med(bws)
+
+
+def save(fig, outdir, stem, written):
+    for ext in ("png", "svg"):
+        p = os.path.join(outdir, f"{stem}.{ext}")
+        fig.savefig(p, dpi=120 if ext == "png" else None, bbox_inches="tight")
+        written.append(p)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="devharness plot", description=__doc__.split("\n\n")[0])
+    ap.add_argument("results")
+    ap.add_argument("-o", "--output", required=True, help="output folder (created)")
+    try:
+        a = ap.parse_args(argv)
+    except SystemExit as e:
+        return 0 if e.code == 0 else 2
+    try:
+        times, bws = load(a.results)
+    except ValueError as e:
+        print(f"devharness plot: {e}", file=sys.stderr)
+        return 2
+    if not times:
+        print(f"devharness plot: {a.results}: no successful benchmark runs", file=sys.stderr)
+        return 2
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.ticker import FuncFormatter
+    except ImportError:
+        print("devharness plot: python3-matplotlib is needed", file=sys.stderr)
+        return 2
+    try:
+        os.makedirs(a.output, exist_ok=True)
+    except OSError as e:
+        print(f"devharness plot: cannot create {a.output}: {e.strerror}", file=sys.stderr)
+        return 1
+    written = []
+    try:
+        # Bandwidth per device.
+        series = {}  # device -> (dir, mem) -> impl -> [(size, GB/s)]
+        for name, bw in bws.items():
+            m = COPY_RE.match(name)
+            if not m:
+                continue
+            d, mem, dev, impl, size = m.group(1), m.group(2), m.group(3), m.group(4), int(m.group(5))
+            series.setdefault(dev, {}).setdefault((d, mem), {}).setdefault(impl, []).append(
+                (size, bw / 1e9))
+        for dev, lines in sorted(series.items()):
+            fig, ax = plt.subplots(figsize=(8, 5))
+            colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+            for i, ((d, mem), impls) in enumerate(sorted(lines.items())):
+                c = colors[i % len(colors)]
+                for impl, style in (("harness", "-"), ("raw", "--")):
+                    pts = sorted(impls.get(impl, []))
+                    if pts:
+                        ax.plot([p[0] for p in pts], [p[1] for p in pts], style, color=c,
+                                marker="o", markersize=3, label=f"{d} {mem} ({impl})")
+            ax.set_xscale("log", base=2)
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: size_label(int(v))))
+            ax.set_xlabel("transfer size (bytes, log2 scale)")
+            ax.set_ylabel("bandwidth (GB/s, bytes copied counted once)")
+            ax.set_title(f"copy bandwidth on {dev} (harness solid, raw dashed)")
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize="small")
+            fig.autofmt_xdate(rotation=45)
+            save(fig, a.output, "bandwidth_" + re.sub(r"[^A-Za-z0-9_.-]", "_", dev), written)
+            plt.close(fig)
+
+        # alloc latency vs size.
+        alloc = {}
+        for name, t in times.items():
+            m = re.match(r"^alloc/([^/]+)/(\d+)$", name)
+            if m:
+                alloc.setdefault(m.group(1), []).append((int(m.group(2)), t / 1e3))
+        if alloc:
+            fig, ax = plt.subplots(figsize=(8, 5))
+            for dev, pts in sorted(alloc.items()):
+                pts.sort()
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], "-o", markersize=3, label=dev)
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: size_label(int(v))))
+            ax.set_xlabel("allocation size (bytes, log2 scale)")
+            ax.set_ylabel("alloc + free latency (µs)")
+            ax.set_title("alloc_data_space + free_data_space")
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize="small")
+            fig.autofmt_xdate(rotation=45)
+            save(fig, a.output, "alloc_latency", written)
+            plt.close(fig)
+
+        # Latency bars.
+        def bars(prefix, stem, title, scale, unit, per_launch=False):
+            groups = {}  # label -> impl -> value
+            for name, t in times.items():
+                if not name.startswith(prefix):
+                    continue
+                parts = name.split("/")
+                parts = [p for p in parts if p not in ("manual_time", "real_time")]
+                impl = "raw" if "raw" in parts else "harness"
+                label = "/".join(p for p in parts[1:] if p not in ("harness", "raw"))
+                v = t / scale
+                if per_launch and "throughput" in parts:
+                    v /= 64.0
+                    label += " (per launch)"
+                groups.setdefault(label, {})[impl] = v
+            if not groups:
+                return
+            labels = sorted(groups)
+            fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(labels) + 2), 5))
+            w = 0.4
+            xs = range(len(labels))
+            h = [groups[l].get("harness", 0) for l in labels]
+            r = [groups[l].get("raw", 0) for l in labels]
+            ax.bar([x - w / 2 for x in xs], h, w, label="harness")
+            if any(r):
+                ax.bar([x + w / 2 for x in xs], r, w, label="raw twin")
+            ax.set_xticks(list(xs))
+            ax.set_xticklabels(labels, rotation=45, ha="right", fontsize="small")
+            ax.set_ylabel(f"latency ({unit}, median)")
+            ax.set_title(title)
+            if max(h + r) > 0 and max(h + r) / max(min(v for v in h + r if v > 0), 1e-12) > 100:
+                ax.set_yscale("log")
+            ax.grid(True, axis="y", alpha=0.3)
+            ax.legend(fontsize="small")
+            save(fig, a.output, stem, written)
+            plt.close(fig)
+
+        bars("sync/", "latency_sync", "stream sync latency", 1e3, "µs")
+        bars("launch/", "latency_launch", "empty-kernel launch latency", 1e3, "µs", per_launch=True)
+        bars("call/", "latency_call", "host call cost", 1.0, "ns")
+    except OSError as e:
+        print(f"devharness plot: cannot write into {a.output}: {e}", file=sys.stderr)
+        return 1
+    if not written:
+        print(f"devharness plot: {a.results}: nothing to plot (no copy/alloc/sync/launch/call "
+              f"benchmarks)", file=sys.stderr)
+        return 2
+    for p in written:
+        print(p)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

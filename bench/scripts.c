@@ -1,0 +1,81 @@
+/*
+ * bench/scripts.c — `devharness plot` and `devharness compare`: thin launchers of
+ * bench/plot.py and bench/compare.py under /usr/bin/python3 (bench/bench.h).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+/* Finds `name`: $env, <exe dir>/../../bench/<name>, <exe dir>/../share/devharness/<name>. */
+static int find_script(const char* env, const char* name, char* buf, size_t size) {
+  const char* e = getenv(env);
+  if (e && *e) {
+    snprintf(buf, size, "%s", e);
+    return access(buf, R_OK) == 0 ? 0 : -1;
+  }
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return -1;
+  exe[n] = '\0';
+  char* slash = strrchr(exe, '/');
+  if (slash) *slash = '\0';
+  static const char* const kRel[] = {"../../bench", "../share/devharness", "../../../bench"};
+  for (size_t i = 0; i < sizeof kRel / sizeof kRel[0]; ++i) {
+    snprintf(buf, size, "%s/%s/%s", exe, kRel[i], name);
+    if (access(buf, R_OK) == 0) return 0;
+  }
+  snprintf(buf, size, "%s/../../bench/%s or %s/../share/devharness/%s", exe, name, exe, name);
+  return -1;
+}
+
+/* Runs python3 SCRIPT argv[1..]; returns its exit status (2 if it cannot start). */
+static int run_script(const char* cmd, const char* env, const char* name, int argc,
+                      char** argv) {
+  char path[PATH_MAX * 2 + 64];
+  if (find_script(env, name, path, sizeof path) != 0) {
+    fprintf(stderr, "devharness %s: cannot find %s (looked in %s; set %s)\n", cmd, name, path,
+            env);
+    return 2;
+  }
+  const char* py = getenv("DEVHARNESS_PYTHON");
+  if (!py || !*py) py = "/usr/bin/python3";
+  char** args = calloc((size_t)argc + 3, sizeof *args);
+  if (!args) return 2;
+  args[0] = (char*)py;
+  args[1] = path;
+  for (int i = 1; i < argc; ++i) args[i + 1] = argv[i];
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    fprintf(stderr, "devharness %s: fork: %s\n", cmd, strerror(errno));
+    free(args);
+    return 2;
+  }
+  if (pid == 0) {
+    execv(py, args);
+    fprintf(stderr, "devharness %s: cannot run %s: %s\n", cmd, py, strerror(errno));
+    _exit(2);
+  }
+  free(args);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return 2;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  fprintf(stderr, "devharness %s: %s killed by signal %d\n", cmd, name, WTERMSIG(status));
+  return 2;
+}
+
+int dh_plot_main(int argc, char** argv) {
+  return run_script("plot", "DEVHARNESS_PLOT_PY", "plot.py", argc, argv);
+}
+
+int dh_compare_main(int argc, char** argv) {
+  return run_script("compare", "DEVHARNESS_COMPARE_PY", "compare.py", argc, argv);
+}

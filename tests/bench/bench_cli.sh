@@ -1,0 +1,143 @@
+#!/bin/sh
+# tests/bench/bench_cli.sh — `bench`, `compare` and `plot` end to end (TAP).
+# Uses $DEVHARNESS (the CLI) when its bench subcommand works, else the standalone
+# driver $BUILD/bin/devharness-bench. Fast: the quick call suite, one filtered sim copy
+# benchmark, and synthetic JSON for compare/plot.
+set -u
+BUILD=${BUILD:-build}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+PY=/usr/bin/python3
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
+
+if [ -n "${DEVHARNESS:-}" ] && [ -x "$DEVHARNESS" ] && "$DEVHARNESS" bench --help >/dev/null 2>&1; then
+    DH="$DEVHARNESS"
+else
+    DH="$root/$BUILD/bin/devharness-bench"
+    case "$BUILD" in /*) DH="$BUILD/bin/devharness-bench" ;; esac
+fi
+tmp=$(mktemp -d /tmp/dh_bench_cli.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "TAP version 13"
+echo "1..12"
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && echo "# $2"; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+check() { if [ "$2" = "$3" ]; then ok "$1"; else notok "$1" "expected $3, got $2"; fi; }
+
+if [ ! -x "$DH" ]; then
+    for i in 1 2 3 4 5 6 7 8 9 10 11 12; do skip "bench test $i" "$DH not built"; done
+    exit 0
+fi
+echo "# using $DH"
+
+# 1-3: quick call suite writes JSON with the expected names.
+"$DH" bench --quick --suite call --out "$tmp/call.json" >"$tmp/call.txt" 2>&1
+check "bench --quick --suite call exits 0" "$?" 0
+$PY - "$tmp/call.json" >"$tmp/names.txt" 2>&1 <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = {b["name"]: b for b in d["benchmarks"]}
+want = ["call/direct/3args", "call/indirect/3args", "call/packed/0args", "call/packed/1arg",
+        "call/packed/3args", "call/packed/6args", "call/registry_lookup", "call/module/3args",
+        "call/tvm_ffi/3args"]
+missing = [w for w in want if w not in names]
+if missing:
+    print("missing:", missing); sys.exit(1)
+bad = [w for w in want[:8] if names[w].get("error_occurred") or not names[w]["real_time"] > 0]
+if bad:
+    print("failed or zero:", bad, [names[w].get("error_message") for w in bad]); sys.exit(1)
+s = d.get("devharness_summary", {}).get("call", {})
+if not s.get("packed_over_direct", 0) > 0:
+    print("no packed/direct ratio in devharness_summary"); sys.exit(1)
+ffi = names["call/tvm_ffi/3args"]
+print("FFI_SKIPPED " + ffi.get("error_message", "") if ffi.get("error_occurred") else "FFI_OK")
+EOF
+rc=$?
+check "call suite JSON has every call benchmark, timed, and the packed/direct ratio" "$rc" 0
+[ "$rc" = 0 ] || sed 's/^/# /' "$tmp/names.txt" "$tmp/call.txt" | tail -20
+if grep -q '^FFI_OK' "$tmp/names.txt"; then
+    ok "tvm-ffi peer call/tvm_ffi/3args ran"
+else
+    skip "tvm-ffi peer call/tvm_ffi/3args ran" "$(sed -n 's/^FFI_SKIPPED //p' "$tmp/names.txt")"
+fi
+
+# 4: usage errors exit 2.
+"$DH" bench --suite nosuch >/dev/null 2>&1
+check "bench --suite nosuch exits 2" "$?" 2
+
+# 5-6: a harness/raw pair on sim:0 with the ratio in the summary.
+if "$DH" bench --quick --suite copy --device sim:0 \
+        --benchmark_filter='copy/h2d/pageable/sim:0/.*/65536' --out "$tmp/sim.json" \
+        >"$tmp/sim.txt" 2>&1; then
+    ok "bench --quick --suite copy --device sim:0 (filtered) exits 0"
+    $PY - "$tmp/sim.json" >"$tmp/sim.chk" 2>&1 <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = {b["name"]: b for b in d["benchmarks"]}
+h = "copy/h2d/pageable/sim:0/harness/65536/manual_time"
+r = "copy/h2d/pageable/sim:0/raw/65536/manual_time"
+assert h in names, f"{h} missing: {sorted(names)}"
+assert not names[h].get("error_occurred"), names[h].get("error_message")
+# bytes counted once: bytes_per_second * seconds per iteration == size
+t = names[h]["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[names[h]["time_unit"]]
+assert abs(names[h]["bytes_per_second"] * t / 65536 - 1) < 0.01, "bytes not counted once"
+assert "sim:0" in " ".join(d["context"].keys()), "no device context"
+if r in names and not names[r].get("error_occurred"):
+    pairs = d["devharness_summary"]["harness_raw_pairs"]
+    assert any(p["harness"] == h and p["raw"] == r and p["ratio"] > 0 for p in pairs), pairs
+    print("PAIR_OK")
+else:
+    print("NO_RAW")
+EOF
+    rc=$?
+    check "sim copy JSON: bytes counted once, device context, harness/raw ratio" "$rc" 0
+    [ "$rc" = 0 ] || sed 's/^/# /' "$tmp/sim.chk" | tail -5
+else
+    skip "bench --quick --suite copy --device sim:0 (filtered) exits 0" "sim backend unavailable: $(tail -1 "$tmp/sim.txt")"
+    skip "sim copy JSON: bytes counted once, device context, harness/raw ratio" "sim backend unavailable"
+fi
+
+# 7-10: compare on synthetic runs with 9 repetitions.
+$PY - "$tmp" <<'EOF'
+import json, random, sys
+random.seed(7)
+def run(path, scale, reps=9):
+    bms = []
+    for name, base in (("copy/h2d/pageable/x:0/harness/4096/manual_time", 1000.0),
+                       ("call/packed/3args", 20.0)):
+        for i in range(reps):
+            bms.append({"name": name, "run_name": name, "run_type": "iteration",
+                        "repetitions": reps, "repetition_index": i, "iterations": 1000,
+                        "real_time": base * scale * (1 + random.uniform(-0.01, 0.01)),
+                        "cpu_time": base, "time_unit": "ns", "bytes_per_second": 4096e9 / base})
+    json.dump({"context": {}, "benchmarks": bms}, open(path, "w"))
+run(sys.argv[1] + "/base.json", 1.0)
+run(sys.argv[1] + "/same.json", 1.0)
+run(sys.argv[1] + "/slow.json", 1.25)
+run(sys.argv[1] + "/few.json", 1.0, reps=3)
+EOF
+"$DH" compare "$tmp/base.json" "$tmp/same.json" >"$tmp/cmp1.txt" 2>&1
+check "compare: equal runs exit 0" "$?" 0
+"$DH" compare "$tmp/base.json" "$tmp/slow.json" --threshold 0.05 --alpha 0.05 >"$tmp/cmp2.txt" 2>&1
+rc=$?
+check "compare: 25% slower runs exit 1" "$rc" 1
+if grep -q REGRESSION "$tmp/cmp2.txt"; then ok "compare prints REGRESSION in its table"; else notok "compare prints REGRESSION in its table"; fi
+"$DH" compare "$tmp/base.json" "$tmp/nonexistent.json" >/dev/null 2>&1
+rc1=$?
+"$DH" compare "$tmp/base.json" "$tmp/few.json" >/dev/null 2>&1
+rc2=$?
+check "compare: missing file and too few repetitions exit 2" "$rc1,$rc2" "2,2"
+
+# 11-12: plot writes PNG and SVG with a bandwidth chart per device.
+"$DH" plot "$tmp/base.json" -o "$tmp/plots" >"$tmp/plot.txt" 2>&1
+check "plot exits 0" "$?" 0
+if [ -s "$tmp/plots/bandwidth_x_0.png" ] && [ -s "$tmp/plots/bandwidth_x_0.svg" ] &&
+   [ -s "$tmp/plots/latency_call.png" ] && [ -s "$tmp/plots/latency_call.svg" ] &&
+   head -c 8 "$tmp/plots/bandwidth_x_0.png" | grep -q PNG; then
+    ok "plot wrote bandwidth and latency charts as PNG and SVG"
+else
+    notok "plot wrote bandwidth and latency charts as PNG and SVG" "$(ls "$tmp/plots" 2>&1 | tr '\n' ' ')"
+fi
