@@ -319,9 +319,7 @@ check("bench: unknown option", ["bench", "--bogus-option"], must=["--bogus-optio
       one_line=False)
 for cmd in (["plot"], ["compare"]):
     check("%s: unknown option" % " ".join(cmd), cmd + ["--bogus-option"],
-          must=["--bogus-option"], one_line=False,
-          todo="bench/: argparse prints usage and does not name the unknown option when "
-               "positional arguments are also missing")
+          must=["--bogus-option"])
 check("targets: unknown subcommand", ["targets", "frob"], must=["frob"])
 check("targets validate: no file", ["targets", "validate"], must=["validate"])
 check("info: option without its value", ["info", "--device"], must=["--device"])
