@@ -121,6 +121,7 @@
   X(vkCmdCopyBuffer) X(vkCmdDispatch) X(vkCmdBindPipeline)                           \
   X(vkCmdBindDescriptorSets) X(vkCmdPushConstants) X(vkCmdPipelineBarrier)           \
   X(vkCmdWriteTimestamp) X(vkCmdResetQueryPool) X(vkQueueSubmit) X(vkDeviceWaitIdle) \
+  X(vkQueueWaitIdle)                                                                  \
   X(vkCreateSemaphore) X(vkDestroySemaphore) X(vkWaitSemaphores)                     \
   X(vkGetSemaphoreCounterValue) X(vkCreateShaderModule) X(vkDestroyShaderModule)     \
   X(vkCreateComputePipelines) X(vkDestroyPipeline) X(vkCreatePipelineLayout)         \
@@ -380,6 +381,17 @@ int dh_vk_stream_submit(dhvk_device_t* d, dhvk_stream_t* s, dhvk_sub_t* sub);
 /* Waits until every stream of d has finished the work submitted so far (not retired).
  * Takes d->lock and each stream's lock. */
 int dh_vk_device_wait_all(dhvk_device_t* d);
+
+/* Waits until d's queue is idle, vkQueueWaitIdle under d->queue_lock (the queue is
+ * externally synchronised). Needed before destroying a semaphore, command pool, fence or
+ * query pool that a submission used, even when that submission is known complete
+ * (timeline value reached, fence signalled, query result available): lavapipe's queue
+ * thread still touches the semaphore (its mutex) after signalling and finishes the
+ * submission's cleanup afterwards; vkQueueWaitIdle returns only once the queue thread
+ * has finished every earlier submission, cleanup included. Device-wide: it also waits
+ * for other streams' work. Returns 0, or -1 with the Vulkan error. Thread-safe; call
+ * with no stream lock held. */
+int dh_vk_queue_quiesce(dhvk_device_t* d);
 
 /* At shutdown (device idle): drains and destroys every stream of d, frees dead records. */
 void dh_vk_streams_destroy_all(dhvk_device_t* d);

@@ -27,7 +27,10 @@ static void raw_teardown(void* p) {
   raw_ctx_t* c = p;
   if (!c) return;
   dhvk_device_t* d = c->d;
-  /* run() always waits for its last submission, so nothing is pending here. */
+  /* run() always waits for its last submission, so nothing is pending here; but the
+   * queue thread may still be finishing it (fence/semaphore mutex, cleanup): let the
+   * queue go idle before destroying what it used (see dh_vk_queue_quiesce). */
+  if (dh_vk_queue_quiesce(d)) dh_error_clear();
   if (c->fence) dh_vk_fn.vkDestroyFence(d->device, c->fence, NULL);
   if (c->pool) dh_vk_fn.vkDestroyCommandPool(d->device, c->pool, NULL);
   if (c->qp) dh_vk_fn.vkDestroyQueryPool(d->device, c->qp, NULL);

@@ -248,6 +248,13 @@ int dh_vk_device_wait_all(dhvk_device_t* d) {
   return rc;
 }
 
+int dh_vk_queue_quiesce(dhvk_device_t* d) {
+  pthread_mutex_lock(&d->queue_lock);
+  VkResult r = dh_vk_fn.vkQueueWaitIdle(d->queue);
+  pthread_mutex_unlock(&d->queue_lock);
+  return r == VK_SUCCESS ? 0 : dh_vk_fail(r, "vkQueueWaitIdle");
+}
+
 /* At shutdown (device idle). */
 void dh_vk_streams_destroy_all(dhvk_device_t* d) {
   for (dhvk_stream_t* s = d->streams; s;) {
@@ -304,11 +311,25 @@ int dh_vk_free_stream(DLDevice dev, dh_stream_t stream) {
   pthread_mutex_unlock(&d->lock);
   for (int i = 0; i < DHVK_MAX_DEVICES; i++)
     if (tl_current[i] == s) tl_current[i] = NULL;
+  /* The drain above saw s's last timeline value reached, but lavapipe's queue thread
+   * may still be inside that submission (it locks the semaphore's mutex after
+   * signalling, and cleans the submission up afterwards), and submissions of other
+   * streams queued before the waits were dropped may reference s->sem. Destroying the
+   * semaphore or command pool now is a use-after-free in the driver (valgrind: invalid
+   * read in pthread_mutex_lock on the queue thread). So wait for the queue to go idle
+   * first (vkQueueWaitIdle under queue_lock), which returns only once the queue thread
+   * has finished every earlier submission. Chosen over deferring destruction because it
+   * is simple and certain; the cost is that free_stream is a device-wide sync point
+   * (other streams' queued work is waited for too), as cudaStreamDestroy after a
+   * cudaStreamSynchronize would be with one queue. If the wait fails (device lost, the
+   * queue thread is gone), the objects are still released and the error returned. */
+  rc = dh_vk_queue_quiesce(d);
   stream_release_objects(d, s);
   pthread_mutex_lock(&d->lock);
   s->next = d->dead_streams;
   d->dead_streams = s;
   pthread_mutex_unlock(&d->lock);
+  if (rc) return -1;
   return dh_vk_val_check();
 }
 
@@ -468,6 +489,10 @@ int dh_vk_event_free(DLDevice dev, dh_event_t ev) {
   if (e->recorded) {
     uint64_t v;
     event_value(d, e, &v); /* the query must not be pending when the pool dies */
+    dh_error_clear();
+    /* The result being available does not mean the queue thread is done with the
+     * submission that wrote it (see dh_vk_queue_quiesce). */
+    dh_vk_queue_quiesce(d);
     dh_error_clear();
   }
   dh_vk_fn.vkDestroyQueryPool(d->device, e->pool, NULL);

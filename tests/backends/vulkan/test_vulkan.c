@@ -535,24 +535,46 @@ static void test_threads(void** state) {
   }
 }
 
-/* A child forked after init gets clean errors, not a hang on the parent's driver state. */
+/* A child forked after init gets clean errors, not a hang on the parent's driver state.
+ * The child reports its findings through a pipe, not only its exit status: under
+ * valgrind (make check-valgrind sets DEVHARNESS_UNDER_VALGRIND=1) memcheck's leak check
+ * at the child's _exit sees the parent's live driver objects, reachable only from the
+ * parent's lavapipe/llvmpipe threads that do not exist in the child, as "definitely
+ * lost", and --error-exitcode turns that into exit status 89. That is an artefact of
+ * fork under valgrind (the backend deliberately touches nothing of the parent's driver
+ * state in the child), so 89 is tolerated there, and only there. */
 static void test_fork_after_init(void** state) {
   (void)state;
+  int fds[2];
+  assert_int_equal(pipe(fds), 0);
   fflush(stdout);
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
     dh_any_t v;
     int bad = 0;
+    close(fds[0]);
     if (B->get_attr(VK0, DH_ATTR_EXIST, &v) != 0 || v.v_int64 != 0) bad |= 1;
     if (B->stream_sync(VK0, NULL) != -1 || strcmp(dh_error_kind(), "RuntimeError") != 0) bad |= 2;
     if (!B->unavailable_reason()) bad |= 4;
+    unsigned char msg = (unsigned char)(0x40 | bad);
+    if (write(fds[1], &msg, 1) != 1) bad |= 8;
     _exit(bad);
   }
+  close(fds[1]);
+  unsigned char msg = 0;
+  ssize_t got = read(fds[0], &msg, 1);
+  close(fds[0]);
   int status = 0;
   assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_int_equal(got, 1);
+  assert_int_equal(msg, 0x40); /* the child's checks all passed */
   assert_true(WIFEXITED(status));
-  assert_int_equal(WEXITSTATUS(status), 0);
+  const char* vg = getenv("DEVHARNESS_UNDER_VALGRIND");
+  if (vg && !strcmp(vg, "1") && WEXITSTATUS(status) == 89)
+    printf("# child exit 89 under valgrind (leak check of the parent's inherited heap)\n");
+  else
+    assert_int_equal(WEXITSTATUS(status), 0);
   /* the parent is unaffected */
   dh_any_t v;
   OK(B->get_attr(VK0, DH_ATTR_EXIST, &v));
