@@ -355,33 +355,11 @@ static int dh_cpu_f_fill(void* self, const dh_any_t* args, int32_t num_args, dh_
   return 0;
 }
 
-static int dh_cpu_f_echo(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
-  (void)self;
-  if (num_args < 1 || args[0].type_index != DH_TYPE_INT)
-    return dh_error_set("TypeError", "cpu.echo: expected (Int index, ...) as arguments");
-  int64_t index = args[0].v_int64;
-  if (index < 0 || index >= (int64_t)num_args - 1)
-    return dh_error_set("IndexError", "cpu.echo: index %lld out of range (%d argument(s) after it)",
-                        (long long)index, (int)num_args - 1);
-  *result = args[1 + index];
-  return 0;
-}
-
-static int dh_cpu_f_raise(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
-  (void)self;
-  (void)result;
-  if (num_args < 2 || args[0].type_index != DH_TYPE_RAW_STR ||
-      args[1].type_index != DH_TYPE_RAW_STR || args[0].v_c_str == NULL ||
-      args[1].v_c_str == NULL)
-    return dh_error_set("TypeError", "cpu.raise: expected (RawStr kind, RawStr message)");
-  return dh_error_set(args[0].v_c_str, "%s", args[1].v_c_str);
-}
-
 static const dh_backend_function_t dh_cpu_functions[] = {
     {DH_FUNC_NOOP, dh_cpu_f_noop},
     {DH_FUNC_FILL, dh_cpu_f_fill},
-    {DH_FUNC_ECHO, dh_cpu_f_echo},
-    {DH_FUNC_RAISE, dh_cpu_f_raise},
+    {DH_FUNC_ECHO, dh_backend_func_echo},
+    {DH_FUNC_RAISE, dh_backend_func_raise},
 };
 
 /*===========================================================================

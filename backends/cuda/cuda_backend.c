@@ -886,35 +886,11 @@ static int fn_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t*
   return 0;
 }
 
-static int fn_echo(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
-  (void)self;
-  if (num_args < 1 || !args)
-    return dh_error_set("TypeError", "cuda.echo: expected (Int index, any...), got no arguments");
-  if (args[0].type_index != DH_TYPE_INT)
-    return dh_error_set("TypeError", "cuda.echo: args[0] (index) must be Int, got %s",
-                        dh_type_index_name(args[0].type_index));
-  int64_t i = args[0].v_int64;
-  if (i < 0 || i >= (int64_t)num_args - 1)
-    return dh_error_set("IndexError", "cuda.echo: index %" PRId64 " out of range (%d value%s given)",
-                        i, (int)num_args - 1, num_args - 1 == 1 ? "" : "s");
-  *result = args[1 + i];
-  return 0;
-}
-
-static int fn_raise(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
-  (void)self;
-  (void)result;
-  if (num_args != 2 || !args || args[0].type_index != DH_TYPE_RAW_STR ||
-      args[1].type_index != DH_TYPE_RAW_STR || !args[0].v_c_str || !args[1].v_c_str)
-    return dh_error_set("TypeError", "cuda.raise: expected (RawStr kind, RawStr message)");
-  return dh_error_set(args[0].v_c_str, "%s", args[1].v_c_str);
-}
-
 static const dh_backend_function_t k_functions[] = {
     {DH_FUNC_NOOP, fn_noop},
     {DH_FUNC_FILL, fn_fill},
-    {DH_FUNC_ECHO, fn_echo},
-    {DH_FUNC_RAISE, fn_raise},
+    {DH_FUNC_ECHO, dh_backend_func_echo},
+    {DH_FUNC_RAISE, dh_backend_func_raise},
 };
 
 /*===========================================================================

@@ -13,8 +13,8 @@
 static const dh_backend_function_t k_functions[] = {
     {DH_FUNC_NOOP, dh_ocl_fn_noop},
     {DH_FUNC_FILL, dh_ocl_fn_fill},
-    {DH_FUNC_ECHO, dh_ocl_fn_echo},
-    {DH_FUNC_RAISE, dh_ocl_fn_raise},
+    {DH_FUNC_ECHO, dh_backend_func_echo},
+    {DH_FUNC_RAISE, dh_backend_func_raise},
 };
 
 /*===========================================================================

@@ -278,12 +278,10 @@ int dh_ocl_event_free(DLDevice dev, dh_event_t event);
  * RuntimeError / OutOfMemoryError with the build log. Thread-safe. */
 int dh_ocl_ensure_kernels(int d);
 
-/* Module functions noop / fill / echo / raise (dh_safe_call_t, self unused; semantics in
- * backend.h). Thread-safe. */
+/* Module functions noop / fill (dh_safe_call_t, self unused; semantics in backend.h;
+ * echo / raise are the runtime's dh_backend_func_echo / _raise). Thread-safe. */
 int dh_ocl_fn_noop(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv);
 int dh_ocl_fn_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv);
-int dh_ocl_fn_echo(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv);
-int dh_ocl_fn_raise(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv);
 
 /*===========================================================================
  * Raw twin (opencl_raw.c)

@@ -134,6 +134,14 @@ typedef enum dh_attr_kind {
 #define DH_FUNC_ECHO "echo"
 #define DH_FUNC_RAISE "raise"
 
+/* Reference implementations of "echo" and "raise" with exactly the semantics above
+ * (kind and message may be RawStr or SmallStr). They have nothing device-specific in
+ * them, so a backend normally lists these in its function table:
+ *   {DH_FUNC_ECHO, dh_backend_func_echo}, {DH_FUNC_RAISE, dh_backend_func_raise}
+ * Thread-safe; self and result as for any safe call (runtime/backend_funcs.c). */
+int dh_backend_func_echo(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+int dh_backend_func_raise(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+
 /* One named module function of a backend. */
 typedef struct dh_backend_function {
   const char* name;   /* e.g. DH_FUNC_FILL; static storage */
