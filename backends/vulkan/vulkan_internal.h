@@ -206,6 +206,8 @@ typedef struct dhvk_sub {
   void* host_dst;          /* deferred D2H memcpy destination, may be NULL */
   size_t host_nbytes;
   VkDescriptorSet ds;      /* freed at retirement, may be VK_NULL_HANDLE */
+  int prerecorded;         /* cb is the stream's pre-recorded noop_cb: already ended, not
+                            * recycled at retirement (it stays owned by the stream) */
 } dhvk_sub_t;
 
 typedef struct dhvk_wait {
@@ -225,6 +227,9 @@ typedef struct dhvk_stream {
   size_t sub_head, sub_count;
   VkCommandBuffer free_cbs[DHVK_MAX_INFLIGHT];
   size_t num_free_cbs;
+  VkCommandBuffer noop_cb; /* the noop kernel (bind + dispatch), recorded once with
+                            * SIMULTANEOUS_USE and resubmitted by every noop launch;
+                            * VK_NULL_HANDLE until the first; freed with the pool */
   dhvk_wait_t* waits;      /* pending cross-stream waits for the next submission */
   size_t num_waits, cap_waits;
   struct dhvk_stream* next; /* device's stream list */
@@ -373,7 +378,12 @@ int dh_vk_stream_drain(dhvk_device_t* d, dhvk_stream_t* s);
  * in-flight submission. Stream locked. */
 int dh_vk_stream_begin(dhvk_device_t* d, dhvk_stream_t* s, VkCommandBuffer* out);
 
-/* Ends and submits sub->cb on d's queue, waiting on s's previous timeline value and the
+/* Makes room for one more in-flight submission on s (retires what has completed, waits
+ * for the oldest if the ring is full), without getting a command buffer; for
+ * submissions of a pre-recorded command buffer (dhvk_sub_t.prerecorded). Stream locked. */
+int dh_vk_stream_make_room(dhvk_device_t* d, dhvk_stream_t* s);
+
+/* Ends (unless sub->prerecorded) and submits sub->cb on d's queue, waiting on s's previous timeline value and the
  * values recorded by sync_stream_from_to, signalling the next; records sub as in flight.
  * On failure the submission's resources are released. Stream locked. */
 int dh_vk_stream_submit(dhvk_device_t* d, dhvk_stream_t* s, dhvk_sub_t* sub);

@@ -74,8 +74,13 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
     } else {
       if (dh_vk_buf_create(d, id, c->nbytes, 1, &c->staging)) { raw_teardown(c); return -1; }
       if (!(flags & DH_RAW_PINNED)) {
-        c->host = calloc(1, c->nbytes);
+        c->host = malloc(c->nbytes);
         if (!c->host) { raw_teardown(c); return dh_error_set("OutOfMemoryError", "out of host memory"); }
+        /* Touch it, as a real user's (and the bench's harness side's) pageable buffer
+         * holds data: an untouched calloc'ed buffer maps every page to the kernel's one
+         * zero page, so the staging memcpy would read a single cached 4 KiB page instead
+         * of nbytes of memory and the twin would be measuring less work. */
+        memset(c->host, 0x5a, c->nbytes);
       }
     }
   }

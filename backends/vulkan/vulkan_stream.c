@@ -113,7 +113,7 @@ static void stream_retire(dhvk_device_t* d, dhvk_stream_t* s, uint64_t upto) {
       memcpy(sub->host_dst, sub->staging->mapped, sub->host_nbytes);
     dh_vk_staging_put(d, sub->staging);
     if (sub->ds) dh_vk_fn.vkFreeDescriptorSets(d->device, s->dpool, 1, &sub->ds);
-    s->free_cbs[s->num_free_cbs++] = sub->cb;
+    if (!sub->prerecorded) s->free_cbs[s->num_free_cbs++] = sub->cb;
     memset(sub, 0, sizeof *sub);
     s->sub_head = (s->sub_head + 1) % DHVK_MAX_INFLIGHT;
     s->sub_count--;
@@ -140,15 +140,22 @@ int dh_vk_stream_drain(dhvk_device_t* d, dhvk_stream_t* s) {
   return 0;
 }
 
-/* Gets a command buffer in the recording state (stream locked). Makes room for one
- * more in-flight submission first. */
-int dh_vk_stream_begin(dhvk_device_t* d, dhvk_stream_t* s, VkCommandBuffer* out) {
+/* Makes room for one more in-flight submission (stream locked): retires what has
+ * completed, and waits for the oldest submission if the ring is full. */
+int dh_vk_stream_make_room(dhvk_device_t* d, dhvk_stream_t* s) {
   stream_retire(d, s, 0);
   if (s->sub_count == DHVK_MAX_INFLIGHT) {
     uint64_t oldest = s->subs[s->sub_head].value;
     if (sem_wait(d, s->sem, oldest) != 0) return -1;
     stream_retire(d, s, 0);
   }
+  return 0;
+}
+
+/* Gets a command buffer in the recording state (stream locked). Makes room for one
+ * more in-flight submission first. */
+int dh_vk_stream_begin(dhvk_device_t* d, dhvk_stream_t* s, VkCommandBuffer* out) {
+  if (dh_vk_stream_make_room(d, s)) return -1;
   VkCommandBuffer cb;
   if (s->num_free_cbs) {
     cb = s->free_cbs[--s->num_free_cbs];
@@ -213,16 +220,16 @@ static VkResult queue_submit_waits(dhvk_device_t* d, dhvk_stream_t* s, VkCommand
   return r;
 }
 
-/* Ends and submits sub->cb (stream locked). On failure the submission's resources
+/* Ends (unless sub->prerecorded) and submits sub->cb (stream locked). On failure the submission's resources
  * are released. */
 int dh_vk_stream_submit(dhvk_device_t* d, dhvk_stream_t* s, dhvk_sub_t* sub) {
-  VkResult r = dh_vk_fn.vkEndCommandBuffer(sub->cb);
+  VkResult r = sub->prerecorded ? VK_SUCCESS : dh_vk_fn.vkEndCommandBuffer(sub->cb);
   uint64_t sig = s->submitted + 1;
   if (r == VK_SUCCESS) r = queue_submit_waits(d, s, sub->cb, sig);
   if (r != VK_SUCCESS) {
     dh_vk_staging_put(d, sub->staging);
     if (sub->ds) dh_vk_fn.vkFreeDescriptorSets(d->device, s->dpool, 1, &sub->ds);
-    s->free_cbs[s->num_free_cbs++] = sub->cb;
+    if (!sub->prerecorded) s->free_cbs[s->num_free_cbs++] = sub->cb;
     return dh_vk_fail(r, "vkQueueSubmit");
   }
   s->submitted = sig;
