@@ -1,7 +1,8 @@
 /*
  * backends/vulkan/vulkan_kernels.c — kernels: the compute shaders (shaders/NAME.comp, compiled
  * by glslc at build time to $(BUILD)/gen/vulkan/NAME.spv.inc), their pipelines (built
- * lazily once per device) and the module functions noop, fill, echo, raise (backend.h).
+ * lazily once per device) and the module functions noop and fill (backend.h; echo and
+ * raise are the runtime's dh_backend_func_echo / dh_backend_func_raise).
  */
 #include "vulkan_internal.h"
 
@@ -227,40 +228,8 @@ static int fn_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
   return dh_vk_val_check();
 }
 
-static int fn_echo(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
-  (void)self;
-  if (n < 1 || args[0].type_index != DH_TYPE_INT)
-    return dh_error_set("TypeError", "vulkan.echo(Int index, any...): argument 0 must be Int, got %s",
-                        n < 1 ? "nothing" : dh_type_index_name(args[0].type_index));
-  int64_t i = args[0].v_int64;
-  if (i < 0 || i >= (int64_t)n - 1)
-    return dh_error_set("IndexError", "vulkan.echo: index %" PRId64 " out of range (%d argument%s after it)",
-                        i, (int)n - 1, n - 1 == 1 ? "" : "s");
-  *rv = args[1 + i];
-  return 0;
-}
-
-static const char* any_str(const dh_any_t* a, char* buf) {
-  if (a->type_index == DH_TYPE_RAW_STR) return a->v_c_str;
-  if (a->type_index == DH_TYPE_SMALL_STR) {
-    memcpy(buf, a->v_bytes, 8);
-    buf[a->small_str_len < 8 ? a->small_str_len : 7] = 0;
-    return buf;
-  }
-  return NULL;
-}
-
-static int fn_raise(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
-  (void)self;
-  (void)rv;
-  char b0[9], b1[9];
-  const char* kind = n >= 1 ? any_str(&args[0], b0) : NULL;
-  const char* msg = n >= 2 ? any_str(&args[1], b1) : NULL;
-  if (!kind || !msg)
-    return dh_error_set("TypeError", "vulkan.raise(RawStr kind, RawStr message): got %d argument%s",
-                        (int)n, n == 1 ? "" : "s");
-  return dh_error_set(kind, "%s", msg);
-}
-
 const dh_backend_function_t dh_vk_functions[] = {
-    {DH_FUNC_NOOP, fn_noop}, {DH_FUNC_FILL, fn_fill}, {DH_FUNC_ECHO, fn_echo}, {DH_FUNC_RAISE, fn_raise}};
+    {DH_FUNC_NOOP, fn_noop},
+    {DH_FUNC_FILL, fn_fill},
+    {DH_FUNC_ECHO, dh_backend_func_echo},
+    {DH_FUNC_RAISE, dh_backend_func_raise}};
