@@ -137,7 +137,12 @@ static CUresult enqueue(int kind, void* dst, const void* src, size_t n, unsigned
   return CUDA_SUCCESS;
 }
 
+/* Serialises whole flushes: a sync on one thread must not return while another thread
+ * is still executing queued work it took out of the queue (the work may be ours). */
+static pthread_mutex_t g_flush_mu = PTHREAD_MUTEX_INITIALIZER;
+
 static void flush_queue(void) {
+  pthread_mutex_lock(&g_flush_mu);
   pthread_mutex_lock(&g_mu);
   op_t* o = g_q_head;
   g_q_head = g_q_tail = NULL;
@@ -153,6 +158,7 @@ static void flush_queue(void) {
     free(o);
     o = n;
   }
+  pthread_mutex_unlock(&g_flush_mu);
 }
 
 EXPORT CUresult cuInit(unsigned int flags) {
