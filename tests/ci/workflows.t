@@ -1,0 +1,69 @@
+#!/usr/bin/python3
+"""tests/ci/workflows.t — the nightly pipelines parse as YAML, the copies GitHub and
+GitLab read are identical to the canonical files in ci/, and the jobs are the ones
+docs/ci.md describes: a matrix over the runner labels cpu, pocl, lavapipe, nvidia-gpu
+running `devharness run`, the benchmark repetitions and the regression gate, and
+publishing TAP, JUnit and benchmark JSON. Prints TAP."""
+import os
+import sys
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+results = []
+
+
+def check(ok, desc, diag=""):
+    results.append((bool(ok), desc, diag))
+
+
+try:
+    import yaml
+except ImportError:
+    print("1..0 # SKIP python3-yaml is not installed")
+    sys.exit(0)
+
+LABELS = {"cpu", "pocl", "lavapipe", "nvidia-gpu"}
+pairs = [("ci/github/nightly.yml", ".github/workflows/nightly.yml"),
+         ("ci/gitlab/nightly.yml", ".gitlab-ci.yml")]
+docs = {}
+for canon, copy in pairs:
+    a = open(os.path.join(ROOT, canon), "rb").read()
+    b = open(os.path.join(ROOT, copy), "rb").read() if os.path.exists(os.path.join(ROOT, copy)) else b""
+    check(a == b, "%s is identical to %s" % (copy, canon))
+    try:
+        docs[canon] = yaml.safe_load(a)
+        check(isinstance(docs[canon], dict), "%s parses as a YAML mapping" % canon)
+    except yaml.YAMLError as e:
+        check(False, "%s parses as YAML" % canon, str(e).splitlines()[0])
+        docs[canon] = {}
+
+gh = docs["ci/github/nightly.yml"]
+job = (gh.get("jobs") or {}).get("conformance") or {}
+matrix = ((job.get("strategy") or {}).get("matrix") or {}).get("include") or []
+labels = {m.get("runner") for m in matrix}
+check(labels == LABELS, "github: matrix runner labels are %s" % sorted(LABELS), "got %s" % sorted(labels))
+check("schedule" in (gh.get("on") or gh.get(True) or {}), "github: runs on a schedule (nightly)")
+steps = " ".join(str(s.get("run", "")) + " " + str(s.get("uses", "")) for s in job.get("steps", []))
+for needle in ("ci/install-deps.sh", "devharness run", "--repetitions 9", "ci/regression-gate.sh",
+               "upload-artifact"):
+    check(needle in steps, "github: a step runs %s" % needle)
+art = " ".join(str((s.get("with") or {}).get("path", "")) for s in job.get("steps", []))
+for f in ("conformance.tap", "conformance.junit.xml", "bench.json"):
+    check(f in art, "github: publishes %s" % f)
+
+gl = docs["ci/gitlab/nightly.yml"]
+tmpl = gl.get(".devharness-run") or {}
+script = " ".join(tmpl.get("script", []))
+for needle in ("ci/install-deps.sh", "devharness run", "--repetitions 9", "ci/regression-gate.sh"):
+    check(needle in script, "gitlab: the job script runs %s" % needle)
+reports = ((tmpl.get("artifacts") or {}).get("reports") or {}).get("junit", "")
+check("conformance.junit.xml" in str(reports), "gitlab: publishes JUnit as a test report")
+gjob = gl.get("conformance-and-bench") or {}
+glabels = {m.get("RUNNER") for m in (gjob.get("parallel") or {}).get("matrix", [])}
+check(glabels == LABELS, "gitlab: matrix runner tags are %s" % sorted(LABELS), "got %s" % sorted(glabels))
+check(os.access(os.path.join(ROOT, "ci/regression-gate.sh"), os.X_OK), "ci/regression-gate.sh is executable")
+
+print("1..%d" % len(results))
+for i, (ok, desc, diag) in enumerate(results, 1):
+    print("%s %d - %s" % ("ok" if ok else "not ok", i, desc))
+    if diag and not ok:
+        print("# " + diag)
