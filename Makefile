@@ -117,7 +117,7 @@ install: all
 	$(if $(PLUGINS),install -m 755 $(PLUGINS) $(DESTDIR)$(PREFIX)/lib/devharness/)
 	install -m 644 include/devharness/*.h $(DESTDIR)$(PREFIX)/include/devharness/
 	cp -r targets $(DESTDIR)$(PREFIX)/share/devharness/
-	install -m 755 bench/plot.py bench/compare.py $(DESTDIR)$(PREFIX)/share/devharness/
+	install -m 755 bench/plot.py bench/compare.py bench/dh_args.py $(DESTDIR)$(PREFIX)/share/devharness/
 	install -m 755 $(LIBDIR)/devharness_bench_ffi_noop.so $(DESTDIR)$(PREFIX)/lib/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/.*DH_VERSION_STRING "\(.*\)"/\1/p' include/devharness/devharness.h)|' \
 	    devharness.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/devharness.pc

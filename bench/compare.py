@@ -16,10 +16,11 @@ U test but always exits 0, so it cannot fail a nightly job; this script can.
 Exit: 0 no significant regression, 1 at least one regression, 2 bad input (unreadable
 or malformed file, no common benchmark with enough repetitions).
 """
-import argparse
 import json
 import statistics
 import sys
+
+from dh_args import OneLineParser, unknown_option
 
 UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
@@ -57,32 +58,13 @@ def fmt_ns(v):
     return f"{v:.2f} ns"
 
 
-class _OneLineParser(argparse.ArgumentParser):
-    """argparse with one-line errors ("PROG: message") and exit status 2."""
-
-    def error(self, message):
-        print(f"{self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)
-        raise SystemExit(2)
-
-
-def _unknown_option(argv, known):
-    """The first word that looks like an option and is not one of ours, else None:
-    named before argparse would complain about missing positional arguments."""
-    for word in argv:
-        if word == "--":
-            return None
-        if word.startswith("-") and word != "-" and word.split("=", 1)[0] not in known:
-            return word
-    return None
-
-
 def main(argv):
-    bad = _unknown_option(argv, {"--threshold", "--alpha", "--min-reps", "-h", "--help"})
+    bad = unknown_option(argv, {"--threshold", "--alpha", "--min-reps", "-h", "--help"})
     if bad is not None:
         print(f"devharness compare: unknown option '{bad}' (see devharness compare --help)",
               file=sys.stderr)
         return 2
-    ap = _OneLineParser(prog="devharness compare", description=__doc__.split("\n\n")[0])
+    ap = OneLineParser(prog="devharness compare", description=__doc__.split("\n\n")[0])
     ap.add_argument("base")
     ap.add_argument("new")
     ap.add_argument("--threshold", type=float, default=0.05,

@@ -13,12 +13,13 @@ Writes into DIR, each as PNG and SVG (matplotlib, Agg backend):
   latency_call.*         bars: call cost (ns) per call kind
 Values are medians over repetitions. Exit: 0 ok, 1 cannot write, 2 bad input.
 """
-import argparse
 import json
 import os
 import re
 import statistics
 import sys
+
+from dh_args import OneLineParser, unknown_option
 
 UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 COPY_RE = re.compile(r"^copy/(h2d|d2h|d2d)/([a-z]+)/([^/]+)/(harness|raw)/(\d+)(/.*)?$")
@@ -67,32 +68,13 @@ def save(fig, outdir, stem, written):
         written.append(p)
 
 
-class _OneLineParser(argparse.ArgumentParser):
-    """argparse with one-line errors ("PROG: message") and exit status 2."""
-
-    def error(self, message):
-        print(f"{self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)
-        raise SystemExit(2)
-
-
-def _unknown_option(argv, known):
-    """The first word that looks like an option and is not one of ours, else None:
-    named before argparse would complain about missing positional arguments."""
-    for word in argv:
-        if word == "--":
-            return None
-        if word.startswith("-") and word != "-" and word.split("=", 1)[0] not in known:
-            return word
-    return None
-
-
 def main(argv):
-    bad = _unknown_option(argv, {"-o", "--output", "-h", "--help"})
+    bad = unknown_option(argv, {"-o", "--output", "-h", "--help"})
     if bad is not None:
         print(f"devharness plot: unknown option '{bad}' (see devharness plot --help)",
               file=sys.stderr)
         return 2
-    ap = _OneLineParser(prog="devharness plot", description=__doc__.split("\n\n")[0])
+    ap = OneLineParser(prog="devharness plot", description=__doc__.split("\n\n")[0])
     ap.add_argument("results")
     ap.add_argument("-o", "--output", required=True, help="output folder (created)")
     try:

@@ -1,0 +1,23 @@
+"""bench/dh_args.py — argument parsing shared by devharness's Python helpers
+(plot.py, compare.py): one-line errors and exit status 2, as every devharness command."""
+import argparse
+import sys
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with one-line errors ("PROG: message") and exit status 2."""
+
+    def error(self, message):
+        print(f"{self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def unknown_option(argv, known):
+    """The first word that looks like an option and is not one of ours, else None:
+    named before argparse would complain about missing positional arguments."""
+    for word in argv:
+        if word == "--":
+            return None
+        if word.startswith("-") and word != "-" and word.split("=", 1)[0] not in known:
+            return word
+    return None
