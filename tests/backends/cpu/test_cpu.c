@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "devharness/devharness.h"
+#include "tests/backends/plugin_fixture.h"
 
 static const dh_backend_t* B;
 static const DLDevice CPU0 = {kDLCPU, 0};
@@ -34,16 +35,7 @@ static const DLDataType U8 = {kDLUInt, 8, 1};
 static int load_plugin(void** state) {
   (void)state;
   char path[PATH_MAX + 64];
-  const char* env = getenv("DEVHARNESS_CPU_PLUGIN");
-  if (env != NULL) {
-    snprintf(path, sizeof path, "%s", env);
-  } else {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return -1;
-    exe[n] = '\0';
-    snprintf(path, sizeof path, "%s/../lib/devharness/libdevharness_cpu.so", dirname(exe));
-  }
+  if (dh_test_plugin_path("cpu", path, sizeof path) != 0) return -1;
   if (dh_plugin_load(path, &B) != 0) {
     fprintf(stderr, "# cannot load %s: %s\n", path, dh_error_message());
     return -1;

@@ -32,6 +32,7 @@
 #include "devharness/backend.h"
 #include "devharness/error.h"
 #include "devharness/tensor.h"
+#include "tests/backends/plugin_fixture.h"
 
 static const dh_backend_t* B;
 static int g_ndev;
@@ -41,40 +42,7 @@ static const DLDevice CL0 = {kDLOpenCL, 0};
 static const DLDataType U8 = {kDLUInt, 8, 1};
 
 static int load_plugin(void) {
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return -1;
-  exe[n] = '\0';
-  char* slash = strrchr(exe, '/');
-  if (slash) *slash = '\0';
-  char path[PATH_MAX];
-  if (snprintf(path, sizeof path, "%.*s/../lib/devharness/libdevharness_opencl.so", (int)(sizeof path - 64), exe) >= (int)sizeof path) return -1;
-  void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    snprintf(g_skip_reason, sizeof g_skip_reason, "cannot load %s: %s", path, dlerror());
-    return -1;
-  }
-  dh_backend_entry_fn entry = (dh_backend_entry_fn)(uintptr_t)dlsym(h, DH_BACKEND_ENTRY_SYMBOL);
-  if (!entry || !(B = entry())) {
-    snprintf(g_skip_reason, sizeof g_skip_reason, "%s: no entry symbol", path);
-    return -1;
-  }
-  if (B->init() != 0) {
-    snprintf(g_skip_reason, sizeof g_skip_reason, "init failed: %s", dh_error_message());
-    B = NULL;
-    return -1;
-  }
-  const char* why = B->unavailable_reason();
-  if (why) {
-    snprintf(g_skip_reason, sizeof g_skip_reason, "%s", why);
-    return 0;
-  }
-  dh_any_t v;
-  for (g_ndev = 0; g_ndev < 64; ++g_ndev) {
-    DLDevice d = {kDLOpenCL, g_ndev};
-    if (B->get_attr(d, DH_ATTR_EXIST, &v) != 0 || v.v_int64 != 1) break;
-  }
-  return 0;
+  return dh_test_load_backend("opencl", &B, &g_ndev, g_skip_reason, sizeof g_skip_reason);
 }
 
 #define NEED_DEVICE()                                            \

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "devharness/devharness.h"
+#include "tests/backends/plugin_fixture.h"
 
 #define MEM_BYTES (64u << 20)
 #define MIB (1u << 20)
@@ -40,16 +41,7 @@ static const DLDataType U8 = {kDLUInt, 8, 1};
 static int load_plugin(void** state) {
   (void)state;
   char path[PATH_MAX + 64];
-  const char* env = getenv("DEVHARNESS_SIM_PLUGIN");
-  if (env != NULL) {
-    snprintf(path, sizeof path, "%s", env);
-  } else {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return -1;
-    exe[n] = '\0';
-    snprintf(path, sizeof path, "%s/../lib/devharness/libdevharness_sim.so", dirname(exe));
-  }
+  if (dh_test_plugin_path("sim", path, sizeof path) != 0) return -1;
   setenv("DEVHARNESS_SIM_DEVICES", "2", 1);
   setenv("DEVHARNESS_SIM_MEMORY_BYTES", "64M", 1);
   unsetenv("DEVHARNESS_SIM_LATENCY_NS");
