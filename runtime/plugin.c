@@ -313,6 +313,12 @@ static int load_locked(const char* path, const dh_backend_t** out) {
     dlclose(h);
     return -1;
   }
+  /* 11. pin an accepted plugin in memory (RTLD_NODELETE, glibc promotes the flag with
+   * RTLD_NOLOAD): the vendor stacks under it keep threads and state past shutdown, and
+   * unmapping them in dh_plugins_unload_all would pull code from under those threads.
+   * Refused files are still unmapped. */
+  void* pin = dlopen(real, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD | RTLD_NODELETE);
+  if (pin != NULL) dlclose(pin);
   g_slots[n] = slot;
   atomic_store_explicit(&g_num_slots, n + 1, memory_order_release);
   atomic_store_explicit(&g_by_type[slot->backend.device_type], slot, memory_order_release);

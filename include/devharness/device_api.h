@@ -59,7 +59,13 @@ size_t dh_plugin_refusal_count(void);
 const char* dh_plugin_refusal(size_t i);
 
 /* Shuts every initialised backend down, unregisters device_api.* and module
- * functions, dlcloses the plugins. For tests and clean exits. */
+ * functions, and drops the manager's handles. For tests and clean exits.
+ * A plugin's code stays mapped (it is opened with RTLD_NODELETE): vendor stacks
+ * under a plugin (the OpenCL ICD loader, PoCL, libcuda) keep worker threads and
+ * global state past their own teardown, and unmapping them under those threads
+ * crashes the process. Loading the same file again after this call therefore finds
+ * the plugin's static state as its shutdown left it. Not thread-safe against calls
+ * into a backend in flight. */
 void dh_plugins_unload_all(void);
 
 /*===========================================================================

@@ -6,6 +6,7 @@
  */
 #include "rt_test.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -285,6 +286,30 @@ static void test_plugin_path_discovery(void** state) {
   rmdir(dir);
 }
 
+/* An accepted plugin stays mapped after dh_plugins_unload_all (the vendor stacks under
+ * a real plugin keep threads running in it); a refused one is unmapped; loading the
+ * accepted file again works and initialises it again. */
+static void test_unload_keeps_accepted_plugins_mapped(void** state) {
+  (void)state;
+  char good[PATH_MAX], refused[PATH_MAX];
+  snprintf(good, sizeof good, "%s", plugin("rtgood"));
+  snprintf(refused, sizeof refused, "%s", plugin("rtbadmajor"));
+  const dh_backend_t* b = NULL;
+  assert_int_equal(dh_plugin_load(good, &b), 0);
+  assert_int_equal(dh_backend_init(b), 0);
+  assert_int_equal(dh_plugin_load(refused, NULL), -1);
+  void* h = dlopen(refused, RTLD_NOW | RTLD_NOLOAD);
+  if (h != NULL) fail_msg("refused plugin %s is still mapped", refused);
+  int calls = call_int("rtgood.init_calls");
+  dh_plugins_unload_all();
+  h = dlopen(good, RTLD_NOW | RTLD_NOLOAD);
+  if (h == NULL) fail_msg("accepted plugin %s was unmapped by dh_plugins_unload_all", good);
+  dlclose(h);
+  assert_int_equal(dh_plugin_load(good, &b), 0);
+  assert_int_equal(dh_backend_init(b), 0);
+  assert_int_equal(call_int("rtgood.init_calls"), calls + 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_refusals_name_file_and_reason, teardown),
@@ -295,6 +320,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_init_failure_is_remembered, teardown),
       cmocka_unit_test_teardown(test_device_api_get_not_enabled, teardown),
       cmocka_unit_test_teardown(test_plugin_path_discovery, teardown),
+      cmocka_unit_test_teardown(test_unload_keeps_accepted_plugins_mapped, teardown),
   };
   cmocka_set_message_output(CM_OUTPUT_TAP);
   return cmocka_run_group_tests(tests, NULL, NULL);
