@@ -2,8 +2,10 @@
  * backends/opencl/opencl_kernels.c — the built-in kernels and the module functions of
  * the OpenCL backend (backend.h): noop(Device) and fill(DLTensorPtr, Int) run embedded
  * OpenCL C, built once per device context on first use under a lock; both are
- * enqueued on the calling thread's current stream and return without waiting. echo and
- * raise do not touch the device.
+ * enqueued on the calling thread's current stream and return without waiting or
+ * flushing, as TVM's OpenCL launches do (every way of waiting on the stream flushes it:
+ * stream_sync is clFinish, sync_stream_from_to and event_record call clFlush, blocking
+ * reads flush implicitly). echo and raise do not touch the device.
  *
  * Thread-safety: clSetKernelArg is not thread-safe per cl_kernel, so argument setting +
  * enqueue take the device's kernel_lock.
@@ -95,7 +97,6 @@ int dh_ocl_fn_noop(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
   cl_command_queue q;
   if (dh_ocl_resolve_queue(dev.device_id, dh_ocl_thread_stream(dev.device_id), "noop", &q) != 0) return -1;
   if (enqueue_noop(dev.device_id, q, NULL) != 0) return -1;
-  clFlush(q);
   return 0;
 }
 
@@ -151,7 +152,6 @@ int dh_ocl_fn_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
     err = clEnqueueNDRangeKernel(q, od->k_fill, 1, NULL, &gsz, NULL, 0, NULL, NULL);
   pthread_mutex_unlock(&od->kernel_lock);
   if (err != CL_SUCCESS) return OCL_FAIL("clEnqueueNDRangeKernel(dh_fill)", err);
-  clFlush(q);
   return 0;
 }
 
