@@ -61,7 +61,10 @@
  * when the submission is retired: at stream_sync (or free_stream), or earlier when a
  * later call on the same stream finds the submission complete. The host destination
  * is therefore valid after stream_sync, as backend.h requires. A D2H copy into pinned
- * memory from alloc_host is written there by the device directly. D2D on one device is
+ * memory from alloc_host is written there by the device directly. An H2D copy from
+ * pinned memory is read by the device directly and finished before the call returns
+ * (the stream is drained, as the CUDA backend synchronises every H2D copy), which
+ * keeps the host-source rule without a staging memcpy. D2D on one device is
  * a single vkCmdCopyBuffer; D2D across two devices goes through the host synchronously.
  * Staging buffers are cached per device (256 MiB cap) and workspaces pooled (64 MiB cap);
  * free_data_space / free_workspace / free_host wait for the device's queued work first

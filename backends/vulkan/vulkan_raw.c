@@ -73,6 +73,10 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
       if (dh_vk_buf_create(d, id, c->nbytes, 0, &c->dev_b)) { raw_teardown(c); return -1; }
     } else {
       if (dh_vk_buf_create(d, id, c->nbytes, 1, &c->staging)) { raw_teardown(c); return -1; }
+      /* Touch the staging (pinned) memory too: untouched pages of a fresh allocation
+       * may all map the kernel's zero page, and a copy reading them reads one cached
+       * page instead of nbytes of memory (the harness side's pinned buffer holds data). */
+      memset(c->staging->mapped, 0x5a, c->nbytes);
       if (!(flags & DH_RAW_PINNED)) {
         c->host = malloc(c->nbytes);
         if (!c->host) { raw_teardown(c); return dh_error_set("OutOfMemoryError", "out of host memory"); }
