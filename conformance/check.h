@@ -38,6 +38,7 @@
 #define DC_NEED_HOST_PTR (1u << 1)    /* DH_CAP_HOST_POINTER_ARITHMETIC */
 #define DC_NEED_TWO_DEVICES (1u << 2) /* backend has >= 2 devices */
 #define DC_NEED_TARGET (1u << 3)      /* --target given */
+#define DC_NEED_PINNED_HOST (1u << 4) /* DH_CAP_PINNED_HOST with alloc_host/free_host */
 
 /* Result status of one case. */
 #define DC_PASS 0

@@ -418,6 +418,51 @@ WITH_SCRATCH(on_stream) {
   dh_device_free_stream(c->dev, st);
 }
 
+/* Pinned host memory from the backend's alloc_host as copy endpoints: an H2D source
+ * overwritten right after the call returns must not change what lands (the host-source
+ * rule holds for pinned memory too, where a backend may let the device read it
+ * directly), and a D2H into pinned memory at a byte_offset lands after stream_sync
+ * with the bytes around it untouched. */
+static void pinned_host_body(dh_conf_ctx_t* c, uint8_t* src, uint8_t* dst, uint8_t* want,
+                             void* d, size_t n) {
+  const size_t so = 4, doff = 8;
+  dc_pattern(want, n, 71);
+  memcpy(src + so, want, n);
+  dc_sentinel(dst, n + 2 * doff);
+  DC_H2D(src, so, d, 0, n, NULL);
+  memset(src, 0x5a, n + so); /* overwrite the pinned source before syncing */
+  DC_SYNC(NULL);
+  DC_D2H(d, 0, dst, doff, n, NULL);
+  DC_SYNC(NULL);
+  CHECK_BYTES("pinned destination after H2D from an overwritten pinned source, D2H, sync",
+              dst + doff, want, n, doff);
+  uint8_t edge[16];
+  dc_sentinel(edge, sizeof edge);
+  CHECK_BYTES("pinned destination bytes before the byte_offset", dst, edge, doff, 0);
+  dc_sentinel(want, n + 2 * doff); /* the sentinel of the whole buffer, for the tail */
+  CHECK_BYTES("pinned destination bytes after the copied range", dst + doff + n, want + doff + n,
+              doff, doff + n);
+}
+
+static void pinned_host(dh_conf_ctx_t* c) {
+  const size_t n = DC_MIB + 12, extra = 16;
+  void *src = NULL, *dst = NULL, *d = NULL;
+  uint8_t* want = dc_host_alloc(c, n + extra);
+  if (!want) return;
+  if (c->backend->alloc_host(c->dev, n + extra, &src) != 0 || !src)
+    dc_fail_call(c, __FILE__, __LINE__, "alloc_host(source)");
+  else if (c->backend->alloc_host(c->dev, n + extra, &dst) != 0 || !dst)
+    dc_fail_call(c, __FILE__, __LINE__, "alloc_host(destination)");
+  else if ((d = dc_dev_alloc(c, n)) != NULL)
+    pinned_host_body(c, src, dst, want, d, n);
+  if (d) dh_device_free_data_space(c->dev, d);
+  if (dst && c->backend->free_host(c->dev, dst) != 0 && c->status == DC_PASS)
+    dc_fail_call(c, __FILE__, __LINE__, "free_host(destination)");
+  if (src && c->backend->free_host(c->dev, src) != 0 && c->status == DC_PASS)
+    dc_fail_call(c, __FILE__, __LINE__, "free_host(source)");
+  free(want);
+}
+
 #define TVM_COPY "TVM DeviceAPI::CopyDataFromTo"
 const dh_clause_t dc_copy_clauses[] = {
     {"copy.h2d_d2h_sizes", "H2D then D2H round trips over 1 B..16 MiB keep every byte", DC_MUST,
@@ -456,6 +501,11 @@ const dh_clause_t dc_copy_clauses[] = {
      "after the copy call returns the backend no longer reads the host source", DC_MUST,
      "devharness backend.h copy_data_from_to; CUDA cudaMemcpyAsync pageable semantics", 0,
      host_source_released, NULL},
+    {"copy.pinned_host",
+     "pinned host memory (alloc_host) as H2D source and D2H destination: source released on "
+     "return, destination exact after stream_sync", DC_MUST,
+     "devharness backend.h alloc_host, copy_data_from_to; CUDA cuMemHostAlloc", DC_NEED_PINNED_HOST,
+     pinned_host, NULL},
     {"copy.on_stream", "H2D, D2D, D2H queued on a created stream land after stream_sync", DC_MUST,
      TVM_COPY " (stream)", DC_NEED_MULTI_QUEUE, on_stream, NULL},
 };

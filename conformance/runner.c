@@ -295,6 +295,7 @@ static const char* needs_text(uint32_t needs) {
   if (needs & DC_NEED_HOST_PTR) strcat(buf, "host-pointer ");
   if (needs & DC_NEED_TWO_DEVICES) strcat(buf, "2 devices ");
   if (needs & DC_NEED_TARGET) strcat(buf, "--target ");
+  if (needs & DC_NEED_PINNED_HOST) strcat(buf, "pinned-host ");
   size_t n = strlen(buf);
   if (n) buf[n - 1] = 0;
   else strcpy(buf, "-");
@@ -681,6 +682,8 @@ static const char* need_reason(uint32_t missing, const dev_t_* d, const char* ta
     return "opaque handles: no DH_CAP_HOST_POINTER_ARITHMETIC, addresses are not observable";
   if (missing & DC_NEED_TWO_DEVICES) return d->count == 1 ? "only one device" : "needs two devices";
   if (missing & DC_NEED_TARGET) return target_why;
+  if (missing & DC_NEED_PINNED_HOST)
+    return "no pinned host memory: no DH_CAP_PINNED_HOST (alloc_host/free_host)";
   return "requirement missing";
 }
 
@@ -733,6 +736,9 @@ static int case_prepare(const opts_t* o, const dev_t_* d, const dh_clause_t* cl,
     missing |= DC_NEED_HOST_PTR;
   if ((cl->needs & DC_NEED_TWO_DEVICES) && d->count < 2) missing |= DC_NEED_TWO_DEVICES;
   if ((cl->needs & DC_NEED_TARGET) && !target_applies) missing |= DC_NEED_TARGET;
+  if ((cl->needs & DC_NEED_PINNED_HOST) &&
+      (!(d->backend->caps & DH_CAP_PINNED_HOST) || !d->backend->alloc_host || !d->backend->free_host))
+    missing |= DC_NEED_PINNED_HOST;
   if (missing) {
     out->status = DC_SKIP;
     fmt(out->reason, sizeof out->reason, "%s", need_reason(missing, d, target_why));
