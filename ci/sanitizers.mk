@@ -54,7 +54,7 @@ tsan-run: all
 
 # Test programs memcheck runs (default: all; fragments may narrow it).
 VALGRIND_TESTS ?= $(TEST_PROGS)
-VALGRIND ?= valgrind --quiet --error-exitcode=89 --leak-check=full --errors-for-leak-kinds=definite \
+VALGRIND ?= valgrind --quiet --num-callers=40 --error-exitcode=89 --leak-check=full --errors-for-leak-kinds=definite \
     --suppressions=$(CURDIR)/ci/valgrind.supp
 # Built with the default -O2 -g: at -O1 gcc 12 raises -Wformat-truncation in
 # tests/targets/test_target_parse.c (a 4096-byte snprintf), which -Werror makes fatal.
