@@ -327,22 +327,19 @@ static int enqueue_copy(dhvk_device_t* d, dhvk_stream_t* s, int kind, const void
                         size_t dst_off, size_t nbytes) {
   dhvk_sub_t sub = {0};
   size_t pin_off = 0;
-  dhvk_buf_t* pin = NULL;
-  int wait = 0; /* finish the copy before returning */
-  if (kind == 1 && d->pinned && (pin = pinned_find(d, host_dst, nbytes, &pin_off)) != NULL) {
+  dhvk_buf_t *pin_dst = NULL, *pin_src = NULL;
+  if (kind == 1 && d->pinned && (pin_dst = pinned_find(d, host_dst, nbytes, &pin_off)) != NULL) {
     kind = 2; /* device -> pinned buffer */
-    dst = pin;
+    dst = pin_dst;
     dst_off = pin_off;
   } else if (kind == 0 && d->pinned &&
-             (pin = pinned_find(d, host_src, nbytes, &pin_off)) != NULL) {
+             (pin_src = pinned_find(d, host_src, nbytes, &pin_off)) != NULL) {
     /* pinned buffer -> device, read by the device directly (no staging memcpy); the
      * host source must not be read after the call returns, so the copy is finished
      * before returning, as the CUDA backend does for every H2D copy. */
     kind = 2;
-    src = pin;
+    src = pin_src;
     src_off = pin_off;
-    wait = 1;
-    pin = NULL; /* no host barrier: the device only reads it */
   }
   if (kind != 2 && dh_vk_staging_get(d, s->dev, nbytes, &sub.staging)) return -1;
   if (kind == 0) memcpy(sub.staging->mapped, host_src, nbytes);
@@ -368,10 +365,10 @@ static int enqueue_copy(dhvk_device_t* d, dhvk_stream_t* s, int kind, const void
     region.srcOffset = src_off;
     region.dstOffset = dst_off;
     dh_vk_fn.vkCmdCopyBuffer(sub.cb, src->buffer, dst->buffer, 1, &region);
-    if (pin) dh_vk_cmd_host_barrier(sub.cb);
+    if (pin_dst) dh_vk_cmd_host_barrier(sub.cb);
   }
   int rc = dh_vk_stream_submit(d, s, &sub);
-  if (rc == 0 && wait) rc = dh_vk_stream_drain(d, s);
+  if (rc == 0 && pin_src) rc = dh_vk_stream_drain(d, s);
   pthread_mutex_unlock(&s->lock);
   return rc;
 }
