@@ -33,7 +33,9 @@ static const char kUsage[] =
     "  --quick           short min_time and fewer sizes (under a minute here)\n"
     "  --out FILE        Google Benchmark JSON (+ \"devharness_summary\": ratios, CVs)\n"
     "  --repetitions N   repeat each benchmark N times (mean/median/stddev/cv; >= 9 for\n"
-    "                    `devharness compare`)\n"
+    "                    `devharness compare`); N >= 2 runs the repetitions of all\n"
+    "                    benchmarks interleaved in random order (undo with\n"
+    "                    --benchmark_enable_random_interleaving=false)\n"
     "  --timing MODE     copies: auto (device events / raw device timers where the API\n"
     "                    has them, else host clock; default) or host (host clock on both\n"
     "                    sides of every harness/raw pair)\n"
@@ -240,7 +242,9 @@ int dh_bench_main(int argc, char** argv) {
   int min_time_at = ngb++;
   int warmup_at = ngb++;
   int reps_at = ngb++;
+  int interleave_at = ngb++;
   gb[reps_at] = "--benchmark_repetitions=1";
+  gb[interleave_at] = "--benchmark_enable_random_interleaving=false";
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     const char* rep_text = NULL;
@@ -328,6 +332,18 @@ int dh_bench_main(int argc, char** argv) {
   char reps_flag[64];
   snprintf(reps_flag, sizeof reps_flag, "--benchmark_repetitions=%d", reps > 0 ? reps : 1);
   gb[reps_at] = reps_flag;
+  /* With repetitions, interleave them (Google Benchmark shuffles the repetitions of all
+   * selected benchmarks together), so a harness benchmark and its raw twin see the same
+   * load drift and their ratio is not skewed by it; --benchmark_enable_random_interleaving
+   * given by the user wins (it comes later). */
+  const char* order = "single repetition";
+  if (reps >= 2) {
+    gb[interleave_at] = "--benchmark_enable_random_interleaving=true";
+    order = "interleaved: the repetitions of all benchmarks run in one random order";
+  }
+  for (int k = interleave_at + 1; k < ngb; ++k)
+    if (strncmp(gb[k], "--benchmark_enable_random_interleaving", 38) == 0)
+      order = gb[k]; /* the user's flag, as given */
   char* out_flag = NULL;
   if (out) {
     size_t n = strlen(out) + 32;
@@ -434,6 +450,7 @@ int dh_bench_main(int argc, char** argv) {
   dh_gb_add_context("devharness.version", DH_VERSION_STRING);
   dh_gb_add_context("devharness.bytes_processed", "bytes copied, counted once");
   dh_gb_add_context("devharness.mode", quick ? "quick" : "full");
+  dh_gb_add_context("devharness.repetition_order", order);
 
   dh_gb_initialize(&ngb, gb);
   if (ngb > 1) {

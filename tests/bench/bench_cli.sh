@@ -20,7 +20,7 @@ tmp=$(mktemp -d /tmp/dh_bench_cli.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 echo "TAP version 13"
-echo "1..12"
+echo "1..13"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && echo "# $2"; }
@@ -28,7 +28,7 @@ skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else notok "$1" "expected $3, got $2"; fi; }
 
 if [ ! -x "$DH" ]; then
-    for i in 1 2 3 4 5 6 7 8 9 10 11 12; do skip "bench test $i" "$DH not built"; done
+    for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do skip "bench test $i" "$DH not built"; done
     exit 0
 fi
 echo "# using $DH"
@@ -140,4 +140,24 @@ if [ -s "$tmp/plots/bandwidth_x_0.png" ] && [ -s "$tmp/plots/bandwidth_x_0.svg" 
     ok "plot wrote bandwidth and latency charts as PNG and SVG"
 else
     notok "plot wrote bandwidth and latency charts as PNG and SVG" "$(ls "$tmp/plots" 2>&1 | tr '\n' ' ')"
+fi
+
+# 13: --repetitions N >= 2 interleaves the repetitions unless the user says otherwise, and
+# the JSON context says which (sim:0, one filtered copy benchmark pair, quick).
+order() {
+    $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["context"].get("devharness.repetition_order", "(missing)"))' "$1" 2>&1
+}
+f='copy/h2d/pageable/sim:0/.*/4/'
+if "$DH" bench --quick --suite copy --device sim:0 --benchmark_filter="$f" --out "$tmp/o1.json" >/dev/null 2>&1 &&
+   "$DH" bench --quick --suite copy --device sim:0 --benchmark_filter="$f" --repetitions 2 --out "$tmp/o2.json" >/dev/null 2>&1 &&
+   "$DH" bench --quick --suite copy --device sim:0 --benchmark_filter="$f" --repetitions 2 \
+        --benchmark_enable_random_interleaving=false --out "$tmp/o3.json" >/dev/null 2>&1; then
+    got="$(order "$tmp/o1.json") | $(order "$tmp/o2.json") | $(order "$tmp/o3.json")"
+    case "$got" in
+        "single repetition | interleaved: "*" | --benchmark_enable_random_interleaving=false")
+            ok "bench: repetitions are interleaved by default, the user's flag wins, the context says so" ;;
+        *) notok "bench: repetitions are interleaved by default, the user's flag wins, the context says so" "got: $got" ;;
+    esac
+else
+    skip "bench: repetitions are interleaved by default, the user's flag wins, the context says so" "sim copy benchmark did not run"
 fi

@@ -3,7 +3,9 @@
  * registered C functions run with their user data and arguments, counters, bytes,
  * labels, manual time, pause/resume, fixed iterations, repetitions, errors and custom
  * context all reach Google Benchmark's JSON output and the result callback.
- * Google Benchmark runs once (group setup); each test checks the JSON.
+ * Google Benchmark runs once (group setup); each test checks the JSON. Interleaved
+ * repetitions (what `devharness bench --repetitions N` asks for) are checked in a child
+ * run of this program (--interleave-order), since Google Benchmark initialises once.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -256,7 +258,79 @@ static void test_batch_and_callback_and_context(void** state) {
   assert_string_equal(json_string_value(json_object_get(ctx, "devharness.test")), "context value");
 }
 
-int main(void) {
+/*--- --interleave-order MODE: two benchmarks "a" and "b", 10 repetitions each of one
+ * iteration, with --benchmark_enable_random_interleaving=MODE; prints the order in
+ * which their repetitions ran, e.g. "abbaab...". */
+static char g_order[32];
+static size_t g_norder;
+
+static void bm_order(dh_gb_state_t* st, void* user) {
+  if (g_norder + 1 < sizeof g_order) g_order[g_norder++] = *(const char*)user;
+  while (dh_gb_keep_running(st)) {
+  }
+}
+
+static int interleave_order(const char* mode) {
+  static const char a = 'a', b = 'b';
+  dh_gb_bench_t* x = dh_gb_register("order/a", bm_order, (void*)&a);
+  dh_gb_bench_t* y = dh_gb_register("order/b", bm_order, (void*)&b);
+  if (!x || !y) return 1;
+  dh_gb_bench_iterations(x, 1);
+  dh_gb_bench_iterations(y, 1);
+  char flag[96];
+  snprintf(flag, sizeof flag, "--benchmark_enable_random_interleaving=%s", mode);
+  char* argv[] = {"test_gbench", "--benchmark_repetitions=10", flag, NULL};
+  int argc = 3;
+  if (dh_gb_initialize(&argc, argv) != 0) return 1;
+  int saved = dup(STDOUT_FILENO); /* the console report goes to /dev/null */
+  FILE* null = freopen("/dev/null", "w", stdout);
+  long n = dh_gb_run_specified(NULL, NULL);
+  fflush(stdout);
+  dup2(saved, STDOUT_FILENO);
+  close(saved);
+  (void)null;
+  dh_gb_shutdown();
+  g_order[g_norder] = '\0';
+  printf("%s\n", g_order);
+  return n == 2 ? 0 : 1;
+}
+
+static void run_order(const char* mode, char* out, size_t size) {
+  char exe[4096] = "", cmd[4200];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  assert_true(len > 0);
+  exe[len] = '\0';
+  snprintf(cmd, sizeof cmd, "'%s' --interleave-order %s 2>/dev/null", exe, mode);
+  FILE* f = popen(cmd, "r");
+  assert_non_null(f);
+  out[0] = '\0';
+  if (!fgets(out, (int)size, f)) out[0] = '\0';
+  assert_int_equal(pclose(f), 0);
+  out[strcspn(out, "\n")] = '\0';
+}
+
+/* Google Benchmark 1.7 shuffles all (benchmark, repetition) runs together: the 20 runs
+ * come out in sequence only with probability 2 / C(20, 10), about 1e-5. */
+static void test_random_interleaving_mixes_repetitions(void** state) {
+  (void)state;
+  char seq[64], inter[64];
+  run_order("false", seq, sizeof seq);
+  print_message("# in sequence: %s\n", seq);
+  assert_string_equal(seq, "aaaaaaaaaabbbbbbbbbb");
+  run_order("true", inter, sizeof inter);
+  print_message("# interleaved: %s\n", inter);
+  assert_int_equal(strlen(inter), 20);
+  size_t na = 0, changes = 0;
+  for (size_t i = 0; i < 20; ++i) {
+    na += inter[i] == 'a';
+    if (i && inter[i] != inter[i - 1]) ++changes;
+  }
+  assert_int_equal(na, 10);
+  assert_true(changes > 1); /* not all of one, then all of the other */
+}
+
+int main(int argc, char** argv) {
+  if (argc == 3 && strcmp(argv[1], "--interleave-order") == 0) return interleave_order(argv[2]);
   cmocka_set_message_output(CM_OUTPUT_TAP);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_plain_runs_with_user_data),
@@ -267,6 +341,7 @@ int main(void) {
       cmocka_unit_test(test_skip_with_error),
       cmocka_unit_test(test_repetitions_and_aggregates),
       cmocka_unit_test(test_batch_and_callback_and_context),
+      cmocka_unit_test(test_random_interleaving_mixes_repetitions),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
