@@ -19,19 +19,12 @@
 
 #include <cmocka.h>
 
+#include "tests/dh_assert.h"
+
 #include "devharness/device_api.h"
 #include "devharness/error.h"
 #include "devharness/target.h"
 
-#define assert_error(rc, kind, part)                                                   \
-  do {                                                                                 \
-    int rc_ = (rc);                                                                    \
-    if (rc_ != -1) fail_msg("expected an error, got %d", rc_);                         \
-    if (strcmp(dh_error_kind() ? dh_error_kind() : "", (kind)) != 0 ||                 \
-        strstr(dh_error_message(), (part)) == NULL)                                    \
-      fail_msg("expected %s containing '%s', got %s: %s", (kind), (part),              \
-               dh_error_kind() ? dh_error_kind() : "(none)", dh_error_message());      \
-  } while (0)
 
 #define assert_ok(rc)                                                                  \
   do {                                                                                 \
@@ -94,7 +87,7 @@ static void test_plugin_kind(void** state) {
   assert_string_equal(get_str(t, "keys"), "[\"tfake\",\"gpu\"]");
   dh_target_free(t);
   /* the plugin's kind is registered once; registering it again is a KeyError */
-  assert_error(dh_target_kind_register_json("{\"kind\": \"tfake\", \"device_type\": 40}", "again"),
+  assert_dh_error_msg(dh_target_kind_register_json("{\"kind\": \"tfake\", \"device_type\": 40}", "again"),
                "KeyError", "again: kind 'tfake' is already registered");
 }
 
@@ -123,9 +116,9 @@ static void test_detect(void** state) {
   dh_target_free(t);
   t = NULL;
   DLDevice bad = {(DLDeviceType)40, 1};
-  assert_error(dh_target_detect(bad, &t), "IndexError", "device tfake:1 does not exist");
+  assert_dh_error_msg(dh_target_detect(bad, &t), "IndexError", "device tfake:1 does not exist");
   DLDevice none = {(DLDeviceType)41, 0};
-  assert_error(dh_target_detect(none, &t), "KeyError", "is not enabled");
+  assert_dh_error_msg(dh_target_detect(none, &t), "KeyError", "is not enabled");
   assert_null(t);
 }
 
@@ -143,7 +136,7 @@ static void test_from_device(void** state) {
   assert_int_equal(v.type_index, DH_TYPE_NONE);
   dh_target_free(t);
   t = NULL;
-  assert_error(dh_target_parse_json("{\"kind\": \"tfake\", \"from_device\": 3}", "f.json", &t),
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"tfake\", \"from_device\": 3}", "f.json", &t),
                "IndexError", "f.json: option 'from_device': device tfake:3 does not exist");
   assert_null(t);
 }
@@ -183,7 +176,7 @@ static void test_check_device(void** state) {
   /* NULL callbacks are allowed */
   assert_int_equal(dh_target_check_device(t, k_dev, NULL, NULL, NULL), 3);
   DLDevice bad = {(DLDeviceType)40, 7};
-  assert_error(dh_target_check_device(t, bad, NULL, NULL, NULL), "IndexError", "does not exist");
+  assert_dh_error_msg(dh_target_check_device(t, bad, NULL, NULL, NULL), "IndexError", "does not exist");
   dh_target_free(t);
 
   /* defaults are not declared, so they are not checked (256 != 1024 here) */
@@ -193,7 +186,7 @@ static void test_check_device(void** state) {
 
   /* a target of another kind */
   assert_ok(dh_target_parse_json("{\"kind\": \"cpu\", \"mcpu\": \"x\"}", "<string>", &t));
-  assert_error(dh_target_check_device(t, k_dev, NULL, NULL, NULL), "ValueError",
+  assert_dh_error_msg(dh_target_check_device(t, k_dev, NULL, NULL, NULL), "ValueError",
                "target kind 'cpu' does not match backend tfake, whose kind is 'tfake'");
   dh_target_free(t);
 }

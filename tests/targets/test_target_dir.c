@@ -19,20 +19,13 @@
 
 #include <cmocka.h>
 
+#include "tests/dh_assert.h"
+
 #include "devharness/error.h"
 #include "devharness/target.h"
 
 static char g_dir[PATH_MAX];
 
-#define assert_error(rc, kind, part)                                                   \
-  do {                                                                                 \
-    int rc_ = (rc);                                                                    \
-    if (rc_ != -1) fail_msg("expected an error, got %d", rc_);                         \
-    if (strcmp(dh_error_kind() ? dh_error_kind() : "", (kind)) != 0 ||                 \
-        strstr(dh_error_message(), (part)) == NULL)                                    \
-      fail_msg("expected %s containing '%s', got %s: %s", (kind), (part),              \
-               dh_error_kind() ? dh_error_kind() : "(none)", dh_error_message());      \
-  } while (0)
 
 #define assert_ok(rc)                                                                  \
   do {                                                                                 \
@@ -74,13 +67,13 @@ static void test_bad_kind_files(void** state) {
   assert_string_equal(dh_targets_dir(), g_dir);
   char want[PATH_MAX + 64];
   snprintf(want, sizeof want, "%s/kinds/broken.json:2:", g_dir);
-  assert_error(dh_target_kinds_load(), "ParseError", want); /* the first bad file */
-  assert_error(dh_target_kinds_load(), "ParseError", want); /* and again, every call */
+  assert_dh_error_msg(dh_target_kinds_load(), "ParseError", want); /* the first bad file */
+  assert_dh_error_msg(dh_target_kinds_load(), "ParseError", want); /* and again, every call */
   char buf[256] = "";
   assert_int_equal(dh_target_kind_list(collect, buf), 1); /* misnamed.json refused too */
   assert_string_equal(buf, "good");
   dh_target_t* t = NULL;
-  assert_error(dh_target_parse_json("{\"kind\": \"other\"}", "<string>", &t), "KeyError",
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"other\"}", "<string>", &t), "KeyError",
                "<string>: unknown kind 'other'; known kinds: good");
 }
 
@@ -89,12 +82,12 @@ static void test_bad_tags(void** state) {
   dh_target_t* t = NULL;
   char want[PATH_MAX + 128];
   snprintf(want, sizeof want, "%s/tags/x/bad_option.json: unknown option 'nope' for kind 'good'", g_dir);
-  assert_error(dh_target_parse_json("{\"tag\": \"x/bad_option\"}", "u.json", &t), "KeyError", want);
+  assert_dh_error_msg(dh_target_parse_json("{\"tag\": \"x/bad_option\"}", "u.json", &t), "KeyError", want);
   snprintf(want, sizeof want, "%s/tags/x/bad_type.json: option 's': expected str, got int 3", g_dir);
-  assert_error(dh_target_from_tag("x/bad_type", &t), "TypeError", want);
-  assert_error(dh_target_from_tag("x/cycle_a", &t), "ValueError", "tags nest deeper than 8");
-  assert_error(dh_target_from_tag("x/from_dev", &t), "ValueError", "a tag cannot use 'from_device'");
-  assert_error(dh_target_from_tag("x/host_loop", &t), "ValueError", "option 'host' nests deeper than 8");
+  assert_dh_error_msg(dh_target_from_tag("x/bad_type", &t), "TypeError", want);
+  assert_dh_error_msg(dh_target_from_tag("x/cycle_a", &t), "ValueError", "tags nest deeper than 8");
+  assert_dh_error_msg(dh_target_from_tag("x/from_dev", &t), "ValueError", "a tag cannot use 'from_device'");
+  assert_dh_error_msg(dh_target_from_tag("x/host_loop", &t), "ValueError", "option 'host' nests deeper than 8");
   assert_null(t);
 }
 

@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "tests/dh_assert.h"
+
 #include "devharness/error.h"
 #include "devharness/target.h"
 #include "runtime/target_internal.h"
@@ -30,16 +32,6 @@ static const char* data(const char* name) {
   return buf;
 }
 
-/* Asserts rc == -1 with that error kind and a message containing `part`. */
-#define assert_error(rc, kind, part)                                                   \
-  do {                                                                                 \
-    int rc_ = (rc);                                                                    \
-    if (rc_ != -1) fail_msg("expected an error, got %d", rc_);                         \
-    if (strcmp(dh_error_kind() ? dh_error_kind() : "", (kind)) != 0 ||                 \
-        strstr(dh_error_message(), (part)) == NULL)                                    \
-      fail_msg("expected %s containing '%s', got %s: %s", (kind), (part),              \
-               dh_error_kind() ? dh_error_kind() : "(none)", dh_error_message());      \
-  } while (0)
 
 #define assert_ok(rc)                                                                  \
   do {                                                                                 \
@@ -104,32 +96,32 @@ static void test_dir_and_kinds(void** state) {
 static void test_kind_register(void** state) {
   (void)state;
   assert_ok(dh_target_kind_register_json(k_test_kind, "test"));
-  assert_error(dh_target_kind_register_json(k_test_kind, "test"), "KeyError",
+  assert_dh_error_msg(dh_target_kind_register_json(k_test_kind, "test"), "KeyError",
                "test: kind 'tkind' is already registered");
-  assert_error(dh_target_kind_register_json("{\"kind\": \"cuda\", \"device_type\": 2}", "p"),
+  assert_dh_error_msg(dh_target_kind_register_json("{\"kind\": \"cuda\", \"device_type\": 2}", "p"),
                "KeyError", "p: kind 'cuda' is already registered");
-  assert_error(dh_target_kind_register_json(
+  assert_dh_error_msg(dh_target_kind_register_json(
                    "{\"kind\": \"k2\", \"device_type\": 41, \"options\": {\"x\": {\"type\": \"integer\"}}}",
                    "p"),
                "TypeError", "p: option 'x': field 'type' must be one of");
-  assert_error(dh_target_kind_register_json(
+  assert_dh_error_msg(dh_target_kind_register_json(
                    "{\"kind\": \"k2\", \"device_type\": 41, \"options\": {\"x\": {\"type\": \"int\", \"default\": \"3\"}}}",
                    "p"),
                "TypeError", "p: option 'x': default: expected int, got string \"3\"");
-  assert_error(dh_target_kind_register_json(
+  assert_dh_error_msg(dh_target_kind_register_json(
                    "{\"kind\": \"k2\", \"device_type\": 41, \"colour\": 1}", "p"),
                "KeyError", "p: unknown field 'colour' in kind definition");
-  assert_error(dh_target_kind_register_json(
+  assert_dh_error_msg(dh_target_kind_register_json(
                    "{\"kind\": \"k2\", \"device_type\": 41, \"options\": {\"keys\": {\"type\": \"int\"}}}",
                    "p"),
                "ValueError", "p: option 'keys' redefines an option every kind has");
-  assert_error(dh_target_kind_register_json("{\"kind\": \"k2\"}", "p"), "ValueError",
+  assert_dh_error_msg(dh_target_kind_register_json("{\"kind\": \"k2\"}", "p"), "ValueError",
                "p: kind definition has no 'device_type'");
-  assert_error(dh_target_kind_register_json("{\"kind\": \"k2\", \"device_type\": \"4\"}", "p"),
+  assert_dh_error_msg(dh_target_kind_register_json("{\"kind\": \"k2\", \"device_type\": \"4\"}", "p"),
                "TypeError", "p: field 'device_type'");
-  assert_error(dh_target_kind_register_json("{\"kind\": \"K 2\", \"device_type\": 4}", "p"),
+  assert_dh_error_msg(dh_target_kind_register_json("{\"kind\": \"K 2\", \"device_type\": 4}", "p"),
                "ValueError", "is not a kind name");
-  assert_error(dh_target_kind_register_json("{\"kind\": ", "p"), "ParseError", "p:1:");
+  assert_dh_error_msg(dh_target_kind_register_json("{\"kind\": ", "p"), "ParseError", "p:1:");
   char buf[512] = "";
   assert_int_equal(dh_target_kind_list(collect, buf), 6);
   assert_string_equal(buf, "cpu,cuda,opencl,sim,tkind,vulkan");
@@ -144,17 +136,17 @@ static void test_kind_register(void** state) {
 static void test_missing_kind(void** state) {
   (void)state;
   dh_target_t* t = (dh_target_t*)1;
-  assert_error(dh_target_parse_json("{\"arch\": \"sm_80\"}", "<string>", &t), "ValueError",
+  assert_dh_error_msg(dh_target_parse_json("{\"arch\": \"sm_80\"}", "<string>", &t), "ValueError",
                "<string>: missing 'kind' (known kinds: cpu, cuda, opencl, sim, ");
   assert_null(t);
-  assert_error(dh_target_parse_json("{\"kind\": 7}", "<string>", &t), "TypeError",
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\": 7}", "<string>", &t), "TypeError",
                "<string>: option 'kind': expected str, got int 7");
 }
 
 static void test_unknown_kind(void** state) {
   (void)state;
   dh_target_t* t = NULL;
-  assert_error(dh_target_parse_json("{\"kind\": \"llvmx\"}", "t.json", &t), "KeyError",
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"llvmx\"}", "t.json", &t), "KeyError",
                "t.json: unknown kind 'llvmx'; known kinds: cpu, cuda, opencl, sim, ");
   assert_null(t);
 }
@@ -183,28 +175,28 @@ static void test_type_mismatch(void** state) {
            data("type_mismatch.json"));
   assert_string_equal(dh_error_message(), want);
   /* the string "true" is not a bool */
-  assert_error(dh_target_parse_json("{\"kind\": \"vulkan\", \"supports_float16\": \"true\"}",
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"vulkan\", \"supports_float16\": \"true\"}",
                                     "<string>", &t),
                "TypeError", "<string>: option 'supports_float16': expected bool, got string \"true\"");
   /* 1 is not a bool either */
-  assert_error(dh_target_parse_json("{\"kind\": \"vulkan\", \"supports_int8\": 1}", "<string>", &t),
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"vulkan\", \"supports_int8\": 1}", "<string>", &t),
                "TypeError", "option 'supports_int8': expected bool, got int 1");
   /* 1.5 is not an int */
-  assert_error(dh_target_parse_json("{\"kind\": \"cuda\", \"max_num_threads\": 1.5}", "<string>", &t),
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cuda\", \"max_num_threads\": 1.5}", "<string>", &t),
                "TypeError", "<string>: option 'max_num_threads': expected int, got float 1.5");
-  assert_error(dh_target_parse_json("{\"kind\": \"cuda\", \"arch\": null}", "<string>", &t),
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cuda\", \"arch\": null}", "<string>", &t),
                "TypeError", "option 'arch': expected str, got null");
-  assert_error(dh_target_parse_json("{\"kind\": \"cpu\", \"mattr\": [\"+avx\", 3]}", "<string>", &t),
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cpu\", \"mattr\": [\"+avx\", 3]}", "<string>", &t),
                "TypeError", "option 'mattr': expected array<str>, got int 3 at index 1");
-  assert_error(dh_target_parse_json("{\"kind\": \"cpu\", \"mattr\": \"+avx\"}", "<string>", &t),
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cpu\", \"mattr\": \"+avx\"}", "<string>", &t),
                "TypeError", "option 'mattr': expected array<str>, got string \"+avx\"");
-  assert_error(dh_target_parse_json("{\"kind\": \"tkind\", \"ai\": [1, \"2\"]}", "<string>", &t),
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"tkind\", \"ai\": [1, \"2\"]}", "<string>", &t),
                "TypeError", "option 'ai': expected array<int>, got string \"2\" at index 1");
-  assert_error(dh_target_parse_json("{\"kind\": \"tkind\", \"f\": \"0.5\"}", "<string>", &t),
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"tkind\", \"f\": \"0.5\"}", "<string>", &t),
                "TypeError", "option 'f': expected float, got string \"0.5\"");
-  assert_error(dh_target_parse_json("{\"kind\": \"cpu\", \"host\": 3}", "<string>", &t),
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cpu\", \"host\": 3}", "<string>", &t),
                "TypeError", "option 'host': expected target, got int 3");
-  assert_error(dh_target_parse_json("{\"kind\": \"cpu\", \"from_device\": \"0\"}", "<string>", &t),
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cpu\", \"from_device\": \"0\"}", "<string>", &t),
                "TypeError", "option 'from_device': expected int, got string \"0\"");
   assert_null(t);
   /* an int is accepted for a float, and stays a float */
@@ -297,15 +289,15 @@ static void test_tag(void** state) {
   dh_target_free(t);
 
   t = NULL;
-  assert_error(dh_target_parse_json("{\"kind\": \"opencl\", \"tag\": \"nvidia/h100\"}", "<string>", &t),
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"opencl\", \"tag\": \"nvidia/h100\"}", "<string>", &t),
                "ValueError", "<string>: kind 'opencl' does not match tag 'nvidia/h100', whose kind is 'cuda'");
-  assert_error(dh_target_parse_json("{\"tag\": \"nvidia/h999\"}", "<string>", &t), "KeyError",
+  assert_dh_error_msg(dh_target_parse_json("{\"tag\": \"nvidia/h999\"}", "<string>", &t), "KeyError",
                "<string>: unknown tag 'nvidia/h999'; known tags: devharness/sim, generic/cpu, mesa/lavapipe, nvidia/a100, nvidia/h100, nvidia/h200, pocl/cpu");
-  assert_error(dh_target_parse_json("{\"tag\": 5}", "<string>", &t), "TypeError",
+  assert_dh_error_msg(dh_target_parse_json("{\"tag\": 5}", "<string>", &t), "TypeError",
                "option 'tag': expected str, got int 5");
-  assert_error(dh_target_from_tag("../kinds/cuda", &t), "KeyError", "unknown tag '../kinds/cuda'");
-  assert_error(dh_target_from_tag("nvidia", &t), "KeyError", "known tags: devharness/sim");
-  assert_error(dh_target_parse_json("{\"tag\": \"nvidia/h100\", \"arch\": 90}", "<string>", &t),
+  assert_dh_error_msg(dh_target_from_tag("../kinds/cuda", &t), "KeyError", "unknown tag '../kinds/cuda'");
+  assert_dh_error_msg(dh_target_from_tag("nvidia", &t), "KeyError", "known tags: devharness/sim");
+  assert_dh_error_msg(dh_target_parse_json("{\"tag\": \"nvidia/h100\", \"arch\": 90}", "<string>", &t),
                "TypeError", "option 'arch': expected str, got int 90");
   assert_null(t);
 
@@ -316,7 +308,7 @@ static void test_tag(void** state) {
   assert_ok(dh_target_resolve("pocl/cpu", &t));
   assert_int_equal(get_int(t, "max_num_threads"), 4096);
   dh_target_free(t);
-  assert_error(dh_target_resolve("no/such/thing.json", &t), "KeyError", "unknown tag");
+  assert_dh_error_msg(dh_target_resolve("no/such/thing.json", &t), "KeyError", "unknown tag");
 }
 
 static void test_host(void** state) {
@@ -336,13 +328,13 @@ static void test_host(void** state) {
   dh_target_free(t);
   t = NULL;
   /* validated recursively */
-  assert_error(dh_target_parse_json("{\"kind\": \"cuda\", \"host\": {\"kind\": \"cpu\", \"mcpu\": 3}}", "h.json", &t),
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cuda\", \"host\": {\"kind\": \"cpu\", \"mcpu\": 3}}", "h.json", &t),
                "TypeError", "h.json: option 'host.mcpu': expected str, got int 3");
-  assert_error(dh_target_parse_json("{\"kind\": \"cuda\", \"host\": {\"kind\": \"cpu\", \"bar\": 3}}", "h.json", &t),
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cuda\", \"host\": {\"kind\": \"cpu\", \"bar\": 3}}", "h.json", &t),
                "KeyError", "h.json: unknown option 'host.bar' for kind 'cpu'; known options: ");
-  assert_error(dh_target_parse_json("{\"kind\": \"cuda\", \"host\": {\"mcpu\": \"x\"}}", "h.json", &t),
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cuda\", \"host\": {\"mcpu\": \"x\"}}", "h.json", &t),
                "ValueError", "h.json: host: missing 'kind'");
-  assert_error(dh_target_parse_json("{\"kind\": \"cuda\", \"host\": \"llvm\"}", "h.json", &t),
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cuda\", \"host\": \"llvm\"}", "h.json", &t),
                "KeyError", "h.json: option 'host': 'llvm' is neither a tag nor a kind");
   assert_null(t);
   /* round trip with a host */
@@ -430,7 +422,7 @@ static void test_get(void** state) {
   (void)state;
   dh_target_t* t = parse("{\"kind\": \"cpu\", \"num-cores\": 8}");
   dh_any_t v;
-  assert_error(dh_target_get(t, "arch", &v), "KeyError", "unknown option 'arch' for kind 'cpu'");
+  assert_dh_error_msg(dh_target_get(t, "arch", &v), "KeyError", "unknown option 'arch' for kind 'cpu'");
   assert_int_equal(get_int(t, "num-cores"), 8);
   assert_string_equal(get_str(t, "kind"), "cpu");
   assert_true(is_none(t, "mcpu"));
@@ -445,15 +437,15 @@ static void test_syntax_error_position(void** state) {
   dh_target_t* t = NULL;
   char want[PATH_MAX + 64];
   snprintf(want, sizeof want, "%s:3:12: JSON syntax error: invalid token near 'sm'", data("syntax_error.json"));
-  assert_error(dh_target_parse_file(data("syntax_error.json"), &t), "ParseError", want);
-  assert_error(dh_target_parse_json("{\"kind\":\n \"cpu\",}", "<string>", &t), "ParseError",
+  assert_dh_error_msg(dh_target_parse_file(data("syntax_error.json"), &t), "ParseError", want);
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\":\n \"cpu\",}", "<string>", &t), "ParseError",
                "<string>:2:8: JSON syntax error: ");
-  assert_error(dh_target_parse_json("{\"kind\": \"cpu\"} x", "<string>", &t), "ParseError",
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cpu\"} x", "<string>", &t), "ParseError",
                "<string>:1:");
-  assert_error(dh_target_parse_file(data("not_object.json"), &t), "TypeError",
+  assert_dh_error_msg(dh_target_parse_file(data("not_object.json"), &t), "TypeError",
                "expected a JSON object, got array");
-  assert_error(dh_target_parse_file(data("no_such_file.json"), &t), "IOError", "cannot open");
-  assert_error(dh_target_parse_file(g_data, &t), "IOError", "is a directory");
+  assert_dh_error_msg(dh_target_parse_file(data("no_such_file.json"), &t), "IOError", "cannot open");
+  assert_dh_error_msg(dh_target_parse_file(g_data, &t), "IOError", "is a directory");
   assert_null(t);
 }
 
@@ -462,9 +454,9 @@ static void test_duplicate_keys(void** state) {
   dh_target_t* t = NULL;
   char want[PATH_MAX + 64];
   snprintf(want, sizeof want, "%s:4:", data("duplicate_key.json"));
-  assert_error(dh_target_parse_file(data("duplicate_key.json"), &t), "ParseError", want);
+  assert_dh_error_msg(dh_target_parse_file(data("duplicate_key.json"), &t), "ParseError", want);
   assert_non_null(strstr(dh_error_message(), "duplicate"));
-  assert_error(dh_target_parse_json("{\"kind\": \"cpu\", \"kind\": \"cpu\"}", "<string>", &t),
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cpu\", \"kind\": \"cpu\"}", "<string>", &t),
                "ParseError", "duplicate");
   assert_null(t);
 }
@@ -474,9 +466,9 @@ static void test_non_utf8(void** state) {
   dh_target_t* t = NULL;
   char want[PATH_MAX + 64];
   snprintf(want, sizeof want, "%s:3:", data("non_utf8.json"));
-  assert_error(dh_target_parse_file(data("non_utf8.json"), &t), "ParseError", want);
+  assert_dh_error_msg(dh_target_parse_file(data("non_utf8.json"), &t), "ParseError", want);
   assert_non_null(strstr(dh_error_message(), "invalid UTF-8"));
-  assert_error(dh_target_parse_json("{\"kind\": \"c\xc3\"}", "<string>", &t), "ParseError",
+  assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"c\xc3\"}", "<string>", &t), "ParseError",
                "invalid UTF-8");
   assert_null(t);
 }
@@ -486,11 +478,11 @@ static void test_empty(void** state) {
   dh_target_t* t = NULL;
   char want[PATH_MAX + 64];
   snprintf(want, sizeof want, "%s: empty file", data("empty.json"));
-  assert_error(dh_target_parse_file(data("empty.json"), &t), "ParseError", want);
+  assert_dh_error_msg(dh_target_parse_file(data("empty.json"), &t), "ParseError", want);
   snprintf(want, sizeof want, "%s: empty file", data("whitespace.json"));
-  assert_error(dh_target_parse_file(data("whitespace.json"), &t), "ParseError", want);
-  assert_error(dh_target_parse_json("", "<string>", &t), "ParseError", "<string>: empty input");
-  assert_error(dh_target_parse_json(" \n", "<string>", &t), "ParseError", "<string>: empty input");
+  assert_dh_error_msg(dh_target_parse_file(data("whitespace.json"), &t), "ParseError", want);
+  assert_dh_error_msg(dh_target_parse_json("", "<string>", &t), "ParseError", "<string>: empty input");
+  assert_dh_error_msg(dh_target_parse_json(" \n", "<string>", &t), "ParseError", "<string>: empty input");
   assert_null(t);
 }
 
@@ -510,11 +502,11 @@ static void test_deep_nesting(void** state) {
   (void)state;
   dh_target_t* t = NULL;
   char* s = nested(65);
-  assert_error(dh_target_parse_json(s, "<string>", &t), "ParseError",
+  assert_dh_error_msg(dh_target_parse_json(s, "<string>", &t), "ParseError",
                "<string>: nesting deeper than 64 levels");
   free(s);
   s = nested(64); /* 64 levels are allowed; then mattr's type is wrong */
-  assert_error(dh_target_parse_json(s, "<string>", &t), "TypeError", "option 'mattr'");
+  assert_dh_error_msg(dh_target_parse_json(s, "<string>", &t), "TypeError", "option 'mattr'");
   free(s);
   s = nested(5000); /* past jansson's own limit too */
   assert_int_equal(dh_target_parse_json(s, "<string>", &t), -1);
@@ -527,7 +519,7 @@ static void test_deep_nesting(void** state) {
     snprintf(tmp, sizeof tmp, "{\"kind\": \"cpu\", \"host\": %s}", host);
     strcpy(host, tmp);
   }
-  assert_error(dh_target_parse_json(host, "<string>", &t), "ValueError", "nests deeper than 8");
+  assert_dh_error_msg(dh_target_parse_json(host, "<string>", &t), "ValueError", "nests deeper than 8");
   assert_null(t);
 }
 
@@ -540,7 +532,7 @@ static void test_huge_file(void** state) {
   assert_int_equal(ftruncate(fd, ((off_t)1 << 20) + 1), 0);
   close(fd);
   dh_target_t* t = NULL;
-  assert_error(dh_target_parse_file(path, &t), "ValueError", "larger than the 1 MiB limit");
+  assert_dh_error_msg(dh_target_parse_file(path, &t), "ValueError", "larger than the 1 MiB limit");
   assert_non_null(strstr(dh_error_message(), path));
   unlink(path);
   /* a stream (not a regular file) is cut off at the limit while reading */
@@ -553,7 +545,7 @@ static void test_huge_file(void** state) {
   text[0] = '{';
   text[n - 1] = '}';
   text[n] = '\0';
-  assert_error(dh_target_parse_json(text, "<string>", &t), "ValueError",
+  assert_dh_error_msg(dh_target_parse_json(text, "<string>", &t), "ValueError",
                "<string>: text is 1048592 bytes, larger than the 1 MiB limit");
   free(text);
   assert_null(t);
@@ -609,18 +601,18 @@ static void test_from_device_merge(void** state) {
   dh_target_free(back);
   dh_target_free(t);
   t = NULL;
-  assert_error(dh_target_parse_json_with_getter("{\"kind\": \"opencl\", \"from_device\": 1}",
+  assert_dh_error_msg(dh_target_parse_json_with_getter("{\"kind\": \"opencl\", \"from_device\": 1}",
                                                 "<string>", fake_get, &calls, &t),
                "IndexError", "<string>: option 'from_device': property ");
   assert_non_null(strstr(dh_error_message(), "fake: no device 1"));
-  assert_error(dh_target_parse_json_with_getter("{\"kind\": \"opencl\", \"from_device\": 0}",
+  assert_dh_error_msg(dh_target_parse_json_with_getter("{\"kind\": \"opencl\", \"from_device\": 0}",
                                                 "<string>", bad_get, NULL, &t),
                "TypeError",
                "<string>: option 'from_device': device property 'compute_units': expected int, got string \"two\"");
-  assert_error(dh_target_parse_json_with_getter("{\"kind\": \"opencl\", \"from_device\": 0, \"zzz\": 1}",
+  assert_dh_error_msg(dh_target_parse_json_with_getter("{\"kind\": \"opencl\", \"from_device\": 0, \"zzz\": 1}",
                                                 "<string>", fake_get, &calls, &t),
                "KeyError", "<string>: unknown option 'zzz' for kind 'opencl'");
-  assert_error(dh_target_parse_json_with_getter("{\"kind\": \"opencl\", \"from_device\": -1}",
+  assert_dh_error_msg(dh_target_parse_json_with_getter("{\"kind\": \"opencl\", \"from_device\": -1}",
                                                 "<string>", fake_get, &calls, &t),
                "ValueError", "expected a device id >= 0, got -1");
   assert_null(t);
@@ -638,9 +630,9 @@ static void test_detect_with_getter(void** state) {
   assert_int_equal(dh_target_declared_count(t), 4); /* compute_units, device_name, kind, max_num_threads */
   dh_target_free(t);
   t = NULL;
-  assert_error(dh_target_detect_with_getter("nope", dev, fake_get, &calls, &t), "KeyError",
+  assert_dh_error_msg(dh_target_detect_with_getter("nope", dev, fake_get, &calls, &t), "KeyError",
                "unknown target kind 'nope'");
-  assert_error(dh_target_detect_with_getter("opencl", dev, bad_get, NULL, &t), "TypeError",
+  assert_dh_error_msg(dh_target_detect_with_getter("opencl", dev, bad_get, NULL, &t), "TypeError",
                "target property 'compute_units': expected int, got string \"two\"");
   assert_null(t);
 }

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/dh_assert.h"
+
 #include <hwloc.h>
 #include <libgen.h>
 #include <limits.h>
@@ -25,12 +27,6 @@ static const dh_backend_t* B;
 static const DLDevice CPU0 = {kDLCPU, 0};
 static const DLDataType U8 = {kDLUInt, 8, 1};
 
-#define assert_error(rc, kind)                    \
-  do {                                            \
-    assert_int_equal((rc), -1);                   \
-    assert_non_null(dh_error_kind());             \
-    assert_string_equal(dh_error_kind(), (kind)); \
-  } while (0)
 
 static int load_plugin(void** state) {
   (void)state;
@@ -86,9 +82,9 @@ static void test_attributes(void** state) {
   assert_int_equal(attr_int(DH_ATTR_EXIST), 1);
   assert_int_equal(B->get_attr((DLDevice){kDLCPU, 1}, DH_ATTR_EXIST, &v), 0);
   assert_int_equal(v.v_int64, 0);
-  assert_error(B->get_attr((DLDevice){kDLCPU, 1}, DH_ATTR_DEVICE_NAME, &v), "IndexError");
-  assert_error(B->get_attr(CPU0, 17, &v), "ValueError");
-  assert_error(B->set_device((DLDevice){kDLCPU, 3}), "IndexError");
+  assert_dh_error(B->get_attr((DLDevice){kDLCPU, 1}, DH_ATTR_DEVICE_NAME, &v), "IndexError");
+  assert_dh_error(B->get_attr(CPU0, 17, &v), "ValueError");
+  assert_dh_error(B->set_device((DLDevice){kDLCPU, 3}), "IndexError");
   assert_int_equal(B->set_device(CPU0), 0);
 
   /* cores vs hwloc, and within what sysconf sees */
@@ -169,7 +165,7 @@ static void test_target_properties(void** state) {
   assert_int_equal(v.type_index, DH_TYPE_RAW_STR);
   assert_int_equal(B->get_target_property(CPU0, "mcpu", &v), 0);
   assert_int_equal(v.type_index, DH_TYPE_NONE);
-  assert_error(B->get_target_property((DLDevice){kDLCPU, 2}, "mtriple", &v), "IndexError");
+  assert_dh_error(B->get_target_property((DLDevice){kDLCPU, 2}, "mtriple", &v), "IndexError");
 }
 
 static void test_alignment_and_oom(void** state) {
@@ -190,10 +186,10 @@ static void test_alignment_and_oom(void** state) {
   assert_int_equal(B->free_data_space(CPU0, NULL), 0);
   void* big = NULL;
   int64_t total = attr_int(DH_ATTR_TOTAL_GLOBAL_MEMORY);
-  assert_error(B->alloc_data_space(CPU0, (size_t)total + 1, 64, U8, &big), "OutOfMemoryError");
-  assert_error(B->alloc_data_space(CPU0, SIZE_MAX, 64, U8, &big), "OutOfMemoryError");
+  assert_dh_error(B->alloc_data_space(CPU0, (size_t)total + 1, 64, U8, &big), "OutOfMemoryError");
+  assert_dh_error(B->alloc_data_space(CPU0, SIZE_MAX, 64, U8, &big), "OutOfMemoryError");
   assert_null(big);
-  assert_error(B->alloc_data_space(CPU0, 8, 96, U8, &big), "ValueError");
+  assert_dh_error(B->alloc_data_space(CPU0, 8, 96, U8, &big), "ValueError");
   /* still works */
   assert_int_equal(B->alloc_data_space(CPU0, 64, 64, U8, &big), 0);
   assert_int_equal(B->free_data_space(CPU0, big), 0);
@@ -221,7 +217,7 @@ static void test_round_trips_with_offsets(void** state) {
       assert_int_equal(B->free_data_space(CPU0, d), 0);
     }
   assert_int_equal(B->copy_data_from_to(NULL, 0, NULL, 0, 0, CPU0, CPU0, U8, NULL), 0);
-  assert_error(B->copy_data_from_to(src, 0, dst, 0, 4, CPU0, (DLDevice){kDLExtDev, 0}, U8, NULL),
+  assert_dh_error(B->copy_data_from_to(src, 0, dst, 0, 4, CPU0, (DLDevice){kDLExtDev, 0}, U8, NULL),
                "ValueError");
   free(src);
   free(dst);
@@ -238,9 +234,9 @@ static void test_single_queue(void** state) {
   assert_null(s);
   assert_int_equal(B->stream_sync(CPU0, NULL), 0);
   assert_int_equal(B->sync_stream_from_to(CPU0, NULL, NULL), 0);
-  assert_error(B->stream_sync(CPU0, (dh_stream_t)0x10), "ValueError");
-  assert_error(B->set_stream(CPU0, (dh_stream_t)0x10), "ValueError");
-  assert_error(B->stream_sync((DLDevice){kDLCPU, 1}, NULL), "IndexError");
+  assert_dh_error(B->stream_sync(CPU0, (dh_stream_t)0x10), "ValueError");
+  assert_dh_error(B->set_stream(CPU0, (dh_stream_t)0x10), "ValueError");
+  assert_dh_error(B->stream_sync((DLDevice){kDLCPU, 1}, NULL), "IndexError");
 }
 
 static void test_module_functions(void** state) {
@@ -259,7 +255,7 @@ static void test_module_functions(void** state) {
   assert_int_equal(dh_func_call(&fill, args, 2, &rv), 0); /* synchronous */
   for (int i = 0; i < 16; i++) assert_int_equal(buf[i], (i >= 2 && i < 6) ? 0x12345678u : 0u);
   t.byte_offset = 3;
-  assert_error(dh_func_call(&fill, args, 2, &rv), "ValueError");
+  assert_dh_error(dh_func_call(&fill, args, 2, &rv), "ValueError");
   args[0] = dh_any_int(1);
   args[1] = dh_any_str("a");
   args[2] = dh_any_int(-7);
@@ -267,15 +263,15 @@ static void test_module_functions(void** state) {
   assert_int_equal(rv.type_index, DH_TYPE_INT);
   assert_int_equal(rv.v_int64, -7);
   args[0] = dh_any_int(-1);
-  assert_error(dh_func_call(&echo, args, 3, &rv), "IndexError");
+  assert_dh_error(dh_func_call(&echo, args, 3, &rv), "IndexError");
   args[0] = dh_any_str("RuntimeError");
   args[1] = dh_any_str("boom");
-  assert_error(dh_func_call(&raise, args, 2, &rv), "RuntimeError");
+  assert_dh_error(dh_func_call(&raise, args, 2, &rv), "RuntimeError");
   assert_string_equal(dh_error_message(), "boom");
   args[0] = dh_any_device(CPU0);
   assert_int_equal(dh_func_call(&noop, args, 1, &rv), 0);
   args[0] = dh_any_device((DLDevice){kDLCPU, 4});
-  assert_error(dh_func_call(&noop, args, 1, &rv), "IndexError");
+  assert_dh_error(dh_func_call(&noop, args, 1, &rv), "IndexError");
 }
 
 static void test_raw_twin(void** state) {
@@ -291,7 +287,7 @@ static void test_raw_twin(void** state) {
     B->raw->teardown(ctx);
   }
   void* ctx = NULL;
-  assert_error(B->raw->setup(CPU0, (dh_raw_op_t)0, 16, 0, &ctx), "NotImplementedError");
+  assert_dh_error(B->raw->setup(CPU0, (dh_raw_op_t)0, 16, 0, &ctx), "NotImplementedError");
 }
 
 int main(void) {

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/dh_assert.h"
+
 #include <limits.h>
 #include <libgen.h>
 #include <pthread.h>
@@ -30,13 +32,6 @@ static const DLDevice D1 = {kDLExtDev, 1};
 static const DLDevice HOST = {kDLCPU, 0};
 static const DLDataType U8 = {kDLUInt, 8, 1};
 
-/* Asserts that the last call failed with `kind`. */
-#define assert_error(rc, kind)                                               \
-  do {                                                                       \
-    assert_int_equal((rc), -1);                                              \
-    assert_non_null(dh_error_kind());                                        \
-    assert_string_equal(dh_error_kind(), (kind));                            \
-  } while (0)
 
 static int load_plugin(void** state) {
   (void)state;
@@ -113,11 +108,11 @@ static void test_attributes(void** state) {
   assert_int_equal(B->get_attr(D0, DH_ATTR_GCN_ARCH, &v), 0);
   assert_int_equal(v.type_index, DH_TYPE_NONE);
   /* errors */
-  assert_error(B->get_attr((DLDevice){kDLExtDev, 2}, DH_ATTR_DEVICE_NAME, &v), "IndexError");
-  assert_error(B->get_attr((DLDevice){kDLExtDev, -5}, DH_ATTR_WARP_SIZE, &v), "IndexError");
-  assert_error(B->get_attr(D0, DH_ATTR_KIND_COUNT, &v), "ValueError");
-  assert_error(B->get_attr(D0, -1, &v), "ValueError");
-  assert_error(B->set_device((DLDevice){kDLExtDev, 7}), "IndexError");
+  assert_dh_error(B->get_attr((DLDevice){kDLExtDev, 2}, DH_ATTR_DEVICE_NAME, &v), "IndexError");
+  assert_dh_error(B->get_attr((DLDevice){kDLExtDev, -5}, DH_ATTR_WARP_SIZE, &v), "IndexError");
+  assert_dh_error(B->get_attr(D0, DH_ATTR_KIND_COUNT, &v), "ValueError");
+  assert_dh_error(B->get_attr(D0, -1, &v), "ValueError");
+  assert_dh_error(B->set_device((DLDevice){kDLExtDev, 7}), "IndexError");
   assert_int_equal(B->set_device(D1), 0);
   /* target properties of the sim kind */
   assert_int_equal(B->get_target_property(D0, "num_devices", &v), 0);
@@ -153,11 +148,11 @@ static void test_memory_accounting(void** state) {
 
   /* beyond the device: OutOfMemoryError, and the device keeps working */
   void* big = NULL;
-  assert_error(B->alloc_data_space(D0, MEM_BYTES + 1, 64, U8, &big), "OutOfMemoryError");
+  assert_dh_error(B->alloc_data_space(D0, MEM_BYTES + 1, 64, U8, &big), "OutOfMemoryError");
   assert_null(big);
-  assert_error(B->alloc_data_space(D0, SIZE_MAX, 64, U8, &big), "OutOfMemoryError");
+  assert_dh_error(B->alloc_data_space(D0, SIZE_MAX, 64, U8, &big), "OutOfMemoryError");
   void* a = dalloc(D0, MEM_BYTES / 2);
-  assert_error(B->alloc_data_space(D0, MEM_BYTES / 2 + 4096, 64, U8, &big), "OutOfMemoryError");
+  assert_dh_error(B->alloc_data_space(D0, MEM_BYTES / 2 + 4096, 64, U8, &big), "OutOfMemoryError");
   assert_int_equal(B->free_data_space(D0, a), 0);
   assert_int_equal(attr_int(D0, DH_ATTR_AVAILABLE_GLOBAL_MEMORY), avail0);
 
@@ -167,8 +162,8 @@ static void test_memory_accounting(void** state) {
   assert_int_equal(B->free_data_space(D0, z), 0);
   assert_int_equal(B->free_data_space(D0, NULL), 0);
   /* bad alignment */
-  assert_error(B->alloc_data_space(D0, 16, 48, U8, &big), "ValueError");
-  assert_error(B->alloc_data_space((DLDevice){kDLExtDev, 9}, 16, 64, U8, &big), "IndexError");
+  assert_dh_error(B->alloc_data_space(D0, 16, 48, U8, &big), "ValueError");
+  assert_dh_error(B->alloc_data_space((DLDevice){kDLExtDev, 9}, 16, 64, U8, &big), "IndexError");
 }
 
 static void test_opaque_handles(void** state) {
@@ -183,34 +178,34 @@ static void test_opaque_handles(void** state) {
   void* bogus[] = {(void*)host, (void*)(uintptr_t)0xdeadbeef, (void*)((uintptr_t)h + 1),
                    (void*)((uintptr_t)h ^ ((uintptr_t)1 << 30))};
   for (size_t i = 0; i < sizeof bogus / sizeof bogus[0]; i++) {
-    assert_error(B->copy_data_from_to(host, 0, bogus[i], 0, 8, HOST, D0, U8, NULL), "ValueError");
-    assert_error(B->copy_data_from_to(bogus[i], 0, host, 0, 8, D0, HOST, U8, NULL), "ValueError");
-    assert_error(B->free_data_space(D0, bogus[i]), "ValueError");
+    assert_dh_error(B->copy_data_from_to(host, 0, bogus[i], 0, 8, HOST, D0, U8, NULL), "ValueError");
+    assert_dh_error(B->copy_data_from_to(bogus[i], 0, host, 0, 8, D0, HOST, U8, NULL), "ValueError");
+    assert_dh_error(B->free_data_space(D0, bogus[i]), "ValueError");
   }
   /* a handle of device 0 is not a handle of device 1 */
-  assert_error(B->copy_data_from_to(host, 0, h, 0, 8, HOST, D1, U8, NULL), "ValueError");
-  assert_error(B->free_data_space(D1, h), "ValueError");
+  assert_dh_error(B->copy_data_from_to(host, 0, h, 0, 8, HOST, D1, U8, NULL), "ValueError");
+  assert_dh_error(B->free_data_space(D1, h), "ValueError");
   /* offsets bounds-checked */
-  assert_error(B->copy_data_from_to(host, 0, h, 60, 8, HOST, D0, U8, NULL), "ValueError");
-  assert_error(B->copy_data_from_to(h, 65, host, 0, 0, D0, HOST, U8, NULL), "ValueError");
-  assert_error(B->copy_data_from_to(host, 0, h, SIZE_MAX, 2, HOST, D0, U8, NULL), "ValueError");
+  assert_dh_error(B->copy_data_from_to(host, 0, h, 60, 8, HOST, D0, U8, NULL), "ValueError");
+  assert_dh_error(B->copy_data_from_to(h, 65, host, 0, 0, D0, HOST, U8, NULL), "ValueError");
+  assert_dh_error(B->copy_data_from_to(host, 0, h, SIZE_MAX, 2, HOST, D0, U8, NULL), "ValueError");
   assert_int_equal(B->copy_data_from_to(host, 0, h, 56, 8, HOST, D0, U8, NULL), 0);
   /* freed handles */
   assert_int_equal(B->stream_sync(D0, NULL), 0);
   assert_int_equal(B->free_data_space(D0, h), 0);
-  assert_error(B->free_data_space(D0, h), "ValueError");
-  assert_error(B->copy_data_from_to(h, 0, host, 0, 8, D0, HOST, U8, NULL), "ValueError");
+  assert_dh_error(B->free_data_space(D0, h), "ValueError");
+  assert_dh_error(B->copy_data_from_to(h, 0, host, 0, 8, D0, HOST, U8, NULL), "ValueError");
   /* a new allocation in the same slot gets a different handle */
   void* h2 = dalloc(D0, 64);
   assert_true(h2 != h);
-  assert_error(B->copy_data_from_to(h, 0, host, 0, 8, D0, HOST, U8, NULL), "ValueError");
+  assert_dh_error(B->copy_data_from_to(h, 0, host, 0, 8, D0, HOST, U8, NULL), "ValueError");
   assert_int_equal(B->free_data_space(D0, h2), 0);
   /* bogus streams and events */
   dh_stream_t bs = (dh_stream_t)(uintptr_t)0x1234;
-  assert_error(B->stream_sync(D0, bs), "ValueError");
-  assert_error(B->set_stream(D0, bs), "ValueError");
-  assert_error(B->free_stream(D0, bs), "ValueError");
-  assert_error(B->event_record(D0, bs, NULL), "ValueError");
+  assert_dh_error(B->stream_sync(D0, bs), "ValueError");
+  assert_dh_error(B->set_stream(D0, bs), "ValueError");
+  assert_dh_error(B->free_stream(D0, bs), "ValueError");
+  assert_dh_error(B->event_record(D0, bs, NULL), "ValueError");
 }
 
 /*------------------------------------------------------------------ copies */
@@ -372,7 +367,7 @@ static void test_sync_stream_from_to_waits(void** state) {
   }
   /* src == dst and the default stream */
   assert_int_equal(B->sync_stream_from_to(D0, NULL, NULL), 0);
-  assert_error(B->sync_stream_from_to((DLDevice){kDLExtDev, 5}, NULL, NULL), "IndexError");
+  assert_dh_error(B->sync_stream_from_to((DLDevice){kDLExtDev, 5}, NULL, NULL), "IndexError");
   assert_int_equal(B->free_data_space(D0, a), 0);
   free(oldv);
   free(newv);
@@ -397,15 +392,15 @@ static void test_free_stream_with_pending_work(void** state) {
   for (size_t i = 0; i < 16 * n; i += 1021) assert_int_equal(host[i], 0x77);
   assert_int_equal(host[16 * n - 1], 0x77);
   /* the freed stream is gone */
-  assert_error(B->stream_sync(D0, s), "ValueError");
-  assert_error(B->free_stream(D0, s), "ValueError");
+  assert_dh_error(B->stream_sync(D0, s), "ValueError");
+  assert_dh_error(B->free_stream(D0, s), "ValueError");
   /* many streams */
   dh_stream_t many[32];
   for (int i = 0; i < 32; i++) assert_int_equal(B->create_stream(D1, &many[i]), 0);
   for (int i = 0; i < 32; i++) assert_int_equal(B->free_stream(D1, many[i]), 0);
   /* a stream of device 1 is not a stream of device 0 */
   assert_int_equal(B->create_stream(D1, &s), 0);
-  assert_error(B->stream_sync(D0, s), "ValueError");
+  assert_dh_error(B->stream_sync(D0, s), "ValueError");
   assert_int_equal(B->free_stream(D1, s), 0);
   assert_int_equal(B->free_stream(D0, NULL), 0);
   free(host);
@@ -456,11 +451,11 @@ static void test_event_timing(void** state) {
   assert_int_equal(B->event_elapsed_ms(D0, e0, e1, &ms), 0);
   assert_true(ms > 0.0);
   assert_true(ms < 5000.0);
-  assert_error(B->event_elapsed_ms(D0, e0, never, &ms), "ValueError");
+  assert_dh_error(B->event_elapsed_ms(D0, e0, never, &ms), "ValueError");
   assert_int_equal(B->event_free(D0, e0), 0);
   assert_int_equal(B->event_free(D0, e1), 0);
   assert_int_equal(B->event_free(D0, never), 0);
-  assert_error(B->event_free(D0, e0), "ValueError");
+  assert_dh_error(B->event_free(D0, e0), "ValueError");
   assert_int_equal(B->stream_sync(D0, NULL), 0);
   assert_int_equal(B->free_data_space(D0, h), 0);
   free(host);
@@ -520,17 +515,17 @@ static void test_module_functions(void** state) {
   assert_int_equal(rv.type_index, DH_TYPE_DEVICE);
   assert_int_equal(rv.v_device.device_id, 1);
   args[0] = dh_any_int(3);
-  assert_error(dh_func_call(&echo, args, 4, &rv), "IndexError");
+  assert_dh_error(dh_func_call(&echo, args, 4, &rv), "IndexError");
   args[0] = dh_any_float(0);
-  assert_error(dh_func_call(&echo, args, 4, &rv), "TypeError");
+  assert_dh_error(dh_func_call(&echo, args, 4, &rv), "TypeError");
   args[0] = dh_any_str("KeyError");
   args[1] = dh_any_str("no such thing");
-  assert_error(dh_func_call(&raise, args, 2, &rv), "KeyError");
+  assert_dh_error(dh_func_call(&raise, args, 2, &rv), "KeyError");
   assert_string_equal(dh_error_message(), "no such thing");
   args[0] = dh_any_device(D0);
   assert_int_equal(dh_func_call(&noop, args, 1, &rv), 0);
   args[0] = dh_any_int(0);
-  assert_error(dh_func_call(&noop, args, 1, &rv), "TypeError");
+  assert_dh_error(dh_func_call(&noop, args, 1, &rv), "TypeError");
 
   /* fill lands in order on the current stream */
   dh_stream_t s;
@@ -549,9 +544,9 @@ static void test_module_functions(void** state) {
   assert_int_equal(B->stream_sync(D0, s), 0);
   for (int i = 0; i < 16; i++) assert_int_equal(back[i], (i >= 4 && i < 12) ? 0xCAFEF00Du : 0u);
   t.byte_offset = 2;
-  assert_error(dh_func_call(&fill, args, 2, &rv), "ValueError");
+  assert_dh_error(dh_func_call(&fill, args, 2, &rv), "ValueError");
   t.byte_offset = 40; /* 40 + 32 > 64 */
-  assert_error(dh_func_call(&fill, args, 2, &rv), "ValueError");
+  assert_dh_error(dh_func_call(&fill, args, 2, &rv), "ValueError");
   assert_int_equal(B->set_stream(D0, NULL), 0);
   assert_int_equal(B->free_stream(D0, s), 0);
   assert_int_equal(B->free_data_space(D0, h), 0);
@@ -570,7 +565,7 @@ static void test_raw_twin(void** state) {
     B->raw->teardown(ctx);
   }
   void* ctx = NULL;
-  assert_error(B->raw->setup(D0, (dh_raw_op_t)99, 16, 0, &ctx), "NotImplementedError");
+  assert_dh_error(B->raw->setup(D0, (dh_raw_op_t)99, 16, 0, &ctx), "NotImplementedError");
   B->raw->teardown(NULL);
 }
 
