@@ -263,8 +263,11 @@ typedef struct dhvk_device {
   VkPipeline pipe_noop, pipe_fill;
   dhvk_stream_t* default_stream;
   dhvk_stream_t* streams;       /* all streams incl. default */
-  dhvk_stream_t* dead_streams;  /* freed stream records (magic 0), reused by create_stream,
-                                   so a stale handle is rejected instead of read after free */
+  dhvk_stream_t* dead_streams;  /* freed streams (magic 0, drained), parked with their
+                                   Vulkan objects and reused whole by create_stream (the
+                                   objects are destroyed only at shutdown: lavapipe's queue
+                                   thread may still touch them); a stale handle is
+                                   rejected instead of read after free */
   dhvk_buf_t* pinned;            /* alloc_host buffers, under pinned_lock */
   pthread_mutex_t pinned_lock;
   pthread_mutex_t ws_lock;      /* workspace pool */

@@ -60,11 +60,21 @@ int dh_vk_stream_new(dhvk_device_t* d, int dev, dhvk_stream_t** out) {
   pthread_mutex_lock(&d->lock);
   dhvk_stream_t* s = d->dead_streams;
   if (s) {
+    /* A freed stream, drained, with its command pool, descriptor pool, timeline
+     * semaphore (value s->submitted reached) and lock intact: reuse them as they are,
+     * as a live stream reuses its command buffers once its timeline says they are done. */
     d->dead_streams = s->next;
-    memset(s, 0, sizeof *s);
+    s->dev = dev;
+    s->num_waits = 0;
+    s->magic = DHVK_STREAM_MAGIC;
+    s->next = d->streams;
+    d->streams = s;
+    pthread_mutex_unlock(&d->lock);
+    *out = s;
+    return 0;
   }
   pthread_mutex_unlock(&d->lock);
-  if (!s) s = calloc(1, sizeof *s);
+  s = calloc(1, sizeof *s);
   if (!s) return dh_error_set("OutOfMemoryError", "out of host memory for a stream");
   pthread_mutex_init(&s->lock, NULL);
   s->dev = dev;
@@ -272,9 +282,10 @@ void dh_vk_streams_destroy_all(dhvk_device_t* d) {
   }
   for (dhvk_stream_t* s = d->dead_streams; s;) {
     dhvk_stream_t* nx = s->next;
-    free(s);
+    stream_destroy_objects(d, s);
     s = nx;
   }
+  d->streams = d->dead_streams = NULL;
 }
 
 /*===========================================================================
@@ -302,8 +313,10 @@ int dh_vk_free_stream(DLDevice dev, dh_stream_t stream) {
   int rc = dh_vk_stream_drain(d, s);
   pthread_mutex_unlock(&s->lock);
   if (rc) return -1;
-  /* Unlink, and drop waits other streams hold on this (completed) timeline. */
+  /* Invalidate the handle, unlink, and drop waits other streams hold on this
+   * (completed) timeline. */
   pthread_mutex_lock(&d->lock);
+  s->magic = 0;
   dhvk_stream_t** pp = &d->streams;
   while (*pp && *pp != s) pp = &(*pp)->next;
   if (*pp) *pp = s->next;
@@ -321,22 +334,17 @@ int dh_vk_free_stream(DLDevice dev, dh_stream_t stream) {
   /* The drain above saw s's last timeline value reached, but lavapipe's queue thread
    * may still be inside that submission (it locks the semaphore's mutex after
    * signalling, and cleans the submission up afterwards), and submissions of other
-   * streams queued before the waits were dropped may reference s->sem. Destroying the
-   * semaphore or command pool now is a use-after-free in the driver (valgrind: invalid
-   * read in pthread_mutex_lock on the queue thread). So wait for the queue to go idle
-   * first (vkQueueWaitIdle under queue_lock), which returns only once the queue thread
-   * has finished every earlier submission. Chosen over deferring destruction because it
-   * is simple and certain; the cost is that free_stream is a device-wide sync point
-   * (other streams' queued work is waited for too), as cudaStreamDestroy after a
-   * cudaStreamSynchronize would be with one queue. If the wait fails (device lost, the
-   * queue thread is gone), the objects are still released and the error returned. */
-  rc = dh_vk_queue_quiesce(d);
-  stream_release_objects(d, s);
+   * streams queued before the waits were dropped may reference s->sem: destroying the
+   * semaphore or command pool now would be a use-after-free in the driver (valgrind saw
+   * it: invalid read in pthread_mutex_lock on the queue thread). So nothing is
+   * destroyed: the stream is parked with its objects for the next create_stream to
+   * reuse (dh_vk_stream_new), and destroyed at shutdown after the device is idle. Only
+   * this stream's own work is waited for, not the whole queue. Its handle stays
+   * invalid (magic 0) until the record is handed out again. */
   pthread_mutex_lock(&d->lock);
   s->next = d->dead_streams;
   d->dead_streams = s;
   pthread_mutex_unlock(&d->lock);
-  if (rc) return -1;
   return dh_vk_val_check();
 }
 
