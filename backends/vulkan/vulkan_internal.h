@@ -409,7 +409,9 @@ int dh_vk_device_wait_all(dhvk_device_t* d);
  * with no stream lock held. */
 int dh_vk_queue_quiesce(dhvk_device_t* d);
 
-/* At shutdown (device idle): drains and destroys every stream of d, frees dead records. */
+/* At shutdown (device idle): drains and destroys every stream of d, and the parked
+ * (freed) streams with their Vulkan objects. free_stream itself destroys nothing (see
+ * dh_vk_free_stream in vulkan_stream.c), so it needs no dh_vk_queue_quiesce. */
 void dh_vk_streams_destroy_all(dhvk_device_t* d);
 
 /* backend.h stream and event entries (TVM DeviceAPI CreateStream, FreeStream,
