@@ -88,7 +88,7 @@ static void test_plugin_kind(void** state) {
   dh_target_free(t);
   /* the plugin's kind is registered once; registering it again is a KeyError */
   assert_dh_error_msg(dh_target_kind_register_json("{\"kind\": \"tfake\", \"device_type\": 40}", "again"),
-               "KeyError", "again: kind 'tfake' is already registered");
+                      "KeyError", "again: kind 'tfake' is already registered");
 }
 
 static void test_detect(void** state) {
@@ -137,7 +137,7 @@ static void test_from_device(void** state) {
   dh_target_free(t);
   t = NULL;
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"tfake\", \"from_device\": 3}", "f.json", &t),
-               "IndexError", "f.json: option 'from_device': device tfake:3 does not exist");
+                      "IndexError", "f.json: option 'from_device': device tfake:3 does not exist");
   assert_null(t);
 }
 
@@ -187,7 +187,7 @@ static void test_check_device(void** state) {
   /* a target of another kind */
   assert_ok(dh_target_parse_json("{\"kind\": \"cpu\", \"mcpu\": \"x\"}", "<string>", &t));
   assert_dh_error_msg(dh_target_check_device(t, k_dev, NULL, NULL, NULL), "ValueError",
-               "target kind 'cpu' does not match backend tfake, whose kind is 'tfake'");
+                      "target kind 'cpu' does not match backend tfake, whose kind is 'tfake'");
   dh_target_free(t);
 }
 

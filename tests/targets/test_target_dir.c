@@ -68,13 +68,13 @@ static void test_bad_kind_files(void** state) {
   char want[PATH_MAX + 64];
   snprintf(want, sizeof want, "%s/kinds/broken.json:2:", g_dir);
   assert_dh_error_msg(dh_target_kinds_load(), "ParseError", want); /* the first bad file */
-  assert_dh_error_msg(dh_target_kinds_load(), "ParseError", want); /* and again, every call */
-  char buf[256] = "";
+         assert_dh_error_msg(dh_target_kinds_load(), "ParseError", want); /* and again, every call */
+         char buf[256] = "";
   assert_int_equal(dh_target_kind_list(collect, buf), 1); /* misnamed.json refused too */
   assert_string_equal(buf, "good");
   dh_target_t* t = NULL;
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"other\"}", "<string>", &t), "KeyError",
-               "<string>: unknown kind 'other'; known kinds: good");
+                      "<string>: unknown kind 'other'; known kinds: good");
 }
 
 static void test_bad_tags(void** state) {

@@ -97,30 +97,30 @@ static void test_kind_register(void** state) {
   (void)state;
   assert_ok(dh_target_kind_register_json(k_test_kind, "test"));
   assert_dh_error_msg(dh_target_kind_register_json(k_test_kind, "test"), "KeyError",
-               "test: kind 'tkind' is already registered");
+                      "test: kind 'tkind' is already registered");
   assert_dh_error_msg(dh_target_kind_register_json("{\"kind\": \"cuda\", \"device_type\": 2}", "p"),
-               "KeyError", "p: kind 'cuda' is already registered");
+                      "KeyError", "p: kind 'cuda' is already registered");
   assert_dh_error_msg(dh_target_kind_register_json(
-                   "{\"kind\": \"k2\", \"device_type\": 41, \"options\": {\"x\": {\"type\": \"integer\"}}}",
-                   "p"),
-               "TypeError", "p: option 'x': field 'type' must be one of");
+                          "{\"kind\": \"k2\", \"device_type\": 41, \"options\": {\"x\": {\"type\": \"integer\"}}}",
+                          "p"),
+                      "TypeError", "p: option 'x': field 'type' must be one of");
   assert_dh_error_msg(dh_target_kind_register_json(
-                   "{\"kind\": \"k2\", \"device_type\": 41, \"options\": {\"x\": {\"type\": \"int\", \"default\": \"3\"}}}",
-                   "p"),
-               "TypeError", "p: option 'x': default: expected int, got string \"3\"");
+                          "{\"kind\": \"k2\", \"device_type\": 41, \"options\": {\"x\": {\"type\": \"int\", \"default\": \"3\"}}}",
+                          "p"),
+                      "TypeError", "p: option 'x': default: expected int, got string \"3\"");
   assert_dh_error_msg(dh_target_kind_register_json(
-                   "{\"kind\": \"k2\", \"device_type\": 41, \"colour\": 1}", "p"),
-               "KeyError", "p: unknown field 'colour' in kind definition");
+                          "{\"kind\": \"k2\", \"device_type\": 41, \"colour\": 1}", "p"),
+                      "KeyError", "p: unknown field 'colour' in kind definition");
   assert_dh_error_msg(dh_target_kind_register_json(
-                   "{\"kind\": \"k2\", \"device_type\": 41, \"options\": {\"keys\": {\"type\": \"int\"}}}",
-                   "p"),
-               "ValueError", "p: option 'keys' redefines an option every kind has");
+                          "{\"kind\": \"k2\", \"device_type\": 41, \"options\": {\"keys\": {\"type\": \"int\"}}}",
+                          "p"),
+                      "ValueError", "p: option 'keys' redefines an option every kind has");
   assert_dh_error_msg(dh_target_kind_register_json("{\"kind\": \"k2\"}", "p"), "ValueError",
-               "p: kind definition has no 'device_type'");
+                      "p: kind definition has no 'device_type'");
   assert_dh_error_msg(dh_target_kind_register_json("{\"kind\": \"k2\", \"device_type\": \"4\"}", "p"),
-               "TypeError", "p: field 'device_type'");
+                      "TypeError", "p: field 'device_type'");
   assert_dh_error_msg(dh_target_kind_register_json("{\"kind\": \"K 2\", \"device_type\": 4}", "p"),
-               "ValueError", "is not a kind name");
+                      "ValueError", "is not a kind name");
   assert_dh_error_msg(dh_target_kind_register_json("{\"kind\": ", "p"), "ParseError", "p:1:");
   char buf[512] = "";
   assert_int_equal(dh_target_kind_list(collect, buf), 6);
@@ -137,17 +137,17 @@ static void test_missing_kind(void** state) {
   (void)state;
   dh_target_t* t = (dh_target_t*)1;
   assert_dh_error_msg(dh_target_parse_json("{\"arch\": \"sm_80\"}", "<string>", &t), "ValueError",
-               "<string>: missing 'kind' (known kinds: cpu, cuda, opencl, sim, ");
+                      "<string>: missing 'kind' (known kinds: cpu, cuda, opencl, sim, ");
   assert_null(t);
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": 7}", "<string>", &t), "TypeError",
-               "<string>: option 'kind': expected str, got int 7");
+                      "<string>: option 'kind': expected str, got int 7");
 }
 
 static void test_unknown_kind(void** state) {
   (void)state;
   dh_target_t* t = NULL;
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"llvmx\"}", "t.json", &t), "KeyError",
-               "t.json: unknown kind 'llvmx'; known kinds: cpu, cuda, opencl, sim, ");
+                      "t.json: unknown kind 'llvmx'; known kinds: cpu, cuda, opencl, sim, ");
   assert_null(t);
 }
 
@@ -176,28 +176,28 @@ static void test_type_mismatch(void** state) {
   assert_string_equal(dh_error_message(), want);
   /* the string "true" is not a bool */
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"vulkan\", \"supports_float16\": \"true\"}",
-                                    "<string>", &t),
-               "TypeError", "<string>: option 'supports_float16': expected bool, got string \"true\"");
+                                           "<string>", &t),
+                      "TypeError", "<string>: option 'supports_float16': expected bool, got string \"true\"");
   /* 1 is not a bool either */
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"vulkan\", \"supports_int8\": 1}", "<string>", &t),
-               "TypeError", "option 'supports_int8': expected bool, got int 1");
+                      "TypeError", "option 'supports_int8': expected bool, got int 1");
   /* 1.5 is not an int */
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cuda\", \"max_num_threads\": 1.5}", "<string>", &t),
-               "TypeError", "<string>: option 'max_num_threads': expected int, got float 1.5");
+                      "TypeError", "<string>: option 'max_num_threads': expected int, got float 1.5");
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cuda\", \"arch\": null}", "<string>", &t),
-               "TypeError", "option 'arch': expected str, got null");
+                      "TypeError", "option 'arch': expected str, got null");
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cpu\", \"mattr\": [\"+avx\", 3]}", "<string>", &t),
-               "TypeError", "option 'mattr': expected array<str>, got int 3 at index 1");
+                      "TypeError", "option 'mattr': expected array<str>, got int 3 at index 1");
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cpu\", \"mattr\": \"+avx\"}", "<string>", &t),
-               "TypeError", "option 'mattr': expected array<str>, got string \"+avx\"");
+                      "TypeError", "option 'mattr': expected array<str>, got string \"+avx\"");
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"tkind\", \"ai\": [1, \"2\"]}", "<string>", &t),
-               "TypeError", "option 'ai': expected array<int>, got string \"2\" at index 1");
+                      "TypeError", "option 'ai': expected array<int>, got string \"2\" at index 1");
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"tkind\", \"f\": \"0.5\"}", "<string>", &t),
-               "TypeError", "option 'f': expected float, got string \"0.5\"");
+                      "TypeError", "option 'f': expected float, got string \"0.5\"");
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cpu\", \"host\": 3}", "<string>", &t),
-               "TypeError", "option 'host': expected target, got int 3");
+                      "TypeError", "option 'host': expected target, got int 3");
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cpu\", \"from_device\": \"0\"}", "<string>", &t),
-               "TypeError", "option 'from_device': expected int, got string \"0\"");
+                      "TypeError", "option 'from_device': expected int, got string \"0\"");
   assert_null(t);
   /* an int is accepted for a float, and stays a float */
   t = parse("{\"kind\": \"tkind\", \"f\": 2, \"b\": true, \"i\": -3, \"as\": [\"a\"]}");
@@ -290,15 +290,15 @@ static void test_tag(void** state) {
 
   t = NULL;
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"opencl\", \"tag\": \"nvidia/h100\"}", "<string>", &t),
-               "ValueError", "<string>: kind 'opencl' does not match tag 'nvidia/h100', whose kind is 'cuda'");
+                      "ValueError", "<string>: kind 'opencl' does not match tag 'nvidia/h100', whose kind is 'cuda'");
   assert_dh_error_msg(dh_target_parse_json("{\"tag\": \"nvidia/h999\"}", "<string>", &t), "KeyError",
-               "<string>: unknown tag 'nvidia/h999'; known tags: devharness/sim, generic/cpu, mesa/lavapipe, nvidia/a100, nvidia/h100, nvidia/h200, pocl/cpu");
+                      "<string>: unknown tag 'nvidia/h999'; known tags: devharness/sim, generic/cpu, mesa/lavapipe, nvidia/a100, nvidia/h100, nvidia/h200, pocl/cpu");
   assert_dh_error_msg(dh_target_parse_json("{\"tag\": 5}", "<string>", &t), "TypeError",
-               "option 'tag': expected str, got int 5");
+                      "option 'tag': expected str, got int 5");
   assert_dh_error_msg(dh_target_from_tag("../kinds/cuda", &t), "KeyError", "unknown tag '../kinds/cuda'");
   assert_dh_error_msg(dh_target_from_tag("nvidia", &t), "KeyError", "known tags: devharness/sim");
   assert_dh_error_msg(dh_target_parse_json("{\"tag\": \"nvidia/h100\", \"arch\": 90}", "<string>", &t),
-               "TypeError", "option 'arch': expected str, got int 90");
+                      "TypeError", "option 'arch': expected str, got int 90");
   assert_null(t);
 
   /* resolve: a path when the file exists, else a tag */
@@ -329,13 +329,13 @@ static void test_host(void** state) {
   t = NULL;
   /* validated recursively */
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cuda\", \"host\": {\"kind\": \"cpu\", \"mcpu\": 3}}", "h.json", &t),
-               "TypeError", "h.json: option 'host.mcpu': expected str, got int 3");
+                      "TypeError", "h.json: option 'host.mcpu': expected str, got int 3");
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cuda\", \"host\": {\"kind\": \"cpu\", \"bar\": 3}}", "h.json", &t),
-               "KeyError", "h.json: unknown option 'host.bar' for kind 'cpu'; known options: ");
+                      "KeyError", "h.json: unknown option 'host.bar' for kind 'cpu'; known options: ");
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cuda\", \"host\": {\"mcpu\": \"x\"}}", "h.json", &t),
-               "ValueError", "h.json: host: missing 'kind'");
+                      "ValueError", "h.json: host: missing 'kind'");
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cuda\", \"host\": \"llvm\"}", "h.json", &t),
-               "KeyError", "h.json: option 'host': 'llvm' is neither a tag nor a kind");
+                      "KeyError", "h.json: option 'host': 'llvm' is neither a tag nor a kind");
   assert_null(t);
   /* round trip with a host */
   t = parse("{\"kind\": \"cuda\", \"host\": {\"kind\": \"cpu\", \"mattr\": [\"+avx2\"]}}");
@@ -439,11 +439,11 @@ static void test_syntax_error_position(void** state) {
   snprintf(want, sizeof want, "%s:3:12: JSON syntax error: invalid token near 'sm'", data("syntax_error.json"));
   assert_dh_error_msg(dh_target_parse_file(data("syntax_error.json"), &t), "ParseError", want);
   assert_dh_error_msg(dh_target_parse_json("{\"kind\":\n \"cpu\",}", "<string>", &t), "ParseError",
-               "<string>:2:8: JSON syntax error: ");
+                      "<string>:2:8: JSON syntax error: ");
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cpu\"} x", "<string>", &t), "ParseError",
-               "<string>:1:");
+                      "<string>:1:");
   assert_dh_error_msg(dh_target_parse_file(data("not_object.json"), &t), "TypeError",
-               "expected a JSON object, got array");
+                      "expected a JSON object, got array");
   assert_dh_error_msg(dh_target_parse_file(data("no_such_file.json"), &t), "IOError", "cannot open");
   assert_dh_error_msg(dh_target_parse_file(g_data, &t), "IOError", "is a directory");
   assert_null(t);
@@ -457,7 +457,7 @@ static void test_duplicate_keys(void** state) {
   assert_dh_error_msg(dh_target_parse_file(data("duplicate_key.json"), &t), "ParseError", want);
   assert_non_null(strstr(dh_error_message(), "duplicate"));
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cpu\", \"kind\": \"cpu\"}", "<string>", &t),
-               "ParseError", "duplicate");
+                      "ParseError", "duplicate");
   assert_null(t);
 }
 
@@ -469,7 +469,7 @@ static void test_non_utf8(void** state) {
   assert_dh_error_msg(dh_target_parse_file(data("non_utf8.json"), &t), "ParseError", want);
   assert_non_null(strstr(dh_error_message(), "invalid UTF-8"));
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"c\xc3\"}", "<string>", &t), "ParseError",
-               "invalid UTF-8");
+                      "invalid UTF-8");
   assert_null(t);
 }
 
@@ -503,7 +503,7 @@ static void test_deep_nesting(void** state) {
   dh_target_t* t = NULL;
   char* s = nested(65);
   assert_dh_error_msg(dh_target_parse_json(s, "<string>", &t), "ParseError",
-               "<string>: nesting deeper than 64 levels");
+                      "<string>: nesting deeper than 64 levels");
   free(s);
   s = nested(64); /* 64 levels are allowed; then mattr's type is wrong */
   assert_dh_error_msg(dh_target_parse_json(s, "<string>", &t), "TypeError", "option 'mattr'");
@@ -546,7 +546,7 @@ static void test_huge_file(void** state) {
   text[n - 1] = '}';
   text[n] = '\0';
   assert_dh_error_msg(dh_target_parse_json(text, "<string>", &t), "ValueError",
-               "<string>: text is 1048592 bytes, larger than the 1 MiB limit");
+                      "<string>: text is 1048592 bytes, larger than the 1 MiB limit");
   free(text);
   assert_null(t);
 }
@@ -602,19 +602,19 @@ static void test_from_device_merge(void** state) {
   dh_target_free(t);
   t = NULL;
   assert_dh_error_msg(dh_target_parse_json_with_getter("{\"kind\": \"opencl\", \"from_device\": 1}",
-                                                "<string>", fake_get, &calls, &t),
-               "IndexError", "<string>: option 'from_device': property ");
+                                                       "<string>", fake_get, &calls, &t),
+                      "IndexError", "<string>: option 'from_device': property ");
   assert_non_null(strstr(dh_error_message(), "fake: no device 1"));
   assert_dh_error_msg(dh_target_parse_json_with_getter("{\"kind\": \"opencl\", \"from_device\": 0}",
-                                                "<string>", bad_get, NULL, &t),
-               "TypeError",
-               "<string>: option 'from_device': device property 'compute_units': expected int, got string \"two\"");
+                                                       "<string>", bad_get, NULL, &t),
+                      "TypeError",
+                      "<string>: option 'from_device': device property 'compute_units': expected int, got string \"two\"");
   assert_dh_error_msg(dh_target_parse_json_with_getter("{\"kind\": \"opencl\", \"from_device\": 0, \"zzz\": 1}",
-                                                "<string>", fake_get, &calls, &t),
-               "KeyError", "<string>: unknown option 'zzz' for kind 'opencl'");
+                                                       "<string>", fake_get, &calls, &t),
+                      "KeyError", "<string>: unknown option 'zzz' for kind 'opencl'");
   assert_dh_error_msg(dh_target_parse_json_with_getter("{\"kind\": \"opencl\", \"from_device\": -1}",
-                                                "<string>", fake_get, &calls, &t),
-               "ValueError", "expected a device id >= 0, got -1");
+                                                       "<string>", fake_get, &calls, &t),
+                      "ValueError", "expected a device id >= 0, got -1");
   assert_null(t);
 }
 
@@ -631,9 +631,9 @@ static void test_detect_with_getter(void** state) {
   dh_target_free(t);
   t = NULL;
   assert_dh_error_msg(dh_target_detect_with_getter("nope", dev, fake_get, &calls, &t), "KeyError",
-               "unknown target kind 'nope'");
+                      "unknown target kind 'nope'");
   assert_dh_error_msg(dh_target_detect_with_getter("opencl", dev, bad_get, NULL, &t), "TypeError",
-               "target property 'compute_units': expected int, got string \"two\"");
+                      "target property 'compute_units': expected int, got string \"two\"");
   assert_null(t);
 }
 

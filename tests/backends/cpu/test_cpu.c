@@ -218,7 +218,7 @@ static void test_round_trips_with_offsets(void** state) {
     }
   assert_int_equal(B->copy_data_from_to(NULL, 0, NULL, 0, 0, CPU0, CPU0, U8, NULL), 0);
   assert_dh_error(B->copy_data_from_to(src, 0, dst, 0, 4, CPU0, (DLDevice){kDLExtDev, 0}, U8, NULL),
-               "ValueError");
+                  "ValueError");
   free(src);
   free(dst);
 }
