@@ -17,6 +17,15 @@ PREFIX  ?= /usr/local
 CC      ?= cc
 CXX     ?= c++
 PYTHON  ?= /usr/bin/python3
+# Project-local Python venv with the pinned packages of ci/python-requirements.txt
+# (apache-tvm-ffi, apache-tvm); made by ci/make-venv.sh during `make deps`. The
+# sanitizer and fuzz builds share the default build's venv.
+VENV    ?= $(BUILD)/venv
+override VENV := $(abspath $(VENV))
+VENV_PY := $(VENV)/bin/python
+# Stable paths into the venv (links made by ci/make-venv.sh).
+TVM_FFI_ROOT := $(VENV)/devharness/tvm_ffi
+TVM_ROOT     := $(VENV)/devharness/tvm
 
 OPT      ?= -O2 -g
 WARN     := -Wall -Wextra -Werror
@@ -78,10 +87,11 @@ $(OBJDIR)/%.o: %.cc | $(DEPS_STAMP)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -MMD -MP -c $< -o $@
 
 # Dependencies: checked once per build folder; installed when root, else the
-# apt-get line is printed (ci/check-deps.sh).
+# apt-get line is printed (ci/check-deps.sh); then the Python venv (ci/make-venv.sh).
 deps: $(DEPS_STAMP)
-$(DEPS_STAMP): ci/check-deps.sh ci/install-deps.sh
+$(DEPS_STAMP): ci/check-deps.sh ci/install-deps.sh ci/make-venv.sh ci/python-requirements.txt
 	@sh ci/check-deps.sh
+	@sh ci/make-venv.sh $(VENV) ci/python-requirements.txt
 	@mkdir -p $(@D) && touch $@
 
 # -------------------------------------------------------------------- fragments

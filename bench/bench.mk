@@ -14,16 +14,12 @@ CLI_OBJS += $(BENCH_OBJS)
 CLI_LDLIBS += $(BENCH_LDLIBS)
 ALL_TARGETS += $(BENCH_DRIVER) $(BENCH_FFI_NOOP)
 
-# tvm-ffi's C header for the call/tvm_ffi peer (pip package apache-tvm-ffi), looked up
-# once per make run; without it the peer is built as a stub that reports why.
-# Override with TVM_FFI_INCLUDE=DIR (empty to disable) and TVM_FFI_LIBFILE=PATH.
-ifeq ($(origin TVM_FFI_INCLUDE),undefined)
-TVM_FFI_INCLUDE := $(shell tvm-ffi-config --includedir 2>/dev/null)
-endif
-ifeq ($(origin TVM_FFI_LIBFILE),undefined)
-TVM_FFI_LIBFILE := $(shell tvm-ffi-config --libfiles 2>/dev/null | head -n 1)
-endif
-ifneq ($(wildcard $(TVM_FFI_INCLUDE)/tvm/ffi/c_api.h),)
+# tvm-ffi's C header and library for the call/tvm_ffi peer, from the project venv
+# (ci/python-requirements.txt: apache-tvm-ffi). Override with TVM_FFI_INCLUDE=DIR
+# (empty to build the peer as a stub that reports why) and TVM_FFI_LIBFILE=PATH.
+TVM_FFI_INCLUDE ?= $(TVM_FFI_ROOT)/include
+TVM_FFI_LIBFILE ?= $(TVM_FFI_ROOT)/lib/libtvm_ffi.so
+ifneq ($(TVM_FFI_INCLUDE),)
 $(OBJDIR)/bench/ffi_peer.o: CPPFLAGS += -I$(TVM_FFI_INCLUDE) -DDH_HAVE_TVM_FFI_H \
     -DDH_TVM_FFI_LIBFILE='"$(TVM_FFI_LIBFILE)"'
 endif

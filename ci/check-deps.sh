@@ -13,6 +13,7 @@ for prog in glslc prove clinfo vulkaninfo; do
     command -v "$prog" >/dev/null 2>&1 || missing="$missing $prog"
 done
 /usr/bin/python3 -c 'import matplotlib, scipy, numpy' 2>/dev/null || missing="$missing python3-matplotlib/scipy"
+/usr/bin/python3 -c 'import ensurepip' 2>/dev/null || missing="$missing python3-venv"
 [ -z "$missing" ] && exit 0
 echo "devharness: missing dependencies:$missing" >&2
 if [ "$(id -u)" = 0 ]; then

@@ -23,7 +23,7 @@ FUZZ_BUILD := build-fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 fuzz:
-	$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=clang CXX=clang++ \
+	$(MAKE) --no-print-directory VENV=$(VENV) BUILD=$(FUZZ_BUILD) CC=clang CXX=clang++ \
 	    EXTRA_CFLAGS='$(FUZZ_SAN) -fsanitize=fuzzer-no-link' EXTRA_LDFLAGS='$(FUZZ_SAN)' fuzz-run
 
 # Inside the fuzz build: link each target with libFuzzer's main and run it.

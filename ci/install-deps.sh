@@ -7,7 +7,7 @@ set -eu
 PACKAGES="
 build-essential clang libclang-rt-14-dev pkg-config make perl
 libjansson-dev libhwloc-dev hwloc libcmocka-dev libdlpack-dev
-libbenchmark-dev libbenchmark-tools python3 python3-scipy python3-numpy python3-matplotlib python3-yaml
+libbenchmark-dev libbenchmark-tools python3 python3-venv python3-pip python3-scipy python3-numpy python3-matplotlib python3-yaml
 ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
 libvulkan-dev mesa-vulkan-drivers vulkan-tools glslc spirv-tools vulkan-validationlayers
 valgrind
@@ -17,7 +17,6 @@ line="apt-get install -y --no-install-recommends $(echo $PACKAGES)"
 
 if [ "${1:-}" = "--print" ]; then
     echo "$line"
-    echo "python3 -m pip install apache-tvm-ffi   # optional: tvm-ffi peer benchmark"
     exit 0
 fi
 if [ "$(id -u)" != 0 ]; then
@@ -32,14 +31,5 @@ apt-get install -y -qq --no-install-recommends $PACKAGES >/dev/null || {
     echo "install-deps: apt-get install failed" >&2; exit 1; }
 echo "install-deps: all packages installed"
 
-# Optional peer for the call benchmarks and the TVMFFIAny layout test: tvm-ffi from PyPI
-# (pip package apache-tvm-ffi). Best effort: without it those two report a SKIP with
-# the reason; everything else works.
-if ! command -v tvm-ffi-config >/dev/null 2>&1; then
-    if python3 -m pip install -q apache-tvm-ffi >/dev/null 2>&1 ||
-       python3 -m pip install -q --break-system-packages apache-tvm-ffi >/dev/null 2>&1; then
-        echo "install-deps: apache-tvm-ffi installed (tvm-ffi peer benchmarks)"
-    else
-        echo "install-deps: note: pip install apache-tvm-ffi failed; the tvm-ffi peer benchmark and layout test will SKIP" >&2
-    fi
-fi
+# Python packages (apache-tvm-ffi, apache-tvm) go into the project-local venv that
+# ci/make-venv.sh makes during the build, never into the system Python (PEP 668).

@@ -16,7 +16,7 @@ SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86:detect_odr_v
 check-asan: check-asan-clang check-asan-gcc
 
 check-asan-clang:
-	$(SAN_ENV) $(MAKE) --no-print-directory BUILD=build-asan-clang CC=clang CXX=clang++ \
+	$(SAN_ENV) $(MAKE) --no-print-directory VENV=$(VENV) BUILD=build-asan-clang CC=clang CXX=clang++ \
 	    EXTRA_CFLAGS='$(SAN_FLAGS)' EXTRA_LDFLAGS='$(SAN_FLAGS)' test
 
 # A test program that mixes C and C++ objects (tests/bench: the Google Benchmark
@@ -30,14 +30,14 @@ endif
 endif
 
 check-asan-gcc:
-	$(SAN_ENV) $(MAKE) --no-print-directory BUILD=build-asan-gcc CC=gcc CXX=g++ \
+	$(SAN_ENV) $(MAKE) --no-print-directory VENV=$(VENV) BUILD=build-asan-gcc CC=gcc CXX=g++ \
 	    EXTRA_CFLAGS='$(SAN_FLAGS)' EXTRA_LDFLAGS='$(SAN_FLAGS)' test
 
 # Threaded tests only: TSan and fork()-per-case do not mix, and GPU-API plugins run
 # their own uninstrumented threads. TSAN_TESTS is appended to by test fragments.
 TSAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
 check-tsan:
-	$(MAKE) --no-print-directory BUILD=build-tsan CC=clang CXX=clang++ \
+	$(MAKE) --no-print-directory VENV=$(VENV) BUILD=build-tsan CC=clang CXX=clang++ \
 	    EXTRA_CFLAGS='$(TSAN_FLAGS)' EXTRA_LDFLAGS='$(TSAN_FLAGS)' tsan-run
 
 .PHONY: tsan-run
@@ -59,7 +59,7 @@ VALGRIND ?= valgrind --quiet --num-callers=40 --error-exitcode=89 --leak-check=f
 # Built with the default -O2 -g: at -O1 gcc 12 raises -Wformat-truncation in
 # tests/targets/test_target_parse.c (a 4096-byte snprintf), which -Werror makes fatal.
 check-valgrind:
-	$(MAKE) --no-print-directory BUILD=build-valgrind valgrind-run
+	$(MAKE) --no-print-directory VENV=$(VENV) BUILD=build-valgrind valgrind-run
 
 .PHONY: valgrind-run
 valgrind-run: all

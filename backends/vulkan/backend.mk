@@ -14,7 +14,7 @@ VK_GEN     := $(BUILD)/gen/vulkan
 VK_SHADERS := $(wildcard backends/vulkan/shaders/*.comp)
 VK_SPV     := $(patsubst backends/vulkan/shaders/%.comp,$(VK_GEN)/%.spv.inc,$(VK_SHADERS))
 
-$(VK_GEN)/%.spv.inc: backends/vulkan/shaders/%.comp
+$(VK_GEN)/%.spv.inc: backends/vulkan/shaders/%.comp | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(GLSLC) --target-env=vulkan1.2 -O -mfmt=num -o $@ $<
 

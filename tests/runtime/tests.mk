@@ -15,12 +15,11 @@ $(eval $(call dh_test,runtime_module,tests/runtime/test_module.c,-lcmocka -ldl))
 $(eval $(call dh_test,runtime_plugin,tests/runtime/test_plugin.c,-lcmocka -ldl))
 $(eval $(call dh_test,runtime_device,tests/runtime/test_device.c,-lcmocka))
 
-# tvm-ffi's C header (pip package apache-tvm-ffi), when installed: the layout TU is
-# compiled against it alone (it brings its own DLPack 1.x); otherwise with
-# RT_NO_TVM_FFI and runtime_any_tvmffi prints "1..0 # SKIP <reason>".
-# Deferred (target-specific, recursive) so tvm-ffi-config (~1 s) runs only when this
-# object is built. Override with RT_TVMFFI_INC=DIR.
-$(OBJDIR)/tests/runtime/tvmffi_layout.o: RT_TVMFFI_INC = $(shell tvm-ffi-config --includedir 2>/dev/null)
+# tvm-ffi's C header from the project venv (apache-tvm-ffi): the layout TU is
+# compiled against it alone (it brings its own DLPack 1.x); without it (RT_TVMFFI_INC=
+# empty) with RT_NO_TVM_FFI and runtime_any_tvmffi prints "1..0 # SKIP <reason>".
+RT_TVMFFI_INC ?= $(TVM_FFI_ROOT)/include
+$(OBJDIR)/tests/runtime/tvmffi_layout.o: RT_TVMFFI_INC := $(RT_TVMFFI_INC)
 $(OBJDIR)/tests/runtime/tvmffi_layout.o: CPPFLAGS = -D_GNU_SOURCE \
     $(if $(wildcard $(RT_TVMFFI_INC)/tvm/ffi/c_api.h),-I$(RT_TVMFFI_INC),-DRT_NO_TVM_FFI)
 
