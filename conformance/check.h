@@ -32,6 +32,15 @@
 #define DC_MUST 0
 #define DC_SHOULD 1
 
+/* Profiles (dh_clause_t.profile; `devharness conformance --profile tvm|strict`).
+ * DC_PROFILE_TVM: what TVM's documented DeviceAPI contract requires of every DeviceAPI
+ * (apache/tvm docs/arch/device_target_interactions.rst §DeviceAPI, the doc comments of
+ * include/tvm/runtime/device_api.h, tvm-ffi's C ABI). DC_PROFILE_STRICT: devharness's
+ * sharper rules on top; a `strict` run runs both, a `tvm` run skips these with the
+ * reason. 0 is "unset", which the catalogue test rejects: every clause states one. */
+#define DC_PROFILE_TVM 1
+#define DC_PROFILE_STRICT 2
+
 /* Requirements (dh_clause_t.needs); a device lacking one skips the clause with the
  * reason given by dc_need_reason(). */
 #define DC_NEED_MULTI_QUEUE (1u << 0) /* create_stream returns real streams */
@@ -39,6 +48,8 @@
 #define DC_NEED_TWO_DEVICES (1u << 2) /* backend has >= 2 devices */
 #define DC_NEED_TARGET (1u << 3)      /* --target given */
 #define DC_NEED_PINNED_HOST (1u << 4) /* DH_CAP_PINNED_HOST with alloc_host/free_host */
+#define DC_NEED_FUNCTIONS (1u << 5)   /* backend lists module functions (num_functions > 0);
+                                         TVM's DeviceAPI has none */
 
 /* Result status of one case. */
 #define DC_PASS 0
@@ -48,15 +59,22 @@
 struct dh_conf_ctx;
 typedef void (*dc_clause_fn)(struct dh_conf_ctx* c);
 
-/* One clause. All strings static. */
+/* One clause. All strings static. A new clause appends its profile after param:
+ *   {"copy.x", "statement", DC_MUST, "source", needs, run, NULL, DC_PROFILE_TVM}
+ * source names exactly where the rule comes from: a TVM docs section with its file:line
+ * (docs/arch/device_target_interactions.rst), a TVM file:line with its version
+ * ("apache/tvm 0.27 src/runtime/device_api.cc:146-147"), tvm-ffi with file:line, an
+ * anchor suite (IREE HAL CTS, OpenCL-CTS), or "devharness <file> <entry>" for a rule
+ * of our own. A DC_PROFILE_TVM clause cites TVM (docs, header or source) or tvm-ffi. */
 typedef struct dh_clause {
   const char* id;        /* "<family>.<name>" */
   const char* statement; /* one line */
   int level;             /* DC_MUST / DC_SHOULD */
-  const char* source;    /* e.g. "TVM DeviceAPI::CopyDataFromTo" */
+  const char* source;    /* see above */
   uint32_t needs;        /* DC_NEED_* */
   dc_clause_fn run;
   const void* param;     /* clause-specific data (table-driven clauses), may be NULL */
+  int profile;           /* DC_PROFILE_TVM / DC_PROFILE_STRICT */
 } dh_clause_t;
 
 /* Text limits of a result record. */

@@ -304,14 +304,15 @@ static void fill_offset(dh_conf_ctx_t* c) { with_bufs(c, fill_offset_body, 0); }
 static void fill_bad(dh_conf_ctx_t* c) { with_bufs(c, fill_bad_body, 0); }
 static void fill_in_order(dh_conf_ctx_t* c) { with_bufs(c, fill_in_order_body, 1); }
 
-#define FFI "tvm-ffi safe call (TVMFFIAny POD types)"
-#define ECHO_CLAUSE(id, what, fn) \
-  {"packed.echo_" id, "echo returns a " what " argument intact", DC_MUST, FFI, 0, fn, NULL}
+#define FFI "tvm-ffi 0.1.15 include/tvm/ffi/c_api.h:480-515 TVMFFISafeCallType (TVMFFIAny arguments)"
+#define ECHO_CLAUSE(id, what, fn)                                                                 \
+  {"packed.echo_" id, "echo returns a " what " argument intact", DC_MUST, FFI, DC_NEED_FUNCTIONS, \
+   fn, NULL, DC_PROFILE_STRICT}
 const dh_clause_t dc_packed_clauses[] = {
     {"packed.functions_found", "noop, fill, echo and raise are registered as <backend>.<name>",
-     DC_MUST, "devharness backend.h module functions; TVM global registry", 0, functions_found, NULL},
+     DC_MUST, "devharness backend.h module functions", 0, functions_found, NULL, DC_PROFILE_STRICT},
     {"packed.unknown_function", "calling a function the backend lacks gives KeyError", DC_MUST,
-     "devharness device_api.h dh_device_call", 0, unknown_function, NULL},
+     "devharness device_api.h dh_device_call", 0, unknown_function, NULL, DC_PROFILE_STRICT},
     ECHO_CLAUSE("none", "None", echo_none),
     ECHO_CLAUSE("int", "Int (incl. INT64_MIN/MAX)", echo_int),
     ECHO_CLAUSE("bool", "Bool", echo_bool),
@@ -323,29 +324,29 @@ const dh_clause_t dc_packed_clauses[] = {
     ECHO_CLAUSE("str", "RawStr (same pointer)", echo_str),
     ECHO_CLAUSE("bytes", "ByteArrayPtr", echo_bytes),
     ECHO_CLAUSE("small", "SmallStr / SmallBytes", echo_small),
-    {"packed.echo_mixed", "each of 6 mixed arguments arrives intact at its index", DC_MUST, FFI, 0,
-     echo_mixed, NULL},
+    {"packed.echo_mixed", "each of 6 mixed arguments arrives intact at its index", DC_MUST, FFI, DC_NEED_FUNCTIONS,
+     echo_mixed, NULL, DC_PROFILE_STRICT},
     {"packed.echo_index_error", "echo with an index out of range gives IndexError", DC_MUST,
-     "devharness backend.h echo", 0, echo_index_error, NULL},
+     "devharness backend.h echo", DC_NEED_FUNCTIONS, echo_index_error, NULL, DC_PROFILE_STRICT},
     {"packed.echo_type_error", "echo with a non-Int index gives TypeError", DC_MUST,
-     "devharness backend.h echo", 0, echo_type_error, NULL},
+     "devharness backend.h echo", DC_NEED_FUNCTIONS, echo_type_error, NULL, DC_PROFILE_STRICT},
     {"packed.raise_kind", "an error's kind reaches the caller unchanged", DC_MUST,
-     "tvm-ffi safe call (error kind + message, thread-local)", 0, raise_kind, NULL},
+     "tvm-ffi 0.1.15 include/tvm/ffi/c_api.h:480-515 TVMFFISafeCallType (error kind)", DC_NEED_FUNCTIONS, raise_kind, NULL, DC_PROFILE_STRICT},
     {"packed.raise_message", "an error's message reaches the caller unchanged", DC_MUST,
-     "tvm-ffi safe call (error kind + message, thread-local)", 0, raise_message, NULL},
-    {"packed.error_then_success", "a call after a failed call succeeds normally", DC_MUST, FFI, 0,
-     error_then_success, NULL},
+     "tvm-ffi 0.1.15 include/tvm/ffi/c_api.h:480-515 TVMFFISafeCallType (error message)", DC_NEED_FUNCTIONS, raise_message, NULL, DC_PROFILE_STRICT},
+    {"packed.error_then_success", "a call after a failed call succeeds normally", DC_MUST, "tvm-ffi 0.1.15 include/tvm/ffi/c_api.h:480-515 TVMFFISafeCallType", DC_NEED_FUNCTIONS,
+     error_then_success, NULL, DC_PROFILE_STRICT},
     {"packed.noop", "100 noop launches succeed and the stream syncs", DC_MUST,
-     "devharness backend.h noop", 0, noop, NULL},
+     "devharness backend.h noop", DC_NEED_FUNCTIONS, noop, NULL, DC_PROFILE_STRICT},
     {"packed.noop_type_error", "noop without a Device argument gives TypeError", DC_MUST,
-     "devharness backend.h noop", 0, noop_type_error, NULL},
+     "devharness backend.h noop", DC_NEED_FUNCTIONS, noop_type_error, NULL, DC_PROFILE_STRICT},
     {"packed.fill", "fill writes its 32-bit value to every word of the tensor", DC_MUST,
-     "devharness backend.h fill; IREE HAL CTS fill_buffer", 0, fill, NULL},
+     "devharness backend.h fill; IREE HAL CTS fill_buffer", DC_NEED_FUNCTIONS, fill, NULL, DC_PROFILE_STRICT},
     {"packed.fill_offset", "fill honours byte_offset and leaves bytes outside unchanged", DC_MUST,
-     "devharness backend.h fill; IREE HAL CTS fill at offsets", 0, fill_offset, NULL},
+     "devharness backend.h fill; IREE HAL CTS fill at offsets", DC_NEED_FUNCTIONS, fill_offset, NULL, DC_PROFILE_STRICT},
     {"packed.fill_bad_args", "fill with a misaligned offset/size or a non-Int value errors", DC_MUST,
-     "devharness backend.h fill", 0, fill_bad, NULL},
+     "devharness backend.h fill", DC_NEED_FUNCTIONS, fill_bad, NULL, DC_PROFILE_STRICT},
     {"packed.fill_in_order", "fill launched through a packed call lands in order on the current stream",
-     DC_MUST, "TVM DeviceAPI::SetStream; IREE HAL CTS (fill->copy->fill)", 0, fill_in_order, NULL},
+     DC_MUST, "devharness backend.h fill; IREE HAL CTS (fill->copy->fill)", DC_NEED_FUNCTIONS, fill_in_order, NULL, DC_PROFILE_STRICT},
 };
 const size_t dc_packed_count = sizeof dc_packed_clauses / sizeof dc_packed_clauses[0];

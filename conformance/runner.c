@@ -84,6 +84,8 @@ typedef struct {
   char reason[512];  /* why no device / probe failure */
   int probe_failed;  /* the probe itself crashed or errored (a violation) */
   dc_waivers_t waivers; /* backend's automatic waiver file */
+  int profile;       /* DC_PROFILE_TVM / DC_PROFILE_STRICT this device runs */
+  int profile_from_backend; /* 1 when profile is the backend's default_profile */
 } dev_t_;
 
 typedef struct {
@@ -118,6 +120,7 @@ typedef struct {
   int verify_xfails;
   int progress;
   int jobs;
+  int profile;       /* --profile; 0 = each backend's default (strict unless it declares one) */
 } opts_t;
 
 static dh_target_t* g_target;
@@ -148,6 +151,9 @@ static void usage(FILE* f) {
           "  --waivers FILE       waiver file {\"waivers\": [{clause, kind: skip|xfail, reason}]};\n"
           "                       targets/waivers/<backend>.json is loaded automatically\n"
           "  --verify-xfails      an xfail clause that passes is a failure\n"
+          "  --profile tvm|strict clauses to hold devices to: tvm = TVM's documented DeviceAPI\n"
+          "                       contract, strict = tvm + devharness's sharper rules (default:\n"
+          "                       strict, or the backend's declared default_profile)\n"
           "  --timeout SEC        per-case timeout (default 10)\n"
           "  --no-fork            run cases in this process (for debuggers; no timeout)\n"
           "  --jobs N             run up to N cases of a device at once (default 1; output\n"
@@ -215,7 +221,7 @@ static int parse_opts(int argc, char** argv, opts_t* o, int* exit_now) {
       fmt(name, sizeof name, "%s", a);
     }
     static const char* with_arg[] = {"--device", "--plugin", "--target", "--filter", "--waivers",
-                                     "--timeout", "--tap", "--junit", "--tap-version", "--format", "--jobs",
+                                     "--timeout", "--tap", "--junit", "--tap-version", "--format", "--jobs", "--profile",
                                      NULL};
     int takes = 0;
     for (int k = 0; with_arg[k]; k++)
@@ -264,6 +270,10 @@ static int parse_opts(int argc, char** argv, opts_t* o, int* exit_now) {
       if (strcmp(val, "markdown") == 0) o->markdown = 1;
       else if (strcmp(val, "text") == 0) o->markdown = 0;
       else return usage_error("--format: expected text or markdown, got \"%s\"", val);
+    } else if (strcmp(name, "--profile") == 0) {
+      if (strcmp(val, "tvm") == 0) o->profile = DC_PROFILE_TVM;
+      else if (strcmp(val, "strict") == 0) o->profile = DC_PROFILE_STRICT;
+      else return usage_error("--profile: expected tvm or strict, got \"%s\"", val);
     } else if (strcmp(name, "--no-fork") == 0) {
       o->no_fork = 1;
     } else if (strcmp(name, "--list") == 0) {
@@ -281,6 +291,10 @@ static int parse_opts(int argc, char** argv, opts_t* o, int* exit_now) {
  * Clause selection and listing
  *===========================================================================*/
 
+static const char* profile_name(int p) {
+  return p == DC_PROFILE_TVM ? "tvm" : p == DC_PROFILE_STRICT ? "strict" : "unset";
+}
+
 static int selected(const opts_t* o, const char* id) {
   if (o->n_filters == 0) return 1;
   for (size_t i = 0; i < o->n_filters; i++)
@@ -296,6 +310,7 @@ static const char* needs_text(uint32_t needs) {
   if (needs & DC_NEED_TWO_DEVICES) strcat(buf, "2 devices ");
   if (needs & DC_NEED_TARGET) strcat(buf, "--target ");
   if (needs & DC_NEED_PINNED_HOST) strcat(buf, "pinned-host ");
+  if (needs & DC_NEED_FUNCTIONS) strcat(buf, "functions ");
   size_t n = strlen(buf);
   if (n) buf[n - 1] = 0;
   else strcpy(buf, "-");
@@ -312,17 +327,18 @@ static void md_cell(const char* s) {
 static int do_list(const opts_t* o, const dh_clause_t* const* cl, size_t n) {
   if (!o->markdown) {
     for (size_t i = 0; i < n; i++)
-      if (selected(o, cl[i]->id))
-        printf("%-28s %-6s %s\n", cl[i]->id, cl[i]->level == DC_MUST ? "must" : "should",
-               cl[i]->statement);
+      if (selected(o, cl[i]->id) && (!o->profile || cl[i]->profile <= o->profile))
+        printf("%-28s %-6s %-6s %s\n", cl[i]->id, cl[i]->level == DC_MUST ? "must" : "should",
+               profile_name(cl[i]->profile), cl[i]->statement);
     return EXIT_OK;
   }
   const char* fams[] = {"attr", "mem", "copy", "stream", "packed", "device"};
   size_t counts[6] = {0};
-  size_t total = 0;
+  size_t total = 0, n_tvm = 0;
   for (size_t i = 0; i < n; i++) {
     if (!selected(o, cl[i]->id)) continue;
     total++;
+    if (cl[i]->profile == DC_PROFILE_TVM) n_tvm++;
     for (int f = 0; f < 6; f++)
       if (strncmp(cl[i]->id, fams[f], strlen(fams[f])) == 0 && cl[i]->id[strlen(fams[f])] == '.')
         counts[f]++;
@@ -333,12 +349,25 @@ static int do_list(const opts_t* o, const dh_clause_t* const* cl, size_t n) {
          "Level *must* is the DeviceAPI contract; *should* is expected behaviour whose absence\n"
          "is still reported. *Needs* names what a device must have for the clause to run;\n"
          "without it the clause is reported as `# SKIP` with the reason.\n\n"
-         "%zu clauses:", total);
+         "*Profile* `tvm` is what TVM's documented DeviceAPI contract requires of every\n"
+         "DeviceAPI (apache/tvm docs/arch/device_target_interactions.rst §DeviceAPI, the doc\n"
+         "comments of include/tvm/runtime/device_api.h, tvm-ffi's C ABI); `strict` is `tvm`\n"
+         "plus devharness's sharper rules. `--profile tvm|strict` picks one; the default is\n"
+         "`strict`, except for a backend that declares its own (`default_profile` in\n"
+         "devharness/backend.h: the tvm-* backends declare `tvm`). In a `tvm` run the strict\n"
+         "clauses report `# SKIP` with the reason; TAP, JUnit and the run summary name the\n"
+         "profile of each device. *Source* says exactly where the rule comes from: a TVM docs\n"
+         "section with its line numbers (apache/tvm docs/arch/device_target_interactions.rst\n"
+         "as of the 0.27 line: unchanged since commit 4d4351d), a TVM file:line of the\n"
+         "apache-tvm 0.27.0 package (`apache/tvm 0.27`), tvm-ffi 0.1.15 file:line, an anchor\n"
+         "suite (IREE HAL CTS, OpenCL-CTS), or `devharness` for a rule of our own.\n\n"
+         "%zu clauses (%zu in profile tvm):", total, n_tvm);
   for (int f = 0; f < 6; f++) printf(" %s %zu%s", fams[f], counts[f], f < 5 ? "," : ".\n\n");
-  printf("| id | level | statement | source | needs |\n|---|---|---|---|---|\n");
+  printf("| id | level | profile | statement | source | needs |\n|---|---|---|---|---|---|\n");
   for (size_t i = 0; i < n; i++) {
     if (!selected(o, cl[i]->id)) continue;
-    printf("| `%s` | %s | ", cl[i]->id, cl[i]->level == DC_MUST ? "must" : "should");
+    printf("| `%s` | %s | %s | ", cl[i]->id, cl[i]->level == DC_MUST ? "must" : "should",
+           profile_name(cl[i]->profile));
     md_cell(cl[i]->statement);
     printf(" | ");
     md_cell(cl[i]->source);
@@ -351,6 +380,7 @@ static int do_list(const opts_t* o, const dh_clause_t* const* cl, size_t n) {
          "devharness conformance --plugin ./libdevharness_foo.so --timeout 5\n"
          "devharness conformance --target nvidia/h100 --junit out.xml --tap out.tap\n"
          "devharness conformance --filter 'copy.*,stream.sync_*'\n"
+         "devharness conformance --device tvm-cpu:0 --profile strict\n"
          "```\n\n"
          "Each case runs in a forked child (own process group) with a timeout (default 10 s);\n"
          "a crash reports `# crashed: SIGSEGV`, a hang `# timed out after 10 s`, with the\n"
@@ -600,11 +630,18 @@ static void count_devices(const dh_backend_t* b, int* out_count, char* reason, s
   const char* why = dh_backend_unavailable_reason(b);
   if (why) fmt(reason, rsize, "%s", why);
   int n = 0;
-  for (; n < DH_MAX_DEVICES_PER_BACKEND; n++) {
-    DLDevice d = {b->device_type, n};
-    dh_any_t v = dh_any_none();
-    if (dh_device_get_attr(d, DH_ATTR_EXIST, &v) != 0) break;
-    if (v.type_index != DH_TYPE_INT || v.v_int64 != 1) break;
+  if (b->device_count != NULL) { /* the backend counts (backend.h, ABI 1.1) */
+    if (dh_backend_device_count(b, &n) != 0) {
+      fmt(reason, rsize, "device_count failed: %s", dh_error_message());
+      n = 0;
+    }
+  } else {
+    for (; n < DH_MAX_DEVICES_PER_BACKEND; n++) {
+      DLDevice d = {b->device_type, n};
+      dh_any_t v = dh_any_none();
+      if (dh_device_get_attr(d, DH_ATTR_EXIST, &v) != 0) break;
+      if (v.type_index != DH_TYPE_INT || v.v_int64 != 1) break;
+    }
   }
   if (n == 0 && !reason[0]) fmt(reason, rsize, "backend reports no device (kExist 0 for id 0)");
   *out_count = n;
@@ -684,6 +721,8 @@ static const char* need_reason(uint32_t missing, const dev_t_* d, const char* ta
   if (missing & DC_NEED_TARGET) return target_why;
   if (missing & DC_NEED_PINNED_HOST)
     return "no pinned host memory: no DH_CAP_PINNED_HOST (alloc_host/free_host)";
+  if (missing & DC_NEED_FUNCTIONS)
+    return "no module functions: the backend lists none (noop/fill/echo/raise absent)";
   return "requirement missing";
 }
 
@@ -707,6 +746,13 @@ static int case_prepare(const opts_t* o, const dev_t_* d, const dh_clause_t* cl,
       fmt(out->r.file, sizeof out->r.file, "%s", "(device probe)");
       out->counts = 1;
     }
+    return 0;
+  }
+  if (cl->profile > d->profile) {
+    out->status = DC_SKIP;
+    out->waiver = NULL;
+    fmt(out->reason, sizeof out->reason, "profile %s clause (%s); this run holds %s to profile %s",
+        profile_name(cl->profile), cl->source, d->name, profile_name(d->profile));
     return 0;
   }
   if (w && w->kind == DC_WAIVE_SKIP) {
@@ -739,6 +785,7 @@ static int case_prepare(const opts_t* o, const dev_t_* d, const dh_clause_t* cl,
   if ((cl->needs & DC_NEED_PINNED_HOST) &&
       (!(d->backend->caps & DH_CAP_PINNED_HOST) || !d->backend->alloc_host || !d->backend->free_host))
     missing |= DC_NEED_PINNED_HOST;
+  if ((cl->needs & DC_NEED_FUNCTIONS) && d->backend->num_functions == 0) missing |= DC_NEED_FUNCTIONS;
   if (missing) {
     out->status = DC_SKIP;
     fmt(out->reason, sizeof out->reason, "%s", need_reason(missing, d, target_why));
@@ -922,8 +969,9 @@ static void tap_case(sbuf_t* b, int num, const case_t* k) {
   }
   sb_add(b, "\n");
   if (k->status == DC_FAIL) {
-    sb_add(b, "%s  ---\n%s  clause: %s\n%s  level: %s\n%s  message: ", ind, ind, k->clause->id, ind,
-           k->clause->level == DC_MUST ? "must" : "should", ind);
+    sb_add(b, "%s  ---\n%s  clause: %s\n%s  level: %s\n%s  profile: %s\n%s  message: ", ind, ind,
+           k->clause->id, ind, k->clause->level == DC_MUST ? "must" : "should", ind,
+           profile_name(k->clause->profile), ind);
     yq(b, k->r.message);
     sb_add(b, "\n%s  expected: ", ind);
     yq(b, k->r.expected);
@@ -1034,6 +1082,8 @@ static void junit(sbuf_t* x, dev_t_* devs, size_t nd, case_t** cases, size_t nc)
     xml_esc(x, devs[i].name);
     sb_add(x, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"%.3f\">\n", nc, f,
            s, t);
+    sb_add(x, "    <properties><property name=\"profile\" value=\"%s\"/></properties>\n",
+           profile_name(devs[i].profile));
     for (size_t j = 0; j < nc; j++) {
       const case_t* k = &cases[i][j];
       sb_add(x, "    <testcase classname=\"");
@@ -1066,9 +1116,9 @@ static void junit(sbuf_t* x, dev_t_* devs, size_t nd, case_t** cases, size_t nc)
         sb_add(x, "\" type=\"%s\">", k->clause->level == DC_MUST ? "must" : "should");
         char body[4096];
         fmt(body, sizeof body,
-                 "clause: %s\nmessage: %s\nexpected: %s\ngot: %s\nat: %s:%d\nsource: %s\n"
+                 "clause: %s\nprofile: %s\nmessage: %s\nexpected: %s\ngot: %s\nat: %s:%d\nsource: %s\n"
                  "duration_ms: %.3f\n%s%s",
-                 k->clause->id, k->r.message, k->r.expected, k->r.got, k->r.file, k->r.line,
+                 k->clause->id, profile_name(k->clause->profile), k->r.message, k->r.expected, k->r.got, k->r.file, k->r.line,
                  k->clause->source, k->ms, k->r.details[0] ? "details:\n" : "", k->r.details);
         xml_esc(x, body);
         sb_add(x, "</failure>\n");
@@ -1224,6 +1274,12 @@ static int conformance_main(int argc, char** argv) {
     proto.backend = b;
     proto.count = count;
     proto.probe_failed = failed;
+    proto.profile = o.profile;
+    if (!proto.profile) {
+      const char* bp = b->default_profile;
+      proto.profile = bp && strcmp(bp, "tvm") == 0 ? DC_PROFILE_TVM : DC_PROFILE_STRICT;
+      proto.profile_from_backend = bp != NULL;
+    }
     fmt(proto.reason, sizeof proto.reason, "%s", reason);
     load_backend_waivers(&proto, &bad_waiver, werr, sizeof werr);
     if (bad_waiver) {
@@ -1280,6 +1336,8 @@ static int conformance_main(int argc, char** argv) {
       tap_text(&piece, d->reason);
       sb_add(&piece, "\n");
     }
+    sb_add(&piece, "    # profile: %s (%s)\n", profile_name(d->profile),
+           d->profile_from_backend ? "the backend's default" : o.profile ? "--profile" : "default");
     sb_add(&piece, "    1..%zu\n", ncl);
     emit(&tap, stdout, &piece);
     int dev_fail = 0;
@@ -1303,6 +1361,14 @@ static int conformance_main(int argc, char** argv) {
   sb_add(&piece, "# %zu clause%s x %zu device%s in %.1f s; %d device%s with violations\n", ncl,
          ncl == 1 ? "" : "s", nd, nd == 1 ? "" : "s", (dc_now_ms() - t_start) / 1000.0, violations,
          violations == 1 ? "" : "s");
+  for (size_t i = 0; i < nd; i++) {
+    size_t skipped = 0;
+    for (size_t j = 0; j < ncl; j++)
+      if (cases[i][j].status == DC_SKIP && cases[i][j].clause->profile > devs[i].profile) skipped++;
+    sb_add(&piece, "# profile %s: %s", profile_name(devs[i].profile), devs[i].name);
+    if (skipped) sb_add(&piece, " (%zu strict clause%s skipped)", skipped, skipped == 1 ? "" : "s");
+    sb_add(&piece, "\n");
+  }
   emit(&tap, stdout, &piece);
 
   int out_rc = violations ? EXIT_VIOLATIONS : EXIT_OK;

@@ -66,7 +66,7 @@ DH__INTERNAL int dh__tensor_check_copy(const DLTensor* from, const DLTensor* to,
  * non-NULL result, abi_major == DH_BACKEND_ABI_MAJOR, struct_size >=
  * DH_BACKEND_SIZE_V1_0 (0 and huge values included: a larger struct_size is a newer
  * minor and only the known fields are read), then every required entry non-NULL,
- * alloc_workspace/free_workspace both or neither, name [a-z][a-z0-9_]* under 48
+ * alloc_workspace/free_workspace both or neither, name [a-z][a-z0-9_-]* under 48
  * bytes, device_type in 1..DH__MAX_DEVICE_TYPES-1, and num_functions entries with
  * non-empty names and non-NULL calls (functions non-NULL when num_functions > 0).
  * Does not check against the loaded backends (duplicates are dh_plugin_load's).

@@ -114,7 +114,7 @@ static int device_api_getter(void* self, const dh_any_t* args, int32_t num_args,
 static int valid_name(const char* s) {
   if (s == NULL || !(s[0] >= 'a' && s[0] <= 'z')) return 0;
   for (const char* p = s + 1; *p; p++)
-    if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_')) return 0;
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '-')) return 0;
   return strlen(s) < 48;
 }
 
@@ -155,7 +155,7 @@ static int validate_struct(const char* origin, const dh_backend_t* b) {
     return dh_error_set("ABIError", "%s: alloc_workspace and free_workspace must both be set or both NULL",
                         origin);
   if (!valid_name(b->name))
-    return dh_error_set("ABIError", "%s: backend name '%s' does not match [a-z][a-z0-9_]* (at most 47 bytes)",
+    return dh_error_set("ABIError", "%s: backend name '%s' does not match [a-z][a-z0-9_-]* (at most 47 bytes)",
                         origin, b->name ? b->name : "(NULL)");
   if (b->device_type <= 0 || b->device_type >= DH__MAX_DEVICE_TYPES)
     return dh_error_set("ABIError", "%s: device_type %d is outside 1..%d", origin, (int)b->device_type,
@@ -505,6 +505,15 @@ int dh_backend_device_count(const dh_backend_t* backend, int* out_count) {
     return 0;
   }
   int count = 0;
+  if (s->backend.device_count != NULL) { /* ABI 1.1: the backend counts (backend.h) */
+    int32_t n = 0;
+    if (s->backend.device_count(&n) != 0) return dh_error_prefix("%s: device_count", s->backend.name);
+    if (n < 0 || n > DH_MAX_DEVICES_PER_BACKEND)
+      return dh_error_set("ABIError", "%s: device_count returned %d, expected 0..%d", s->backend.name, (int)n,
+                          DH_MAX_DEVICES_PER_BACKEND);
+    if (out_count) *out_count = n;
+    return 0;
+  }
   for (int id = 0; id < DH_MAX_DEVICES_PER_BACKEND; id++) {
     dh_any_t v = dh_any_none();
     DLDevice dev = {(DLDeviceType)s->backend.device_type, id};

@@ -52,7 +52,7 @@ extern "C" {
  *===========================================================================*/
 
 #define DH_BACKEND_ABI_MAJOR 1
-#define DH_BACKEND_ABI_MINOR 0
+#define DH_BACKEND_ABI_MINOR 1
 /* Name of the exported entry symbol. */
 #define DH_BACKEND_ENTRY_SYMBOL "dh_backend_entry"
 /* TVM kAllocAlignment: minimum alignment of data space, bytes. */
@@ -191,7 +191,7 @@ typedef struct dh_backend {
   uint32_t reserved;    /* 0 */
 
   /*-- identity --*/
-  const char* name;        /* "sim": [a-z][a-z0-9_]*, registered as device_api.<name> */
+  const char* name;        /* "sim": [a-z][a-z0-9_-]*, registered as device_api.<name> */
   const char* description; /* one line for `devharness info`; may be NULL */
   int32_t device_type;     /* DLDeviceType served (sim: kDLExtDev); unique per process */
   uint32_t caps;           /* DH_CAP_* */
@@ -286,6 +286,18 @@ typedef struct dh_backend {
 
   /*-- optional: raw vendor-API twins for benchmarks; NULL when absent --*/
   const dh_raw_twin_t* raw;
+
+  /*-- ABI 1.1: optional, NULL/0 in a 1.0 plugin --*/
+  /* Conformance profile the backend's devices are held to when `--profile` is not
+   * given: "tvm" or "strict" (NULL = "strict"). Bridges to an existing DeviceAPI that
+   * devharness does not control (backends/tvm/) declare "tvm" so `devharness run` stays
+   * green on a healthy machine while `--profile strict` still lists what it lacks. */
+  const char* default_profile;
+  /* Number of devices, for backends whose kExist cannot tell (TVM's CPU DeviceAPI
+   * answers kExist 1 for every id: apache/tvm 0.27 src/runtime/cpu_device_api.cc:56-58).
+   * After init; 0 with unavailable_reason() saying why when there is none. NULL: the
+   * core probes kExist from id 0 up to the first 0 (dh_backend_device_count). */
+  int (*device_count)(int32_t* out_count);
 } dh_backend_t;
 
 /* Smallest struct_size the loader accepts: every required field, through

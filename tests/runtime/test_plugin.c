@@ -50,7 +50,7 @@ static void test_refusals_name_file_and_reason(void** state) {
       {"rtsize0", "ABIError", "struct_size 0 is smaller than the ABI 1.0 minimum"},
       {"rtsmall", "ABIError", size_msg},
       {"rtnullsync", "ABIError", "required entry 'stream_sync' is NULL"},
-      {"rtbadname", "ABIError", "backend name 'Bad-Name' does not match [a-z][a-z0-9_]*"},
+      {"rtbadname", "ABIError", "backend name 'Bad-Name' does not match [a-z][a-z0-9_-]*"},
   };
   size_t n = sizeof cases / sizeof cases[0];
   for (size_t i = 0; i < n; i++) {
