@@ -19,7 +19,7 @@
  * unavailable_reason says which file and why; every clause then SKIPs with that reason.
  *
  * Device types: devharness device type DH_TVM_TYPE_BASE + TVM's DLDeviceType (tvm-cpu
- * 41, tvm-cuda 42), so tvm-cpu:0 and cpu:0 can be loaded side by side; TVM itself is
+ * 49, tvm-cuda 50), so tvm-cpu:0 and cpu:0 can be loaded side by side; TVM itself is
  * always called with TVM's own type (kDLCPU, kDLCUDA) and the same device id (TVM's
  * numbering).
  */
@@ -44,7 +44,7 @@
 #define DH_TVM_FFI_ROOT_DEFAULT ""
 #endif
 
-#define DH_TVM_TYPE_BASE 40
+#define DH_TVM_TYPE_BASE 48
 #if DH_TVM_CUDA
 #define TVM_TYPE kDLCUDA
 #define BACKEND_NAME "tvm-cuda"

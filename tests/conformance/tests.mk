@@ -5,7 +5,7 @@
 # $(TESTDIR)/conformance/ (NOT the plugin folder, so default discovery never loads
 # them) and run by tests/conformance/*.t with `--plugin`.
 CONF_FAULTS := wrongbyte ignoreoffset hostread nowait earlysync overlap existerr errkind \
-    wsleak segv hang attrtype setdevkind freenull negzero perthread oomkind initcrash
+    wsleak segv hang attrtype setdevkind freenull negzero perthread oomkind initcrash tvmdefault
 CONF_FAULTY_DIR := $(TESTDIR)/conformance
 CONF_FAULTY_LIBS := $(foreach f,$(CONF_FAULTS),$(CONF_FAULTY_DIR)/libdevharness_faulty_$(f).so)
 
@@ -20,6 +20,6 @@ $(foreach f,$(CONF_FAULTS),$(eval $(call dc_faulty_rule,$(f))))
 ALL_TARGETS += $(CONF_FAULTY_LIBS)
 endif
 
-TEST_SCRIPTS += tests/conformance/faulty.t tests/conformance/suite.t
+TEST_SCRIPTS += tests/conformance/faulty.t tests/conformance/suite.t tests/conformance/profiles.t
 .PHONY: conformance-faulty
 conformance-faulty: $(CONF_FAULTY_LIBS)

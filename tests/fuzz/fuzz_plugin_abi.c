@@ -107,7 +107,7 @@ static int name_ok(const char* s) {
   if (s[0] < 'a' || s[0] > 'z') return 0;
   for (size_t i = 1; i < n; i++) {
     char c = s[i];
-    int ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    int ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
     if (!ok) return 0;
   }
   return 1;
