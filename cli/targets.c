@@ -13,12 +13,14 @@ static const char kTargetsUsage[] =
     "usage: devharness targets list\n"
     "       devharness targets show TAG|FILE\n"
     "       devharness targets validate FILE...\n"
-    "       devharness targets detect DEVICE\n"
+    "       devharness targets detect [--tvm] DEVICE\n"
     "\n"
     "  list      target kinds and tags (presets in the targets folder)\n"
     "  show      the full target (defaults filled in) as JSON\n"
     "  validate  parse and check each file by TVM's target rules; one line per file\n"
-    "  detect    the JSON target of a live device, e.g. `targets detect opencl:0`\n"
+    "  detect    the JSON target of a live device, e.g. `targets detect opencl:0`;\n"
+    "            --tvm: in the form TVM's tvm.target.Target(...) accepts (TVM's kind name,\n"
+    "            \"tag\": \"\", TVM's key order, devharness-only properties left out)\n"
     "exit: 0 ok, 2 usage error or an invalid target (the reason names the file and the\n"
     "position or option)\n";
 
@@ -76,7 +78,7 @@ static int cmd_validate(int argc, char** argv) {
   return rc;
 }
 
-static int cmd_detect(const char* spec) {
+static int cmd_detect(const char* spec, int tvm) {
   dh_plugins_load_default();
   DLDevice dev;
   const dh_backend_t* b = NULL;
@@ -89,7 +91,20 @@ static int cmd_detect(const char* spec) {
     fprintf(stderr, "devharness targets detect: %s: %s\n", spec, dh_error_message());
     return DH_EXIT_USAGE;
   }
-  int rc = print_target(t);
+  int rc;
+  if (tvm) {
+    char* js = dh_target_to_tvm_json(t, 1);
+    if (js) {
+      printf("%s\n", js);
+      free(js);
+      rc = DH_EXIT_OK;
+    } else {
+      fprintf(stderr, "devharness targets detect: %s: %s\n", spec, dh_error_message());
+      rc = DH_EXIT_USAGE;
+    }
+  } else {
+    rc = print_target(t);
+  }
   dh_target_free(t);
   dh_plugins_unload_all();
   return rc;
@@ -101,6 +116,16 @@ int dh_cli_targets(int argc, char** argv) {
     return DH_EXIT_USAGE;
   }
   const char* sub = argv[1];
+  /* detect --tvm: the form TVM's tvm.target.Target(...) accepts */
+  int tvm = 0;
+  if (strcmp(sub, "detect") == 0) {
+    int w = 2;
+    for (int a = 2; a < argc; ++a) {
+      if (strcmp(argv[a], "--tvm") == 0) tvm = 1;
+      else argv[w++] = argv[a];
+    }
+    argc = w;
+  }
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       fputs(kTargetsUsage, stdout);
@@ -112,7 +137,7 @@ int dh_cli_targets(int argc, char** argv) {
     int min_args, max_args; /* after the subcommand */
     const char* args;
   } kSubs[] = {{"list", 0, 0, ""}, {"show", 1, 1, " TAG|FILE"}, {"validate", 1, -1, " FILE..."},
-               {"detect", 1, 1, " DEVICE"}};
+               {"detect", 1, 1, " [--tvm] DEVICE"}};
   for (size_t i = 0; i < sizeof kSubs / sizeof kSubs[0]; ++i) {
     if (strcmp(sub, kSubs[i].name) != 0) continue;
     int n = argc - 2;
@@ -134,7 +159,7 @@ int dh_cli_targets(int argc, char** argv) {
     if (i == 0) return cmd_list();
     if (i == 1) return cmd_show(argv[2]);
     if (i == 2) return cmd_validate(argc - 2, argv + 2);
-    return cmd_detect(argv[2]);
+    return cmd_detect(argv[2], tvm);
   }
   fprintf(stderr, "devharness targets: unknown subcommand '%s' (expected list, show, validate or detect)\n",
           sub);

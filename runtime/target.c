@@ -61,10 +61,12 @@ typedef struct kind_opt {
   opt_type_t type;
   json_t* def; /* default, or NULL */
   int common;  /* one of the options every kind has */
+  int not_tvm; /* "tvm": false: a devharness-only option, left out of the TVM form */
 } kind_opt_t;
 
 typedef struct dh_kind {
   char* name;
+  char* tvm_kind; /* "tvm_kind": the TVM target kind this one exports as, or NULL */
   int32_t device_type;
   json_t* default_keys; /* array of strings */
   kind_opt_t* opts;     /* sorted by name */
@@ -72,14 +74,14 @@ typedef struct dh_kind {
 } dh_kind_t;
 
 /* The options every kind has (TVM: kind, keys, tag, device, model, libs, host,
- * from_device). */
+ * from_device, target_device_type; apache/tvm 5d4dc87 src/target/target_kind.cc). */
 static const struct {
   const char* name;
   opt_type_t type;
 } k_common[] = {
     {"device", OPT_STR},     {"from_device", OPT_INT}, {"host", OPT_TARGET},
     {"keys", OPT_ARRAY_STR}, {"kind", OPT_STR},        {"libs", OPT_ARRAY_STR},
-    {"model", OPT_STR},      {"tag", OPT_STR},
+    {"model", OPT_STR},      {"tag", OPT_STR},          {"target_device_type", OPT_INT},
 };
 #define NUM_COMMON (sizeof k_common / sizeof k_common[0])
 
@@ -384,16 +386,27 @@ static int parse_type(const char* s, opt_type_t* out) {
 static int check_value(opt_type_t t, json_t* v, json_t** out, char* why, size_t why_size) {
   char d[96];
   switch (t) {
+    /* Bool <-> Int as TVM's ConfigSchema converts them (its validator is
+     * Any::try_cast<T>: an Int is a Bool (non-zero = true) and a Bool is an Int 0/1;
+     * apache/tvm 5d4dc87 include/tvm/ir/config_schema.h:176-186). */
     case OPT_BOOL:
       if (json_is_boolean(v)) {
         *out = json_incref(v);
         return 0;
+      }
+      if (json_is_integer(v)) {
+        *out = json_boolean(json_integer_value(v) != 0);
+        return *out ? 0 : -1;
       }
       break;
     case OPT_INT:
       if (json_is_integer(v)) {
         *out = json_incref(v);
         return 0;
+      }
+      if (json_is_boolean(v)) {
+        *out = json_integer(json_is_true(v) ? 1 : 0);
+        return *out ? 0 : -1;
       }
       break;
     case OPT_FLOAT:
@@ -449,6 +462,7 @@ static void kind_free(dh_kind_t* k) {
   free(k->opts);
   json_decref(k->default_keys);
   free(k->name);
+  free(k->tvm_kind);
   free(k);
 }
 
@@ -467,7 +481,7 @@ static int valid_kind_name(const char* s) {
 /* Builds a kind from its JSON definition (targets/kinds format). */
 static int kind_from_json(json_t* root, const char* origin, dh_kind_t** out) {
   static const char* const allowed[] = {"kind", "device_type", "default_keys", "options",
-                                        "description"};
+                                        "description", "tvm_kind"};
   const char* key;
   json_t* val;
   json_object_foreach(root, key, val) {
@@ -477,7 +491,7 @@ static int kind_from_json(json_t* root, const char* origin, dh_kind_t** out) {
     if (!ok)
       return dh_error_set("KeyError",
                           "%s: unknown field '%s' in kind definition; known fields: "
-                          "default_keys, description, device_type, kind, options",
+                          "default_keys, description, device_type, kind, options, tvm_kind",
                           origin, key);
   }
   char d[96];
@@ -510,6 +524,12 @@ static int kind_from_json(json_t* root, const char* origin, dh_kind_t** out) {
     keys = json_array();
     if (!keys) return oom();
   }
+  json_t* tk = json_object_get(root, "tvm_kind");
+  if (tk && !json_is_string(tk)) {
+    json_decref(keys);
+    describe(tk, d, sizeof d);
+    return dh_error_set("TypeError", "%s: field 'tvm_kind': expected str, got %s", origin, d);
+  }
   json_t* opts = json_object_get(root, "options");
   if (opts && !json_is_object(opts)) {
     json_decref(keys);
@@ -525,6 +545,10 @@ static int kind_from_json(json_t* root, const char* origin, dh_kind_t** out) {
   }
   k->device_type = (int32_t)json_integer_value(dt);
   k->default_keys = keys;
+  if (tk && !(k->tvm_kind = xstrdup(json_string_value(tk)))) {
+    kind_free(k);
+    return oom();
+  }
   for (size_t i = 0; i < NUM_COMMON; ++i) {
     kind_opt_t* o = &k->opts[k->num_opts];
     if (!(o->name = xstrdup(k_common[i].name))) {
@@ -552,12 +576,18 @@ static int kind_from_json(json_t* root, const char* origin, dh_kind_t** out) {
       json_t* v2;
       json_object_foreach(val, k2, v2) {
         if (strcmp(k2, "type") != 0 && strcmp(k2, "default") != 0 &&
-            strcmp(k2, "description") != 0) {
+            strcmp(k2, "description") != 0 && strcmp(k2, "tvm") != 0) {
           kind_free(k);
           return dh_error_set("KeyError",
                               "%s: option '%s': unknown field '%s'; known fields: default, "
-                              "description, type",
+                              "description, tvm, type",
                               origin, key, k2);
+        }
+        if (strcmp(k2, "tvm") == 0 && !json_is_boolean(v2)) {
+          kind_free(k);
+          describe(v2, d, sizeof d);
+          return dh_error_set("TypeError", "%s: option '%s': field 'tvm': expected bool, got %s", origin,
+                              key, d);
         }
       }
       json_t* ty = json_object_get(val, "type");
@@ -576,6 +606,7 @@ static int kind_from_json(json_t* root, const char* origin, dh_kind_t** out) {
         return oom();
       }
       o->type = t;
+      o->not_tvm = json_is_false(json_object_get(val, "tvm"));
       k->num_opts++;
       json_t* def = json_object_get(val, "default");
       if (def) {
@@ -1137,6 +1168,9 @@ static int build(const parse_ctx_t* pc, json_t* user, const char* prefix, int ho
 
   /* 1. tag preset first, then the given options over it. */
   json_t* tag = json_object_get(user, "tag");
+  /* "tag": "" is no tag: TVM's ToConfig always writes it (apache/tvm 5d4dc87
+   * src/target/target.cc:151-164), so TVM's exports parse here. */
+  if (tag && json_is_string(tag) && json_string_length(tag) == 0) tag = NULL;
   if (tag) {
     if (!json_is_string(tag)) {
       describe(tag, d, sizeof d);
@@ -1209,10 +1243,15 @@ static int build(const parse_ctx_t* pc, json_t* user, const char* prefix, int ho
       norm = host;
     }
     if (strcmp(key, "from_device") == 0) {
+      /* -1 is TVM's "no device" (apache/tvm 5d4dc87 src/target/target.cc:407-413) */
+      if (json_integer_value(norm) == -1) {
+        json_decref(norm);
+        continue;
+      }
       if (json_integer_value(norm) < 0 || json_integer_value(norm) > INT32_MAX) {
         json_decref(norm);
         rc = dh_error_set("ValueError",
-                          "%s: option '%sfrom_device': expected a device id >= 0, got %lld",
+                          "%s: option '%sfrom_device': expected a device id >= 0 (or -1: none), got %lld",
                           pc->origin, prefix, (long long)json_integer_value(val));
         goto out;
       }
@@ -1238,9 +1277,12 @@ static int build(const parse_ctx_t* pc, json_t* user, const char* prefix, int ho
       get = device_api_getter;
       gctx = (void*)b;
     }
+    /* As TVM: the schema's defaults are applied before the device is queried, so the
+     * device fills only options that are neither given nor defaulted (apache/tvm 5d4dc87
+     * src/target/target.cc:353-355,413-419). */
     for (size_t i = 0; i < k->num_opts; ++i) {
       const kind_opt_t* o = &k->opts[i];
-      if (o->common || json_object_get(result, o->name)) continue;
+      if (o->common || o->def || json_object_get(result, o->name)) continue;
       dh_any_t v = dh_any_none();
       if (get(gctx, dev, o->name, &v) != 0) {
         rc = dh_error_prefix("%s: option '%sfrom_device': property '%s'", pc->origin, prefix,
@@ -1268,7 +1310,9 @@ static int build(const parse_ctx_t* pc, json_t* user, const char* prefix, int ho
       json_object_set(result, o->name, o->def);
   }
 
-  /* 6. keys: given or default, plus device, de-duplicated in order. */
+  /* 6. keys in TVM's order (apache/tvm 5d4dc87 src/target/target.cc:375-396): the given
+   * keys then device, or, with no keys given, device then the kind's default keys;
+   * de-duplicated in order. */
   json_t* given = json_object_get(result, "keys");
   json_t* src = given ? given : k->default_keys;
   json_t* keys = json_array();
@@ -1278,7 +1322,8 @@ static int build(const parse_ctx_t* pc, json_t* user, const char* prefix, int ho
   json_t* dev = json_object_get(result, "device");
   size_t total = json_array_size(src) + (dev ? 1 : 0);
   for (i = 0; i < total; ++i) {
-    e = i < json_array_size(src) ? json_array_get(src, i) : dev;
+    if (dev && !given) e = i == 0 ? dev : json_array_get(src, i - 1);
+    else e = i < json_array_size(src) ? json_array_get(src, i) : dev;
     int dup = 0;
     for (size_t j = 0; j < json_array_size(keys); ++j)
       if (json_equal(json_array_get(keys, j), e)) dup = 1;
@@ -1425,6 +1470,39 @@ char* dh_target_to_json(const dh_target_t* t, int pretty) {
     return NULL;
   }
   char* s = json_dumps(t->obj, JSON_SORT_KEYS | (pretty ? JSON_INDENT(2) : JSON_COMPACT));
+  if (!s) oom();
+  return s;
+}
+
+char* dh_target_to_tvm_json(const dh_target_t* t, int pretty) {
+  if (!t) {
+    dh_error_set("ValueError", "dh_target_to_tvm_json: target is NULL");
+    return NULL;
+  }
+  if (!t->kind->tvm_kind) {
+    dh_error_set("KeyError", "target kind '%s' has no TVM target kind (no \"tvm_kind\" in its kind file)",
+                 t->kind->name);
+    return NULL;
+  }
+  /* TVM's ToConfig order: kind, tag, keys, then the attributes (apache/tvm 5d4dc87
+   * src/target/target.cc:151-164). devharness tags are not TVM tags: tag is "". */
+  json_t* o = json_object();
+  int bad = !o || json_object_set_new(o, "kind", json_string(t->kind->tvm_kind)) != 0 ||
+            json_object_set_new(o, "tag", json_string("")) != 0;
+  json_t* keys = json_object_get(t->obj, "keys");
+  if (!bad && keys) bad = json_object_set(o, "keys", keys) != 0;
+  for (size_t i = 0; !bad && i < t->kind->num_opts; ++i) {
+    const kind_opt_t* opt = &t->kind->opts[i];
+    if (opt->not_tvm) continue;
+    /* structural options already written; host would need its own conversion */
+    if (opt->common && strcmp(opt->name, "device") != 0 && strcmp(opt->name, "model") != 0 &&
+        strcmp(opt->name, "libs") != 0 && strcmp(opt->name, "target_device_type") != 0)
+      continue;
+    json_t* v = json_object_get(t->obj, opt->name);
+    if (v) bad = json_object_set(o, opt->name, v) != 0;
+  }
+  char* s = bad ? NULL : json_dumps(o, JSON_PRESERVE_ORDER | (pretty ? JSON_INDENT(2) : JSON_COMPACT));
+  json_decref(o);
   if (!s) oom();
   return s;
 }

@@ -6,10 +6,12 @@
  * optional defaults; every kind also has kind, keys, tag, device, model, libs, host,
  * from_device. Parsing: missing kind, unknown kind, unknown option (the error lists
  * the known options), wrong type (naming option, expected and got; the string "true"
- * is not a bool) are errors; defaults are filled; keys = given keys or the kind's
- * default keys, plus "device" when given, de-duplicated; serialising gives JSON that
- * parses back to the same target; from_device N fills options from the live device
- * (options the user gave win).
+ * is not a bool; an int is a bool and a bool an int, as TVM's ConfigSchema converts
+ * them) are errors; defaults are filled; keys as TVM orders them: the given keys then
+ * "device", or "device" then the kind's default keys, de-duplicated; "tag": "" is no
+ * tag (TVM writes it); serialising gives JSON that parses back to the same target;
+ * from_device N fills the options that are neither given nor defaulted from the live
+ * device, as TVM does (defaults are applied first); from_device -1 is no device.
  *
  * Kinds are JSON files in <targets dir>/kinds/<kind>.json, or definitions handed in
  * by plugins (dh_backend_t.target_kind_json). Tags are presets in
@@ -19,7 +21,11 @@
  *
  * Kind file format:
  *   {"kind": "opencl", "device_type": 4, "default_keys": ["opencl", "gpu"],
- *    "options": {"max_num_threads": {"type": "int", "default": 256}, ...}}
+ *    "tvm_kind": "opencl",
+ *    "options": {"max_num_threads": {"type": "int", "default": 256}, ...,
+ *                "compute_units": {"type": "int", "tvm": false}}}
+ * tvm_kind (optional): the TVM target kind this kind exports as (dh_target_to_tvm_json);
+ * an option's "tvm": false marks a devharness-only property TVM's kind does not declare.
  * Option types: "bool", "int", "float", "str", "array<str>", "array<int>", "target".
  *
  * Limits: a target or kind file larger than 1 MiB is refused from its size before it is
@@ -101,6 +107,14 @@ void dh_target_free(dh_target_t* target);
  * caller frees. Parsing it back gives an equal target (dh_target_equal). NULL on
  * allocation failure (error stored). */
 char* dh_target_to_json(const dh_target_t* target, int pretty);
+
+/* Serialises in the form TVM's tvm.target.Target(...) accepts: the kind file's
+ * "tvm_kind" as kind, "tag": "" (devharness tags are not TVM's), the keys, then every
+ * option the target has except those the kind file marks "tvm": false (devharness-only
+ * properties) and host; keys in TVM's ToConfig order (kind, tag, keys, options; apache/tvm
+ * src/target/target.cc:151-164). malloc'd, the caller frees. NULL with "KeyError" when
+ * the kind has no TVM counterpart (sim), or on allocation failure. */
+char* dh_target_to_tvm_json(const dh_target_t* target, int pretty);
 
 /* 1 when both have the same kind and the same option values, else 0. */
 int dh_target_equal(const dh_target_t* a, const dh_target_t* b);

@@ -145,7 +145,8 @@ tgt = {
     "wrong type int": (write("t_type.json", '{"kind": "cpu", "num-cores": "four"}'),
                        ["num-cores"]),
     "wrong type array": (write("t_type2.json", '{"kind": "cpu", "mattr": "+avx"}'), ["mattr"]),
-    "wrong type bool": (write("t_type3.json", '{"kind": "vulkan", "supports_float16": 1}'),
+    # (an int is a bool for TVM's ConfigSchema, so a string is the wrong type here)
+    "wrong type bool": (write("t_type3.json", '{"kind": "vulkan", "supports_float16": "yes"}'),
                         ["supports_float16"]),
     "missing kind": (write("t_nokind.json", '{"device_name": "x"}'), ["kind"]),
     "kind not a string": (write("t_kindtype.json", '{"kind": 7}'), ["kind"]),

@@ -161,7 +161,7 @@ static void test_unknown_option(void** state) {
                       "device, device_name, from_device, host, keys, kind, "
                       "l2_cache_size_bytes, libs, max_num_threads, max_shared_memory_per_block, "
                       "max_threads_per_block, model, multi_processor_count, "
-                      "registers_per_block, tag, thread_warp_size");
+                      "registers_per_block, tag, target_device_type, thread_warp_size");
   assert_null(t);
 }
 
@@ -178,9 +178,20 @@ static void test_type_mismatch(void** state) {
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"vulkan\", \"supports_float16\": \"true\"}",
                                            "<string>", &t),
                       "TypeError", "<string>: option 'supports_float16': expected bool, got string \"true\"");
-  /* 1 is not a bool either */
-  assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"vulkan\", \"supports_int8\": 1}", "<string>", &t),
-                      "TypeError", "option 'supports_int8': expected bool, got int 1");
+  /* but an int is a bool and a bool an int, as TVM's ConfigSchema converts them
+   * (Any::try_cast; apache/tvm include/tvm/ir/config_schema.h:176-186) */
+  dh_any_t bv;
+  assert_ok(dh_target_parse_json("{\"kind\": \"vulkan\", \"supports_int8\": 2, \"supports_int16\": 0}",
+                                 "<string>", &t));
+  assert_ok(dh_target_get(t, "supports_int8", &bv));
+  assert_true(bv.type_index == DH_TYPE_BOOL && bv.v_int64 == 1);
+  assert_ok(dh_target_get(t, "supports_int16", &bv));
+  assert_true(bv.type_index == DH_TYPE_BOOL && bv.v_int64 == 0);
+  dh_target_free(t);
+  assert_ok(dh_target_parse_json("{\"kind\": \"cuda\", \"max_num_threads\": true}", "<string>", &t));
+  assert_int_equal(get_int(t, "max_num_threads"), 1);
+  dh_target_free(t);
+  t = NULL;
   /* 1.5 is not an int */
   assert_dh_error_msg(dh_target_parse_json("{\"kind\": \"cuda\", \"max_num_threads\": 1.5}", "<string>", &t),
                       "TypeError", "<string>: option 'max_num_threads': expected int, got float 1.5");
@@ -251,11 +262,12 @@ static void test_keys(void** state) {
   dh_target_t* t = parse("{\"kind\": \"opencl\"}");
   assert_string_equal(get_str(t, "keys"), "[\"opencl\",\"gpu\"]");
   dh_target_free(t);
+  /* TVM's order (src/target/target.cc:375-396): no keys given -> device first */
   t = parse("{\"kind\": \"opencl\", \"device\": \"mali\"}");
-  assert_string_equal(get_str(t, "keys"), "[\"opencl\",\"gpu\",\"mali\"]");
+  assert_string_equal(get_str(t, "keys"), "[\"mali\",\"opencl\",\"gpu\"]");
   dh_target_free(t);
   t = parse("{\"kind\": \"opencl\", \"device\": \"gpu\"}"); /* de-duplicated */
-  assert_string_equal(get_str(t, "keys"), "[\"opencl\",\"gpu\"]");
+  assert_string_equal(get_str(t, "keys"), "[\"gpu\",\"opencl\"]");
   dh_target_free(t);
   t = parse("{\"kind\": \"opencl\", \"keys\": [\"b\", \"a\", \"b\"], \"device\": \"a\"}");
   assert_string_equal(get_str(t, "keys"), "[\"b\",\"a\"]");
@@ -265,6 +277,13 @@ static void test_keys(void** state) {
   dh_target_free(t);
   t = parse("{\"kind\": \"vulkan\"}");
   assert_string_equal(get_str(t, "keys"), "[\"vulkan\",\"gpu\"]");
+  dh_target_free(t);
+  /* what TVM's ToConfig writes: "tag": "" (no tag), from_device -1 (no device),
+   * target_device_type */
+  t = parse("{\"kind\": \"opencl\", \"tag\": \"\", \"keys\": [\"opencl\", \"gpu\"], \"from_device\": -1, "
+            "\"target_device_type\": 4, \"max_threads_per_block\": 256}");
+  assert_string_equal(get_str(t, "keys"), "[\"opencl\",\"gpu\"]");
+  assert_int_equal(get_int(t, "max_threads_per_block"), 256);
   dh_target_free(t);
 }
 
@@ -279,7 +298,7 @@ static void test_tag(void** state) {
   assert_int_equal(get_int(t, "l2_cache_size_bytes"), 52428800);
   assert_int_equal(get_int(t, "max_num_threads"), 1024); /* kind default */
   assert_string_equal(get_str(t, "tag"), "nvidia/h100");
-  assert_string_equal(get_str(t, "keys"), "[\"cuda\",\"gpu\",\"hopper\"]");
+  assert_string_equal(get_str(t, "keys"), "[\"hopper\",\"cuda\",\"gpu\"]");
   dh_target_free(t);
 
   assert_ok(dh_target_from_tag("nvidia/a100", &t));
@@ -612,9 +631,25 @@ static void test_from_device_merge(void** state) {
   assert_dh_error_msg(dh_target_parse_json_with_getter("{\"kind\": \"opencl\", \"from_device\": 0, \"zzz\": 1}",
                                                        "<string>", fake_get, &calls, &t),
                       "KeyError", "<string>: unknown option 'zzz' for kind 'opencl'");
-  assert_dh_error_msg(dh_target_parse_json_with_getter("{\"kind\": \"opencl\", \"from_device\": -1}",
+  /* as TVM, defaults are applied before the device is queried: the device's 1024 does not
+   * replace max_num_threads' default 256 (apache/tvm src/target/target.cc:353-355,413-419) */
+  assert_ok(dh_target_parse_json_with_getter("{\"kind\": \"opencl\", \"from_device\": 0}", "<string>",
+                                             fake_get, &calls, &t));
+  assert_int_equal(get_int(t, "max_num_threads"), 256);
+  assert_string_equal(get_str(t, "device_name"), "Fake CL");
+  dh_target_free(t);
+  t = NULL;
+  /* -1 is TVM's "no device": nothing is queried (apache/tvm src/target/target.cc:407-413) */
+  calls = 0;
+  assert_ok(dh_target_parse_json_with_getter("{\"kind\": \"opencl\", \"from_device\": -1}", "<string>",
+                                             fake_get, &calls, &t));
+  assert_int_equal(calls, 0);
+  assert_true(is_none(t, "device_name"));
+  dh_target_free(t);
+  t = NULL;
+  assert_dh_error_msg(dh_target_parse_json_with_getter("{\"kind\": \"opencl\", \"from_device\": -2}",
                                                        "<string>", fake_get, &calls, &t),
-                      "ValueError", "expected a device id >= 0, got -1");
+                      "ValueError", "expected a device id >= 0 (or -1: none), got -2");
   assert_null(t);
 }
 

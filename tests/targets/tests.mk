@@ -23,3 +23,7 @@ $(TARGETS_FAKE_PLUGIN): $(call obj,tests/targets/fake_backend.c) $(RUNTIME_LIB)
 # the device test loads the fake plugin at run time
 $(TESTDIR)/targets_device: | $(TARGETS_FAKE_PLUGIN)
 ALL_TARGETS += $(TARGETS_FAKE_PLUGIN)
+
+# tvm_interop.t: `targets detect --tvm` output is accepted by the installed apache-tvm's
+# tvm.target.Target(...) (project venv python), and TVM's own exports parse here.
+TEST_SCRIPTS += tests/targets/tvm_interop.t
