@@ -362,6 +362,75 @@ static int tvm_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t ds
   return A->sync_stream_from_to(g_api, to_tvm(dev), src, dst, &e) ? tvm_err("SyncStreamFromTo", &e) : 0;
 }
 
+#if !DH_TVM_CUDA
+/*---------------------------------------------------------------- raw twin */
+
+/* "memcpy": what TVM's CPU CopyDataFromTo does (apache/tvm 0.27
+ * src/runtime/cpu_device_api.cc:134-138), called directly, so the bench shows TVM's
+ * DeviceAPI overhead next to the raw API; stream sync is a no-op in TVM's CPU API
+ * (cpu_device_api.cc:119), here an empty call. No launch: TVM's DeviceAPI has no kernels. */
+typedef struct raw_ctx {
+  dh_raw_op_t op;
+  size_t nbytes;
+  unsigned char* a;
+  unsigned char* b;
+  void (*volatile empty)(void);
+} raw_ctx_t;
+
+__attribute__((noinline)) static void raw_empty(void) { __asm__ volatile(""); }
+
+static void raw_teardown(void* ctx) {
+  raw_ctx_t* c = ctx;
+  if (c == NULL) return;
+  free(c->a);
+  free(c->b);
+  free(c);
+}
+
+static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags, void** out_ctx) {
+  (void)flags;
+  *out_ctx = NULL;
+  if (ready(dev, "raw setup")) return -1;
+  if (op < DH_RAW_COPY_H2D || op > DH_RAW_STREAM_SYNC)
+    return dh_error_set("NotImplementedError", "tvm-cpu raw: op %d: TVM's DeviceAPI has no kernels", (int)op);
+  raw_ctx_t* c = calloc(1, sizeof *c);
+  if (c == NULL) return dh_error_set("OutOfMemoryError", "tvm-cpu raw: no memory");
+  c->op = op;
+  c->nbytes = nbytes;
+  c->empty = raw_empty;
+  if (op != DH_RAW_STREAM_SYNC) {
+    c->a = malloc(nbytes ? nbytes : 1);
+    c->b = malloc(nbytes ? nbytes : 1);
+    if (c->a == NULL || c->b == NULL) {
+      raw_teardown(c);
+      return dh_error_set("OutOfMemoryError", "tvm-cpu raw: cannot allocate 2 x %zu bytes", nbytes);
+    }
+    memset(c->a, 0x5a, nbytes);
+    memset(c->b, 0, nbytes);
+  }
+  *out_ctx = c;
+  return 0;
+}
+
+static int raw_run(void* ctx, uint32_t repeat, double* out_device_ms) {
+  raw_ctx_t* c = ctx;
+  if (c == NULL) return dh_error_set("ValueError", "tvm-cpu raw: NULL context");
+  if (out_device_ms) *out_device_ms = -1;
+  for (uint32_t i = 0; i < repeat; i++) {
+    if (c->op == DH_RAW_STREAM_SYNC) c->empty();
+    else if (c->op == DH_RAW_COPY_D2H) memcpy(c->a, c->b, c->nbytes);
+    else memcpy(c->b, c->a, c->nbytes);
+  }
+  if (c->op == DH_RAW_STREAM_SYNC) c->empty();
+  return 0;
+}
+
+static const dh_raw_twin_t g_raw = {sizeof(dh_raw_twin_t), "memcpy", raw_setup, raw_run, raw_teardown};
+#define RAW_TWIN (&g_raw)
+#else
+#define RAW_TWIN NULL /* the cuda backend's CUDA-driver twin is the raw API for the same GPU */
+#endif
+
 static const dh_backend_t g_backend = {
     .struct_size = sizeof(dh_backend_t),
     .abi_major = DH_BACKEND_ABI_MAJOR,
@@ -391,6 +460,7 @@ static const dh_backend_t g_backend = {
     /* TVM's DeviceAPI has no kernels: no module functions (the packed clauses skip). */
     .functions = NULL,
     .num_functions = 0,
+    .raw = RAW_TWIN,
     .default_profile = "tvm",
     .device_count = tvm_device_count,
 };
