@@ -101,6 +101,41 @@ static json_t* device_json(DLDevice dev) {
   return d;
 }
 
+/* TVM's Vulkan order: a stable sort by device type, discrete, integrated, virtual, cpu,
+ * other (apache/tvm src/backend/vulkan/runtime/vulkan_device_api.cc:56-76), from the
+ * vulkan backend's "device_type" target property. -1 when a device does not say. */
+static int vulkan_rank(DLDevice dev) {
+  dh_any_t v = dh_any_none();
+  const dh_backend_t* b = NULL;
+  if (dh_device_api_get_by_type(dev.device_type, &b) != 0 || !b->get_target_property ||
+      b->get_target_property(dev, "device_type", &v) != 0 || v.type_index != DH_TYPE_RAW_STR) {
+    dh_error_clear();
+    return -1;
+  }
+  static const char* const order[] = {"discrete", "integrated", "virtual", "cpu"};
+  for (int i = 0; i < 4; ++i)
+    if (strstr(v.v_c_str, order[i])) return i;
+  return 4;
+}
+
+/* TVM's index of device `id` among `count` devices of backend b, or -1 when unknown:
+ * tvm-* backends use TVM's numbering; vulkan is re-sorted as TVM does; others (opencl:
+ * TVM keeps only GPUs when there is one, which the backend does not report) unknown. */
+static int tvm_index(const dh_backend_t* b, int id, int count) {
+  if (strncmp(b->name, "tvm-", 4) == 0) return id;
+  if (strcmp(b->name, "vulkan") != 0) return -1;
+  int mine = vulkan_rank((DLDevice){(DLDeviceType)b->device_type, id});
+  if (mine < 0) return -1;
+  int index = 0;
+  for (int other = 0; other < count; ++other) {
+    if (other == id) continue;
+    int r = vulkan_rank((DLDevice){(DLDeviceType)b->device_type, other});
+    if (r < 0) return -1;
+    if (r < mine || (r == mine && other < id)) index++;
+  }
+  return index;
+}
+
 static json_t* backend_json(const dh_backend_t* b, const DLDevice* only) {
   json_t* j = json_object();
   json_object_set_new(j, "name", json_string(b->name));
@@ -126,7 +161,10 @@ static json_t* backend_json(const dh_backend_t* b, const DLDevice* only) {
   for (int id = 0; id < count; ++id) {
     DLDevice dev = {(DLDeviceType)b->device_type, id};
     if (only && (only->device_type != dev.device_type || only->device_id != id)) continue;
-    json_array_append_new(devices, device_json(dev));
+    json_t* dj = device_json(dev);
+    int ti = tvm_index(b, id, count);
+    json_object_set_new(dj, "tvm_index", ti >= 0 ? json_integer(ti) : json_null());
+    json_array_append_new(devices, dj);
   }
   json_object_set_new(j, "devices", devices);
   return j;
@@ -171,7 +209,12 @@ static void print_text(json_t* root) {
     size_t d;
     json_t* dev;
     json_array_foreach(json_object_get(b, "devices"), d, dev) {
-      printf("  %s\n", json_string_value(json_object_get(dev, "spec")));
+      json_t* ti = json_object_get(dev, "tvm_index");
+      if (json_is_integer(ti))
+        printf("  %s (TVM's index %lld)\n", json_string_value(json_object_get(dev, "spec")),
+               (long long)json_integer_value(ti));
+      else
+        printf("  %s\n", json_string_value(json_object_get(dev, "spec")));
       const char* key;
       json_t* val;
       json_object_foreach(json_object_get(dev, "attributes"), key, val) {

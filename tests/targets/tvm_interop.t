@@ -74,7 +74,7 @@ def main():
         print("1..0 # SKIP DEVHARNESS not set or missing")
         return 0
     rc, info, _ = dh("info")
-    devices = re.findall(r"^  ((?:cpu|opencl|vulkan|cuda):\d+)$", info, re.M)
+    devices = re.findall(r"^  ((?:cpu|opencl|vulkan|cuda):\d+)(?: \(TVM's index \d+\))?$", info, re.M)
     cases = []
     # TVM's exports, to feed back to devharness (kinds named alike in both)
     exports = [

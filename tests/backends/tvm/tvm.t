@@ -118,7 +118,7 @@ def main():
 
     rc, out, err = run(["info"])
     m = re.search(r"backend tvm-cuda [^\n]*\n(?:[^\n]*\n)?\s*unavailable: ([^\n]+)", out)
-    have_gpu = re.search(r"^\s+tvm-cuda:0$", out, re.M)
+    have_gpu = re.search(r"^\s+tvm-cuda:0\b", out, re.M)
     ok(rc == 0 and (have_gpu or (m and m.group(1).strip())),
        "tvm-cuda: devices where a driver is, else `info` says why (%s)" % (m.group(1) if m else "?"), out)
 
