@@ -113,7 +113,8 @@ run: all
 PROVE ?= prove
 test: all $(TEST_PROGS)
 	@mkdir -p $(BUILD)
-	DEVHARNESS=$(abspath $(DEVHARNESS)) BUILD=$(BUILD) XDG_RUNTIME_DIR=$${XDG_RUNTIME_DIR:-/tmp} \
+	DEVHARNESS=$(abspath $(DEVHARNESS)) BUILD=$(BUILD) DEVHARNESS_VENV_PY=$(VENV_PY) \
+	    XDG_RUNTIME_DIR=$${XDG_RUNTIME_DIR:-/tmp} \
 	    $(PROVE) --exec '' --timer $(PROVE_FLAGS) $(TEST_PROGS) $(TEST_SCRIPTS)
 
 # -------------------------------------------------------------------- install

@@ -84,6 +84,7 @@ static void progress(int step, int total, const char* title) {
 /* Per-device conformance tallies parsed from the TAP file. */
 typedef struct dev_tally {
   char device[64];
+  char profile[16]; /* "tvm" / "strict" from the subtest's "# profile:" line */
   int pass, fail, skip, todo;
 } dev_tally_t;
 
@@ -103,6 +104,10 @@ static int parse_tap(const char* path, dev_tally_t* out, int max) {
       continue;
     }
     if (n < 0 || strncmp(line, "    ", 4) != 0) continue;
+    if (strncmp(line, "    # profile: ", 15) == 0) {
+      snprintf(out[n].profile, sizeof out[n].profile, "%.*s", (int)strcspn(line + 15, " \r\n"), line + 15);
+      continue;
+    }
     const char* p = line + 4;
     int ok = strncmp(p, "ok ", 3) == 0;
     int notok = strncmp(p, "not ok ", 7) == 0;
@@ -125,7 +130,9 @@ static double peak_copy_gbps(json_t* bench, const char* device) {
   json_t* b;
   json_array_foreach(json_object_get(bench, "benchmarks"), i, b) {
     const char* name = json_string_value(json_object_get(b, "name"));
-    if (!name || !strstr(name, "copy") || !strstr(name, device) || !strstr(name, "harness")) continue;
+    char seg[80]; /* "/cpu:0/", so cpu:0 does not also match tvm-cpu:0 */
+    snprintf(seg, sizeof seg, "/%s/", device);
+    if (!name || !strstr(name, "copy") || !strstr(name, seg) || !strstr(name, "harness")) continue;
     double bps = json_number_value(json_object_get(b, "bytes_per_second"));
     if (bps > best) best = bps;
   }
@@ -328,13 +335,13 @@ int dh_cli_run(int argc, char** argv) {
   dev_tally_t tallies[256];
   int ndev = parse_tap(f_tap, tallies, 256);
   json_t* bench = no_bench ? NULL : json_load_file(f_bench, 0, NULL);
-  printf("\n%-14s %6s %6s %6s %6s  %s\n", "device", "pass", "fail", "skip", "xfail",
+  printf("\n%-14s %-7s %6s %6s %6s %6s  %s\n", "device", "profile", "pass", "fail", "skip", "xfail",
          bench ? "peak copy GB/s (harness)" : "");
   int fail_total = 0;
   for (int i = 0; i < ndev; ++i) {
     fail_total += tallies[i].fail;
-    printf("%-14s %6d %6d %6d %6d", tallies[i].device, tallies[i].pass, tallies[i].fail,
-           tallies[i].skip, tallies[i].todo);
+    printf("%-14s %-7s %6d %6d %6d %6d", tallies[i].device, tallies[i].profile[0] ? tallies[i].profile : "-",
+           tallies[i].pass, tallies[i].fail, tallies[i].skip, tallies[i].todo);
     if (bench) {
       double g = peak_copy_gbps(bench, tallies[i].device);
       if (g > 0) printf("  %.2f", g);

@@ -22,7 +22,10 @@ $(call obj,$(DH_TVM_SRCS)): CPPFLAGS += -DDH_TVM_ROOT_DEFAULT='"$(TVM_ROOT)"' -D
 $(call obj,$(DH_TVM_SRCS)): backends/tvm/tvm_backend.c backends/tvm/tvm_adapter.h
 
 $(call obj,backends/tvm/tvm_adapter.cc): CPPFLAGS += -isystem $(TVM_ROOT)/include -isystem $(TVM_FFI_ROOT)/include
-$(call obj,backends/tvm/tvm_adapter.cc): CXXFLAGS += -fvisibility=hidden
+# -fno-sanitize=vptr: under UBSan the vptr checks need UBSan's C++ runtime, which the
+# C programs that dlopen the adapter do not carry (ci/sanitizers.mk).
+$(call obj,backends/tvm/tvm_adapter.cc): CXXFLAGS += -fvisibility=hidden \
+    $(if $(findstring undefined,$(EXTRA_CFLAGS)),-fno-sanitize=vptr)
 
 ALL_TARGETS += $(DH_TVM_ADAPTER)
 install: install-tvm-adapter

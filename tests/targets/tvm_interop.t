@@ -18,7 +18,7 @@ import tempfile
 
 DH = os.environ.get("DEVHARNESS", "")
 BUILD = os.environ.get("BUILD", "build")
-VENV_PY = os.path.abspath(os.path.join(BUILD, "venv", "bin", "python"))
+VENV_PY = os.environ.get("DEVHARNESS_VENV_PY") or os.path.abspath(os.path.join(BUILD, "venv", "bin", "python"))
 
 try:
     import tvm  # noqa: F401
