@@ -463,50 +463,70 @@ static void pinned_host(dh_conf_ctx_t* c) {
   free(want);
 }
 
-#define TVM_COPY "TVM DeviceAPI::CopyDataFromTo"
 const dh_clause_t dc_copy_clauses[] = {
     {"copy.h2d_d2h_sizes", "H2D then D2H round trips over 1 B..16 MiB keep every byte", DC_MUST,
-     "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:100-109); IREE HAL CTS buffer_mapping", 0, h2d_d2h_sizes, NULL, DC_PROFILE_TVM},
+     "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:100-109); IREE HAL CTS "
+     "buffer_mapping", 0, h2d_d2h_sizes, NULL, DC_PROFILE_TVM},
     {"copy.d2d_sizes", "D2D copies over 1 B..16 MiB keep every byte", DC_MUST,
-     "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:100-109); IREE HAL CTS copy_buffer", 0, d2d_sizes, NULL, DC_PROFILE_TVM},
+     "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:100-109); IREE HAL CTS "
+     "copy_buffer", 0, d2d_sizes, NULL, DC_PROFILE_TVM},
     {"copy.src_offsets", "H2D honours the host source byte_offset {0,1,4,8,16,4095}", DC_MUST,
-     "apache/tvm 0.27 include/tvm/runtime/device_api.h:296-311 CopyDataFromTo (from_offset)", 0, src_offsets, NULL, DC_PROFILE_TVM},
-    {"copy.dst_offsets", "H2D to device byte_offset {0,1,4,8,16,4095} leaves bytes outside the range",
-     DC_MUST, "apache/tvm 0.27 include/tvm/runtime/device_api.h:296-311 CopyDataFromTo (to_offset); OpenCL-CTS test_buffers (0xdeadbeef)", 0, dst_offsets, NULL, DC_PROFILE_TVM},
+     "apache/tvm 0.27 include/tvm/runtime/device_api.h:296-311 CopyDataFromTo (from_offset)", 0,
+     src_offsets, NULL, DC_PROFILE_TVM},
+    {"copy.dst_offsets",
+     "H2D to device byte_offset {0,1,4,8,16,4095} leaves bytes outside the range", DC_MUST,
+     "apache/tvm 0.27 include/tvm/runtime/device_api.h:296-311 CopyDataFromTo (to_offset); "
+     "OpenCL-CTS test_buffers (0xdeadbeef)", 0, dst_offsets, NULL, DC_PROFILE_TVM},
     {"copy.d2h_offsets", "D2H honours the device source byte_offset {0,1,4,8,16,4095}", DC_MUST,
-     "apache/tvm 0.27 include/tvm/runtime/device_api.h:296-311 CopyDataFromTo (from_offset)", 0, d2h_offsets, NULL, DC_PROFILE_TVM},
+     "apache/tvm 0.27 include/tvm/runtime/device_api.h:296-311 CopyDataFromTo (from_offset)", 0,
+     d2h_offsets, NULL, DC_PROFILE_TVM},
     {"copy.d2d_offsets", "D2D honours every source x destination byte_offset pair", DC_MUST,
-     "apache/tvm 0.27 include/tvm/runtime/device_api.h:296-311 CopyDataFromTo; IREE HAL CTS copy_buffer sub-range", 0, d2d_offsets, NULL, DC_PROFILE_TVM},
+     "apache/tvm 0.27 include/tvm/runtime/device_api.h:296-311 CopyDataFromTo; IREE HAL CTS "
+     "copy_buffer sub-range", 0, d2d_offsets, NULL, DC_PROFILE_TVM},
     {"copy.offset_matrix", "sizes {1,3,31,33,4096} x misaligned offsets {1,4,8,16} land exactly",
-     DC_MUST, "apache/tvm 0.27 include/tvm/runtime/device_api.h:296-311 CopyDataFromTo; IREE HAL CTS size x alignment matrix", 0, offset_matrix, NULL, DC_PROFILE_TVM},
+     DC_MUST,
+     "apache/tvm 0.27 include/tvm/runtime/device_api.h:296-311 CopyDataFromTo; IREE HAL CTS "
+     "size x alignment matrix", 0, offset_matrix, NULL, DC_PROFILE_TVM},
     {"copy.host_dst_outside", "D2H into a host byte_offset leaves host bytes outside the range",
-     DC_MUST, "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:100-109); OpenCL-CTS test_buffers (sentinel pre-fill)", 0, host_dst_outside, NULL, DC_PROFILE_TVM},
+     DC_MUST,
+     "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:100-109); OpenCL-CTS "
+     "test_buffers (sentinel pre-fill)", 0, host_dst_outside, NULL, DC_PROFILE_TVM},
     {"copy.source_unchanged", "H2D leaves the host source and D2D the device source unchanged",
-     DC_MUST, "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:100-109); OpenCL-CTS test_buffers", 0, source_unchanged, NULL, DC_PROFILE_TVM},
+     DC_MUST,
+     "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:100-109); OpenCL-CTS "
+     "test_buffers", 0, source_unchanged, NULL, DC_PROFILE_TVM},
     {"copy.zero_length", "zero-length copies in every direction are no-ops", DC_MUST,
-     "devharness device_api.h dh_device_copy_data_from_to; IREE HAL CTS (zero-length copy)", 0, zero_length, NULL, DC_PROFILE_STRICT},
+     "devharness device_api.h dh_device_copy_data_from_to; IREE HAL CTS (zero-length copy)", 0,
+     zero_length, NULL, DC_PROFILE_STRICT},
     {"copy.multidim", "multi-dimensional tensors of equal byte size copy as flat bytes", DC_MUST,
-     "apache/tvm 0.27 include/tvm/runtime/device_api.h:194-203 CopyDataFromTo(DLTensor*) (shape)", 0, multidim, NULL, DC_PROFILE_TVM},
+     "apache/tvm 0.27 include/tvm/runtime/device_api.h:194-203 CopyDataFromTo(DLTensor*) (shape)",
+     0, multidim, NULL, DC_PROFILE_TVM},
     {"copy.dtypes", "tensors of int/uint/float/bfloat dtypes with lanes round-trip intact", DC_MUST,
-     "apache/tvm 0.27 include/tvm/runtime/device_api.h:194-203 CopyDataFromTo(DLTensor*) (dtype)", 0, dtypes, NULL, DC_PROFILE_TVM},
+     "apache/tvm 0.27 include/tvm/runtime/device_api.h:194-203 CopyDataFromTo(DLTensor*) (dtype)",
+     0, dtypes, NULL, DC_PROFILE_TVM},
     {"copy.size_mismatch", "tensors of different byte sizes give ValueError", DC_MUST,
-     "apache/tvm 0.27 src/runtime/device_api.cc:146-147 (equal byte sizes)", 0, size_mismatch, NULL, DC_PROFILE_TVM},
+     "apache/tvm 0.27 src/runtime/device_api.cc:146-147 (equal byte sizes)", 0, size_mismatch, NULL,
+     DC_PROFILE_TVM},
     {"copy.non_contiguous", "non-contiguous tensors give ValueError", DC_MUST,
-     "apache/tvm 0.27 src/runtime/device_api.cc:149-150 (contiguous tensors)", 0, non_contiguous, NULL, DC_PROFILE_TVM},
+     "apache/tvm 0.27 src/runtime/device_api.cc:149-150 (contiguous tensors)", 0, non_contiguous,
+     NULL, DC_PROFILE_TVM},
     {"copy.null_tensor", "NULL tensors or NULL data give an error, not a crash", DC_MUST,
-     "devharness device_api.h dh_device_copy_data_from_to", 0, null_tensor, NULL, DC_PROFILE_STRICT},
+     "devharness device_api.h dh_device_copy_data_from_to", 0, null_tensor, NULL,
+     DC_PROFILE_STRICT},
     {"copy.many_disjoint", "64 disjoint copies queued then one stream_sync all land", DC_MUST,
-     "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:100-109); IREE HAL CTS (64 disjoint copies)", 0, many_disjoint, NULL, DC_PROFILE_TVM},
+     "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:100-109); IREE HAL CTS "
+     "(64 disjoint copies)", 0, many_disjoint, NULL, DC_PROFILE_TVM},
     {"copy.host_source_released",
      "after the copy call returns the backend no longer reads the host source", DC_MUST,
-     "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:111-114: CPU buffers not valid after the call)", 0,
-     host_source_released, NULL, DC_PROFILE_TVM},
+     "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:111-114: CPU buffers "
+     "not valid after the call)", 0, host_source_released, NULL, DC_PROFILE_TVM},
     {"copy.pinned_host",
      "pinned host memory (alloc_host) as H2D source and D2H destination: source released on "
      "return, destination exact after stream_sync", DC_MUST,
-     "devharness backend.h alloc_host, copy_data_from_to", DC_NEED_PINNED_HOST,
-     pinned_host, NULL, DC_PROFILE_STRICT},
+     "devharness backend.h alloc_host, copy_data_from_to", DC_NEED_PINNED_HOST, pinned_host, NULL,
+     DC_PROFILE_STRICT},
     {"copy.on_stream", "H2D, D2D, D2H queued on a created stream land after stream_sync", DC_MUST,
-     "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:111-112: queued on a TVMStreamHandle)", DC_NEED_MULTI_QUEUE, on_stream, NULL, DC_PROFILE_TVM},
+     "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:111-112: queued on a "
+     "TVMStreamHandle)", DC_NEED_MULTI_QUEUE, on_stream, NULL, DC_PROFILE_TVM},
 };
 const size_t dc_copy_count = sizeof dc_copy_clauses / sizeof dc_copy_clauses[0];

@@ -124,23 +124,30 @@ static void format_parse(dh_conf_ctx_t* c) {
 }
 
 const dh_clause_t dc_device_clauses[] = {
-    {"device.set_each", "set_device succeeds on every device id", DC_MUST, "TVM docs §DeviceAPI \"Setting active device\" (device_target_interactions.rst:73-76)",
-     0, set_each, NULL, DC_PROFILE_TVM},
+    {"device.set_each", "set_device succeeds on every device id", DC_MUST,
+     "TVM docs §DeviceAPI \"Setting active device\" (device_target_interactions.rst:73-76)", 0,
+     set_each, NULL, DC_PROFILE_TVM},
     {"device.set_invalid", "set_device on an invalid id (count, -1, 2^30) errors", DC_MUST,
-     "devharness backend.h set_device; PJRT C API (invalid device ids)", 0, set_invalid, NULL, DC_PROFILE_STRICT},
+     "devharness backend.h set_device; PJRT C API (invalid device ids)", 0, set_invalid, NULL,
+     DC_PROFILE_STRICT},
     {"device.set_invalid_kind", "set_device on an invalid id fails with IndexError", DC_SHOULD,
      "devharness backend.h set_device", 0, set_invalid_kind, NULL, DC_PROFILE_STRICT},
     {"device.each_id_works", "every device id allocates and round-trips data", DC_MUST,
-     "TVM docs §DeviceAPI device_id selects the device (device_target_interactions.rst:53-60)", 0, each_id_works, NULL, DC_PROFILE_TVM},
+     "TVM docs §DeviceAPI device_id selects the device (device_target_interactions.rst:53-60)", 0,
+     each_id_works, NULL, DC_PROFILE_TVM},
     {"device.registry_same", "the registry returns the same backend by name and by device type",
-     DC_MUST, "TVM docs §DeviceAPI registration as device_api.<name> (device_target_interactions.rst:143-159)", 0, registry_same, NULL, DC_PROFILE_TVM},
+     DC_MUST, "TVM docs §DeviceAPI registration as device_api.<name> "
+     "(device_target_interactions.rst:143-159)", 0, registry_same, NULL, DC_PROFILE_TVM},
     {"device.registry_function", "device_api.<name> is a global function returning the backend",
-     DC_MUST, "TVM docs §DeviceAPI registration as device_api.<name> (device_target_interactions.rst:143-159)", 0, registry_function, NULL, DC_PROFILE_TVM},
+     DC_MUST, "TVM docs §DeviceAPI registration as device_api.<name> "
+     "(device_target_interactions.rst:143-159)", 0, registry_function, NULL, DC_PROFILE_TVM},
     {"device.init_twice", "init twice is harmless and the device keeps working", DC_MUST,
      "devharness device_api.h dh_backend_init", 0, init_twice, NULL, DC_PROFILE_STRICT},
     {"device.unknown_backend", "an unknown backend name gives \"Device API <name> is not enabled\"",
-     DC_MUST, "apache/tvm 0.27 src/runtime/device_api.cc:84-90 (\"Device API x is not enabled\")", 0, unknown_backend, NULL, DC_PROFILE_TVM},
+     DC_MUST, "apache/tvm 0.27 src/runtime/device_api.cc:84-90 (\"Device API x is not enabled\")",
+     0, unknown_backend, NULL, DC_PROFILE_TVM},
     {"device.format_parse", "devices format as \"name:id\"; malformed specs give ParseError",
-     DC_SHOULD, "devharness device_api.h dh_device_parse / dh_device_format", 0, format_parse, NULL, DC_PROFILE_STRICT},
+     DC_SHOULD, "devharness device_api.h dh_device_parse / dh_device_format", 0, format_parse, NULL,
+     DC_PROFILE_STRICT},
 };
 const size_t dc_device_count = sizeof dc_device_clauses / sizeof dc_device_clauses[0];

@@ -288,37 +288,49 @@ static void concurrent(dh_conf_ctx_t* c) {
     }
 }
 
-#define TVM_ALLOC "TVM DeviceAPI::AllocDataSpace"
 const dh_clause_t dc_mem_clauses[] = {
     {"mem.sizes_small", "allocations of 1, 3, 4, 31, 33, 4096, 65537 bytes hold every byte written",
-     DC_MUST, "TVM docs §DeviceAPI \"Allocate data space\" (device_target_interactions.rst:81-90); IREE HAL CTS allocator", 0, sizes_small, NULL, DC_PROFILE_TVM},
+     DC_MUST,
+     "TVM docs §DeviceAPI \"Allocate data space\" (device_target_interactions.rst:81-90); IREE "
+     "HAL CTS allocator", 0, sizes_small, NULL, DC_PROFILE_TVM},
     {"mem.sizes_large", "allocations of 1 MiB, 1 MiB + 3 and 16 MiB hold every byte written",
-     DC_MUST, "TVM docs §DeviceAPI \"Allocate data space\" (device_target_interactions.rst:81-90); OpenCL-CTS test_buffers", 0, sizes_large, NULL, DC_PROFILE_TVM},
+     DC_MUST, "TVM docs §DeviceAPI \"Allocate data space\" (device_target_interactions.rst:81-90); "
+     "OpenCL-CTS test_buffers", 0, sizes_large, NULL, DC_PROFILE_TVM},
     {"mem.size_64mib", "a 64 MiB allocation holds every byte written", DC_MUST,
-     "TVM docs §DeviceAPI \"Allocate data space\" (device_target_interactions.rst:81-90); OpenCL-CTS test_buffers", 0, size_64mib, NULL, DC_PROFILE_TVM},
+     "TVM docs §DeviceAPI \"Allocate data space\" (device_target_interactions.rst:81-90); "
+     "OpenCL-CTS test_buffers", 0, size_64mib, NULL, DC_PROFILE_TVM},
     {"mem.zero_bytes", "a zero-byte allocation succeeds and is freeable", DC_MUST,
      "devharness backend.h alloc_data_space (nbytes 0)", 0, zero_bytes, NULL, DC_PROFILE_STRICT},
     {"mem.alignment", "requested alignments 64..4096 are honoured where pointers are addresses",
-     DC_MUST, "apache/tvm 0.27 include/tvm/runtime/device_api.h:166-175 AllocDataSpace (alignment)", DC_NEED_HOST_PTR, alignment, NULL, DC_PROFILE_TVM},
-    {"mem.default_alignment", "every allocation is at least kAllocAlignment (64) aligned",
-     DC_MUST, "apache/tvm 0.27 include/tvm/runtime/device_api.h:112-113 kAllocAlignment = 64 (each allocation)", DC_NEED_HOST_PTR, default_alignment, NULL, DC_PROFILE_TVM},
+     DC_MUST, "apache/tvm 0.27 include/tvm/runtime/device_api.h:166-175 AllocDataSpace (alignment)",
+     DC_NEED_HOST_PTR, alignment, NULL, DC_PROFILE_TVM},
+    {"mem.default_alignment", "every allocation is at least kAllocAlignment (64) aligned", DC_MUST,
+     "apache/tvm 0.27 include/tvm/runtime/device_api.h:112-113 kAllocAlignment = 64 (each "
+     "allocation)", DC_NEED_HOST_PTR, default_alignment, NULL, DC_PROFILE_TVM},
     {"mem.no_overlap", "32 live allocations never overlap (unique patterns survive)", DC_MUST,
-     "TVM docs §DeviceAPI \"Allocate data space\" (device_target_interactions.rst:81-90); IREE HAL CTS allocator; OpenCL-CTS test_buffers", 0, no_overlap, NULL, DC_PROFILE_TVM},
-    {"mem.too_large", "an allocation larger than the device fails cleanly and the device still works",
-     DC_MUST, "devharness backend.h alloc_data_space; PJRT C API", 0, too_large, NULL, DC_PROFILE_STRICT},
+     "TVM docs §DeviceAPI \"Allocate data space\" (device_target_interactions.rst:81-90); IREE "
+     "HAL CTS allocator; OpenCL-CTS test_buffers", 0, no_overlap, NULL, DC_PROFILE_TVM},
+    {"mem.too_large",
+     "an allocation larger than the device fails cleanly and the device still works", DC_MUST,
+     "devharness backend.h alloc_data_space; PJRT C API", 0, too_large, NULL, DC_PROFILE_STRICT},
     {"mem.too_large_kind", "an allocation larger than the device fails with OutOfMemoryError",
-     DC_SHOULD, "devharness backend.h alloc_data_space", 0, too_large_kind, NULL, DC_PROFILE_STRICT},
+     DC_SHOULD, "devharness backend.h alloc_data_space", 0, too_large_kind, NULL,
+     DC_PROFILE_STRICT},
     {"mem.free_null", "freeing NULL is a no-op", DC_MUST, "devharness backend.h free_data_space", 0,
      free_null, NULL, DC_PROFILE_STRICT},
     {"mem.dtype_hints", "allocation accepts float/int/bfloat type hints with lanes", DC_MUST,
-     "apache/tvm 0.27 include/tvm/runtime/device_api.h:170-171 AllocDataSpace (type_hint)", 0, dtype_hints, NULL, DC_PROFILE_TVM},
+     "apache/tvm 0.27 include/tvm/runtime/device_api.h:170-171 AllocDataSpace (type_hint)", 0,
+     dtype_hints, NULL, DC_PROFILE_TVM},
     {"mem.realloc_cycle", "200 alloc/free cycles succeed and the device still works", DC_MUST,
-     "TVM docs §DeviceAPI \"Allocate data space\" (device_target_interactions.rst:81-90)", 0, realloc_cycle, NULL, DC_PROFILE_TVM},
+     "TVM docs §DeviceAPI \"Allocate data space\" (device_target_interactions.rst:81-90)", 0,
+     realloc_cycle, NULL, DC_PROFILE_TVM},
     {"mem.workspace", "alloc_workspace gives a handle that free_workspace releases", DC_MUST,
-     "TVM docs §DeviceAPI \"Allocate work space\" (device_target_interactions.rst:92-98)", 0, workspace_roundtrip, NULL, DC_PROFILE_TVM},
+     "TVM docs §DeviceAPI \"Allocate work space\" (device_target_interactions.rst:92-98)", 0,
+     workspace_roundtrip, NULL, DC_PROFILE_TVM},
     {"mem.workspace_no_growth", "1000 workspace alloc/free pairs do not grow memory use", DC_MUST,
      "devharness backend.h alloc_workspace", 0, workspace_no_growth, NULL, DC_PROFILE_STRICT},
     {"mem.concurrent", "alloc/free from 4 threads concurrently succeeds and data stays intact",
-     DC_MUST, "devharness backend.h threading; level-zero-tests", 0, concurrent, NULL, DC_PROFILE_STRICT},
+     DC_MUST, "devharness backend.h threading; level-zero-tests", 0, concurrent, NULL,
+     DC_PROFILE_STRICT},
 };
 const size_t dc_mem_count = sizeof dc_mem_clauses / sizeof dc_mem_clauses[0];

@@ -361,36 +361,46 @@ static void threads(dh_conf_ctx_t* c) {
     }
 }
 
-#define TVM_STREAM "TVM DeviceAPI::CreateStream / StreamSync"
 const dh_clause_t dc_stream_clauses[] = {
     {"stream.create_free", "create_stream and free_stream succeed (NULL allowed for single queue)",
-     DC_MUST, "TVM docs §DeviceAPI \"Create stream\" (device_target_interactions.rst:121-124)", 0, create_free, NULL, DC_PROFILE_TVM},
+     DC_MUST, "TVM docs §DeviceAPI \"Create stream\" (device_target_interactions.rst:121-124)", 0,
+     create_free, NULL, DC_PROFILE_TVM},
     {"stream.create_free_many", "64 live streams are distinct and all free cleanly", DC_MUST,
-     "TVM docs §DeviceAPI \"Create stream\" (device_target_interactions.rst:121-124)", 0, create_free_many, NULL, DC_PROFILE_TVM},
-    {"stream.free_null", "free_stream(NULL) is a no-op", DC_MUST, "devharness backend.h free_stream",
-     0, free_null, NULL, DC_PROFILE_STRICT},
-    {"stream.null_stream", "the NULL stream works for set_stream, copies, sync and sync_stream_from_to",
-     DC_MUST, "TVM docs §DeviceAPI \"Create stream\" (device_target_interactions.rst:121-124: single queue = nullptr)", 0, null_stream, NULL, DC_PROFILE_TVM},
+     "TVM docs §DeviceAPI \"Create stream\" (device_target_interactions.rst:121-124)", 0,
+     create_free_many, NULL, DC_PROFILE_TVM},
+    {"stream.free_null", "free_stream(NULL) is a no-op", DC_MUST,
+     "devharness backend.h free_stream", 0, free_null, NULL, DC_PROFILE_STRICT},
+    {"stream.null_stream",
+     "the NULL stream works for set_stream, copies, sync and sync_stream_from_to", DC_MUST,
+     "TVM docs §DeviceAPI \"Create stream\" (device_target_interactions.rst:121-124: single "
+     "queue = nullptr)", 0, null_stream, NULL, DC_PROFILE_TVM},
     {"stream.sync_idle", "stream_sync on idle streams returns promptly", DC_MUST,
-     "TVM docs §DeviceAPI \"Synchronize to CPU\" (device_target_interactions.rst:131-134); IREE HAL CTS semaphore", 0, sync_idle, NULL, DC_PROFILE_TVM},
+     "TVM docs §DeviceAPI \"Synchronize to CPU\" (device_target_interactions.rst:131-134); IREE "
+     "HAL CTS semaphore", 0, sync_idle, NULL, DC_PROFILE_TVM},
     {"stream.in_order", "work queued on one stream runs in order", DC_MUST,
-     "TVM docs §DeviceAPI \"Execution stream management\" (device_target_interactions.rst:117-134); IREE HAL CTS", 0, in_order, NULL, DC_PROFILE_TVM},
+     "TVM docs §DeviceAPI \"Execution stream management\" "
+     "(device_target_interactions.rst:117-134); IREE HAL CTS", 0, in_order, NULL, DC_PROFILE_TVM},
     {"stream.sync_waits", "stream_sync returns only after all work queued before it is done",
-     DC_MUST, "TVM docs §DeviceAPI \"Synchronize to CPU\" (device_target_interactions.rst:131-134)", 0, sync_waits, NULL, DC_PROFILE_TVM},
+     DC_MUST, "TVM docs §DeviceAPI \"Synchronize to CPU\" (device_target_interactions.rst:131-134)",
+     0, sync_waits, NULL, DC_PROFILE_TVM},
     {"stream.sync_from_to", "sync_stream_from_to makes dst wait for src's queued work", DC_MUST,
-     "TVM docs §DeviceAPI \"Synchronize between streams\" (device_target_interactions.rst:136-140); IREE HAL CTS",
-     DC_NEED_MULTI_QUEUE, sync_from_to, NULL, DC_PROFILE_TVM},
+     "TVM docs §DeviceAPI \"Synchronize between streams\" "
+     "(device_target_interactions.rst:136-140); IREE HAL CTS", DC_NEED_MULTI_QUEUE, sync_from_to,
+     NULL, DC_PROFILE_TVM},
     {"stream.sync_from_to_same", "sync_stream_from_to with src == dst is a no-op", DC_MUST,
      "devharness backend.h sync_stream_from_to", 0, sync_from_to_same, NULL, DC_PROFILE_STRICT},
     {"stream.get_default", "a thread that never set a stream gets NULL (default stream)", DC_MUST,
-     "tvm-ffi 0.1.15 include/tvm/ffi/extra/c_env_api.h:56-63 TVMFFIEnvGetStream; apache/tvm 0.27 src/runtime/device_api.cc:171-173", 0, get_default, NULL, DC_PROFILE_TVM},
+     "tvm-ffi 0.1.15 include/tvm/ffi/extra/c_env_api.h:56-63 TVMFFIEnvGetStream; apache/tvm "
+     "0.27 src/runtime/device_api.cc:171-173", 0, get_default, NULL, DC_PROFILE_TVM},
     {"stream.set_get", "get_current_stream returns what set_stream set", DC_MUST,
-     "TVM docs §DeviceAPI \"Set active stream\" (device_target_interactions.rst:126-129); tvm-ffi 0.1.15 c_env_api.h:43-54 TVMFFIEnvSetStream", 0, set_get, NULL, DC_PROFILE_TVM},
+     "TVM docs §DeviceAPI \"Set active stream\" (device_target_interactions.rst:126-129); "
+     "tvm-ffi 0.1.15 c_env_api.h:43-54 TVMFFIEnvSetStream", 0, set_get, NULL, DC_PROFILE_TVM},
     {"stream.per_thread", "the current stream is per thread", DC_MUST,
-     "tvm-ffi 0.1.15 include/tvm/ffi/extra/c_env_api.h:43-63 (env stream is thread-local)", DC_NEED_MULTI_QUEUE, per_thread, NULL, DC_PROFILE_TVM},
+     "tvm-ffi 0.1.15 include/tvm/ffi/extra/c_env_api.h:43-63 (env stream is thread-local)",
+     DC_NEED_MULTI_QUEUE, per_thread, NULL, DC_PROFILE_TVM},
     {"stream.per_device", "the current stream is per device", DC_MUST,
-     "tvm-ffi 0.1.15 include/tvm/ffi/extra/c_env_api.h:43-63 (keyed by device_type, device_id)", DC_NEED_MULTI_QUEUE | DC_NEED_TWO_DEVICES, per_device,
-     NULL, DC_PROFILE_TVM},
+     "tvm-ffi 0.1.15 include/tvm/ffi/extra/c_env_api.h:43-63 (keyed by device_type, device_id)",
+     DC_NEED_MULTI_QUEUE | DC_NEED_TWO_DEVICES, per_device, NULL, DC_PROFILE_TVM},
     {"stream.free_pending", "freeing a stream with pending work neither crashes nor loses the work",
      DC_MUST, "devharness backend.h free_stream", 0, free_pending, NULL, DC_PROFILE_STRICT},
     {"stream.threads", "4 threads each with their own stream round-trip data concurrently", DC_MUST,
