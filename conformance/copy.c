@@ -523,8 +523,9 @@ const dh_clause_t dc_copy_clauses[] = {
     {"copy.pinned_host",
      "pinned host memory (alloc_host) as H2D source and D2H destination: source released on "
      "return, destination exact after stream_sync", DC_MUST,
-     "devharness backend.h alloc_host, copy_data_from_to", DC_NEED_PINNED_HOST, pinned_host, NULL,
-     DC_PROFILE_STRICT},
+     "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:111-114: CPU buffers, "
+     "pinned ones too, not valid after the call); devharness backend.h alloc_host",
+     DC_NEED_PINNED_HOST, pinned_host, NULL, DC_PROFILE_TVM},
     {"copy.on_stream", "H2D, D2D, D2H queued on a created stream land after stream_sync", DC_MUST,
      "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:111-112: queued on a "
      "TVMStreamHandle)", DC_NEED_MULTI_QUEUE, on_stream, NULL, DC_PROFILE_TVM},
