@@ -59,6 +59,36 @@ static void exist_past_last(dh_conf_ctx_t* c) {
   }
 }
 
+/* kExist against an independent route: set_device and get_attr(kDeviceName) answer
+ * for exactly the ids kExist says exist (the runner counts devices by both, so an
+ * over-reported id is named here instead of becoming a phantom device). */
+static void exist_count(dh_conf_ctx_t* c) {
+  for (int id = 0; id <= c->num_devices + 1; id++) {
+    DLDevice d = {c->dev.device_type, id};
+    dh_any_t v = dh_any_none();
+    CHECK_OK(dh_device_get_attr(d, DH_ATTR_EXIST, &v));
+    int says = v.type_index == DH_TYPE_INT && v.v_int64 == 1;
+    int set_ok = dh_device_set_device(d) == 0;
+    char kind[64];
+    snprintf(kind, sizeof kind, "%s", set_ok ? "" : (dh_error_kind() ? dh_error_kind() : "?"));
+    dh_error_clear();
+    dh_any_t name = dh_any_none();
+    int name_ok = dh_device_get_attr(d, DH_ATTR_DEVICE_NAME, &name) == 0;
+    dh_error_clear();
+    if (says != set_ok || says != name_ok) {
+      char e[128], g[160];
+      snprintf(e, sizeof e, "kExist, set_device and get_attr(kDeviceName) agree for device id %d", id);
+      snprintf(g, sizeof g, "kExist %d, set_device %s%s%s, get_attr(kDeviceName) %s", says,
+               set_ok ? "ok" : "failed", kind[0] ? " with " : "", kind, name_ok ? "ok" : "failed");
+      dh_device_set_device(c->dev);
+      FAIL(e, g, "device id %d: kExist disagrees with the device's own entries (%d device%s counted)",
+           id, c->num_devices, c->num_devices == 1 ? "" : "s");
+    }
+  }
+  dh_device_set_device(c->dev);
+  dh_error_clear();
+}
+
 static void exist_negative(dh_conf_ctx_t* c) {
   DLDevice d = {c->dev.device_type, -1};
   dh_any_t v = dh_any_none();
@@ -295,6 +325,11 @@ const dh_clause_t dc_attr_clauses[] = {
     {"attr.exist_past_last", "kExist never errors and is 0 for ids past the last device", DC_MUST,
      "devharness backend.h get_attr (TVM CPU answers 1 for any id: apache/tvm 0.27 "
      "src/runtime/cpu_device_api.cc:56-58)", 0, exist_past_last, NULL, DC_PROFILE_STRICT},
+    {"attr.exist_count",
+     "kExist is 1 for exactly the ids set_device and get_attr(kDeviceName) accept (ids 0..count+1)",
+     DC_MUST, "devharness backend.h get_attr (kExist 0 without a device) checked by an independent "
+     "route (set_device, kDeviceName); the runner counts devices by both", 0, exist_count, NULL,
+     DC_PROFILE_STRICT},
     {"attr.exist_negative", "kExist is 0, not an error, for device id -1", DC_SHOULD,
      "devharness backend.h get_attr", 0, exist_negative, NULL, DC_PROFILE_STRICT},
     {"attr.types", "every attribute kind 0..16 is None or of its declared type", DC_MUST,

@@ -2,7 +2,8 @@
 # (`devharness conformance`, conformance/conformance.h).
 CONFORMANCE_SRCS := conformance/runner.c conformance/waivers.c conformance/util.c \
     conformance/attr.c conformance/mem.c conformance/copy.c conformance/stream.c \
-    conformance/packed.c conformance/device.c
+    conformance/packed.c conformance/device.c conformance/event.c \
+    conformance/power.c
 CONFORMANCE_OBJS := $(call obj,$(CONFORMANCE_SRCS))
 CLI_OBJS += $(CONFORMANCE_OBJS)
 CLI_LDLIBS += -ljansson -lm

@@ -6,7 +6,11 @@
 
 #include "check.h"
 
-static const size_t k_sizes[] = {1, 3, 4, 31, 33, 4096, 65537, 1u << 20, 16u << 20};
+/* Large sizes are not all whole MiB: a backend that rounds or truncates a copy to a
+ * chunk size (1 MiB, 64 KiB, a page) loses the odd tail of 1 MiB + 3 or 16 MiB - 1. */
+static const size_t k_sizes[] = {1,         3,          4,        31,         33,
+                                 4096,      65537,      1u << 20, (1u << 20) + 3,
+                                 16u << 20, (16u << 20) - 1};
 #define N_SIZES (sizeof k_sizes / sizeof k_sizes[0])
 static const size_t k_offsets[] = {0, 1, 4, 8, 16, 4095};
 #define N_OFFSETS (sizeof k_offsets / sizeof k_offsets[0])
@@ -250,6 +254,40 @@ WITH_SCRATCH(zero_length) {
   CHECK_BYTES("device buffer after zero-length H2D", s->h[1], s->h[0], n, 0);
   DC_DOWNLOAD(s->d[1], 0, s->h[1], n);
   CHECK_BYTES("device buffer after zero-length D2D", s->h[1], s->h[0], n, 0);
+  /* The core returns before the backend on nbytes 0 (runtime/device_api.c), so the
+   * same copies go to the backend's own copy_data_from_to as well: each must succeed
+   * and write nothing, also with offsets at the very end of the buffers. */
+  const dh_backend_t* b = c->backend;
+  DLDevice h = dc_host();
+  dc_sentinel(s->h[1], n);
+  struct {
+    const void* from;
+    size_t fo;
+    void* to;
+    size_t to_off;
+    DLDevice df, dt;
+    const char* what;
+  } z[] = {{s->h[1], 16, s->d[0], 16, h, c->dev, "H2D"},
+           {s->h[1], n, s->d[0], n, h, c->dev, "H2D at the end of both buffers"},
+           {s->d[0], 8, s->h[1], 8, c->dev, h, "D2H"},
+           {s->d[0], n, s->h[1], n, c->dev, h, "D2H at the end of both buffers"},
+           {s->d[0], 4, s->d[1], 8, c->dev, c->dev, "D2D"},
+           {s->d[0], n, s->d[1], n, c->dev, c->dev, "D2D at the end of both buffers"}};
+  for (size_t i = 0; i < sizeof z / sizeof z[0]; i++) {
+    if (b->copy_data_from_to(z[i].from, z[i].fo, z[i].to, z[i].to_off, 0, z[i].df, z[i].dt, dc_u8(),
+                             NULL) != 0) {
+      char call[96];
+      snprintf(call, sizeof call, "backend copy_data_from_to(nbytes 0, %s)", z[i].what);
+      dc_fail_call(c, __FILE__, __LINE__, call);
+      return;
+    }
+  }
+  DC_SYNC(NULL);
+  CHECK_BYTES("host buffer after zero-length D2H (backend entry)", s->h[1], s->h[2], n, 0);
+  DC_DOWNLOAD(s->d[0], 0, s->h[1], n);
+  CHECK_BYTES("device buffer after zero-length H2D (backend entry)", s->h[1], s->h[0], n, 0);
+  DC_DOWNLOAD(s->d[1], 0, s->h[1], n);
+  CHECK_BYTES("device buffer after zero-length D2D (backend entry)", s->h[1], s->h[0], n, 0);
 }
 
 static void tensor(DLTensor* t, void* data, DLDevice dev, int ndim, int64_t* shape,
@@ -463,11 +501,107 @@ static void pinned_host(dh_conf_ctx_t* c) {
   free(want);
 }
 
+/* D2D between two devices of one backend (sim:0 -> sim:1), both directions, with
+ * byte offsets; TVM's CopyDataFromTo takes dev_from and dev_to (apache/tvm 0.27
+ * include/tvm/runtime/device_api.h:296-311), streams may be on any device id of the type
+ * (:238-243), and its CUDA backend does peer copies. The copy goes on the source device's
+ * default stream; both devices' default streams are synced before reading. */
+WITH_SCRATCH(cross_device) {
+  DLDevice other = {c->dev.device_type, c->dev.device_id == 0 ? 1 : 0};
+  size_t n = DC_MIB + 3, off = 5;
+  HOST(0, n + 2 * off);
+  HOST(1, n + 2 * off);
+  HOST(2, n + 2 * off);
+  DEV(0, n + 2 * off);
+  dc_pattern(s->h[0], n + 2 * off, 619);
+  DC_UPLOAD(s->d[0], 0, s->h[0], n + 2 * off);
+  void* od = NULL; /* on the other device: freed there at the end */
+  if (dh_device_alloc_data_space(other, n + 2 * off, 0, dc_u8(), &od) != 0 || !od)
+    FAIL("a buffer on the other device", "an error", "alloc_data_space on device id %d failed",
+         other.device_id);
+  dc_sentinel(s->h[2], n + 2 * off);
+  int ok = 1;
+  DLTensor a, b;
+  int64_t shape[1] = {(int64_t)n};
+  memset(&a, 0, sizeof a);
+  a.ndim = 1;
+  a.shape = shape;
+  a.dtype = dc_u8();
+  b = a;
+  /* fill other with the sentinel, then this -> other at offsets */
+  b.data = s->h[2];
+  b.device = dc_host();
+  int64_t full[1] = {(int64_t)(n + 2 * off)};
+  b.shape = full;
+  a.data = od;
+  a.device = other;
+  a.shape = full;
+  if (dh_device_copy_data_from_to(&b, &a, NULL) != 0 || dh_device_stream_sync(other, NULL) != 0)
+    ok = 0;
+  a.shape = shape;
+  b.shape = shape;
+  a.data = s->d[0];
+  a.device = c->dev;
+  a.byte_offset = off;
+  b.data = od;
+  b.device = other;
+  b.byte_offset = 2 * off;
+  if (ok && dh_device_copy_data_from_to(&a, &b, NULL) != 0) {
+    dc_fail_call(c, __FILE__, __LINE__, "copy_data_from_to(this device -> other device)");
+    ok = 0;
+  } else if (ok && (dh_device_stream_sync(c->dev, NULL) != 0 || dh_device_stream_sync(other, NULL) != 0)) {
+    dc_fail_call(c, __FILE__, __LINE__, "stream_sync after a cross-device copy");
+    ok = 0;
+  }
+  if (ok) {
+    DLTensor x = b, y = b;
+    x.byte_offset = 0;
+    x.shape = full;
+    y.data = s->h[1];
+    y.device = dc_host();
+    y.byte_offset = 0;
+    y.shape = full;
+    if (dh_device_copy_data_from_to(&x, &y, NULL) != 0 || dh_device_stream_sync(other, NULL) != 0) {
+      dc_fail_call(c, __FILE__, __LINE__, "D2H from the other device");
+      ok = 0;
+    }
+  }
+  if (ok) {
+    memcpy(s->h[2] + 2 * off, s->h[0] + off, n);
+    char what[96];
+    snprintf(what, sizeof what, "device %d after a D2D from device %d (byte_offset %zu -> %zu)",
+             other.device_id, c->dev.device_id, off, 2 * off);
+    dc_check_bytes(c, __FILE__, __LINE__, what, s->h[1], s->h[2], n + 2 * off, 0);
+  }
+  /* and back: other -> this, at offset 0 */
+  if (ok && c->status == DC_PASS) {
+    a.data = od;
+    a.device = other;
+    a.byte_offset = 2 * off;
+    b.data = s->d[0];
+    b.device = c->dev;
+    b.byte_offset = 0;
+    if (dh_device_copy_data_from_to(&a, &b, NULL) != 0 || dh_device_stream_sync(other, NULL) != 0 ||
+        dh_device_stream_sync(c->dev, NULL) != 0)
+      dc_fail_call(c, __FILE__, __LINE__, "copy_data_from_to(other device -> this device)");
+    else {
+      dc_download(c, __LINE__, s->d[0], 0, s->h[1], n);
+      if (c->status == DC_PASS)
+        dc_check_bytes(c, __FILE__, __LINE__, "this device after the copy back from the other", s->h[1],
+                       s->h[0] + off, n, 0);
+    }
+  }
+  dh_device_stream_sync(other, NULL);
+  dh_device_free_data_space(other, od);
+  dh_error_clear();
+}
+
 const dh_clause_t dc_copy_clauses[] = {
-    {"copy.h2d_d2h_sizes", "H2D then D2H round trips over 1 B..16 MiB keep every byte", DC_MUST,
+    {"copy.h2d_d2h_sizes", "H2D then D2H round trips over 1 B..16 MiB (incl. 1 MiB + 3, 16 MiB - 1) keep "
+     "every byte", DC_MUST,
      "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:100-109); IREE HAL CTS "
      "buffer_mapping", 0, h2d_d2h_sizes, NULL, DC_PROFILE_TVM},
-    {"copy.d2d_sizes", "D2D copies over 1 B..16 MiB keep every byte", DC_MUST,
+    {"copy.d2d_sizes", "D2D copies over 1 B..16 MiB (incl. 1 MiB + 3, 16 MiB - 1) keep every byte", DC_MUST,
      "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:100-109); IREE HAL CTS "
      "copy_buffer", 0, d2d_sizes, NULL, DC_PROFILE_TVM},
     {"copy.src_offsets", "H2D honours the host source byte_offset {0,1,4,8,16,4095}", DC_MUST,
@@ -495,7 +629,8 @@ const dh_clause_t dc_copy_clauses[] = {
      DC_MUST,
      "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:100-109); OpenCL-CTS "
      "test_buffers", 0, source_unchanged, NULL, DC_PROFILE_TVM},
-    {"copy.zero_length", "zero-length copies in every direction are no-ops", DC_MUST,
+    {"copy.zero_length", "zero-length copies in every direction are no-ops, through the core and the "
+     "backend entry", DC_MUST,
      "devharness device_api.h dh_device_copy_data_from_to; IREE HAL CTS (zero-length copy)", 0,
      zero_length, NULL, DC_PROFILE_STRICT},
     {"copy.multidim", "multi-dimensional tensors of equal byte size copy as flat bytes", DC_MUST,
@@ -526,6 +661,11 @@ const dh_clause_t dc_copy_clauses[] = {
      "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:111-114: CPU buffers, "
      "pinned ones too, not valid after the call); devharness backend.h alloc_host",
      DC_NEED_PINNED_HOST, pinned_host, NULL, DC_PROFILE_TVM},
+    {"copy.cross_device", "D2D between two devices of one backend (both directions, with "
+     "byte offsets) keeps every byte", DC_MUST,
+     "apache/tvm 0.27 include/tvm/runtime/device_api.h:296-311 CopyDataFromTo(dev_from, dev_to) "
+     "and :238-243 (any device id of one type)", DC_NEED_TWO_DEVICES, cross_device, NULL,
+     DC_PROFILE_TVM},
     {"copy.on_stream", "H2D, D2D, D2H queued on a created stream land after stream_sync", DC_MUST,
      "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:111-112: queued on a "
      "TVMStreamHandle)", DC_NEED_MULTI_QUEUE, on_stream, NULL, DC_PROFILE_TVM},

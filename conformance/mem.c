@@ -248,44 +248,217 @@ static void workspace_no_growth(dh_conf_ctx_t* c) {
   }
 }
 
+/* Concurrent alloc/free. An allocator without its lock loses or shares a slot only
+ * when two calls meet inside it, so a few hundred calls from 4 threads catch it only on
+ * some runs. Here 16 threads start together at a barrier; each keeps a window of 16
+ * live allocations, replacing the oldest per step (free, alloc) for 2000 steps and at
+ * least 0.9 s, so calls meet hundreds of thousands of times (threads are also
+ * preempted inside the allocator on a loaded machine); a handle given to two threads shows
+ * as a failed free (the second free of it) or, when both are still live at the end,
+ * as a shared handle; the last window's allocations get a pattern unique to thread
+ * and step, read back at the end. */
+#define CC_THREADS 16
+#define CC_WINDOW 16
+#define CC_STEPS 2000
+#define CC_MS 900.0
+#define CC_N 96
+
 struct thr {
   dh_conf_ctx_t ctx;
   int index;
+  pthread_barrier_t* start;
+  void* live[CC_WINDOW];
+  uint32_t seed[CC_WINDOW];
 };
 
 static void* alloc_thread(void* arg) {
   struct thr* t = arg;
   dh_conf_ctx_t* c = &t->ctx;
-  for (int i = 0; i < 200 && !c->status; i++) {
+  uint8_t buf[CC_N], got[CC_N];
+  pthread_barrier_wait(t->start);
+  double t0 = dc_now_ms();
+  for (int i = 0; i < CC_STEPS && !c->status; i++) {
+    int w = i % CC_WINDOW, last = i >= CC_STEPS - CC_WINDOW;
+    /* at least CC_STEPS steps and at least CC_MS of them: a fast allocator gets more
+     * collisions, a slow one stops after CC_STEPS */
+    if (i == CC_STEPS - CC_WINDOW - 1 && dc_now_ms() - t0 < CC_MS) i -= CC_WINDOW * 16;
+    if (t->live[w]) {
+      if (dh_device_free_data_space(c->dev, t->live[w]) != 0) {
+        dc_fail_call(c, __FILE__, __LINE__, "free_data_space (concurrent)");
+        break;
+      }
+      t->live[w] = NULL;
+    }
     void* p = NULL;
-    size_t n = 64 + (size_t)((i * 37 + t->index * 101) % 4000);
+    /* zero-byte allocations between sized ones: the allocator's bookkeeping without
+     * the time spent in malloc */
+    size_t n = (last || (i & 1)) ? CC_N : 0;
     if (dh_device_alloc_data_space(c->dev, n, 0, dc_u8(), &p) != 0) {
       dc_fail_call(c, __FILE__, __LINE__, "alloc_data_space (concurrent)");
       break;
     }
-    if (dh_device_free_data_space(c->dev, p) != 0) {
-      dc_fail_call(c, __FILE__, __LINE__, "free_data_space (concurrent)");
-      break;
+    t->live[w] = p;
+    t->seed[w] = (uint32_t)(t->index * 100000 + i);
+    /* write through the default stream only in the last window: the allocator is what
+     * is under test, copies would spread its calls apart */
+    if (last) {
+      dc_pattern(buf, CC_N, t->seed[w]);
+      dc_upload(c, __LINE__, p, 0, buf, CC_N);
+    } else {
+      t->seed[w] = 0;
     }
   }
-  if (!c->status) roundtrip_size(c, 4096 + (size_t)t->index, 40u + (uint32_t)t->index);
+  for (int w = 0; w < CC_WINDOW && !c->status; w++) {
+    if (!t->live[w] || !t->seed[w]) continue;
+    dc_pattern(buf, CC_N, t->seed[w]);
+    dc_download(c, __LINE__, t->live[w], 0, got, CC_N);
+    if (c->status) break;
+    char what[96];
+    snprintf(what, sizeof what, "thread %d: live allocation %d after concurrent alloc/free", t->index, w);
+    dc_check_bytes(c, __FILE__, __LINE__, what, got, buf, CC_N, 0);
+  }
   return NULL;
 }
 
 static void concurrent(dh_conf_ctx_t* c) {
-  struct thr t[4];
-  pthread_t th[4];
-  for (int i = 0; i < 4; i++) {
-    t[i].ctx = *c;
-    t[i].index = i;
-    CHECK(pthread_create(&th[i], NULL, alloc_thread, &t[i]) == 0, "pthread_create failed");
+  static struct thr t[CC_THREADS];
+  pthread_t th[CC_THREADS];
+  pthread_barrier_t start;
+  memset(t, 0, sizeof t);
+  CHECK(pthread_barrier_init(&start, NULL, CC_THREADS) == 0, "pthread_barrier_init failed");
+  int started = 0;
+  for (; started < CC_THREADS; started++) {
+    t[started].ctx = *c;
+    t[started].index = started;
+    t[started].start = &start;
+    if (pthread_create(&th[started], NULL, alloc_thread, &t[started]) != 0) break;
   }
-  for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
-  for (int i = 0; i < 4; i++)
-    if (t[i].ctx.status == DC_FAIL) {
-      *c = t[i].ctx;
-      return;
+  if (started < CC_THREADS) {
+    /* the barrier would never open: the threads already waiting are stuck, so the
+     * case's timeout ends it; say why first */
+    dc_fail(c, __FILE__, __LINE__, NULL, NULL, "pthread_create failed for thread %d", started);
+    fprintf(stderr, "mem.concurrent: pthread_create failed\n");
+    return;
+  }
+  for (int i = 0; i < CC_THREADS; i++) pthread_join(th[i], NULL);
+  pthread_barrier_destroy(&start);
+  for (int i = 0; i < CC_THREADS && c->status == DC_PASS; i++)
+    if (t[i].ctx.status == DC_FAIL) *c = t[i].ctx;
+  /* every live handle of every thread is distinct */
+  for (int i = 0; i < CC_THREADS && c->status == DC_PASS; i++)
+    for (int w = 0; w < CC_WINDOW && c->status == DC_PASS; w++)
+      for (int j = i; j < CC_THREADS && c->status == DC_PASS && t[i].live[w]; j++)
+        for (int v = (j == i ? w + 1 : 0); v < CC_WINDOW; v++)
+          if (t[j].live[v] == t[i].live[w]) {
+            dc_fail(c, __FILE__, __LINE__, "distinct handles", "the same handle twice",
+                    "live allocation %d of thread %d and %d of thread %d share handle %p", w, i,
+                    v, j, t[i].live[w]);
+            break;
+          }
+  for (int i = 0; i < CC_THREADS; i++)
+    for (int w = 0; w < CC_WINDOW; w++)
+      if (t[i].live[w]) dh_device_free_data_space(c->dev, t[i].live[w]);
+  dh_error_clear();
+  if (c->status == DC_PASS) TRY(roundtrip_size(c, 4096, 41));
+}
+
+/* free_data_space while queued work still reads the buffer: the queued copy still
+ * lands the old bytes and nothing crashes (TVM's CUDA FreeDataSpace frees with
+ * cudaFree, which waits for the device; OpenCL's clReleaseMemObject defers the release
+ * until the commands using the object are done; IREE queue_dealloca is ordered after
+ * the queued work). The source is freed right after a D2D that is queued behind 32 MiB
+ * of ballast. */
+#define FQ_BIG (8 * DC_MIB)
+static void free_queued(dh_conf_ctx_t* c) {
+  uint8_t* want = dc_host_alloc(c, FQ_BIG);
+  uint8_t* got = want ? dc_host_alloc(c, FQ_BIG) : NULL;
+  void *S = NULL, *B = NULL, *D = NULL;
+  dh_stream_t s = NULL;
+  if (got && (S = dc_dev_alloc(c, FQ_BIG)) && (B = dc_dev_alloc(c, FQ_BIG)) &&
+      (D = dc_dev_alloc(c, FQ_BIG)))
+    dc_stream_create(c, &s);
+  if (D && c->status == DC_PASS) {
+    dc_pattern(want, FQ_BIG, 611);
+    dc_upload(c, __LINE__, S, 0, want, FQ_BIG);
+    for (int i = 0; i < 4 && c->status == DC_PASS; i++)
+      dc_copy(c, __LINE__, S, c->dev, 0, B, c->dev, 0, FQ_BIG, s);
+    if (c->status == DC_PASS) dc_copy(c, __LINE__, S, c->dev, 0, D, c->dev, 0, FQ_BIG, s);
+    if (c->status == DC_PASS) {
+      void* victim = S;
+      S = NULL;
+      if (dh_device_free_data_space(c->dev, victim) != 0)
+        dc_fail_call(c, __FILE__, __LINE__, "free_data_space of the source of a queued D2D");
     }
+    if (c->status == DC_PASS && dh_device_stream_sync(c->dev, s) != 0)
+      dc_fail_call(c, __FILE__, __LINE__, "stream_sync after freeing a queued copy's source");
+    if (c->status == DC_PASS) dc_download(c, __LINE__, D, 0, got, FQ_BIG);
+    if (c->status == DC_PASS)
+      dc_check_bytes(c, __FILE__, __LINE__, "D2D destination whose source was freed while the copy "
+                     "was queued", got, want, FQ_BIG, 0);
+  }
+  if (s) {
+    dh_device_stream_sync(c->dev, s);
+    dh_device_free_stream(c->dev, s);
+  }
+  void* d[3] = {S, B, D};
+  for (int i = 0; i < 3; i++)
+    if (d[i]) dh_device_free_data_space(c->dev, d[i]);
+  dh_error_clear();
+  free(want);
+  free(got);
+}
+
+/* A freed handle is bad input: freeing it again gives an error, never a crash or abort
+ * (backend.h: entries never abort on bad input), and another live allocation keeps its
+ * bytes. No allocation happens between the two frees, so the freed handle cannot have
+ * been handed out again. */
+static void double_free(dh_conf_ctx_t* c) {
+  void* p = dc_dev_alloc(c, 4096);
+  if (!p) return;
+  void* q = dc_dev_alloc(c, 4096);
+  if (!q) {
+    dh_device_free_data_space(c->dev, p);
+    return;
+  }
+  uint8_t want[4096], got[4096];
+  dc_pattern(want, sizeof want, 613);
+  dc_upload(c, __LINE__, q, 0, want, sizeof want);
+  if (c->status == DC_PASS && dh_device_free_data_space(c->dev, p) != 0)
+    dc_fail_call(c, __FILE__, __LINE__, "free_data_space (first free)");
+  if (c->status == DC_PASS && dh_device_free_data_space(c->dev, p) == 0)
+    dc_fail(c, __FILE__, __LINE__, "-1 (an error)", "0 (success)",
+            "free_data_space of an already freed handle succeeded");
+  dh_error_clear();
+  if (c->status == DC_PASS) dc_download(c, __LINE__, q, 0, got, sizeof got);
+  dh_device_free_data_space(c->dev, q);
+  if (c->status) return;
+  CHECK_BYTES("a live allocation after a double free of another handle", got, want, sizeof want, 0);
+}
+
+static void stale_handle(dh_conf_ctx_t* c) {
+  void* p = dc_dev_alloc(c, 4096);
+  if (!p) return;
+  CHECK_OK(dh_device_free_data_space(c->dev, p));
+  uint8_t buf[64];
+  memset(buf, 0, sizeof buf);
+  DLTensor a, b;
+  int64_t shape[1] = {64};
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  a.data = p;
+  a.device = c->dev;
+  a.ndim = 1;
+  a.shape = shape;
+  a.dtype = dc_u8();
+  b = a;
+  b.data = buf;
+  b.device = dc_host();
+  int rc = dh_device_copy_data_from_to(&a, &b, NULL);
+  if (rc == 0) rc = dh_device_stream_sync(c->dev, NULL);
+  if (rc == 0) FAIL("-1 (an error) at the copy or at stream_sync", "0 (success)",
+                    "a D2H copy from a freed handle succeeded");
+  dh_error_clear();
+  TRY(roundtrip_size(c, 4096, 617));
 }
 
 const dh_clause_t dc_mem_clauses[] = {
@@ -329,8 +502,19 @@ const dh_clause_t dc_mem_clauses[] = {
      workspace_roundtrip, NULL, DC_PROFILE_TVM},
     {"mem.workspace_no_growth", "1000 workspace alloc/free pairs do not grow memory use", DC_MUST,
      "devharness backend.h alloc_workspace", 0, workspace_no_growth, NULL, DC_PROFILE_STRICT},
-    {"mem.concurrent", "alloc/free from 4 threads concurrently succeeds and data stays intact",
-     DC_MUST, "devharness backend.h threading; level-zero-tests", 0, concurrent, NULL,
+    {"mem.free_queued", "free_data_space of a buffer a queued copy still reads: the copy lands, "
+     "nothing crashes", DC_MUST, "devharness backend.h free_data_space; OpenCL 1.2 "
+     "clReleaseMemObject (deferred until queued commands finish); IREE HAL CTS "
+     "queue_alloca_test dealloca", 0, free_queued, NULL, DC_PROFILE_STRICT},
+    {"mem.double_free", "freeing a freed handle is an error, not a crash, and live data survives",
+     DC_MUST, "devharness backend.h (entries never abort on bad input)", DC_NEED_OPAQUE,
+     double_free, NULL, DC_PROFILE_STRICT},
+    {"mem.stale_handle", "a copy from a freed handle is an error, not a crash; the device still works",
+     DC_MUST, "devharness backend.h (entries never abort on bad input)", DC_NEED_OPAQUE,
+     stale_handle, NULL, DC_PROFILE_STRICT},
+    {"mem.concurrent",
+     "alloc/free from 16 threads at once (16 live each, >= 0.9 s) gives distinct handles and keeps "
+     "data", DC_MUST, "devharness backend.h threading; level-zero-tests", 0, concurrent, NULL,
      DC_PROFILE_STRICT},
 };
 const size_t dc_mem_count = sizeof dc_mem_clauses / sizeof dc_mem_clauses[0];

@@ -99,6 +99,7 @@ typedef struct {
   char err_tail[1024];
   double ms;
   const dc_waiver_t* waiver; /* matching waiver, or NULL */
+  int waived;       /* a waiver decided this case (skip applied, or xfail applied) */
 } case_t;
 
 typedef struct {
@@ -121,6 +122,7 @@ typedef struct {
   int progress;
   int jobs;
   int profile;       /* --profile; 0 = each backend's default (strict unless it declares one) */
+  long max_waived;  /* -1: no limit */
 } opts_t;
 
 static dh_target_t* g_target;
@@ -154,6 +156,8 @@ static void usage(FILE* f) {
           "  --profile tvm|strict clauses to hold devices to: tvm = TVM's documented DeviceAPI\n"
           "                       contract, strict = tvm + devharness's sharper rules (default:\n"
           "                       strict, or the backend's declared default_profile)\n"
+          "  --max-waived N       more than N cases decided by a waiver (skip or xfail) is a\n"
+          "                       failure of the run (exit 1); the summary always counts them\n"
           "  --timeout SEC        per-case timeout (default 10)\n"
           "  --no-fork            run cases in this process (for debuggers; no timeout)\n"
           "  --jobs N             run up to N cases of a device at once (default 1; output\n"
@@ -207,6 +211,7 @@ static int parse_opts(int argc, char** argv, opts_t* o, int* exit_now) {
   o->timeout_s = 10;
   o->tap_version = 13;
   o->jobs = 1;
+  o->max_waived = -1;
   *exit_now = -1;
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
@@ -222,6 +227,7 @@ static int parse_opts(int argc, char** argv, opts_t* o, int* exit_now) {
     }
     static const char* with_arg[] = {"--device", "--plugin", "--target", "--filter", "--waivers",
                                      "--timeout", "--tap", "--junit", "--tap-version", "--format", "--jobs", "--profile",
+                                     "--max-waived",
                                      NULL};
     int takes = 0;
     for (int k = 0; with_arg[k]; k++)
@@ -258,6 +264,12 @@ static int parse_opts(int argc, char** argv, opts_t* o, int* exit_now) {
       if (!*val || *end || t < 1 || t > 64)
         return usage_error("--jobs: expected 1..64 parallel cases, got \"%s\"", val);
       o->jobs = (int)t;
+    } else if (strcmp(name, "--max-waived") == 0) {
+      char* end = NULL;
+      long t = strtol(val, &end, 10);
+      if (!*val || *end || t < 0 || t > 100000000)
+        return usage_error("--max-waived: expected a count 0..100000000 of waived cases, got \"%s\"", val);
+      o->max_waived = t;
     } else if (strcmp(name, "--tap") == 0) {
       o->tap_path = val;
     } else if (strcmp(name, "--junit") == 0) {
@@ -311,6 +323,7 @@ static const char* needs_text(uint32_t needs) {
   if (needs & DC_NEED_TARGET) strcat(buf, "--target ");
   if (needs & DC_NEED_PINNED_HOST) strcat(buf, "pinned-host ");
   if (needs & DC_NEED_FUNCTIONS) strcat(buf, "functions ");
+  if (needs & DC_NEED_OPAQUE) strcat(buf, "opaque-handles ");
   size_t n = strlen(buf);
   if (n) buf[n - 1] = 0;
   else strcpy(buf, "-");
@@ -332,14 +345,15 @@ static int do_list(const opts_t* o, const dh_clause_t* const* cl, size_t n) {
                profile_name(cl[i]->profile), cl[i]->statement);
     return EXIT_OK;
   }
-  const char* fams[] = {"attr", "mem", "copy", "stream", "packed", "device"};
-  size_t counts[6] = {0};
+  const char* fams[] = {"attr", "mem", "copy", "stream", "packed", "device", "event", "cap"};
+  enum { NFAM = sizeof fams / sizeof fams[0] };
+  size_t counts[NFAM] = {0};
   size_t total = 0, n_tvm = 0;
   for (size_t i = 0; i < n; i++) {
     if (!selected(o, cl[i]->id)) continue;
     total++;
     if (cl[i]->profile == DC_PROFILE_TVM) n_tvm++;
-    for (int f = 0; f < 6; f++)
+    for (int f = 0; f < NFAM; f++)
       if (strncmp(cl[i]->id, fams[f], strlen(fams[f])) == 0 && cl[i]->id[strlen(fams[f])] == '.')
         counts[f]++;
   }
@@ -362,7 +376,7 @@ static int do_list(const opts_t* o, const dh_clause_t* const* cl, size_t n) {
          "apache-tvm 0.27.0 package (`apache/tvm 0.27`), tvm-ffi 0.1.15 file:line, an anchor\n"
          "suite (IREE HAL CTS, OpenCL-CTS), or `devharness` for a rule of our own.\n\n"
          "%zu clauses (%zu in profile tvm):", total, n_tvm);
-  for (int f = 0; f < 6; f++) printf(" %s %zu%s", fams[f], counts[f], f < 5 ? "," : ".\n\n");
+  for (int f = 0; f < NFAM; f++) printf(" %s %zu%s", fams[f], counts[f], f < NFAM - 1 ? "," : ".\n\n");
   printf("| id | level | profile | statement | source | needs |\n|---|---|---|---|---|---|\n");
   for (size_t i = 0; i < n; i++) {
     if (!selected(o, cl[i]->id)) continue;
@@ -372,6 +386,24 @@ static int do_list(const opts_t* o, const dh_clause_t* const* cl, size_t n) {
     printf(" | ");
     md_cell(cl[i]->source);
     printf(" | %s |\n", needs_text(cl[i]->needs));
+  }
+  printf("\n## Proof of power\n\n"
+         "Generated from tests/conformance/faulty.t (faulty backends: the sim with one fault, each\n"
+         "run through the whole suite by `make test`, which checks that exactly the listed clauses\n"
+         "fail) and the last `make mutate` (tests/conformance/mutate.py: small faults applied to\n"
+         "the sim's sources, each caught in 5 runs of 5). *(only)*: this clause alone fails for\n"
+         "that fault (a faulty backend: in the whole suite; a mutant: among the clauses\n"
+         "mutate.py runs it against). A clause that no fault fails says why.\n\n"
+         "| id | faulty backends | sim mutants | why none |\n|---|---|---|---|\n");
+  for (size_t i = 0; i < dc_power_count; i++) {
+    if (!selected(o, dc_power[i].id)) continue;
+    printf("| `%s` | ", dc_power[i].id);
+    md_cell(dc_power[i].faulty[0] ? dc_power[i].faulty : "-");
+    printf(" | ");
+    md_cell(dc_power[i].mutants[0] ? dc_power[i].mutants : "-");
+    printf(" | ");
+    md_cell(dc_power[i].note);
+    printf(" |\n");
   }
   printf("\n## Running\n\n"
          "```\n"
@@ -397,7 +429,11 @@ static int do_list(const opts_t* o, const dh_clause_t* const* cl, size_t n) {
          "`skip` reports `# SKIP reason` without running the clause; `xfail` runs it and reports\n"
          "`# TODO reason` (a failure does not fail the run; with `--verify-xfails` a pass does).\n"
          "A waiver without a reason, an unknown kind, a bad glob or malformed JSON is an input\n"
-         "error (exit 2) naming the file and line:column or entry index.\n");
+         "error (exit 2) naming the file and line:column or entry index.\n\n"
+         "Waived cases are counted: the TAP summary line ends with `N cases waived (S skip, X\n"
+         "xfail)`, stderr repeats the count, a waiver whose glob matches every clause is warned\n"
+         "about, and `--max-waived N` makes a run with more than N waived cases fail (exit 1), so\n"
+         "a CI job can bound what waivers hide.\n");
   return EXIT_OK;
 }
 
@@ -629,6 +665,10 @@ static void count_devices(const dh_backend_t* b, int* out_count, char* reason, s
   reason[0] = 0;
   const char* why = dh_backend_unavailable_reason(b);
   if (why) fmt(reason, rsize, "%s", why);
+  /* A device counts when the backend's count (device_count, else kExist) includes it
+   * AND set_device accepts its id: an independent route, so a backend that
+   * over-reports gets no phantom device (which would fail every clause) and the clauses
+   * attr.exist_count / attr.exist_past_last name the over-report instead. */
   int n = 0;
   if (b->device_count != NULL) { /* the backend counts (backend.h, ABI 1.1) */
     if (dh_backend_device_count(b, &n) != 0) {
@@ -643,6 +683,14 @@ static void count_devices(const dh_backend_t* b, int* out_count, char* reason, s
       if (v.type_index != DH_TYPE_INT || v.v_int64 != 1) break;
     }
   }
+  for (int id = 0; id < n; id++) {
+    DLDevice d = {b->device_type, id};
+    if (dh_device_set_device(d) != 0) {
+      n = id;
+      break;
+    }
+  }
+  dh_error_clear();
   if (n == 0 && !reason[0]) fmt(reason, rsize, "backend reports no device (kExist 0 for id 0)");
   *out_count = n;
 }
@@ -723,6 +771,9 @@ static const char* need_reason(uint32_t missing, const dev_t_* d, const char* ta
     return "no pinned host memory: no DH_CAP_PINNED_HOST (alloc_host/free_host)";
   if (missing & DC_NEED_FUNCTIONS)
     return "no module functions: the backend lists none (noop/fill/echo/raise absent)";
+  if (missing & DC_NEED_OPAQUE)
+    return "handles are host addresses (DH_CAP_HOST_POINTER_ARITHMETIC, as TVM's CPU DeviceAPI): "
+           "a freed handle cannot be told from a live one";
   return "requirement missing";
 }
 
@@ -757,6 +808,7 @@ static int case_prepare(const opts_t* o, const dev_t_* d, const dh_clause_t* cl,
   }
   if (w && w->kind == DC_WAIVE_SKIP) {
     out->status = DC_SKIP;
+    out->waived = 1;
     fmt(out->reason, sizeof out->reason, "%s", w->reason);
     return 0;
   }
@@ -786,6 +838,8 @@ static int case_prepare(const opts_t* o, const dev_t_* d, const dh_clause_t* cl,
       (!(d->backend->caps & DH_CAP_PINNED_HOST) || !d->backend->alloc_host || !d->backend->free_host))
     missing |= DC_NEED_PINNED_HOST;
   if ((cl->needs & DC_NEED_FUNCTIONS) && d->backend->num_functions == 0) missing |= DC_NEED_FUNCTIONS;
+  if ((cl->needs & DC_NEED_OPAQUE) && (d->backend->caps & DH_CAP_HOST_POINTER_ARITHMETIC))
+    missing |= DC_NEED_OPAQUE;
   if (missing) {
     out->status = DC_SKIP;
     fmt(out->reason, sizeof out->reason, "%s", need_reason(missing, d, target_why));
@@ -837,6 +891,7 @@ static void case_finalize(const opts_t* o, case_t* out) {
   if (out->status == DC_SKIP) fmt(out->reason, sizeof out->reason, "%s", out->r.message);
   if (w && w->kind == DC_WAIVE_XFAIL) {
     out->todo = 1;
+    out->waived = 1;
     fmt(out->reason, sizeof out->reason, "%s", w->reason);
     if (out->status == DC_PASS && o->verify_xfails) {
       out->todo = 0;
@@ -1171,6 +1226,16 @@ static int load_waivers_checked(dc_waivers_t* w, const char* path, char* err, si
   }
   for (size_t i = 0; i < n; ++i) ids[i] = all[i]->id;
   int rc = dc_waivers_check_clauses(w, first, ids, n, err, esize);
+  /* a waiver matching every clause hides the whole suite: say so (the run summary
+   * also counts waived cases, and --max-waived can fail the run) */
+  for (size_t k = first; rc == 0 && k < w->n; k++) {
+    size_t m = 0;
+    for (size_t i = 0; i < n; ++i)
+      if (fnmatch(w->v[k].glob, ids[i], 0) == 0) m++;
+    if (m == n)
+      fprintf(stderr, "devharness conformance: warning: %s: waiver \"%s\" (%s) matches all %zu "
+              "clauses\n", w->v[k].origin, w->v[k].glob, w->v[k].kind == DC_WAIVE_SKIP ? "skip" : "xfail", n);
+  }
   free(ids);
   return rc;
 }
@@ -1358,9 +1423,19 @@ static int conformance_main(int argc, char** argv) {
     emit(&tap, stdout, &piece);
   }
   if (o.progress) fprintf(stderr, "\r\033[K");
-  sb_add(&piece, "# %zu clause%s x %zu device%s in %.1f s; %d device%s with violations\n", ncl,
-         ncl == 1 ? "" : "s", nd, nd == 1 ? "" : "s", (dc_now_ms() - t_start) / 1000.0, violations,
-         violations == 1 ? "" : "s");
+  /* waiver accounting: a wildcard waiver must not pass silently */
+  size_t w_skip = 0, w_xfail = 0;
+  for (size_t i = 0; i < nd; i++)
+    for (size_t j = 0; j < ncl; j++)
+      if (cases[i][j].waived) {
+        if (cases[i][j].todo || cases[i][j].waiver->kind == DC_WAIVE_XFAIL) w_xfail++;
+        else w_skip++;
+      }
+  size_t waived = w_skip + w_xfail;
+  sb_add(&piece, "# %zu clause%s x %zu device%s in %.1f s; %d device%s with violations; %zu case%s "
+         "waived (%zu skip, %zu xfail)\n", ncl, ncl == 1 ? "" : "s", nd, nd == 1 ? "" : "s",
+         (dc_now_ms() - t_start) / 1000.0, violations, violations == 1 ? "" : "s", waived,
+         waived == 1 ? "" : "s", w_skip, w_xfail);
   for (size_t i = 0; i < nd; i++) {
     size_t skipped = 0;
     for (size_t j = 0; j < ncl; j++)
@@ -1369,9 +1444,17 @@ static int conformance_main(int argc, char** argv) {
     if (skipped) sb_add(&piece, " (%zu strict clause%s skipped)", skipped, skipped == 1 ? "" : "s");
     sb_add(&piece, "\n");
   }
+  int too_many_waived = o.max_waived >= 0 && waived > (size_t)o.max_waived;
+  if (too_many_waived)
+    sb_add(&piece, "# waived cases: %zu, more than --max-waived %ld: the run fails\n", waived,
+           o.max_waived);
   emit(&tap, stdout, &piece);
+  if (waived)
+    fprintf(stderr, "devharness conformance: %zu case%s decided by waivers (%zu skip, %zu xfail)%s\n",
+            waived, waived == 1 ? "" : "s", w_skip, w_xfail,
+            too_many_waived ? ", more than --max-waived allows" : "");
 
-  int out_rc = violations ? EXIT_VIOLATIONS : EXIT_OK;
+  int out_rc = violations || too_many_waived ? EXIT_VIOLATIONS : EXIT_OK;
   if (o.tap_path && write_file(o.tap_path, tap.p ? tap.p : "", tap.n) != 0) out_rc = EXIT_USAGE;
   if (o.junit_path) {
     sbuf_t x = {0};

@@ -158,7 +158,7 @@ def main():
         ok("# profile tvm: faulty_tvmdefault:0" in out, "the run summary names each device's profile", out[-800:])
     rc, out, err = run(["--plugin", lib("tvmdefault"), "--device", "faulty_tvmdefault:0", "--profile", "strict"])
     bad = sorted(c for c, (good, _) in results(out).items() if not good)
-    ok(rc == 1 and bad == ["attr.exist_negative", "attr.exist_past_last"],
+    ok(rc == 1 and bad == ["attr.exist_count", "attr.exist_negative", "attr.exist_past_last"],
        "faulty_tvmdefault --profile strict: fails exactly the kExist clauses (got %s)" % bad, out + err)
     return 0
 

@@ -69,7 +69,8 @@ def main():
     ok(rc == 0 and len(ids) >= 60 and len(set(ids)) == len(ids),
        "--list: %d distinct clause ids (>= 60)" % len(ids), out + err)
     fams = sorted({i.split(".")[0] for i in ids})
-    ok(fams == ["attr", "copy", "device", "mem", "packed", "stream"], "six clause families " + str(fams))
+    ok(fams == ["attr", "cap", "copy", "device", "event", "mem", "packed", "stream"],
+       "eight clause families " + str(fams))
     rc, md, err = dh("--list", "--format", "markdown")
     doc = os.path.join(ROOT, "docs", "conformance.md")
     same = os.path.exists(doc) and open(doc).read() == md
@@ -171,6 +172,23 @@ def main():
     rc, out, err = dh("--device", "sim:0", "--filter", "mem.free_null", "--waivers", w, "--verify-xfails")
     ok(rc == 1 and "    not ok 1 - mem.free_null\n" in out and "passed" in out,
        "--verify-xfails: an xfail that passes fails", out + err)
+    # waiver accounting: a wildcard waiver is counted, warned about, and --max-waived fails the run
+    w = waiver_file({"waivers": [{"clause": "*", "kind": "skip", "reason": "x"}]})
+    rc, out, err = dh("--device", "sim:0", "--filter", "mem.*,copy.zero_length", "--waivers", w)
+    nsel = len([l for l in out.splitlines() if re.match(r"^    ok \d+ - ", l)])
+    ok(rc == 0 and re.search(r"^# .*; %d cases waived \(%d skip, 0 xfail\)$" % (nsel, nsel), out, re.M)
+       and "matches all" in err and "decided by waivers" in err,
+       "wildcard skip waiver: the summary counts %d waived cases, stderr warns" % nsel, out + err)
+    rc, out, err = dh("--device", "sim:0", "--filter", "mem.*", "--waivers", w, "--max-waived", "2")
+    ok(rc == 1 and "more than --max-waived 2: the run fails" in out, "--max-waived 2: exit 1", out + err)
+    w2 = waiver_file({"waivers": [{"clause": "mem.free_null", "kind": "xfail", "reason": "x"},
+                                  {"clause": "copy.zero_length", "kind": "skip", "reason": "y"}]}, "w2.json")
+    rc, out, err = dh("--device", "sim:0", "--filter", "mem.free_null,copy.zero_length,mem.zero_bytes",
+                      "--waivers", w2, "--max-waived", "2")
+    ok(rc == 0 and "; 2 cases waived (1 skip, 1 xfail)" in out and "matches all" not in err,
+       "--max-waived 2 with 2 waived cases (1 skip, 1 xfail): exit 0", out + err)
+    rc, out, err = dh("--device", "sim:0", "--filter", "mem.free_null", "--max-waived", "-1")
+    ok(rc == 2 and "--max-waived" in err, "--max-waived -1 is a usage error", err)
     bad = [
         ({"waivers": [{"clause": "mem.*", "kind": "skip"}]}, r"waivers\[0\]: missing or empty \"reason\""),
         ({"waivers": [{"clause": "mem.*", "kind": "skip", "reason": ""}]}, r"waivers\[0\]"),

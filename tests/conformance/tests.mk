@@ -5,7 +5,9 @@
 # $(TESTDIR)/conformance/ (NOT the plugin folder, so default discovery never loads
 # them) and run by tests/conformance/*.t with `--plugin`.
 CONF_FAULTS := wrongbyte ignoreoffset hostread nowait earlysync overlap existerr errkind \
-    wsleak segv hang attrtype setdevkind freenull negzero perthread oomkind initcrash tvmdefault
+    wsleak segv hang attrtype setdevkind freenull negzero perthread oomkind initcrash tvmdefault \
+    truncmib zerowrite freedrop racyalloc phantom evnowait nocross doublefree stalecopy \
+    freereuse syncopy capslie noevents singlelie
 CONF_FAULTY_DIR := $(TESTDIR)/conformance
 CONF_FAULTY_LIBS := $(foreach f,$(CONF_FAULTS),$(CONF_FAULTY_DIR)/libdevharness_faulty_$(f).so)
 
@@ -20,6 +22,15 @@ $(foreach f,$(CONF_FAULTS),$(eval $(call dc_faulty_rule,$(f))))
 ALL_TARGETS += $(CONF_FAULTY_LIBS)
 endif
 
-TEST_SCRIPTS += tests/conformance/faulty.t tests/conformance/suite.t tests/conformance/profiles.t
+TEST_SCRIPTS += tests/conformance/faulty.t tests/conformance/suite.t tests/conformance/profiles.t \
+    tests/conformance/power.py
 .PHONY: conformance-faulty
 conformance-faulty: $(CONF_FAULTY_LIBS)
+
+# Mutation test (issue #14): small faults applied to copies of the sim sources, each
+# built and run against the matching clauses 5 times; prints TAP and the score.
+# Bounded for a shared 2-core machine: MUTATE_JOBS (default 2) mutants at a time.
+.PHONY: mutate
+mutate: all
+	DEVHARNESS=$(abspath $(DEVHARNESS)) BUILD=$(BUILD) CC=$(CC) XDG_RUNTIME_DIR=$${XDG_RUNTIME_DIR:-/tmp} \
+	    $(PYTHON) tests/conformance/mutate.py
