@@ -119,6 +119,8 @@ def write():
     for i in ids:
         f, m = cell(fa.get(i, [])), cell(mu.get(i, []))
         note = NOTES.get(i) or ""
+        if not note and i.startswith(("packed.echo_", "packed.raise_", "packed.error_then")):
+            note = RUNTIME_PACKED
         if f or m:
             note = ""
         elif not note:
