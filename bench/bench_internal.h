@@ -31,7 +31,8 @@ typedef struct dh_bench_opts {
   const dh_bench_device_t* devices;
   size_t num_devices;
   const char* exe_dir; /* folder of the running executable (for bench's .so files) */
-  int host_timing;     /* --timing host: copies timed with the host clock on both sides */
+  int host_timing;     /* copies timed with the host clock on both sides (--timing auto
+                        * or host); 0 = device events / twin timers (--timing device) */
 } dh_bench_opts_t;
 
 /* Suites: each registers its benchmarks; returns the number registered, or -1 with
@@ -47,6 +48,14 @@ int dh_bench_suite_launch(const dh_bench_opts_t* o);
  * per-benchmark values would be appended to every benchmark name. */
 dh_gb_bench_t* dh_bench_common(dh_gb_bench_t* b, const dh_bench_opts_t* o);
 
+/* Alignment of every buffer the copy suite allocates, harness and twin side alike
+ * (host: aligned_alloc / alloc_host; device: alloc_data_space's alignment): the source
+ * and destination of a copy then sit at the same offset modulo a page (0), chosen on
+ * purpose: glibc's memcpy is 2-30x slower for some relative offsets (e.g. a destination
+ * just below the source modulo 4096), so unequal offsets on the two sides would
+ * measure glibc, not the harness. Written to the JSON context. */
+#define DH_BENCH_BUFFER_ALIGN 4096
+
 /* Monotonic clock in seconds. */
 double dh_bench_now(void);
 
@@ -56,26 +65,44 @@ void* dh_bench_keep(size_t size);
 /* Frees everything dh_bench_keep handed out and the cached buffers below. */
 void dh_bench_free_all(void);
 
-/* The one cached buffer set: benchmarks that need large buffers store them here,
- * keyed by (owner, size); a different key frees the previous set first (Google
- * Benchmark runs one benchmark's invocations back to back). */
+/* Kept buffer sets (bench/common.c). Benchmarks keep their buffers and raw-twin
+ * contexts here, keyed by (owner, size), for the WHOLE run: with interleaved
+ * repetitions (--repetitions >= 2) every repetition then finds the buffers it used
+ * before, already allocated and written, instead of allocating fresh ones and taking
+ * first-touch faults inside the timed loop. Only when the kept sets exceed the memory
+ * budget (dh_bench_cache_budget) is the least recently used one released; whoever
+ * refills it writes every buffer and warms up again outside the timed loop. */
 typedef struct dh_bench_cache {
   const void* owner;
   size_t size;
+  size_t bytes; /* memory held, for the budget; 0 = estimated as 2 * size */
   void (*release)(struct dh_bench_cache* c); /* frees the fields below */
-  void* p[4];
+  void* p[8];
   DLDevice dev;
   const dh_backend_t* backend;
+  uint64_t last_use; /* LRU tick */
 } dh_bench_cache_t;
-/* Returns the cache if it holds (owner, size), else releases it, clears it and
- * returns NULL: the caller then fills dh_bench_cache_slot() and sets owner/size/release. */
+/* Returns the kept set of (owner, size) (marking it used), or NULL when there is none:
+ * the caller then takes dh_bench_cache_slot() and sets owner/size/release (and bytes). */
 dh_bench_cache_t* dh_bench_cache_get(const void* owner, size_t size);
+/* A new, zeroed set; first releases least recently used sets while the kept bytes
+ * plus the last missed size (x 2) exceed the budget. NULL when out of memory. */
 dh_bench_cache_t* dh_bench_cache_slot(void);
+/* Releases one set (e.g. after a failed setup); NULL is a no-op. */
+void dh_bench_cache_drop(dh_bench_cache_t* c);
+/* Releases every kept set. */
 void dh_bench_cache_release(void);
+/* Bytes the kept sets may hold (default: a quarter of MemAvailable at the first call,
+ * at least 1 GiB; $DEVHARNESS_BENCH_KEEP_MIB overrides). */
+size_t dh_bench_cache_budget(void);
 
-/* Runs fn with the thread's CPU binding temporarily widened to every allowed PU, so
- * threads a backend creates inside (stream workers) do not inherit the benchmark
- * thread's pinning. */
+/* Runs fn(arg) with the thread's CPU binding temporarily widened to every allowed PU,
+ * so threads created inside (stream workers, a raw twin's worker) do not inherit the
+ * benchmark thread's pinning: harness and twin helper threads are placed alike. */
+int dh_bench_unpinned(int (*fn)(void* arg), void* arg);
+
+/* dh_device_create_stream through dh_bench_unpinned (its worker thread, if any, is not
+ * bound to the benchmark thread's core). */
 int dh_bench_unpinned_create_stream(DLDevice dev, dh_stream_t* out_stream);
 
 /* Skips the benchmark with "<what>: <kind>: <message>" from the thread's last error. */

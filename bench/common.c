@@ -41,19 +41,95 @@ void* dh_bench_keep(size_t size) {
   return p;
 }
 
-static dh_bench_cache_t g_cache;
+/* Kept sets: an array of individually allocated entries (pointers handed out stay
+ * valid until the entry is released). */
+static dh_bench_cache_t** g_sets;
+static size_t g_nsets, g_capsets;
+static uint64_t g_tick;
+static size_t g_last_miss;
+static size_t g_budget;
+
+size_t dh_bench_cache_budget(void) {
+  if (g_budget) return g_budget;
+  const char* e = getenv("DEVHARNESS_BENCH_KEEP_MIB");
+  if (e && *e) {
+    long long mib = atoll(e);
+    if (mib > 0) return g_budget = (size_t)mib << 20;
+  }
+  size_t avail = 0;
+  FILE* f = fopen("/proc/meminfo", "r");
+  if (f) {
+    char line[256];
+    while (fgets(line, sizeof line, f))
+      if (strncmp(line, "MemAvailable:", 13) == 0) {
+        avail = (size_t)atoll(line + 13) << 10;
+        break;
+      }
+    fclose(f);
+  }
+  g_budget = avail / 4;
+  if (g_budget < ((size_t)1 << 30)) g_budget = (size_t)1 << 30;
+  return g_budget;
+}
+
+static size_t set_bytes(const dh_bench_cache_t* c) { return c->bytes ? c->bytes : 2 * c->size; }
 
 dh_bench_cache_t* dh_bench_cache_get(const void* owner, size_t size) {
-  if (g_cache.owner == owner && g_cache.size == size && owner) return &g_cache;
-  dh_bench_cache_release();
+  for (size_t i = 0; i < g_nsets; ++i)
+    if (g_sets[i]->owner == owner && g_sets[i]->size == size && owner) {
+      g_sets[i]->last_use = ++g_tick;
+      return g_sets[i];
+    }
+  g_last_miss = size;
   return NULL;
 }
 
-dh_bench_cache_t* dh_bench_cache_slot(void) { return &g_cache; }
+static void release_at(size_t i) {
+  dh_bench_cache_t* c = g_sets[i];
+  if (c->release) c->release(c);
+  free(c);
+  g_sets[i] = g_sets[--g_nsets];
+}
+
+dh_bench_cache_t* dh_bench_cache_slot(void) {
+  size_t budget = dh_bench_cache_budget();
+  for (;;) {
+    size_t held = 2 * g_last_miss, lru = 0;
+    for (size_t i = 0; i < g_nsets; ++i) {
+      held += set_bytes(g_sets[i]);
+      if (g_sets[i]->last_use < g_sets[lru]->last_use) lru = i;
+    }
+    if (held <= budget || g_nsets == 0) break;
+    release_at(lru);
+  }
+  if (g_nsets == g_capsets) {
+    size_t cap = g_capsets ? 2 * g_capsets : 64;
+    dh_bench_cache_t** n = realloc(g_sets, cap * sizeof *n);
+    if (!n) return NULL;
+    g_sets = n;
+    g_capsets = cap;
+  }
+  dh_bench_cache_t* c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->last_use = ++g_tick;
+  g_sets[g_nsets++] = c;
+  return c;
+}
+
+void dh_bench_cache_drop(dh_bench_cache_t* c) {
+  for (size_t i = 0; c && i < g_nsets; ++i)
+    if (g_sets[i] == c) {
+      release_at(i);
+      return;
+    }
+}
 
 void dh_bench_cache_release(void) {
-  if (g_cache.release) g_cache.release(&g_cache);
-  memset(&g_cache, 0, sizeof g_cache);
+  /* Newest first, so a set is released before what older sets may share with it. */
+  while (g_nsets) release_at(g_nsets - 1);
+  free(g_sets);
+  g_sets = NULL;
+  g_capsets = 0;
 }
 
 void dh_bench_free_all(void) {
@@ -79,8 +155,8 @@ void dh_bench_skip_error(dh_gb_state_t* st, const char* what) {
   dh_gb_skip_with_error(st, buf);
 }
 
-/*--- pinning-aware stream creation ---*/
-int dh_bench_unpinned_create_stream(DLDevice dev, dh_stream_t* out_stream) {
+/*--- pinning-aware setup ---*/
+int dh_bench_unpinned(int (*fn)(void* arg), void* arg) {
   cpu_set_t old, all;
   int have = sched_getaffinity(0, sizeof old, &old) == 0;
   if (have) {
@@ -89,9 +165,24 @@ int dh_bench_unpinned_create_stream(DLDevice dev, dh_stream_t* out_stream) {
     for (long i = 0; i < n && i < CPU_SETSIZE; ++i) CPU_SET((int)i, &all);
     if (sched_setaffinity(0, sizeof all, &all) != 0) have = 0;
   }
-  int rc = dh_device_create_stream(dev, out_stream);
+  int rc = fn(arg);
   if (have) sched_setaffinity(0, sizeof old, &old);
   return rc;
+}
+
+typedef struct create_stream_arg {
+  DLDevice dev;
+  dh_stream_t* out;
+} create_stream_arg_t;
+
+static int create_stream_fn(void* p) {
+  create_stream_arg_t* a = p;
+  return dh_device_create_stream(a->dev, a->out);
+}
+
+int dh_bench_unpinned_create_stream(DLDevice dev, dh_stream_t* out_stream) {
+  create_stream_arg_t a = {dev, out_stream};
+  return dh_bench_unpinned(create_stream_fn, &a);
 }
 
 int dh_bench_find_file(const char* exe_dir, const char* env, const char* name, char* buf,

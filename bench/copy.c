@@ -1,18 +1,35 @@
 /*
- * bench/copy.c — the copy suite: H2D, D2H and D2D latency and bandwidth.
+ * bench/copy.c — the copy suite: H2D, D2H, D2D and bidirectional latency and bandwidth.
  *
- * Names: copy/<h2d|d2h|d2d>/<pageable|pinned|device>/<spec>/<harness|raw>/<bytes>
- *   harness: dh_device_copy_data_from_to on 1-D uint8 DLTensors + dh_device_stream_sync
- *            on the default stream (the full public path: checks, dispatch, backend);
- *   raw:     the backend's raw twin (vendor API: memcpy, clEnqueue*, vkCmdCopyBuffer..)
- *            with repeat = 1, which also waits for completion.
- * Timing: device events / the twin's device timer where available, else (and always
- * with --timing host) the host clock around copy + sync.
+ * Names: copy/<h2d|d2h|d2d|bidir>/<pageable|pinned|device>/<spec>/<impl>/<bytes>
+ *   harness:      dh_device_copy_data_from_to on 1-D uint8 DLTensors + dh_device_stream_sync
+ *                 (the full public path: checks, dispatch, backend);
+ *   raw:          the backend's raw twin (vendor API: memcpy, clEnqueue*, vkCmdCopyBuffer,
+ *                 cuMemcpy*Async) with repeat = 1, which also waits for completion: the
+ *                 fastest correct use of the API;
+ *   raw_released: H2D only, the twin under the harness's contract (DH_RAW_HOST_SOURCE_
+ *                 RELEASED: the host source is free as soon as the copy is issued), so
+ *                 both "harness vs what the API allows" and "harness vs the same
+ *                 contract" ratios show.
+ *   bidir:        an H2D and a D2H of <bytes> each at once (nvbandwidth's bidirectional
+ *                 test): harness on two streams made with dh_device_create_stream (the
+ *                 default stream twice on single-queue devices), raw = DH_RAW_COPY_BIDIR.
+ *                 Bytes processed count both directions.
+ * Method (docs/benchmarks.md "Method"):
+ *  - every buffer on both sides is allocated DH_BENCH_BUFFER_ALIGN-aligned (same
+ *    relative alignment of source and destination for harness and twin) and written
+ *    before it is timed (device buffers by an H2D copy of a pattern, twins in setup);
+ *  - buffers and twin contexts are kept for the whole run (bench/common.c kept sets),
+ *    and every call of a benchmark function (so every repetition) first runs the copy
+ *    once untimed;
+ *  - timing: host clock around copy + sync on both sides (default, --timing auto/host),
+ *    or with --timing device the backend's events / the twin's device timer, which do
+ *    not bracket the same span on every API (see docs/benchmarks.md).
  * One iteration = one copy + its sync. Bytes processed = bytes copied, counted ONCE
  * (not read + written), so bytes_per_second is the copy bandwidth.
  * pinned: host memory from the backend's alloc_host (DH_CAP_PINNED_HOST) and
- * DH_RAW_PINNED for the twin; pageable: aligned_alloc'ed and touched host memory.
- * Sizes: 4 B to 256 MiB in x4 steps (quick: 4 B, 64 KiB, 1 MiB).
+ * DH_RAW_PINNED for the twin; pageable: aligned_alloc'ed and written host memory.
+ * Sizes: 4 B to 256 MiB in x4 steps (quick: 4 B, 64 KiB, 1 MiB; bidir 1 MiB).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,68 +40,155 @@
 #include "devharness/tensor.h"
 #include "devop.h"
 
+enum { IMPL_HARNESS, IMPL_RAW, IMPL_RAW_RELEASED };
+
 typedef struct copy_ctx {
   const dh_bench_device_t* d;
   dh_raw_op_t dir;
   int pinned;
-  int raw;
-  int host_timing; /* --timing host */
+  int impl;
+  int host_timing; /* host clock on both sides */
 } copy_ctx_t;
+
+/* Kept set: p[0] host source / destination, p[3] host destination (bidir), p[1], p[2]
+ * device buffers, p[4], p[5] streams (bidir). */
+static void free_host_buf(const copy_ctx_t* x, void* p) {
+  if (!p) return;
+  if (x->pinned) x->d->backend->free_host(x->d->dev, p);
+  else free(p);
+}
 
 static void copy_release(dh_bench_cache_t* c) {
   const copy_ctx_t* x = c->owner;
   DLDevice dev = x->d->dev;
-  if (c->p[0]) {
-    if (x->pinned) x->d->backend->free_host(dev, c->p[0]);
-    else free(c->p[0]);
+  if (c->p[4] || c->p[5]) {
+    if (dh_device_stream_sync(dev, c->p[4]) != 0 || dh_device_stream_sync(dev, c->p[5]) != 0)
+      dh_error_clear();
+    if (c->p[4]) dh_device_free_stream(dev, c->p[4]);
+    if (c->p[5]) dh_device_free_stream(dev, c->p[5]);
+  } else if (dh_device_stream_sync(dev, NULL) != 0) {
+    dh_error_clear();
   }
+  free_host_buf(x, c->p[0]);
+  free_host_buf(x, c->p[3]);
   if (c->p[1]) dh_device_free_data_space(dev, c->p[1]);
   if (c->p[2]) dh_device_free_data_space(dev, c->p[2]);
 }
 
-/* Host buffer p[0] (not for d2d), device buffers p[1] (and p[2] for d2d). */
-static int harness_buffers(const copy_ctx_t* x, size_t n, void** host, void** da, void** db) {
+static int alloc_host_buf(const copy_ctx_t* x, size_t an, void** out) {
+  if (x->pinned) return x->d->backend->alloc_host(x->d->dev, an, out);
+  size_t rounded = (an + DH_BENCH_BUFFER_ALIGN - 1) & ~(size_t)(DH_BENCH_BUFFER_ALIGN - 1);
+  *out = aligned_alloc(DH_BENCH_BUFFER_ALIGN, rounded);
+  if (!*out) return dh_error_set("OutOfMemoryError", "cannot allocate %zu host bytes", an);
+  return 0;
+}
+
+/* Writes device buffer `dbuf` (n bytes) with the pattern in `host` by an H2D copy. */
+static int write_device(const copy_ctx_t* x, const void* host, void* dbuf, size_t n) {
+  DLTensor from, to;
+  int64_t sf, stt;
+  DLDevice cpu = {kDLCPU, 0};
+  dh_tensor_init_bytes(&from, (void*)host, cpu, 0, n, &sf);
+  dh_tensor_init_bytes(&to, dbuf, x->d->dev, 0, n, &stt);
+  if (dh_device_copy_data_from_to(&from, &to, NULL) != 0) return -1;
+  return dh_device_stream_sync(x->d->dev, NULL);
+}
+
+static int harness_buffers(const copy_ctx_t* x, size_t n, dh_bench_cache_t** out) {
   dh_bench_cache_t* c = dh_bench_cache_get(x, n);
-  if (!c) {
-    c = dh_bench_cache_slot();
-    c->owner = x;
-    c->size = n;
-    c->release = copy_release;
-    DLDataType u8 = {kDLUInt, 8, 1};
-    size_t an = n ? n : 1;
-    if (x->dir != DH_RAW_COPY_D2D) {
-      if (x->pinned) {
-        if (x->d->backend->alloc_host(x->d->dev, an, &c->p[0]) != 0) goto fail;
-      } else {
-        c->p[0] = aligned_alloc(4096, (an + 4095) & ~(size_t)4095);
-        if (!c->p[0]) {
-          dh_error_set("OutOfMemoryError", "cannot allocate %zu host bytes", an);
-          goto fail;
-        }
-      }
-      memset(c->p[0], 0x5a, an);
-    }
-    if (dh_device_alloc_data_space(x->d->dev, an, 0, u8, &c->p[1]) != 0) goto fail;
-    if (x->dir == DH_RAW_COPY_D2D &&
-        dh_device_alloc_data_space(x->d->dev, an, 0, u8, &c->p[2]) != 0)
-      goto fail;
+  if (c) {
+    *out = c;
+    return 0;
   }
-  *host = c->p[0];
-  *da = c->p[1];
-  *db = c->p[2];
+  c = dh_bench_cache_slot();
+  if (!c) return dh_error_set("OutOfMemoryError", "bench: out of memory");
+  c->owner = x;
+  c->size = n;
+  c->release = copy_release;
+  DLDataType u8 = {kDLUInt, 8, 1};
+  size_t an = n ? n : 1;
+  int two_dev = x->dir == DH_RAW_COPY_D2D || x->dir == DH_RAW_COPY_BIDIR;
+  c->bytes = (x->dir == DH_RAW_COPY_BIDIR ? 4 : 2) * an;
+  void* pattern = NULL;
+  if (x->dir != DH_RAW_COPY_D2D) {
+    if (alloc_host_buf(x, an, &c->p[0]) != 0) goto fail;
+    memset(c->p[0], 0x5a, an);
+    pattern = c->p[0];
+  }
+  if (x->dir == DH_RAW_COPY_BIDIR) {
+    if (alloc_host_buf(x, an, &c->p[3]) != 0) goto fail;
+    memset(c->p[3], 0xa5, an);
+  }
+  if (dh_device_alloc_data_space(x->d->dev, an, DH_BENCH_BUFFER_ALIGN, u8, &c->p[1]) != 0)
+    goto fail;
+  if (two_dev &&
+      dh_device_alloc_data_space(x->d->dev, an, DH_BENCH_BUFFER_ALIGN, u8, &c->p[2]) != 0)
+    goto fail;
+  /* Every device buffer holds data before it is timed: a never-written buffer of a
+   * host-memory backend maps the kernel's zero page, so reading it would cost nothing. */
+  void* tmp = NULL;
+  if (!pattern) {
+    tmp = aligned_alloc(DH_BENCH_BUFFER_ALIGN,
+                        (an + DH_BENCH_BUFFER_ALIGN - 1) & ~(size_t)(DH_BENCH_BUFFER_ALIGN - 1));
+    if (!tmp) {
+      dh_error_set("OutOfMemoryError", "cannot allocate %zu host bytes", an);
+      goto fail;
+    }
+    memset(tmp, 0x5a, an);
+    pattern = tmp;
+  }
+  int wrc = write_device(x, pattern, c->p[1], an);
+  if (wrc == 0 && c->p[2]) wrc = write_device(x, pattern, c->p[2], an);
+  free(tmp);
+  if (wrc != 0) goto fail;
+  if (x->dir == DH_RAW_COPY_BIDIR) {
+    dh_stream_t s1 = NULL, s2 = NULL;
+    if (dh_bench_unpinned_create_stream(x->d->dev, &s1) != 0) goto fail;
+    c->p[4] = s1;
+    if (dh_bench_unpinned_create_stream(x->d->dev, &s2) != 0) goto fail;
+    c->p[5] = s2;
+  }
+  *out = c;
   return 0;
 fail:
-  dh_bench_cache_release();
+  dh_bench_cache_drop(c);
   return -1;
+}
+
+/* One harness iteration (untimed parts excluded by the caller). */
+typedef struct harness_op {
+  DLTensor from, to, from2, to2;
+  int64_t s[4];
+  dh_stream_t s1, s2;
+  int bidir;
+} harness_op_t;
+
+static int harness_issue(const copy_ctx_t* x, harness_op_t* h) {
+  if (dh_device_copy_data_from_to(&h->from, &h->to, h->s1) != 0) return -1;
+  if (h->bidir && dh_device_copy_data_from_to(&h->from2, &h->to2, h->s2) != 0) return -1;
+  (void)x;
+  return 0;
+}
+
+static int harness_wait(const copy_ctx_t* x, harness_op_t* h) {
+  if (dh_device_stream_sync(x->d->dev, h->s1) != 0) return -1;
+  if (h->bidir && dh_device_stream_sync(x->d->dev, h->s2) != 0) return -1;
+  return 0;
 }
 
 static void bm_copy(dh_gb_state_t* st, void* user) {
   const copy_ctx_t* x = user;
   size_t n = (size_t)dh_gb_range(st, 0);
   const char* src = "host clock";
-  if (x->raw) {
-    void* ctx = dh_bench_raw_ctx(x, x->d, x->dir, n, x->pinned ? DH_RAW_PINNED : 0);
+  int64_t per_iter = (int64_t)n * (x->dir == DH_RAW_COPY_BIDIR ? 2 : 1);
+  if (x->impl != IMPL_HARNESS) {
+    uint32_t flags = (x->pinned ? DH_RAW_PINNED : 0) |
+                     (x->impl == IMPL_RAW_RELEASED ? DH_RAW_HOST_SOURCE_RELEASED : 0);
+    void* ctx = dh_bench_raw_ctx(x, x->d, x->dir, n, flags);
     if (!ctx) { dh_bench_skip_error(st, "raw twin setup"); return; }
+    /* Warm-up of this call (every repetition), untimed. */
+    if (x->d->backend->raw->run(ctx, 1, NULL) != 0)
+      { dh_bench_skip_error(st, "raw twin run"); return; }
     while (dh_gb_keep_running(st)) {
       double s;
       int dev = 0;
@@ -102,43 +206,67 @@ static void bm_copy(dh_gb_state_t* st, void* user) {
       if (dev) src = "device timer";
     }
   } else {
-    void *host, *da, *db;
-    if (harness_buffers(x, n, &host, &da, &db) != 0)
+    dh_bench_cache_t* c = NULL;
+    if (harness_buffers(x, n, &c) != 0)
       { dh_bench_skip_error(st, "buffers"); return; }
     DLDevice cpu = {kDLCPU, 0};
-    DLTensor from, to;
-    int64_t sf, stt;
+    harness_op_t h;
+    memset(&h, 0, sizeof h);
     switch (x->dir) {
       case DH_RAW_COPY_H2D:
-        dh_tensor_init_bytes(&from, host, cpu, 0, n, &sf);
-        dh_tensor_init_bytes(&to, da, x->d->dev, 0, n, &stt);
+        dh_tensor_init_bytes(&h.from, c->p[0], cpu, 0, n, &h.s[0]);
+        dh_tensor_init_bytes(&h.to, c->p[1], x->d->dev, 0, n, &h.s[1]);
         break;
       case DH_RAW_COPY_D2H:
-        dh_tensor_init_bytes(&from, da, x->d->dev, 0, n, &sf);
-        dh_tensor_init_bytes(&to, host, cpu, 0, n, &stt);
+        dh_tensor_init_bytes(&h.from, c->p[1], x->d->dev, 0, n, &h.s[0]);
+        dh_tensor_init_bytes(&h.to, c->p[0], cpu, 0, n, &h.s[1]);
+        break;
+      case DH_RAW_COPY_BIDIR:
+        dh_tensor_init_bytes(&h.from, c->p[0], cpu, 0, n, &h.s[0]);
+        dh_tensor_init_bytes(&h.to, c->p[1], x->d->dev, 0, n, &h.s[1]);
+        dh_tensor_init_bytes(&h.from2, c->p[2], x->d->dev, 0, n, &h.s[2]);
+        dh_tensor_init_bytes(&h.to2, c->p[3], cpu, 0, n, &h.s[3]);
+        h.s1 = c->p[4];
+        h.s2 = c->p[5];
+        h.bidir = 1;
         break;
       default:
-        dh_tensor_init_bytes(&from, da, x->d->dev, 0, n, &sf);
-        dh_tensor_init_bytes(&to, db, x->d->dev, 0, n, &stt);
+        dh_tensor_init_bytes(&h.from, c->p[1], x->d->dev, 0, n, &h.s[0]);
+        dh_tensor_init_bytes(&h.to, c->p[2], x->d->dev, 0, n, &h.s[1]);
         break;
     }
+    /* Warm-up of this call (every repetition), untimed. */
+    if (harness_issue(x, &h) != 0 || harness_wait(x, &h) != 0)
+      { dh_bench_skip_error(st, "copy"); return; }
     dh_bench_timer_t t;
-    dh_bench_timer_init(&t, x->d, NULL, !x->host_timing);
+    dh_bench_timer_init(&t, x->d, h.s1, !x->host_timing && !h.bidir);
     src = dh_bench_timer_source(&t);
     while (dh_gb_keep_running(st)) {
       double s;
-      if (dh_bench_timer_start(&t) != 0 || dh_device_copy_data_from_to(&from, &to, NULL) != 0 ||
-          dh_bench_timer_stop(&t, &s) != 0) {
+      int rc;
+      if (h.bidir) {
+        double t0 = dh_bench_now();
+        rc = harness_issue(x, &h) || harness_wait(x, &h) ? -1 : 0;
+        s = dh_bench_now() - t0;
+      } else {
+        rc = dh_bench_timer_start(&t) != 0 || harness_issue(x, &h) != 0 ||
+                     dh_bench_timer_stop(&t, &s) != 0
+                 ? -1
+                 : 0;
+      }
+      if (rc != 0) {
         dh_bench_timer_free(&t);
-        { dh_bench_skip_error(st, "copy"); return; }
+        dh_bench_skip_error(st, "copy");
+        return;
       }
       dh_gb_set_iteration_time(st, s);
     }
     dh_bench_timer_free(&t);
   }
-  dh_gb_set_bytes_processed(st, dh_gb_iterations(st) * (int64_t)n);
+  dh_gb_set_bytes_processed(st, dh_gb_iterations(st) * per_iter);
   char label[96];
-  snprintf(label, sizeof label, "bytes copied counted once; %s", src);
+  snprintf(label, sizeof label, "bytes copied counted once%s; %s",
+           x->dir == DH_RAW_COPY_BIDIR ? " per direction, both directions summed" : "", src);
   dh_gb_set_label(st, label);
 }
 
@@ -147,31 +275,38 @@ int dh_bench_suite_copy(const dh_bench_opts_t* o) {
   static const struct {
     dh_raw_op_t op;
     const char* name;
-  } kDirs[] = {{DH_RAW_COPY_H2D, "h2d"}, {DH_RAW_COPY_D2H, "d2h"}, {DH_RAW_COPY_D2D, "d2d"}};
+  } kDirs[] = {{DH_RAW_COPY_H2D, "h2d"},
+               {DH_RAW_COPY_D2H, "d2h"},
+               {DH_RAW_COPY_D2D, "d2d"},
+               {DH_RAW_COPY_BIDIR, "bidir"}};
+  static const char* const kImpl[] = {"harness", "raw", "raw_released"};
   int count = 0;
   for (size_t i = 0; i < o->num_devices; ++i) {
     const dh_bench_device_t* d = &o->devices[i];
     int has_pinned = (d->backend->caps & DH_CAP_PINNED_HOST) && d->backend->alloc_host &&
                      d->backend->free_host;
-    for (size_t k = 0; k < 3; ++k) {
+    for (size_t k = 0; k < sizeof kDirs / sizeof kDirs[0]; ++k) {
       for (int pinned = 0; pinned <= 1; ++pinned) {
         if (pinned && (!has_pinned || kDirs[k].op == DH_RAW_COPY_D2D)) continue;
-        for (int raw = 0; raw <= 1; ++raw) {
-          if (raw && !d->backend->raw) continue;
+        for (int impl = IMPL_HARNESS; impl <= IMPL_RAW_RELEASED; ++impl) {
+          if (impl != IMPL_HARNESS && !d->backend->raw) continue;
+          if (impl == IMPL_RAW_RELEASED && kDirs[k].op != DH_RAW_COPY_H2D) continue;
           copy_ctx_t* x = dh_bench_keep(sizeof *x);
           if (!x) return dh_error_set("OutOfMemoryError", "bench: out of memory");
           x->d = d;
           x->dir = kDirs[k].op;
           x->pinned = pinned;
-          x->raw = raw;
+          x->impl = impl;
           x->host_timing = o->host_timing;
           char name[160];
           snprintf(name, sizeof name, "copy/%s/%s/%s/%s", kDirs[k].name,
                    kDirs[k].op == DH_RAW_COPY_D2D ? "device" : pinned ? "pinned" : "pageable",
-                   d->spec, raw ? "raw" : "harness");
+                   d->spec, kImpl[impl]);
           dh_gb_bench_t* b = dh_gb_register(name, bm_copy, x);
           if (!b) return dh_error_set("InternalError", "bench: cannot register %s", name);
-          if (o->quick) {
+          if (o->quick && kDirs[k].op == DH_RAW_COPY_BIDIR) {
+            dh_gb_bench_arg(b, 1 << 20); /* keeps `make run` short */
+          } else if (o->quick) {
             for (size_t s = 0; s < sizeof kQuick / sizeof kQuick[0]; ++s)
               dh_gb_bench_arg(b, kQuick[s]);
           } else {

@@ -61,6 +61,20 @@ static void raw_release(dh_bench_cache_t* c) {
   if (raw && raw->teardown && c->p[3]) raw->teardown(c->p[3]);
 }
 
+typedef struct raw_setup_arg {
+  const dh_raw_twin_t* raw;
+  DLDevice dev;
+  dh_raw_op_t op;
+  size_t nbytes;
+  uint32_t flags;
+  void* ctx;
+} raw_setup_arg_t;
+
+static int raw_setup_fn(void* p) {
+  raw_setup_arg_t* a = p;
+  return a->raw->setup(a->dev, a->op, a->nbytes, a->flags, &a->ctx);
+}
+
 void* dh_bench_raw_ctx(const void* owner, const dh_bench_device_t* d, dh_raw_op_t op,
                        size_t nbytes, uint32_t flags) {
   dh_bench_cache_t* c = dh_bench_cache_get(owner, nbytes);
@@ -69,16 +83,29 @@ void* dh_bench_raw_ctx(const void* owner, const dh_bench_device_t* d, dh_raw_op_
   if (!raw || !raw->setup || !raw->run)
     return dh_error_set("NotImplementedError", "backend %s has no raw twin", d->backend->name),
            NULL;
-  void* ctx = NULL;
-  if (raw->setup(d->dev, op, nbytes, flags, &ctx) != 0) return NULL;
   c = dh_bench_cache_slot();
+  if (!c) return dh_error_set("OutOfMemoryError", "bench: out of memory"), NULL;
+  /* Set up with the thread's binding widened, as the harness's streams are created
+   * (dh_bench_unpinned_create_stream): a worker thread the twin starts is then placed
+   * like the harness's, not inherited from the pinned benchmark thread. */
+  raw_setup_arg_t a = {raw, d->dev, op, nbytes, flags, NULL};
+  if (dh_bench_unpinned(raw_setup_fn, &a) != 0) {
+    dh_bench_cache_drop(c);
+    return NULL;
+  }
   c->owner = owner;
   c->size = nbytes;
+  c->bytes = (op == DH_RAW_COPY_BIDIR ? 4 : 2) * nbytes;
   c->backend = d->backend;
   c->dev = d->dev;
-  c->p[3] = ctx;
+  c->p[3] = a.ctx;
   c->release = raw_release;
-  return ctx;
+  /* Warm-up: the first run pays for lazy driver work (queues, page mappings). */
+  if (raw->run(a.ctx, 1, NULL) != 0) {
+    dh_bench_cache_drop(c);
+    return NULL;
+  }
+  return a.ctx;
 }
 
 int dh_bench_raw_run(const dh_bench_device_t* d, void* ctx, uint32_t repeat, double* out_s,

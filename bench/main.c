@@ -20,7 +20,8 @@ const char* dh_bench_call_module_path(void);
 
 static const char kUsage[] =
     "usage: devharness bench [--suite LIST] [--device NAME:ID] [--quick] [--out FILE.json]\n"
-    "                        [--repetitions N] [--timing auto|host] [--pin core|node|none]\n"
+    "                        [--repetitions N] [--timing auto|host|device]\n"
+    "                        [--pin core|node|none]\n"
     "                        [--benchmark_*=...]\n"
     "\n"
     "Microbenchmarks through Google Benchmark, on every device of every loaded backend\n"
@@ -36,9 +37,9 @@ static const char kUsage[] =
     "                    `devharness compare`); N >= 2 runs the repetitions of all\n"
     "                    benchmarks interleaved in random order (undo with\n"
     "                    --benchmark_enable_random_interleaving=false)\n"
-    "  --timing MODE     copies: auto (device events / raw device timers where the API\n"
-    "                    has them, else host clock; default) or host (host clock on both\n"
-    "                    sides of every harness/raw pair)\n"
+    "  --timing MODE     copies: auto or host (default: host clock around copy + sync on\n"
+    "                    both sides of every pair) or device (backend events vs the raw\n"
+    "                    twin's device timer; not the same span on every API)\n"
     "  --pin MODE        bind the benchmark thread with hwloc: core (default: core 0,\n"
     "                    no device locality is known here), node (NUMA node 0), none\n"
     "  --benchmark_*     passed to Google Benchmark, e.g. --benchmark_filter=copy/h2d\n"
@@ -96,12 +97,57 @@ static double median_ns(const char* name) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* Replaces the first "/harness" path component of name by "/raw". 0 if none. */
-static int twin_name(const char* name, char* out, size_t size) {
+/* Replaces the first "/harness" path component of name by "/<twin>" ("raw" or
+ * "raw_released"). 0 if none. */
+static int twin_name(const char* name, const char* twin, char* out, size_t size) {
   const char* p = strstr(name, "/harness");
   if (!p || (p[8] != '/' && p[8] != '\0')) return 0;
-  snprintf(out, size, "%.*s/raw%s", (int)(p - name), name, p + 8);
+  snprintf(out, size, "%.*s/%s%s", (int)(p - name), name, twin, p + 8);
   return 1;
+}
+
+/* The copy size of a benchmark name: its last all-digit path component ("copy/h2d/
+ * pinned/cuda:0/harness/1048576/manual_time" -> 1048576); -1 when none. */
+static long long name_size(const char* name) {
+  long long size = -1;
+  for (const char* p = name; (p = strchr(p, '/')) != NULL;) {
+    ++p;
+    size_t n = strspn(p, "0123456789");
+    if (n > 0 && (p[n] == '/' || p[n] == '\0')) size = atoll(p);
+  }
+  return size;
+}
+
+/* Host-link ceiling from hwloc's PCI attributes (link speed x width, GB/s): the fastest
+ * link of a display / 3D / processing-accelerator PCI function. Devices are not matched
+ * to PCI functions (no bus id attribute), so this is the ceiling of "the" GPU link on a
+ * one-GPU machine. 0 when hwloc sees none (VMs, no PCI access). */
+static double g_host_link_gbps;
+static char g_host_link_desc[256];
+
+static void find_host_link(void) {
+  hwloc_topology_t topo;
+  snprintf(g_host_link_desc, sizeof g_host_link_desc, "unknown: hwloc sees no GPU PCI function");
+  if (hwloc_topology_init(&topo) != 0) return;
+  hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  if (hwloc_topology_load(topo) != 0) {
+    hwloc_topology_destroy(topo);
+    return;
+  }
+  for (hwloc_obj_t o = hwloc_get_next_pcidev(topo, NULL); o; o = hwloc_get_next_pcidev(topo, o)) {
+    unsigned cls = o->attr->pcidev.class_id >> 8;
+    if (cls != 0x03 && cls != 0x12) continue; /* display controller, processing accelerator */
+    double gbps = o->attr->pcidev.linkspeed;
+    if (gbps > g_host_link_gbps) {
+      g_host_link_gbps = gbps;
+      snprintf(g_host_link_desc, sizeof g_host_link_desc,
+               "%.2f GB/s per direction: hwloc PCI link of %04x:%02x:%02x.%x (vendor %04x "
+               "device %04x)",
+               gbps, o->attr->pcidev.domain, o->attr->pcidev.bus, o->attr->pcidev.dev,
+               o->attr->pcidev.func, o->attr->pcidev.vendor_id, o->attr->pcidev.device_id);
+    }
+  }
+  hwloc_topology_destroy(topo);
 }
 
 static int seen_before(size_t i) {
@@ -119,20 +165,25 @@ static json_t* summarize(void) {
   printf("\n== devharness summary: harness/raw time ratio (median of runs; < 1 = harness faster)\n");
   int any = 0;
   for (size_t i = 0; i < g_nres; ++i) {
-    char twin[512];
-    if (g_res[i].agg[0] || seen_before(i) || !twin_name(g_res[i].name, twin, sizeof twin)) continue;
-    double h = median_ns(g_res[i].name), r = median_ns(twin);
-    if (isnan(h) || isnan(r) || r <= 0) continue;
-    printf("  %-58s %7.3f  (harness %.3f us, raw %.3f us)\n", g_res[i].name, h / r, h * 1e-3,
-           r * 1e-3);
-    json_t* p = json_object();
-    json_object_set_new(p, "harness", json_string(g_res[i].name));
-    json_object_set_new(p, "raw", json_string(twin));
-    json_object_set_new(p, "harness_ns", json_real(h));
-    json_object_set_new(p, "raw_ns", json_real(r));
-    json_object_set_new(p, "ratio", json_real(h / r));
-    json_array_append_new(pairs, p);
-    any = 1;
+    static const char* const kTwins[] = {"raw", "raw_released"};
+    if (g_res[i].agg[0] || seen_before(i)) continue;
+    for (size_t t = 0; t < 2; ++t) {
+      char twin[512];
+      if (!twin_name(g_res[i].name, kTwins[t], twin, sizeof twin)) continue;
+      double h = median_ns(g_res[i].name), r = median_ns(twin);
+      if (isnan(h) || isnan(r) || r <= 0) continue;
+      printf("  %-58s %7.3f  (harness %.3f us, %s %.3f us)%s\n", g_res[i].name, h / r, h * 1e-3,
+             kTwins[t], r * 1e-3, h / r < 0.95 ? "  < 0.95: twin defect" : "");
+      json_t* p = json_object();
+      json_object_set_new(p, "harness", json_string(g_res[i].name));
+      json_object_set_new(p, "raw", json_string(twin));
+      json_object_set_new(p, "twin", json_string(kTwins[t]));
+      json_object_set_new(p, "harness_ns", json_real(h));
+      json_object_set_new(p, "raw_ns", json_real(r));
+      json_object_set_new(p, "ratio", json_real(h / r));
+      json_array_append_new(pairs, p);
+      any = 1;
+    }
   }
   if (!any) printf("  (no harness/raw pair ran)\n");
   double direct = median_ns("call/direct/3args"), packed = median_ns("call/packed/3args"),
@@ -155,8 +206,7 @@ static json_t* summarize(void) {
   int anycv = 0;
   for (size_t i = 0; i < g_nres; ++i) {
     if (strcmp(g_res[i].agg, "cv") != 0 || strncmp(g_res[i].name, "copy/", 5) != 0) continue;
-    const char* last = strrchr(g_res[i].name, '/');
-    long long size = last ? atoll(last + 1) : 0;
+    long long size = name_size(g_res[i].name);
     if (size < (1 << 20)) continue;
     if (!anycv) printf("== coefficient of variation over repetitions, copies >= 1 MiB\n");
     anycv = 1;
@@ -166,6 +216,67 @@ static json_t* summarize(void) {
     json_object_set_new(c, "cv", json_real(g_res[i].ns));
     json_array_append_new(cvs, c);
   }
+  /* Best harness copy of each direction per device, as % of the ceiling. */
+  json_t* best = json_array();
+  int anybest = 0;
+  static const char* const kDir[] = {"h2d", "d2h", "d2d", "bidir"};
+  for (size_t i = 0; i < g_nres; ++i) {
+    if (g_res[i].agg[0] || g_res[i].error || strncmp(g_res[i].name, "copy/", 5) != 0 ||
+        !strstr(g_res[i].name, "/harness/") || seen_before(i))
+      continue;
+    /* first result of a (direction, device) group: find the group's best */
+    char dir[16], mem[32], spec[96];
+    if (sscanf(g_res[i].name, "copy/%15[^/]/%31[^/]/%95[^/]/", dir, mem, spec) != 3) continue;
+    int first = 1;
+    for (size_t j = 0; j < i && first; ++j) {
+      char d2[16], m2[32], s2[96];
+      if (!g_res[j].agg[0] && !g_res[j].error && strstr(g_res[j].name, "/harness/") &&
+          sscanf(g_res[j].name, "copy/%15[^/]/%31[^/]/%95[^/]/", d2, m2, s2) == 3 &&
+          strcmp(d2, dir) == 0 && strcmp(s2, spec) == 0)
+        first = 0;
+    }
+    if (!first) continue;
+    double bestbw = 0;
+    const char* bestname = NULL;
+    for (size_t j = i; j < g_nres; ++j) {
+      char d2[16], m2[32], s2[96];
+      if (g_res[j].agg[0] || g_res[j].error || !strstr(g_res[j].name, "/harness/") ||
+          sscanf(g_res[j].name, "copy/%15[^/]/%31[^/]/%95[^/]/", d2, m2, s2) != 3 ||
+          strcmp(d2, dir) != 0 || strcmp(s2, spec) != 0)
+        continue;
+      double med = median_ns(g_res[j].name);
+      long long sz = name_size(g_res[j].name);
+      if (isnan(med) || med <= 0 || sz <= 0) continue;
+      double bw = (double)sz * (strcmp(dir, "bidir") == 0 ? 2 : 1) / med; /* GB/s */
+      if (bw > bestbw) {
+        bestbw = bw;
+        bestname = g_res[j].name;
+      }
+    }
+    if (!bestname) continue;
+    int is_link = strcmp(dir, "d2d") != 0 && strncmp(spec, "cpu:", 4) != 0;
+    double ceil = is_link ? g_host_link_gbps * (strcmp(dir, "bidir") == 0 ? 2 : 1) : 0;
+    if (!anybest) printf("== best copy per direction (harness, median), %% of the ceiling\n");
+    anybest = 1;
+    if (ceil > 0)
+      printf("  %-6s %-12s %9.2f GB/s  %5.1f %% of host link %.1f GB/s  (%s)\n", dir, spec, bestbw,
+             100 * bestbw / ceil, ceil, bestname);
+    else
+      printf("  %-6s %-12s %9.2f GB/s  ceiling unknown  (%s)\n", dir, spec, bestbw, bestname);
+    json_t* b = json_object();
+    json_object_set_new(b, "direction", json_string(dir));
+    json_object_set_new(b, "device", json_string(spec));
+    json_object_set_new(b, "benchmark", json_string(bestname));
+    json_object_set_new(b, "GBps", json_real(bestbw));
+    if (ceil > 0) {
+      json_object_set_new(b, "ceiling_GBps", json_real(ceil));
+      json_object_set_new(b, "ceiling", json_string("host link (hwloc PCI)"));
+      json_object_set_new(b, "percent_of_ceiling", json_real(100 * bestbw / ceil));
+    }
+    json_array_append_new(best, b);
+  }
+  (void)kDir;
+  json_object_set_new(sum, "best_copy", best);
   json_object_set_new(sum, "harness_raw_pairs", pairs);
   json_object_set_new(sum, "call", calls);
   json_object_set_new(sum, "copy_cv", cvs);
@@ -317,8 +428,8 @@ int dh_bench_main(int argc, char** argv) {
       p = e + 1;
     }
   }
-  if (strcmp(timing, "auto") && strcmp(timing, "host")) {
-    fprintf(stderr, "devharness bench: --timing wants auto or host, got '%s'\n", timing);
+  if (strcmp(timing, "auto") && strcmp(timing, "host") && strcmp(timing, "device")) {
+    fprintf(stderr, "devharness bench: --timing wants auto, host or device, got '%s'\n", timing);
     free(gb);
     return 2;
   }
@@ -439,10 +550,34 @@ int dh_bench_main(int argc, char** argv) {
    * pinning, so they do not inherit the benchmark thread's binding. */
   for (size_t i = 0; i < ndev; ++i)
     if (dh_device_stream_sync(devs[i].dev, NULL) != 0) dh_error_clear();
-  dh_gb_add_context("devharness.timing", strcmp(timing, "host") == 0
-                                             ? "host clock for every copy (--timing host)"
-                                             : "copies: device events / raw device timers where "
-                                               "available, else host clock; sync, launch: host");
+  int host_timing = strcmp(timing, "device") != 0;
+  dh_gb_add_context("devharness.timing",
+                    host_timing
+                        ? "host clock around copy + sync on both sides of every pair (--timing "
+                          "auto/host): device events and the twins' device timers do not bracket "
+                          "the same span on every API (docs/benchmarks.md)"
+                        : "copies: device events (harness) vs raw twin device timers where "
+                          "available (--timing device; not like for like on every API), else "
+                          "host clock; sync, launch: host clock");
+  {
+    char v[256];
+    snprintf(v, sizeof v,
+             "every copy buffer (host, pinned, device; harness and twin) %d-byte aligned: source "
+             "and destination at relative offset 0 mod 4096 on both sides",
+             DH_BENCH_BUFFER_ALIGN);
+    dh_gb_add_context("devharness.buffer_alignment", v);
+    snprintf(v, sizeof v,
+             "buffers and twin contexts kept for the whole run (up to %zu MiB, then least "
+             "recently used released), every buffer written before timing, one untimed copy "
+             "before each repetition's timed loop",
+             dh_bench_cache_budget() >> 20);
+    dh_gb_add_context("devharness.buffers", v);
+  }
+  dh_gb_add_context("devharness.helper_threads",
+                    "backend default-stream workers started before pinning; streams and raw twin "
+                    "contexts created with the binding widened to all PUs (placed alike)");
+  find_host_link();
+  dh_gb_add_context("ceiling.host_link", g_host_link_desc);
 
   char pindesc[512];
   pin(pin_mode, pindesc, sizeof pindesc);
@@ -458,7 +593,7 @@ int dh_bench_main(int argc, char** argv) {
     goto done;
   }
 
-  dh_bench_opts_t o = {quick, reps, devs, ndev, exe, strcmp(timing, "host") == 0};
+  dh_bench_opts_t o = {quick, reps, devs, ndev, exe, host_timing};
   int (*const fns[5])(const dh_bench_opts_t*) = {dh_bench_suite_call, dh_bench_suite_alloc,
                                                  dh_bench_suite_copy, dh_bench_suite_sync,
                                                  dh_bench_suite_launch};

@@ -8,8 +8,9 @@
  *
  * Design (each point is a documented choice of this backend):
  *  - Contexts: one primary context per device (cuDevicePrimaryCtxRetain), retained
- *    lazily on first use and released in shutdown; it is made current on the calling
- *    thread (cuCtxSetCurrent) before every driver call that needs one.
+ *    lazily on first use and released in shutdown; before every driver call that needs
+ *    it, it is made current on the calling thread (cuCtxSetCurrent) unless
+ *    cuCtxGetCurrent says it already is (a thread-local read in the driver).
  *  - Memory: cuMemAlloc_v2 / cuMemFree_v2. Data-space pointers are CUdeviceptr values
  *    cast to void*: device addresses, not host-dereferenceable, so no
  *    DH_CAP_HOST_POINTER_ARITHMETIC; offsets arrive in the copy offsets / byte_offset.
@@ -18,11 +19,16 @@
  *  - Pinned host memory: cuMemHostAlloc(CU_MEMHOSTALLOC_PORTABLE) / cuMemFreeHost.
  *  - Workspaces: plain data space (cuMemAlloc), 256-byte aligned.
  *  - Copies: cuMemcpy{HtoD,DtoH,DtoD}Async_v2 (cuMemcpyPeerAsync across devices) on
- *    the given stream. Host source rule: after a host->device copy is queued, the
- *    backend synchronises that stream (cuStreamSynchronize) before returning, so the
- *    host source (pinned or pageable) is never read after the call returns. D2H and
- *    D2D stay asynchronous; a host destination is valid after stream_sync (for a
- *    pageable destination the driver itself returns only once the copy is done).
+ *    the given stream. Host source rule (TVM: the source may be reused once the call
+ *    returns) without a per-call wait: H2D sources of up to DH_CUDA_STAGE_MAX bytes are
+ *    memcpy'd into a backend-owned pinned staging slot and the copy is enqueued from
+ *    there (the call returns once the bytes are staged, as the driver itself does for
+ *    small pageable copies); larger pageable sources are pipelined through the slots
+ *    chunk by chunk; larger pinned sources (cuPointerGetAttribute MEMORY_TYPE = HOST)
+ *    are copied directly and the call waits for that copy only (an event recorded
+ *    after it). Slots: cuda_internal.h DH_CUDA_STAGE_*. D2H and D2D stay
+ *    asynchronous; a host destination is valid after stream_sync (for a pageable
+ *    destination the driver itself returns only once the copy is done).
  *  - Streams: cuStreamCreate(CU_STREAM_NON_BLOCKING). The NULL stream handle is the
  *    *legacy* default stream (the plugin calls the non-_ptsz entry points); created
  *    streams do not implicitly synchronise with it, so order NULL-stream work against
@@ -43,6 +49,7 @@
 #include <dlfcn.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,8 +202,14 @@ int dh_cuda_enter(DLDevice dev, const char* op, dh_cuda_device_t** out) {
   if (dh_cuda_check_device(dev, op) != 0) return -1;
   dh_cuda_device_t* d = &dh_cuda_devices[dev.device_id];
   if (ensure_context(d, dev.device_id) != 0) return -1;
-  CUresult r = dh_cuda_drv.ctx_set_current(d->ctx);
-  if (r != CUDA_SUCCESS) return dh_cuda_fail(r, "%s: cuCtxSetCurrent", op);
+  /* No cuCtxSetCurrent when the context is already current on this thread. The
+   * driver's own answer is used rather than a cache of ours, so code that changes the
+   * current context behind the backend's back (another library) is still handled. */
+  CUcontext cur = NULL;
+  if (dh_cuda_drv.ctx_get_current(&cur) != CUDA_SUCCESS || cur != d->ctx) {
+    CUresult r = dh_cuda_drv.ctx_set_current(d->ctx);
+    if (r != CUDA_SUCCESS) return dh_cuda_fail(r, "%s: cuCtxSetCurrent", op);
+  }
   if (out) *out = d;
   return 0;
 }
@@ -231,6 +244,139 @@ int dh_cuda_ensure_module(dh_cuda_device_t* d, int id) {
   }
   pthread_mutex_unlock(&d->mu);
   return rc;
+}
+
+/*===========================================================================
+ * H2D staging slots (cuda_internal.h DH_CUDA_STAGE_*)
+ *===========================================================================*/
+
+/* Allocates the staging slots of d (once). The device's context must be current. */
+static int stage_ensure(dh_cuda_device_t* d) {
+  if (__atomic_load_n(&d->stage_ready, __ATOMIC_ACQUIRE)) return 0;
+  int rc = 0;
+  pthread_mutex_lock(&d->mu);
+  if (!d->stage_ready) {
+    int i;
+    for (i = 0; i < DH_CUDA_STAGE_SLOTS && rc == 0; i++) {
+      dh_cuda_stage_slot_t* sl = &d->stage[i];
+      CUresult r = dh_cuda_drv.mem_host_alloc(&sl->host, DH_CUDA_STAGE_SLOT_BYTES,
+                                              CU_MEMHOSTALLOC_PORTABLE);
+      if (r != CUDA_SUCCESS) {
+        sl->host = NULL;
+        rc = dh_cuda_fail(r, "cuMemHostAlloc(%zu) for an H2D staging slot",
+                          DH_CUDA_STAGE_SLOT_BYTES);
+      } else if ((r = dh_cuda_drv.event_create(&sl->done, CU_EVENT_DISABLE_TIMING)) !=
+                 CUDA_SUCCESS) {
+        sl->done = NULL;
+        rc = dh_cuda_fail(r, "cuEventCreate(CU_EVENT_DISABLE_TIMING) for an H2D staging slot");
+      }
+    }
+    if (rc != 0) {
+      for (i = 0; i < DH_CUDA_STAGE_SLOTS; i++) {
+        if (d->stage[i].done) dh_cuda_drv.event_destroy(d->stage[i].done);
+        if (d->stage[i].host) dh_cuda_drv.mem_free_host(d->stage[i].host);
+        memset(&d->stage[i], 0, sizeof d->stage[i]);
+      }
+    } else {
+      __atomic_store_n(&d->stage_ready, 1, __ATOMIC_RELEASE);
+    }
+  }
+  pthread_mutex_unlock(&d->mu);
+  return rc;
+}
+
+/* Frees the slots of d (shutdown; context current, no copy in flight on the host). */
+static void stage_free(dh_cuda_device_t* d) {
+  if (!d->stage_ready) return;
+  for (int i = 0; i < DH_CUDA_STAGE_SLOTS; i++) {
+    dh_cuda_stage_slot_t* sl = &d->stage[i];
+    if (sl->done) {
+      dh_cuda_drv.event_synchronize(sl->done);
+      dh_cuda_drv.event_destroy(sl->done);
+    }
+    if (sl->host) dh_cuda_drv.mem_free_host(sl->host);
+    memset(sl, 0, sizeof *sl);
+  }
+  d->stage_ready = 0;
+}
+
+/* Takes a free slot (lock-free: round robin + compare-and-swap on `busy`) and waits
+ * for the copy that last read it. Release with stage_release. */
+static int stage_acquire(dh_cuda_device_t* d, dh_cuda_stage_slot_t** out) {
+  for (unsigned tries = 1;; ++tries) {
+    unsigned i = __atomic_fetch_add(&d->stage_next, 1, __ATOMIC_RELAXED) % DH_CUDA_STAGE_SLOTS;
+    dh_cuda_stage_slot_t* sl = &d->stage[i];
+    int expected = 0;
+    if (__atomic_compare_exchange_n(&sl->busy, &expected, 1, 0, __ATOMIC_ACQUIRE,
+                                    __ATOMIC_RELAXED)) {
+      if (sl->pending) {
+        CUresult r = dh_cuda_drv.event_synchronize(sl->done);
+        if (r != CUDA_SUCCESS) {
+          __atomic_store_n(&sl->busy, 0, __ATOMIC_RELEASE);
+          return dh_cuda_fail(r, "cuEventSynchronize on an H2D staging slot");
+        }
+        sl->pending = 0;
+      }
+      *out = sl;
+      return 0;
+    }
+    if (tries % DH_CUDA_STAGE_SLOTS == 0) sched_yield(); /* more copying threads than slots */
+  }
+}
+
+static void stage_release(dh_cuda_stage_slot_t* sl) {
+  __atomic_store_n(&sl->busy, 0, __ATOMIC_RELEASE);
+}
+
+/* H2D through the slots, chunk by chunk; returns once every byte of src is staged. */
+static int h2d_staged(dh_cuda_device_t* d, CUdeviceptr dst, const char* src, size_t nbytes,
+                      CUstream s) {
+  if (stage_ensure(d)) return -1;
+  for (size_t off = 0; off < nbytes;) {
+    size_t chunk = nbytes - off < DH_CUDA_STAGE_SLOT_BYTES ? nbytes - off : DH_CUDA_STAGE_SLOT_BYTES;
+    dh_cuda_stage_slot_t* sl;
+    if (stage_acquire(d, &sl)) return -1;
+    memcpy(sl->host, src + off, chunk);
+    CUresult r = dh_cuda_drv.memcpy_htod_async(dst + off, sl->host, chunk, s);
+    if (r != CUDA_SUCCESS) {
+      stage_release(sl);
+      return dh_cuda_fail(r, "cuMemcpyHtoDAsync_v2(%zu bytes from a staging slot)", chunk);
+    }
+    r = dh_cuda_drv.event_record(sl->done, s);
+    if (r != CUDA_SUCCESS) {
+      /* The copy reading the slot is queued and cannot be tracked: drain the stream
+       * before the slot can be reused. */
+      dh_cuda_drv.stream_synchronize(s);
+      stage_release(sl);
+      return dh_cuda_fail(r, "cuEventRecord after a staged host-to-device copy");
+    }
+    sl->pending = 1;
+    stage_release(sl);
+    off += chunk;
+  }
+  return 0;
+}
+
+/* H2D straight from a pinned source; waits for this copy only. */
+static int h2d_pinned_wait(dh_cuda_device_t* d, CUdeviceptr dst, const void* src, size_t nbytes,
+                           CUstream s) {
+  if (stage_ensure(d)) return -1;
+  CUresult r = dh_cuda_drv.memcpy_htod_async(dst, src, nbytes, s);
+  if (r != CUDA_SUCCESS)
+    return dh_cuda_fail(r, "cuMemcpyHtoDAsync_v2(%zu bytes, pinned source)", nbytes);
+  dh_cuda_stage_slot_t* sl; /* borrowed for its event */
+  if (stage_acquire(d, &sl)) {
+    dh_cuda_drv.stream_synchronize(s);
+    return -1;
+  }
+  r = dh_cuda_drv.event_record(sl->done, s);
+  if (r == CUDA_SUCCESS) r = dh_cuda_drv.event_synchronize(sl->done);
+  stage_release(sl);
+  if (r != CUDA_SUCCESS) {
+    dh_cuda_drv.stream_synchronize(s);
+    return dh_cuda_fail(r, "waiting for a pinned host-to-device copy (cuEventRecord/Synchronize)");
+  }
+  return 0;
 }
 
 static int attr_int(dh_cuda_device_t* d, int id, CUdevice_attribute a, const char* aname,
@@ -413,6 +559,7 @@ static void cuda_shutdown(void) {
       dh_cuda_device_t* d = &dh_cuda_devices[i];
       if (d->ctx_ready) {
         dh_cuda_drv.ctx_set_current(d->ctx);
+        stage_free(d);
         if (d->module) dh_cuda_drv.module_unload(d->module);
         dh_cuda_drv.ctx_set_current(NULL);
         dh_cuda_drv.primary_ctx_release(d->dev);
@@ -663,17 +810,20 @@ static int cuda_copy_data_from_to(const void* from, size_t from_offset, void* to
   if (!to) return dh_error_set("ValueError", "cuda: copy_data_from_to: to is NULL (%zu bytes)", nbytes);
   CUresult r;
   if (from_host) {
-    /* H2D. The host source must not be read after return: queue the copy, then
-     * synchronise the stream (documented choice; see the file comment). */
-    if (dh_cuda_enter(dev_to, "copy_data_from_to", NULL)) return -1;
+    /* H2D. The host source must not be read after return (see the file comment):
+     * staged when small or pageable, else direct with a wait for this copy. */
+    dh_cuda_device_t* dt;
+    if (dh_cuda_enter(dev_to, "copy_data_from_to", &dt)) return -1;
     CUdeviceptr dst = (CUdeviceptr)(uintptr_t)to + to_offset;
-    r = dh_cuda_drv.memcpy_htod_async(dst, (const char*)from + from_offset, nbytes, s);
-    if (r != CUDA_SUCCESS)
-      return dh_cuda_fail(r, "cuMemcpyHtoDAsync_v2(%zu bytes, to_offset %zu)", nbytes, to_offset);
-    r = dh_cuda_drv.stream_synchronize(s);
-    if (r != CUDA_SUCCESS)
-      return dh_cuda_fail(r, "cuStreamSynchronize after host-to-device copy");
-    return 0;
+    const char* src = (const char*)from + from_offset;
+    if (nbytes > DH_CUDA_STAGE_MAX) {
+      unsigned int mt = 0;
+      if (dh_cuda_drv.pointer_get_attribute(&mt, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                            (CUdeviceptr)(uintptr_t)src) == CUDA_SUCCESS &&
+          mt == CU_MEMORYTYPE_HOST)
+        return h2d_pinned_wait(dt, dst, src, nbytes, s);
+    }
+    return h2d_staged(dt, dst, src, nbytes, s);
   }
   if (to_host) {
     if (dh_cuda_enter(dev_from, "copy_data_from_to", NULL)) return -1;

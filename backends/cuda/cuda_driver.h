@@ -28,6 +28,9 @@
   X(primary_ctx_retain, "cuDevicePrimaryCtxRetain", (CUcontext * pctx, CUdevice dev))     \
   X(primary_ctx_release, "cuDevicePrimaryCtxRelease_v2", (CUdevice dev))                  \
   X(ctx_set_current, "cuCtxSetCurrent", (CUcontext ctx))                                  \
+  X(ctx_get_current, "cuCtxGetCurrent", (CUcontext * pctx))                               \
+  X(pointer_get_attribute, "cuPointerGetAttribute",                                       \
+    (void* data, CUpointer_attribute attribute, CUdeviceptr ptr))                         \
   X(mem_get_info, "cuMemGetInfo_v2", (size_t * free_bytes, size_t * total_bytes))         \
   X(mem_alloc, "cuMemAlloc_v2", (CUdeviceptr * dptr, size_t bytesize))                    \
   X(mem_free, "cuMemFree_v2", (CUdeviceptr dptr))                                         \

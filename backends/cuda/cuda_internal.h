@@ -18,6 +18,26 @@
 /* cuMemAlloc's guaranteed alignment, bytes (CUDA C Programming Guide: >= 256). */
 #define DH_CUDA_BASE_ALIGNMENT 256
 
+/* H2D staging (cuda_backend.c "Copies"): host->device copies of up to
+ * DH_CUDA_STAGE_MAX bytes are memcpy'd into a backend-owned pinned slot and enqueued
+ * from there, so the call returns once the bytes are staged (the host source is free,
+ * TVM's rule) without waiting for the device. Larger pageable copies are pipelined
+ * through the slots in DH_CUDA_STAGE_SLOT_BYTES chunks (the DMA of chunk i overlaps the
+ * memcpy of chunk i+1); larger pinned sources are copied directly and the call waits
+ * for that copy only (an event recorded after it). DH_CUDA_STAGE_SLOTS slots per
+ * device, allocated on the first staged copy, each guarded by an event recorded after
+ * the copy that reads it; a slot is reused once its event has completed. */
+#define DH_CUDA_STAGE_SLOTS 8
+#define DH_CUDA_STAGE_SLOT_BYTES ((size_t)1 << 20)
+#define DH_CUDA_STAGE_MAX DH_CUDA_STAGE_SLOT_BYTES
+
+typedef struct dh_cuda_stage_slot {
+  void* host;     /* cuMemHostAlloc'd, DH_CUDA_STAGE_SLOT_BYTES */
+  CUevent done;   /* recorded after the last copy that read `host` */
+  int pending;    /* `done` was recorded and not yet waited for */
+  int busy;       /* held by a copying thread (atomic CAS 0 -> 1) */
+} dh_cuda_stage_slot_t;
+
 /* Per-device state. Fields set once under `mu` and published by the *_ready flags
  * (read with acquire loads), so readers need no lock afterwards. */
 typedef struct dh_cuda_device {
@@ -28,6 +48,9 @@ typedef struct dh_cuda_device {
   int module_ready;   /* embedded fatbin loaded, kernels resolved */
   CUmodule module;
   CUfunction fn_noop, fn_fill;
+  int stage_ready;    /* staging slots allocated */
+  dh_cuda_stage_slot_t stage[DH_CUDA_STAGE_SLOTS];
+  unsigned stage_next; /* next slot to try (atomic) */
   int strings_ready;  /* cached strings below filled */
   char name[256];           /* cuDeviceGetName */
   char compute_version[16]; /* "9.0" */

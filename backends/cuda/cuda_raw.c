@@ -6,8 +6,17 @@
  *  DH_RAW_COPY_H2D / D2H: cuMemcpyHtoDAsync_v2 / cuMemcpyDtoHAsync_v2 between a host
  *      buffer (cuMemHostAlloc when DH_RAW_PINNED, else malloc'd pageable memory) and a
  *      cuMemAlloc'd buffer, on a private non-blocking stream; `repeat` copies, then one
- *      cuStreamSynchronize. (Unlike the harness's H2D, no sync per copy: that is the
- *      difference the ratio shows.)
+ *      cuStreamSynchronize: the fastest use of the API (the source is read until the
+ *      final sync).
+ *  DH_RAW_COPY_H2D with DH_RAW_HOST_SOURCE_RELEASED: the harness's contract (the
+ *      source is free once each copy is issued) done the best way the driver allows:
+ *      the source is memcpy'd into the twin's own pinned slots (RAW_SLOTS of
+ *      min(nbytes, RAW_SLOT_MAX) bytes, each guarded by an event) and enqueued from
+ *      there, chunk by chunk for large pageable sources; a pinned source above
+ *      RAW_SLOT_MAX is copied directly and waited for (event) before the next copy.
+ *  DH_RAW_COPY_BIDIR: cuMemcpyHtoDAsync_v2 on one stream and cuMemcpyDtoHAsync_v2 on a
+ *      second one at once (nvbandwidth's bidirectional copy), then both synchronised;
+ *      no device time (two streams).
  *  DH_RAW_COPY_D2D: cuMemcpyDtoDAsync_v2 between two device buffers.
  *  DH_RAW_STREAM_SYNC: cuStreamSynchronize on the idle stream, `repeat` times.
  *  DH_RAW_LAUNCH: cuLaunchKernel(dh_cuda_noop, <<<1, 1>>>) `repeat` times, then sync.
@@ -25,6 +34,9 @@
 
 #include "cuda_internal.h"
 
+#define RAW_SLOTS 8
+#define RAW_SLOT_MAX ((size_t)1 << 20)
+
 typedef struct raw_ctx {
   DLDevice dev;
   dh_raw_op_t op;
@@ -35,28 +47,55 @@ typedef struct raw_ctx {
   CUdeviceptr d0, d1;
   void* host;
   int host_pinned;
+  /* BIDIR */
+  CUstream stream2;
+  void* host2;
+  /* H2D with DH_RAW_HOST_SOURCE_RELEASED */
+  void* slot[RAW_SLOTS];
+  CUevent slot_done[RAW_SLOTS];
+  int slot_pending[RAW_SLOTS];
+  unsigned slot_next;
+  size_t slot_bytes;
 } raw_ctx_t;
+
+static void free_host(raw_ctx_t* c, void* p) {
+  if (!p) return;
+  if (c->host_pinned) dh_cuda_drv.mem_free_host(p);
+  else free(p);
+}
 
 static void raw_teardown(void* p) {
   raw_ctx_t* c = (raw_ctx_t*)p;
   if (!c) return;
   if (dh_cuda_enter(c->dev, "raw teardown", NULL) == 0) {
     if (c->stream) dh_cuda_drv.stream_synchronize(c->stream);
+    if (c->stream2) dh_cuda_drv.stream_synchronize(c->stream2);
     if (c->stream) dh_cuda_drv.stream_destroy(c->stream);
+    if (c->stream2) dh_cuda_drv.stream_destroy(c->stream2);
+    for (int i = 0; i < RAW_SLOTS; i++) {
+      if (c->slot_done[i]) dh_cuda_drv.event_destroy(c->slot_done[i]);
+      if (c->slot[i]) dh_cuda_drv.mem_free_host(c->slot[i]);
+    }
     if (c->start) dh_cuda_drv.event_destroy(c->start);
     if (c->end) dh_cuda_drv.event_destroy(c->end);
     if (c->d0) dh_cuda_drv.mem_free(c->d0);
     if (c->d1) dh_cuda_drv.mem_free(c->d1);
-    if (c->host && c->host_pinned) dh_cuda_drv.mem_free_host(c->host);
+    if (c->host_pinned) {
+      free_host(c, c->host);
+      free_host(c, c->host2);
+    }
   }
-  if (c->host && !c->host_pinned) free(c->host);
+  if (!c->host_pinned) {
+    free(c->host);
+    free(c->host2);
+  }
   free(c);
 }
 
 static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags, void** out_ctx) {
   if (!out_ctx) return dh_error_set("ValueError", "cuda raw: setup: out_ctx is NULL");
   *out_ctx = NULL;
-  if (op < DH_RAW_COPY_H2D || op > DH_RAW_LAUNCH)
+  if (op < DH_RAW_COPY_H2D || op > DH_RAW_COPY_BIDIR)
     return dh_error_set("NotImplementedError", "cuda raw: op %d is not implemented", (int)op);
   dh_cuda_device_t* d;
   if (dh_cuda_enter(dev, "raw setup", &d)) return -1;
@@ -78,34 +117,82 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
     dh_cuda_fail(r, "cuda:%d: raw: cuEventCreate", id);
     goto fail;
   }
-  if (op == DH_RAW_COPY_H2D || op == DH_RAW_COPY_D2H || op == DH_RAW_COPY_D2D) {
+  int bidir = op == DH_RAW_COPY_BIDIR;
+  if (op == DH_RAW_COPY_H2D || op == DH_RAW_COPY_D2H || op == DH_RAW_COPY_D2D || bidir) {
     if ((r = dh_cuda_drv.mem_alloc(&c->d0, n)) != CUDA_SUCCESS) {
       dh_cuda_fail(r, "cuda:%d: raw: cuMemAlloc_v2(%zu)", id, n);
       goto fail;
     }
   }
-  if (op == DH_RAW_COPY_D2D) {
+  if (bidir && (r = dh_cuda_drv.stream_create(&c->stream2, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) {
+    dh_cuda_fail(r, "cuda:%d: raw: cuStreamCreate", id);
+    goto fail;
+  }
+  if (op == DH_RAW_COPY_D2D || bidir) {
     if ((r = dh_cuda_drv.mem_alloc(&c->d1, n)) != CUDA_SUCCESS) {
       dh_cuda_fail(r, "cuda:%d: raw: cuMemAlloc_v2(%zu)", id, n);
       goto fail;
     }
   }
-  if (op == DH_RAW_COPY_H2D || op == DH_RAW_COPY_D2H) {
-    if (flags & DH_RAW_PINNED) {
-      if ((r = dh_cuda_drv.mem_host_alloc(&c->host, n, CU_MEMHOSTALLOC_PORTABLE)) != CUDA_SUCCESS) {
-        c->host = NULL;
-        dh_cuda_fail(r, "cuda:%d: raw: cuMemHostAlloc(%zu)", id, n);
+  if (op == DH_RAW_COPY_H2D || op == DH_RAW_COPY_D2H || bidir) {
+    for (int k = 0; k < 1 + bidir; k++) {
+      void** hp = k ? &c->host2 : &c->host;
+      if (flags & DH_RAW_PINNED) {
+        if ((r = dh_cuda_drv.mem_host_alloc(hp, n, CU_MEMHOSTALLOC_PORTABLE)) != CUDA_SUCCESS) {
+          *hp = NULL;
+          dh_cuda_fail(r, "cuda:%d: raw: cuMemHostAlloc(%zu)", id, n);
+          goto fail;
+        }
+        c->host_pinned = 1;
+      } else {
+        *hp = malloc(n);
+        if (!*hp) {
+          dh_error_set("OutOfMemoryError", "cuda raw: setup: cannot malloc %zu bytes", n);
+          goto fail;
+        }
+      }
+      memset(*hp, 0x5a, n); /* written, every page faulted in now */
+    }
+  }
+  if (op == DH_RAW_COPY_H2D && (flags & DH_RAW_HOST_SOURCE_RELEASED)) {
+    c->slot_bytes = n < RAW_SLOT_MAX ? n : RAW_SLOT_MAX;
+    for (int i = 0; i < RAW_SLOTS; i++) {
+      if ((r = dh_cuda_drv.mem_host_alloc(&c->slot[i], c->slot_bytes, CU_MEMHOSTALLOC_PORTABLE)) !=
+          CUDA_SUCCESS) {
+        c->slot[i] = NULL;
+        dh_cuda_fail(r, "cuda:%d: raw: cuMemHostAlloc(%zu) for a staging slot", id, c->slot_bytes);
         goto fail;
       }
-      c->host_pinned = 1;
-    } else {
-      c->host = malloc(n);
-      if (!c->host) {
-        dh_error_set("OutOfMemoryError", "cuda raw: setup: cannot malloc %zu bytes", n);
+      if ((r = dh_cuda_drv.event_create(&c->slot_done[i], CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS) {
+        c->slot_done[i] = NULL;
+        dh_cuda_fail(r, "cuda:%d: raw: cuEventCreate", id);
         goto fail;
       }
     }
-    memset(c->host, 0x5a, n); /* touch every page (pageable: fault it in now) */
+  }
+  /* Every device buffer written before the first run (from the written host buffer,
+   * or a fill-free H2D of a temporary pattern for D2D). */
+  if (c->d0 || c->d1) {
+    void* pat = c->host;
+    void* tmp = NULL;
+    if (!pat) {
+      tmp = malloc(n);
+      if (!tmp) {
+        dh_error_set("OutOfMemoryError", "cuda raw: setup: cannot malloc %zu bytes", n);
+        goto fail;
+      }
+      memset(tmp, 0x5a, n);
+      pat = tmp;
+    }
+    r = CUDA_SUCCESS;
+    if (c->d0) r = dh_cuda_drv.memcpy_htod_async(c->d0, pat, n, c->stream);
+    if (r == CUDA_SUCCESS && c->d1) r = dh_cuda_drv.memcpy_htod_async(c->d1, pat, n, c->stream);
+    if (r == CUDA_SUCCESS) r = dh_cuda_drv.stream_synchronize(c->stream);
+    free(tmp);
+    if (r != CUDA_SUCCESS) {
+      dh_cuda_fail(r, "cuda:%d: raw: writing the device buffers", id);
+      goto fail;
+    }
   }
   if (op == DH_RAW_LAUNCH && dh_cuda_ensure_module(d, id)) goto fail;
   *out_ctx = c;
@@ -115,11 +202,44 @@ fail:
   return -1;
 }
 
+/* One H2D under the host-source-released contract (see the file comment). */
+static int raw_h2d_released(raw_ctx_t* c) {
+  int id = c->dev.device_id;
+  CUresult r;
+  if (c->host_pinned && c->nbytes > RAW_SLOT_MAX) {
+    if ((r = dh_cuda_drv.memcpy_htod_async(c->d0, c->host, c->nbytes, c->stream)) != CUDA_SUCCESS ||
+        (r = dh_cuda_drv.event_record(c->slot_done[0], c->stream)) != CUDA_SUCCESS ||
+        (r = dh_cuda_drv.event_synchronize(c->slot_done[0])) != CUDA_SUCCESS)
+      return dh_cuda_fail(r, "cuda:%d: raw: pinned H2D + wait (%zu)", id, c->nbytes);
+    return 0;
+  }
+  for (size_t off = 0; off < c->nbytes;) {
+    size_t chunk = c->nbytes - off < c->slot_bytes ? c->nbytes - off : c->slot_bytes;
+    unsigned i = c->slot_next++ % RAW_SLOTS;
+    if (c->slot_pending[i] && (r = dh_cuda_drv.event_synchronize(c->slot_done[i])) != CUDA_SUCCESS)
+      return dh_cuda_fail(r, "cuda:%d: raw: cuEventSynchronize(slot)", id);
+    memcpy(c->slot[i], (const char*)c->host + off, chunk);
+    if ((r = dh_cuda_drv.memcpy_htod_async(c->d0 + off, c->slot[i], chunk, c->stream)) != CUDA_SUCCESS ||
+        (r = dh_cuda_drv.event_record(c->slot_done[i], c->stream)) != CUDA_SUCCESS)
+      return dh_cuda_fail(r, "cuda:%d: raw: staged H2D (%zu)", id, chunk);
+    c->slot_pending[i] = 1;
+    off += chunk;
+  }
+  return 0;
+}
+
 static int raw_one(raw_ctx_t* c) {
   CUresult r = CUDA_SUCCESS;
   int id = c->dev.device_id;
   switch (c->op) {
+    case DH_RAW_COPY_BIDIR:
+      if (c->nbytes &&
+          ((r = dh_cuda_drv.memcpy_htod_async(c->d0, c->host, c->nbytes, c->stream)) != CUDA_SUCCESS ||
+           (r = dh_cuda_drv.memcpy_dtoh_async(c->host2, c->d1, c->nbytes, c->stream2)) != CUDA_SUCCESS))
+        return dh_cuda_fail(r, "cuda:%d: raw: bidirectional copy (%zu)", id, c->nbytes);
+      return 0;
     case DH_RAW_COPY_H2D:
+      if (c->flags & DH_RAW_HOST_SOURCE_RELEASED) return c->nbytes ? raw_h2d_released(c) : 0;
       if (c->nbytes) r = dh_cuda_drv.memcpy_htod_async(c->d0, c->host, c->nbytes, c->stream);
       if (r != CUDA_SUCCESS) return dh_cuda_fail(r, "cuda:%d: raw: cuMemcpyHtoDAsync_v2(%zu)", id, c->nbytes);
       return 0;
@@ -150,7 +270,7 @@ static int raw_run(void* p, uint32_t repeat, double* out_device_ms) {
   if (out_device_ms) *out_device_ms = -1;
   if (dh_cuda_enter(c->dev, "raw run", NULL)) return -1;
   int id = c->dev.device_id;
-  int timed = out_device_ms && c->op != DH_RAW_STREAM_SYNC;
+  int timed = out_device_ms && c->op != DH_RAW_STREAM_SYNC && c->op != DH_RAW_COPY_BIDIR;
   CUresult r;
   if (timed && (r = dh_cuda_drv.event_record(c->start, c->stream)) != CUDA_SUCCESS)
     return dh_cuda_fail(r, "cuda:%d: raw: cuEventRecord(start)", id);
@@ -160,6 +280,8 @@ static int raw_run(void* p, uint32_t repeat, double* out_device_ms) {
     return dh_cuda_fail(r, "cuda:%d: raw: cuEventRecord(end)", id);
   if (c->op != DH_RAW_STREAM_SYNC && (r = dh_cuda_drv.stream_synchronize(c->stream)) != CUDA_SUCCESS)
     return dh_cuda_fail(r, "cuda:%d: raw: cuStreamSynchronize", id);
+  if (c->stream2 && (r = dh_cuda_drv.stream_synchronize(c->stream2)) != CUDA_SUCCESS)
+    return dh_cuda_fail(r, "cuda:%d: raw: cuStreamSynchronize (second stream)", id);
   if (timed) {
     float ms = 0;
     if ((r = dh_cuda_drv.event_elapsed_time(&ms, c->start, c->end)) != CUDA_SUCCESS)

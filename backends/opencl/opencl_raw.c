@@ -2,6 +2,16 @@
  * backends/opencl/opencl_raw.c — the raw twin of the OpenCL backend (api_name "OpenCL"):
  * the benchmarked operations through OpenCL directly, on its own profiling queue, so
  * bench can compare the harness's overhead with the bare API.
+ *
+ *  H2D: clEnqueueWriteBuffer non-blocking, `repeat` of them, then clFinish (the fastest
+ *       use: the source is read until the finish); with DH_RAW_HOST_SOURCE_RELEASED a
+ *       blocking write (the OpenCL way to have the source reusable on return, what the
+ *       harness does).
+ *  D2H: clEnqueueReadBuffer non-blocking + clFinish. D2D: clEnqueueCopyBuffer.
+ *  BIDIR: a write on the twin's queue and a read on a second queue at once, both
+ *       finished (no device time).
+ * Host buffers are 4096-aligned (the bench's harness side is too); every buffer is
+ * written in setup.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,23 +28,29 @@ typedef struct raw_ctx {
   dh_raw_op_t op;
   size_t nbytes;
   uint32_t flags;
-  cl_command_queue q;
+  cl_command_queue q, q2; /* q2: the second direction of BIDIR */
   cl_mem a, b;        /* device buffers */
-  cl_mem pinned;      /* backing buffer of host when pinned */
+  cl_mem pinned, pinned2; /* backing buffers of host / host2 when pinned */
   void* host;         /* host side of H2D / D2H */
+  void* host2;        /* BIDIR: the D2H destination */
 } raw_ctx_t;
 
 static void raw_teardown(void* p) {
   raw_ctx_t* c = p;
   if (!c) return;
   if (c->q) clFinish(c->q);
+  if (c->q2) clFinish(c->q2);
   if (c->pinned) {
     if (c->host) clEnqueueUnmapMemObject(c->q, c->pinned, c->host, 0, NULL, NULL);
+    if (c->pinned2 && c->host2) clEnqueueUnmapMemObject(c->q, c->pinned2, c->host2, 0, NULL, NULL);
     clFinish(c->q);
     clReleaseMemObject(c->pinned);
+    if (c->pinned2) clReleaseMemObject(c->pinned2);
   } else {
     free(c->host);
+    free(c->host2);
   }
+  if (c->q2) clReleaseCommandQueue(c->q2);
   if (c->a) clReleaseMemObject(c->a);
   if (c->b) clReleaseMemObject(c->b);
   if (c->q) clReleaseCommandQueue(c->q);
@@ -46,10 +62,11 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
   *out = NULL;
   if (dh_ocl_check_dev(dev, "raw setup") != 0) return -1;
   if (dh_ocl_ensure_realized() != 0) return dh_error_prefix("opencl:%d: raw setup", dev.device_id);
-  if (op < DH_RAW_COPY_H2D || op > DH_RAW_LAUNCH)
+  if (op < DH_RAW_COPY_H2D || op > DH_RAW_COPY_BIDIR)
     return dh_error_set("NotImplementedError", "opencl raw: op %d is not implemented", (int)op);
   ocl_device_t* od = &dh_ocl_dev[dev.device_id];
-  int is_copy = op == DH_RAW_COPY_H2D || op == DH_RAW_COPY_D2H || op == DH_RAW_COPY_D2D;
+  int bidir = op == DH_RAW_COPY_BIDIR;
+  int is_copy = op == DH_RAW_COPY_H2D || op == DH_RAW_COPY_D2H || op == DH_RAW_COPY_D2D || bidir;
   if (is_copy && nbytes == 0)
     return dh_error_set("ValueError", "opencl raw: nbytes must be > 0 for copies");
   if (is_copy && (int64_t)nbytes > od->max_mem_alloc_size)
@@ -65,23 +82,45 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
     c->a = clCreateBuffer(od->ctx, CL_MEM_READ_WRITE, nbytes, NULL, &e);
     if (e != CL_SUCCESS) { c->a = NULL; raw_teardown(c); return OCL_FAIL("clCreateBuffer", e); }
   }
-  if (op == DH_RAW_COPY_D2D) {
+  if (op == DH_RAW_COPY_D2D || bidir) {
     c->b = clCreateBuffer(od->ctx, CL_MEM_READ_WRITE, nbytes, NULL, &e);
     if (e != CL_SUCCESS) { c->b = NULL; raw_teardown(c); return OCL_FAIL("clCreateBuffer", e); }
   }
-  if (op == DH_RAW_COPY_H2D || op == DH_RAW_COPY_D2H) {
-    if (flags & DH_RAW_PINNED) {
-      c->pinned = clCreateBuffer(od->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, nbytes, NULL,
-                                 &e);
-      if (e != CL_SUCCESS) { c->pinned = NULL; raw_teardown(c); return OCL_FAIL("clCreateBuffer", e); }
-      c->host = clEnqueueMapBuffer(c->q, c->pinned, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, nbytes,
-                                   0, NULL, NULL, &e);
-      if (e != CL_SUCCESS) { c->host = NULL; raw_teardown(c); return OCL_FAIL("clEnqueueMapBuffer", e); }
-    } else {
-      c->host = malloc(nbytes);
-      if (!c->host) { raw_teardown(c); return dh_error_set("OutOfMemoryError", "opencl raw: host"); }
+  if (bidir) {
+    c->q2 = clCreateCommandQueue(od->ctx, od->device, 0, &e);
+    if (e != CL_SUCCESS) { c->q2 = NULL; raw_teardown(c); return OCL_FAIL("clCreateCommandQueue", e); }
+  }
+  if (op == DH_RAW_COPY_H2D || op == DH_RAW_COPY_D2H || bidir) {
+    for (int k = 0; k < 1 + bidir; k++) {
+      void** hp = k ? &c->host2 : &c->host;
+      if (flags & DH_RAW_PINNED) {
+        cl_mem* pm = k ? &c->pinned2 : &c->pinned;
+        *pm = clCreateBuffer(od->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, nbytes, NULL, &e);
+        if (e != CL_SUCCESS) { *pm = NULL; raw_teardown(c); return OCL_FAIL("clCreateBuffer", e); }
+        *hp = clEnqueueMapBuffer(c->q, *pm, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, nbytes, 0,
+                                 NULL, NULL, &e);
+        if (e != CL_SUCCESS) { *hp = NULL; raw_teardown(c); return OCL_FAIL("clEnqueueMapBuffer", e); }
+      } else {
+        *hp = aligned_alloc(4096, (nbytes + 4095) & ~(size_t)4095);
+        if (!*hp) { raw_teardown(c); return dh_error_set("OutOfMemoryError", "opencl raw: host"); }
+      }
+      memset(*hp, 0x5a, nbytes);
     }
-    memset(c->host, 0x5a, nbytes);
+  }
+  /* Every device buffer written before it is timed (a never-written buffer of a
+   * host-memory device maps the zero page: reading it would cost nothing). */
+  if (c->a || c->b) {
+    void* pat = c->host;
+    void* tmp = NULL;
+    if (!pat) {
+      if (!(tmp = malloc(nbytes))) { raw_teardown(c); return dh_error_set("OutOfMemoryError", "opencl raw: host"); }
+      memset(tmp, 0x5a, nbytes);
+      pat = tmp;
+    }
+    if (c->a) e = clEnqueueWriteBuffer(c->q, c->a, CL_TRUE, 0, nbytes, pat, 0, NULL, NULL);
+    if (e == CL_SUCCESS && c->b) e = clEnqueueWriteBuffer(c->q, c->b, CL_TRUE, 0, nbytes, pat, 0, NULL, NULL);
+    free(tmp);
+    if (e != CL_SUCCESS) { raw_teardown(c); return OCL_FAIL("clEnqueueWriteBuffer", e); }
   }
   if (op == DH_RAW_LAUNCH && dh_ocl_ensure_kernels(dev.device_id) != 0) { raw_teardown(c); return -1; }
   *out = c;
@@ -95,7 +134,7 @@ static int raw_run(void* p, uint32_t repeat, double* out_ms) {
   raw_ctx_t* c = p;
   if (out_ms) *out_ms = -1;
   if (!c) return dh_error_set("ValueError", "opencl raw: run: ctx is NULL");
-  int want = out_ms != NULL && c->op != DH_RAW_STREAM_SYNC;
+  int want = out_ms != NULL && c->op != DH_RAW_STREAM_SYNC && c->op != DH_RAW_COPY_BIDIR;
   cl_event m0 = NULL, m1 = NULL;
   cl_int e = CL_SUCCESS;
   if (want) {
@@ -104,8 +143,17 @@ static int raw_run(void* p, uint32_t repeat, double* out_ms) {
   }
   for (uint32_t i = 0; i < repeat && e == CL_SUCCESS; ++i) {
     switch (c->op) {
-      case DH_RAW_COPY_H2D: /* blocking, as the harness must (host source consumed) */
-        e = clEnqueueWriteBuffer(c->q, c->a, CL_TRUE, 0, c->nbytes, c->host, 0, NULL, NULL);
+      case DH_RAW_COPY_H2D: /* blocking only under the harness's contract */
+        e = clEnqueueWriteBuffer(c->q, c->a,
+                                 (c->flags & DH_RAW_HOST_SOURCE_RELEASED) ? CL_TRUE : CL_FALSE, 0,
+                                 c->nbytes, c->host, 0, NULL, NULL);
+        break;
+      case DH_RAW_COPY_BIDIR:
+        e = clEnqueueWriteBuffer(c->q, c->a, CL_FALSE, 0, c->nbytes, c->host, 0, NULL, NULL);
+        if (e == CL_SUCCESS)
+          e = clEnqueueReadBuffer(c->q2, c->b, CL_FALSE, 0, c->nbytes, c->host2, 0, NULL, NULL);
+        if (e == CL_SUCCESS) e = clFlush(c->q);
+        if (e == CL_SUCCESS) e = clFlush(c->q2);
         break;
       case DH_RAW_COPY_D2H:
         e = clEnqueueReadBuffer(c->q, c->a, CL_FALSE, 0, c->nbytes, c->host, 0, NULL, NULL);
@@ -124,6 +172,10 @@ static int raw_run(void* p, uint32_t repeat, double* out_ms) {
   if (want && e == CL_SUCCESS) e = clEnqueueMarkerWithWaitList(c->q, 0, NULL, &m1);
   cl_int fe = clFinish(c->q);
   if (e == CL_SUCCESS) e = fe;
+  if (c->q2) {
+    fe = clFinish(c->q2);
+    if (e == CL_SUCCESS) e = fe;
+  }
   if (e == CL_SUCCESS && m0 && m1) {
     cl_ulong t0 = 0, t1 = 0;
     if (clGetEventProfilingInfo(m0, CL_PROFILING_COMMAND_END, sizeof t0, &t0, NULL) ==

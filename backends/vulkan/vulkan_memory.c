@@ -117,6 +117,9 @@ void dh_vk_buf_destroy(dhvk_device_t* d, dhvk_buf_t* b) {
  *===========================================================================*/
 #define DHVK_STAGING_MIN ((size_t)64 << 10)
 #define DHVK_STAGING_CACHE ((size_t)256 << 20)
+/* Pinned H2D sources up to this size are staged (memcpy + no wait) rather than read
+ * by the device directly with a wait (see enqueue_copy; docs/benchmarks.md). */
+#define DHVK_H2D_STAGE_MAX ((size_t)1 << 20)
 
 int dh_vk_staging_get(dhvk_device_t* d, int dev, size_t nbytes, dhvk_buf_t** out) {
   size_t cap = DHVK_STAGING_MIN;
@@ -332,11 +335,12 @@ static int enqueue_copy(dhvk_device_t* d, dhvk_stream_t* s, int kind, const void
     kind = 2; /* device -> pinned buffer */
     dst = pin_dst;
     dst_off = pin_off;
-  } else if (kind == 0 && d->pinned &&
+  } else if (kind == 0 && nbytes > DHVK_H2D_STAGE_MAX && d->pinned &&
              (pin_src = pinned_find(d, host_src, nbytes, &pin_off)) != NULL) {
-    /* pinned buffer -> device, read by the device directly (no staging memcpy); the
-     * host source must not be read after the call returns, so the copy is finished
-     * before returning, as the CUDA backend does for every H2D copy. */
+    /* Large pinned buffer -> device, read by the device directly (no staging memcpy);
+     * the host source must not be read after the call returns, so the call waits for
+     * this copy. Up to DHVK_H2D_STAGE_MAX a pinned source is staged like a pageable
+     * one instead: the memcpy costs less than the wait, and the call returns at once. */
     kind = 2;
     src = pin_src;
     src_off = pin_off;

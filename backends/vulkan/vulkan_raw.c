@@ -3,6 +3,15 @@
  * through Vulkan directly, as pre-recorded command buffers submitted with a fence, with
  * timestamp queries for device time; the baseline the bench compares the DeviceAPI path
  * against (backend.h dh_raw_twin_t).
+ *
+ *  H2D pageable: memcpy into a persistently mapped host-visible staging buffer, then the
+ *      pre-recorded vkCmdCopyBuffer (the source is free once the memcpy is done, so this
+ *      also meets DH_RAW_HOST_SOURCE_RELEASED). H2D pinned: the device reads the
+ *      host-visible buffer directly; with DH_RAW_HOST_SOURCE_RELEASED the pinned source
+ *      is a second host-visible buffer memcpy'd into the staging one first.
+ *  BIDIR: one command buffer with both copies (staging -> a, b -> staging2) and no
+ *      barrier between them, so the device may overlap them (one queue here).
+ * Every buffer is written in setup (device buffers by a one-time copy from staging).
  */
 #include "vulkan_internal.h"
 
@@ -20,7 +29,9 @@ typedef struct raw_ctx {
   VkQueryPool qp;
   VkSemaphore sem; /* idle timeline for STREAM_SYNC */
   dhvk_buf_t *dev_a, *dev_b, *staging;
-  void* host;      /* pageable host buffer (NULL when pinned: staging->mapped) */
+  dhvk_buf_t *staging2, *pin_src; /* BIDIR D2H side; pinned source under the contract */
+  void* host;      /* pageable host buffer, or pin_src->mapped (NULL when pinned: staging->mapped) */
+  void* host2;     /* BIDIR pageable D2H destination */
 } raw_ctx_t;
 
 static void raw_teardown(void* p) {
@@ -38,7 +49,10 @@ static void raw_teardown(void* p) {
   dh_vk_buf_destroy(d, c->dev_a);
   dh_vk_buf_destroy(d, c->dev_b);
   dh_vk_buf_destroy(d, c->staging);
-  free(c->host);
+  dh_vk_buf_destroy(d, c->staging2);
+  if (c->pin_src) dh_vk_buf_destroy(d, c->pin_src);
+  else free(c->host);
+  free(c->host2);
   free(c);
 }
 
@@ -47,7 +61,7 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
   if (!out) return dh_error_set("ValueError", "raw setup: out_ctx is NULL");
   *out = NULL;
   if (dh_vk_check_dev(dev, &d)) return -1;
-  if (op < DH_RAW_COPY_H2D || op > DH_RAW_LAUNCH)
+  if (op < DH_RAW_COPY_H2D || op > DH_RAW_COPY_BIDIR)
     return dh_error_set("NotImplementedError", "vulkan raw twin has no op %d", (int)op);
   raw_ctx_t* c = calloc(1, sizeof *c);
   if (!c) return dh_error_set("OutOfMemoryError", "out of host memory");
@@ -67,25 +81,37 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
     return 0;
   }
   if (op == DH_RAW_LAUNCH && dh_vk_ensure_pipelines(d)) { raw_teardown(c); return -1; }
+  int bidir = op == DH_RAW_COPY_BIDIR;
+  size_t an = (c->nbytes + 4095) & ~(size_t)4095;
   if (op != DH_RAW_LAUNCH) {
     if (dh_vk_buf_create(d, id, c->nbytes, 0, &c->dev_a)) { raw_teardown(c); return -1; }
-    if (op == DH_RAW_COPY_D2D) {
-      if (dh_vk_buf_create(d, id, c->nbytes, 0, &c->dev_b)) { raw_teardown(c); return -1; }
-    } else {
-      if (dh_vk_buf_create(d, id, c->nbytes, 1, &c->staging)) { raw_teardown(c); return -1; }
-      /* Touch the staging (pinned) memory too: untouched pages of a fresh allocation
-       * may all map the kernel's zero page, and a copy reading them reads one cached
-       * page instead of nbytes of memory (the harness side's pinned buffer holds data). */
-      memset(c->staging->mapped, 0x5a, c->nbytes);
-      if (!(flags & DH_RAW_PINNED)) {
-        c->host = malloc(c->nbytes);
-        if (!c->host) { raw_teardown(c); return dh_error_set("OutOfMemoryError", "out of host memory"); }
-        /* Touch it, as a real user's (and the bench's harness side's) pageable buffer
-         * holds data: an untouched calloc'ed buffer maps every page to the kernel's one
-         * zero page, so the staging memcpy would read a single cached 4 KiB page instead
-         * of nbytes of memory and the twin would be measuring less work. */
-        memset(c->host, 0x5a, c->nbytes);
+    if ((op == DH_RAW_COPY_D2D || bidir) && dh_vk_buf_create(d, id, c->nbytes, 0, &c->dev_b)) {
+      raw_teardown(c);
+      return -1;
+    }
+    /* Staging exists for every copy op: for D2D it only writes the device buffers once. */
+    if (dh_vk_buf_create(d, id, c->nbytes, 1, &c->staging)) { raw_teardown(c); return -1; }
+    /* Written: untouched pages of a fresh allocation may all map the kernel's zero page,
+     * and a copy reading them reads one cached page instead of nbytes of memory. */
+    memset(c->staging->mapped, 0x5a, c->nbytes);
+    if (bidir) {
+      if (dh_vk_buf_create(d, id, c->nbytes, 1, &c->staging2)) { raw_teardown(c); return -1; }
+      memset(c->staging2->mapped, 0xa5, c->nbytes);
+    }
+    if (op == DH_RAW_COPY_H2D && (flags & DH_RAW_PINNED) && (flags & DH_RAW_HOST_SOURCE_RELEASED)) {
+      if (dh_vk_buf_create(d, id, c->nbytes, 1, &c->pin_src)) { raw_teardown(c); return -1; }
+      c->host = c->pin_src->mapped;
+      memset(c->host, 0x5a, c->nbytes);
+    } else if (op != DH_RAW_COPY_D2D && !(flags & DH_RAW_PINNED)) {
+      /* 4096-aligned like the bench's harness side, and written (no zero-page reads). */
+      c->host = aligned_alloc(4096, an);
+      if (bidir) c->host2 = aligned_alloc(4096, an);
+      if (!c->host || (bidir && !c->host2)) {
+        raw_teardown(c);
+        return dh_error_set("OutOfMemoryError", "out of host memory");
       }
+      memset(c->host, 0x5a, c->nbytes);
+      if (bidir) memset(c->host2, 0xa5, c->nbytes);
     }
   }
   VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
@@ -116,6 +142,36 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
   dh_vk_fn.vkCmdPipelineBarrier(c->cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
                        0, 1, &mb, 0, NULL, 0, NULL);
   VkBufferCopy region = {.size = c->nbytes};
+  if (c->dev_a) {
+    /* Write the device buffers once, from staging (one-time command buffer). */
+    VkCommandBuffer once;
+    VkCommandBufferAllocateInfo oi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                      .commandPool = c->pool,
+                                      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                      .commandBufferCount = 1};
+    if ((r = dh_vk_fn.vkAllocateCommandBuffers(d->device, &oi, &once)) != VK_SUCCESS) {
+      raw_teardown(c);
+      return dh_vk_fail(r, "vkAllocateCommandBuffers");
+    }
+    VkCommandBufferBeginInfo ob = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    dh_vk_fn.vkBeginCommandBuffer(once, &ob);
+    dh_vk_fn.vkCmdCopyBuffer(once, c->staging->buffer, c->dev_a->buffer, 1, &region);
+    if (c->dev_b) dh_vk_fn.vkCmdCopyBuffer(once, c->staging->buffer, c->dev_b->buffer, 1, &region);
+    dh_vk_fn.vkEndCommandBuffer(once);
+    VkSubmitInfo osi = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
+                        .pCommandBuffers = &once};
+    pthread_mutex_lock(&d->queue_lock);
+    r = dh_vk_fn.vkQueueSubmit(d->queue, 1, &osi, c->fence);
+    pthread_mutex_unlock(&d->queue_lock);
+    if (r == VK_SUCCESS) r = dh_vk_fn.vkWaitForFences(d->device, 1, &c->fence, VK_TRUE, DHVK_WAIT_NS);
+    if (r == VK_SUCCESS) r = dh_vk_fn.vkResetFences(d->device, 1, &c->fence);
+    dh_vk_fn.vkFreeCommandBuffers(d->device, c->pool, 1, &once);
+    if (r != VK_SUCCESS) {
+      raw_teardown(c);
+      return dh_vk_fail(r, "raw setup: writing the device buffers");
+    }
+  }
   switch (op) {
     case DH_RAW_COPY_H2D: dh_vk_fn.vkCmdCopyBuffer(c->cb, c->staging->buffer, c->dev_a->buffer, 1, &region); break;
     case DH_RAW_COPY_D2H:
@@ -123,6 +179,11 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
       dh_vk_cmd_host_barrier(c->cb);
       break;
     case DH_RAW_COPY_D2D: dh_vk_fn.vkCmdCopyBuffer(c->cb, c->dev_a->buffer, c->dev_b->buffer, 1, &region); break;
+    case DH_RAW_COPY_BIDIR:
+      dh_vk_fn.vkCmdCopyBuffer(c->cb, c->staging->buffer, c->dev_a->buffer, 1, &region);
+      dh_vk_fn.vkCmdCopyBuffer(c->cb, c->dev_b->buffer, c->staging2->buffer, 1, &region);
+      dh_vk_cmd_host_barrier(c->cb);
+      break;
     default:
       dh_vk_fn.vkCmdBindPipeline(c->cb, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipe_noop);
       dh_vk_fn.vkCmdDispatch(c->cb, 1, 1, 1);
@@ -176,11 +237,12 @@ static int raw_run(void* p, uint32_t repeat, double* out_ms) {
     }
     return 0;
   }
-  int timed = out_ms && c->qp;
+  int timed = out_ms && c->qp && c->op != DH_RAW_COPY_BIDIR;
   void* staging = c->staging ? c->staging->mapped : NULL;
   if (timed && raw_submit(c, c->ts_begin, VK_NULL_HANDLE)) return -1;
   for (uint32_t i = 0; i < repeat; i++) {
-    if (c->op == DH_RAW_COPY_H2D && c->host) memcpy(staging, c->host, c->nbytes);
+    if ((c->op == DH_RAW_COPY_H2D || c->op == DH_RAW_COPY_BIDIR) && c->host)
+      memcpy(staging, c->host, c->nbytes);
     if (raw_submit(c, c->cb, (!timed && i + 1 == repeat) ? c->fence : VK_NULL_HANDLE)) return -1;
   }
   if (timed && raw_submit(c, c->ts_end, c->fence)) return -1;
@@ -190,6 +252,8 @@ static int raw_run(void* p, uint32_t repeat, double* out_ms) {
   dh_vk_fn.vkResetFences(d->device, 1, &c->fence);
   if (c->op == DH_RAW_COPY_D2H && c->host)
     for (uint32_t i = 0; i < repeat; i++) memcpy(c->host, staging, c->nbytes);
+  if (c->op == DH_RAW_COPY_BIDIR && c->host2)
+    for (uint32_t i = 0; i < repeat; i++) memcpy(c->host2, c->staging2->mapped, c->nbytes);
   if (timed) {
     uint64_t ts[2];
     r = dh_vk_fn.vkGetQueryPoolResults(d->device, c->qp, 0, 2, sizeof ts, ts, sizeof ts[0],

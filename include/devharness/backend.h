@@ -157,11 +157,20 @@ typedef enum dh_raw_op {
   DH_RAW_COPY_D2H = 2,   /* device buffer -> host buffer, nbytes */
   DH_RAW_COPY_D2D = 3,   /* device buffer -> another device buffer, nbytes */
   DH_RAW_STREAM_SYNC = 4,/* wait for an idle queue; nbytes ignored */
-  DH_RAW_LAUNCH = 5      /* enqueue the empty kernel; nbytes ignored */
+  DH_RAW_LAUNCH = 5,     /* enqueue the empty kernel; nbytes ignored */
+  DH_RAW_COPY_BIDIR = 6  /* an H2D and a D2H of nbytes each at once, on two queues /
+                          * streams where the API has them (nvbandwidth's
+                          * bidirectional test); twins without it: NotImplementedError */
 } dh_raw_op_t;
 
-/* Flag for dh_raw_twin_t.setup: use pinned host memory where the API has it. */
+/* Flags for dh_raw_twin_t.setup. */
+/* Use pinned host memory where the API has it. */
 #define DH_RAW_PINNED (1u << 0)
+/* H2D only: give the harness's contract — the host source may be overwritten as soon
+ * as each copy has been issued (conformance clause copy.host_source_released; TVM's
+ * CopyDataFromTo rule). Without it a twin may read the source until run() returns
+ * (the fastest use of the API). Twins for which both are the same ignore it. */
+#define DH_RAW_HOST_SOURCE_RELEASED (1u << 1)
 
 /* Vendor-API twin of copy/sync/launch. All entries 0/-1 with dh_error_set. */
 typedef struct dh_raw_twin {
@@ -171,7 +180,8 @@ typedef struct dh_raw_twin {
    * context owned by the backend until teardown. -1 with "NotImplementedError" for an
    * op the twin lacks. */
   int (*setup)(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags, void** out_ctx);
-  /* Performs op `repeat` times back to back, then waits once for completion. If
+  /* Performs op `repeat` times back to back, then waits once for completion. Every
+   * buffer setup makes is written before run is first called (no zero-page reads). If
    * out_device_ms is not NULL and the API has timers, stores device time of the whole
    * batch in ms, else stores -1. */
   int (*run)(void* ctx, uint32_t repeat, double* out_device_ms);

@@ -58,6 +58,10 @@ typedef struct fake_stats {
   long live_streams; /* cuStreamCreate - cuStreamDestroy */
   long live_events;  /* cuEventCreate - cuEventDestroy */
   long wait_events;  /* cuStreamWaitEvent calls */
+  long set_current;  /* cuCtxSetCurrent calls */
+  long event_syncs;  /* cuEventSynchronize calls */
+  long htod_pinned;  /* cuMemcpyHtoDAsync calls whose source is cuMemHostAlloc'd memory */
+  long htod_pageable;/* cuMemcpyHtoDAsync calls from any other host memory */
 } fake_stats_t;
 
 static fake_stats_t g_stats;
@@ -77,6 +81,17 @@ typedef struct alloc {
   struct alloc* next;
 } alloc_t;
 static alloc_t* g_allocs;
+static alloc_t* g_host_allocs; /* cuMemHostAlloc'd (pinned) host memory */
+
+/* 1 when [p, p+n) lies inside one cuMemHostAlloc'd buffer. */
+static int in_host_alloc(uintptr_t p, size_t n) {
+  int ok = 0;
+  pthread_mutex_lock(&g_mu);
+  for (alloc_t* a = g_host_allocs; a; a = a->next)
+    if (p >= a->base && n <= a->size && p - a->base <= a->size - n) { ok = 1; break; }
+  pthread_mutex_unlock(&g_mu);
+  return ok;
+}
 
 struct CUstream_st { int dev; };
 struct CUevent_st { int dev; unsigned flags; int recorded; double t_ms; };
@@ -251,6 +266,24 @@ EXPORT CUresult cuCtxSetCurrent(CUcontext c) {
     if (i < 0 || i >= g_ndev) return CUDA_ERROR_INVALID_CONTEXT;
   }
   tl_ctx = c;
+  __atomic_add_fetch(&g_stats.set_current, 1, __ATOMIC_RELAXED);
+  return CUDA_SUCCESS;
+}
+EXPORT CUresult cuCtxGetCurrent(CUcontext* c) {
+  if (!g_inited) return CUDA_ERROR_NOT_INITIALIZED;
+  if (!c) return CUDA_ERROR_INVALID_VALUE;
+  *c = tl_ctx;
+  return CUDA_SUCCESS;
+}
+/* Only CU_POINTER_ATTRIBUTE_MEMORY_TYPE: HOST for cuMemHostAlloc'd memory, DEVICE for
+ * cuMemAlloc'd memory, CUDA_ERROR_INVALID_VALUE for anything else (pageable memory),
+ * as the real driver answers. */
+EXPORT CUresult cuPointerGetAttribute(void* data, CUpointer_attribute a, CUdeviceptr p) {
+  NEED_CTX();
+  if (!data || a != CU_POINTER_ATTRIBUTE_MEMORY_TYPE) return CUDA_ERROR_INVALID_VALUE;
+  if (in_host_alloc((uintptr_t)p, 1)) *(unsigned int*)data = CU_MEMORYTYPE_HOST;
+  else if (in_alloc((uintptr_t)p, 1)) *(unsigned int*)data = CU_MEMORYTYPE_DEVICE;
+  else return CUDA_ERROR_INVALID_VALUE;
   return CUDA_SUCCESS;
 }
 EXPORT CUresult cuMemGetInfo_v2(size_t* f, size_t* t) {
@@ -303,13 +336,32 @@ EXPORT CUresult cuMemHostAlloc(void** pp, size_t n, unsigned int flags) {
   NEED_CTX();
   if (!pp || n == 0) return CUDA_ERROR_INVALID_VALUE;
   *pp = malloc(n);
-  if (!*pp) return CUDA_ERROR_OUT_OF_MEMORY;
+  alloc_t* a = malloc(sizeof *a);
+  if (!*pp || !a) { free(*pp); free(a); *pp = NULL; return CUDA_ERROR_OUT_OF_MEMORY; }
+  a->base = (uintptr_t)*pp;
+  a->size = n;
+  a->dev = -1;
+  pthread_mutex_lock(&g_mu);
+  a->next = g_host_allocs;
+  g_host_allocs = a;
+  pthread_mutex_unlock(&g_mu);
   __atomic_add_fetch(&g_stats.live_host, 1, __ATOMIC_RELAXED);
   return CUDA_SUCCESS;
 }
 EXPORT CUresult cuMemFreeHost(void* p) {
   NEED_CTX();
   flush_queue();
+  pthread_mutex_lock(&g_mu);
+  alloc_t* hit = NULL;
+  for (alloc_t** pp = &g_host_allocs; *pp; pp = &(*pp)->next)
+    if ((*pp)->base == (uintptr_t)p) {
+      hit = *pp;
+      *pp = hit->next;
+      break;
+    }
+  pthread_mutex_unlock(&g_mu);
+  if (!hit) return CUDA_ERROR_INVALID_VALUE;
+  free(hit);
   free(p);
   __atomic_sub_fetch(&g_stats.live_host, 1, __ATOMIC_RELAXED);
   return CUDA_SUCCESS;
@@ -318,6 +370,10 @@ EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t n,
   (void)s;
   NEED_CTX();
   if (!in_alloc((uintptr_t)dst, n)) return CUDA_ERROR_INVALID_VALUE;
+  if (in_host_alloc((uintptr_t)src, n))
+    __atomic_add_fetch(&g_stats.htod_pinned, 1, __ATOMIC_RELAXED);
+  else
+    __atomic_add_fetch(&g_stats.htod_pageable, 1, __ATOMIC_RELAXED);
   return enqueue(1, (void*)(uintptr_t)dst, src, n, 0);
 }
 EXPORT CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t n, CUstream s) {
@@ -389,6 +445,7 @@ EXPORT CUresult cuEventRecord(CUevent e, CUstream s) {
 EXPORT CUresult cuEventSynchronize(CUevent e) {
   NEED_CTX();
   flush_queue();
+  __atomic_add_fetch(&g_stats.event_syncs, 1, __ATOMIC_RELAXED);
   return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 EXPORT CUresult cuEventElapsedTime_v2(float* ms, CUevent a, CUevent b) {
