@@ -329,8 +329,8 @@ static void stage_release(dh_cuda_stage_slot_t* sl) {
 }
 
 /* H2D through the slots, chunk by chunk; returns once every byte of src is staged. */
-static int h2d_staged(dh_cuda_device_t* d, CUdeviceptr dst, const char* src, size_t nbytes,
-                      CUstream s) {
+static int h2d_staged(dh_cuda_device_t* d, CUdeviceptr dst, size_t to_offset, const char* src,
+                      size_t nbytes, CUstream s) {
   if (stage_ensure(d)) return -1;
   for (size_t off = 0; off < nbytes;) {
     size_t chunk = nbytes - off < DH_CUDA_STAGE_SLOT_BYTES ? nbytes - off : DH_CUDA_STAGE_SLOT_BYTES;
@@ -340,7 +340,8 @@ static int h2d_staged(dh_cuda_device_t* d, CUdeviceptr dst, const char* src, siz
     CUresult r = dh_cuda_drv.memcpy_htod_async(dst + off, sl->host, chunk, s);
     if (r != CUDA_SUCCESS) {
       stage_release(sl);
-      return dh_cuda_fail(r, "cuMemcpyHtoDAsync_v2(%zu bytes from a staging slot)", chunk);
+      return dh_cuda_fail(r, "cuMemcpyHtoDAsync_v2(%zu bytes, to_offset %zu)", chunk,
+                          to_offset + off);
     }
     r = dh_cuda_drv.event_record(sl->done, s);
     if (r != CUDA_SUCCESS) {
@@ -358,12 +359,12 @@ static int h2d_staged(dh_cuda_device_t* d, CUdeviceptr dst, const char* src, siz
 }
 
 /* H2D straight from a pinned source; waits for this copy only. */
-static int h2d_pinned_wait(dh_cuda_device_t* d, CUdeviceptr dst, const void* src, size_t nbytes,
-                           CUstream s) {
+static int h2d_pinned_wait(dh_cuda_device_t* d, CUdeviceptr dst, size_t to_offset,
+                           const void* src, size_t nbytes, CUstream s) {
   if (stage_ensure(d)) return -1;
   CUresult r = dh_cuda_drv.memcpy_htod_async(dst, src, nbytes, s);
   if (r != CUDA_SUCCESS)
-    return dh_cuda_fail(r, "cuMemcpyHtoDAsync_v2(%zu bytes, pinned source)", nbytes);
+    return dh_cuda_fail(r, "cuMemcpyHtoDAsync_v2(%zu bytes, to_offset %zu)", nbytes, to_offset);
   dh_cuda_stage_slot_t* sl; /* borrowed for its event */
   if (stage_acquire(d, &sl)) {
     dh_cuda_drv.stream_synchronize(s);
@@ -821,9 +822,9 @@ static int cuda_copy_data_from_to(const void* from, size_t from_offset, void* to
       if (dh_cuda_drv.pointer_get_attribute(&mt, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
                                             (CUdeviceptr)(uintptr_t)src) == CUDA_SUCCESS &&
           mt == CU_MEMORYTYPE_HOST)
-        return h2d_pinned_wait(dt, dst, src, nbytes, s);
+        return h2d_pinned_wait(dt, dst, to_offset, src, nbytes, s);
     }
-    return h2d_staged(dt, dst, src, nbytes, s);
+    return h2d_staged(dt, dst, to_offset, src, nbytes, s);
   }
   if (to_host) {
     if (dh_cuda_enter(dev_from, "copy_data_from_to", NULL)) return -1;

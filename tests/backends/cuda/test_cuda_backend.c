@@ -46,6 +46,10 @@
 #include "devharness/target.h"
 #include "devharness/tensor.h"
 
+/* Staging slots per device: backends/cuda/cuda_internal.h DH_CUDA_STAGE_SLOTS (the test
+ * fails if the two disagree: it counts the pinned buffers and events they hold). */
+#define DH_CUDA_STAGE_SLOTS 8
+
 /*---------------------------------------------------------------- helpers */
 
 static int g_fail;
@@ -221,8 +225,90 @@ static int tag_mismatches(const char* tag, int* unchecked) {
 
 typedef struct fake_stats {
   long stream_sync, launches, module_loads, retains, live_allocs, live_host, live_streams,
-      live_events, wait_events;
+      live_events, wait_events, set_current, event_syncs, htod_pinned, htod_pageable;
 } fake_stats_t;
+
+/* H2D staging on the fake driver (cuda_backend.c "Copies"; the fake defers every copy
+ * to the next synchronisation point, so a source read after the call returns would
+ * give the device the overwritten bytes). */
+static void check_h2d_staging(const dh_backend_t* b, DLDevice d, const fake_stats_t* st) {
+  DLDevice cpu = {kDLCPU, 0};
+  const size_t big = ((size_t)3 << 20) + 5; /* 4 chunks, the last one short */
+  unsigned char* src = malloc(big);
+  unsigned char* back = malloc(big);
+  void* dbuf = NULL;
+  unsigned char* pin = NULL;
+  CHECK(src && back, "host buffers");
+  if (!src || !back) goto out;
+  CHECK_OK(b->alloc_data_space(d, big, 64, k_u8, &dbuf), "alloc 3 MiB + 5");
+  for (size_t i = 0; i < big; i++) src[i] = (unsigned char)(i * 13 + 1);
+
+  /* small pageable: no stream sync, staged, source free on return */
+  fake_stats_t s0 = *st;
+  CHECK_OK(b->copy_data_from_to(src, 0, dbuf, 0, 4096, cpu, d, k_u8, NULL), "H2D 4 KiB");
+  CHECK(st->stream_sync == s0.stream_sync, "small H2D returns without cuStreamSynchronize");
+  CHECK(st->htod_pageable == s0.htod_pageable && st->htod_pinned == s0.htod_pinned + 1,
+        "small H2D is enqueued from a pinned staging slot");
+  CHECK(st->set_current == s0.set_current, "no cuCtxSetCurrent when the context is current (%ld)",
+        st->set_current - s0.set_current);
+  memset(src, 0xee, 4096);
+  CHECK_OK(b->copy_data_from_to(dbuf, 0, back, 0, 4096, d, cpu, k_u8, NULL), "D2H 4 KiB");
+  CHECK_OK(b->stream_sync(d, NULL), "sync");
+  int bad = 0;
+  for (size_t i = 0; i < 4096; i++) bad += back[i] != (unsigned char)(i * 13 + 1);
+  CHECK(bad == 0, "small H2D: device has the original bytes (%d wrong)", bad);
+
+  /* many small copies: the ring wraps (slot reuse waits on the slot's event) */
+  for (int k = 0; k < 3 * DH_CUDA_STAGE_SLOTS; k++) {
+    memset(src, k, 64);
+    CHECK_OK(b->copy_data_from_to(src, 0, dbuf, (size_t)k * 64, 64, cpu, d, k_u8, NULL), "ring");
+  }
+  memset(src, 0xee, 64);
+  CHECK_OK(b->copy_data_from_to(dbuf, 0, back, 0, 64 * 3 * DH_CUDA_STAGE_SLOTS, d, cpu, k_u8, NULL),
+           "D2H ring");
+  CHECK_OK(b->stream_sync(d, NULL), "sync");
+  bad = 0;
+  for (int k = 0; k < 3 * DH_CUDA_STAGE_SLOTS; k++)
+    for (int i = 0; i < 64; i++) bad += back[k * 64 + i] != (unsigned char)k;
+  CHECK(bad == 0, "%d bytes wrong after %d staged copies through %d slots", bad,
+        3 * DH_CUDA_STAGE_SLOTS, DH_CUDA_STAGE_SLOTS);
+
+  /* large pageable: pipelined through the slots in chunks, no stream sync */
+  for (size_t i = 0; i < big; i++) src[i] = (unsigned char)(i * 13 + 1);
+  s0 = *st;
+  CHECK_OK(b->copy_data_from_to(src, 0, dbuf, 0, big, cpu, d, k_u8, NULL), "H2D 3 MiB + 5");
+  CHECK(st->stream_sync == s0.stream_sync, "large pageable H2D: no cuStreamSynchronize");
+  CHECK(st->htod_pinned == s0.htod_pinned + 4 && st->htod_pageable == s0.htod_pageable,
+        "large pageable H2D: 4 chunks from staging slots (%ld)", st->htod_pinned - s0.htod_pinned);
+  memset(src, 0xee, big);
+  CHECK_OK(b->copy_data_from_to(dbuf, 0, back, 0, big, d, cpu, k_u8, NULL), "D2H big");
+  CHECK_OK(b->stream_sync(d, NULL), "sync");
+  bad = 0;
+  for (size_t i = 0; i < big; i++) bad += back[i] != (unsigned char)(i * 13 + 1);
+  CHECK(bad == 0, "large pageable H2D: device has the original bytes (%d wrong)", bad);
+
+  /* large pinned: copied directly, the call waits for that copy (an event), not the stream */
+  CHECK_OK(b->alloc_host(d, big, (void**)&pin), "alloc_host 3 MiB + 5");
+  if (pin) {
+    for (size_t i = 0; i < big; i++) pin[i] = (unsigned char)(i * 5 + 2);
+    s0 = *st;
+    CHECK_OK(b->copy_data_from_to(pin, 0, dbuf, 0, big, cpu, d, k_u8, NULL), "H2D pinned");
+    CHECK(st->htod_pinned == s0.htod_pinned + 1 && st->stream_sync == s0.stream_sync &&
+              st->event_syncs > s0.event_syncs,
+          "large pinned H2D: one direct copy, waited for by event, no stream sync");
+    memset(pin, 0xee, big);
+    CHECK_OK(b->copy_data_from_to(dbuf, 0, back, 0, big, d, cpu, k_u8, NULL), "D2H pinned");
+    CHECK_OK(b->stream_sync(d, NULL), "sync");
+    bad = 0;
+    for (size_t i = 0; i < big; i++) bad += back[i] != (unsigned char)(i * 5 + 2);
+    CHECK(bad == 0, "large pinned H2D: device has the original bytes (%d wrong)", bad);
+    CHECK_OK(b->free_host(d, pin), "free_host");
+  }
+  CHECK_OK(b->free_data_space(d, dbuf), "free");
+out:
+  free(src);
+  free(back);
+}
 
 static void* thread_get_stream(void* arg) {
   dh_stream_t* out = (dh_stream_t*)arg;
@@ -535,14 +621,20 @@ static __attribute__((unused)) int child_main(const char* mode) {
     CHECK(stats != NULL, "fake_cuda_stats found");
     if (stats) {
       const fake_stats_t* st = stats();
+      check_h2d_staging(b, cuda_dev(0), st);
       CHECK(st->module_loads == 1, "module loaded once per device used (%ld)", st->module_loads);
       CHECK(st->launches >= 8, "kernels launched (%ld)", st->launches);
       CHECK(st->wait_events == 1, "one cuStreamWaitEvent (%ld)", st->wait_events);
       CHECK(st->live_allocs == 0, "no leaked device allocations (%ld)", st->live_allocs);
-      CHECK(st->live_host == 0, "no leaked pinned buffers (%ld)", st->live_host);
+      /* the staging slots (pinned buffer + event each) live until shutdown */
+      CHECK(st->live_host == DH_CUDA_STAGE_SLOTS, "only the staging slots hold pinned memory (%ld)",
+            st->live_host);
       CHECK(st->live_streams == 0, "no leaked streams (%ld)", st->live_streams);
-      CHECK(st->live_events == 0, "no leaked events (%ld)", st->live_events);
+      CHECK(st->live_events == DH_CUDA_STAGE_SLOTS, "only the staging slots hold events (%ld)",
+            st->live_events);
       dh_plugins_unload_all();
+      CHECK(st->live_host == 0, "shutdown freed the staging slots (%ld pinned left)", st->live_host);
+      CHECK(st->live_events == 0, "shutdown destroyed the slot events (%ld left)", st->live_events);
       CHECK(st->retains == 0, "shutdown released every primary context (%ld)", st->retains);
     }
   } else {
