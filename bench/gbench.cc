@@ -50,8 +50,10 @@ class CallbackReporter : public benchmark::ConsoleReporter {
       res.repetitions = r.repetitions;
       double mult = benchmark::GetTimeUnitMultiplier(r.time_unit);  // units per second
       if (r.run_type == Run::RT_Aggregate && r.aggregate_unit == benchmark::kPercentage) {
-        res.real_time_ns = r.GetAdjustedRealTime();
-        res.cpu_time_ns = r.GetAdjustedCPUTime();
+        // The ratio itself, as Google Benchmark's JSON reporter writes it: the Adjusted
+        // getters would multiply it by the time unit and divide it by the repetitions.
+        res.real_time_ns = r.real_accumulated_time;
+        res.cpu_time_ns = r.cpu_accumulated_time;
       } else {
         res.real_time_ns = r.GetAdjustedRealTime() * 1e9 / mult;
         res.cpu_time_ns = r.GetAdjustedCPUTime() * 1e9 / mult;
