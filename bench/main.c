@@ -123,6 +123,20 @@ static long long name_size(const char* name) {
  * to PCI functions (no bus id attribute), so this is the ceiling of "the" GPU link on a
  * one-GPU machine. 0 when hwloc sees none (VMs, no PCI access). */
 static double g_host_link_gbps;
+/* Device memory peak (bytes/s, reads + writes) per device spec, from the backend's
+ * optional DH_FUNC_MEMORY_PEAK_BANDWIDTH; the D2D ceiling (bytes counted once) is half. */
+typedef struct dev_peak {
+  char spec[64];
+  double bytes_per_s;
+} dev_peak_t;
+static dev_peak_t g_peaks[64];
+static size_t g_npeaks;
+
+static double device_peak_gbps(const char* spec) {
+  for (size_t i = 0; i < g_npeaks; ++i)
+    if (strcmp(g_peaks[i].spec, spec) == 0) return g_peaks[i].bytes_per_s / 1e9;
+  return 0;
+}
 static char g_host_link_desc[256];
 
 static void find_host_link(void) {
@@ -255,12 +269,15 @@ static json_t* summarize(void) {
     }
     if (!bestname) continue;
     int is_link = strcmp(dir, "d2d") != 0 && strncmp(spec, "cpu:", 4) != 0;
-    double ceil = is_link ? g_host_link_gbps * (strcmp(dir, "bidir") == 0 ? 2 : 1) : 0;
+    double ceil = is_link ? g_host_link_gbps * (strcmp(dir, "bidir") == 0 ? 2 : 1)
+                          : strcmp(dir, "d2d") == 0 ? device_peak_gbps(spec) / 2 : 0;
+    const char* ceil_what = is_link ? "host link (hwloc PCI)"
+                                    : "device memory peak / 2 (a copy reads and writes)";
     if (!anybest) printf("== best copy per direction (harness, median), %% of the ceiling\n");
     anybest = 1;
     if (ceil > 0)
-      printf("  %-6s %-12s %9.2f GB/s  %5.1f %% of host link %.1f GB/s  (%s)\n", dir, spec, bestbw,
-             100 * bestbw / ceil, ceil, bestname);
+      printf("  %-6s %-12s %9.2f GB/s  %5.1f %% of %.1f GB/s, %s  (%s)\n", dir, spec, bestbw,
+             100 * bestbw / ceil, ceil, ceil_what, bestname);
     else
       printf("  %-6s %-12s %9.2f GB/s  ceiling unknown  (%s)\n", dir, spec, bestbw, bestname);
     json_t* b = json_object();
@@ -270,7 +287,7 @@ static json_t* summarize(void) {
     json_object_set_new(b, "GBps", json_real(bestbw));
     if (ceil > 0) {
       json_object_set_new(b, "ceiling_GBps", json_real(ceil));
-      json_object_set_new(b, "ceiling", json_string("host link (hwloc PCI)"));
+      json_object_set_new(b, "ceiling", json_string(ceil_what));
       json_object_set_new(b, "percent_of_ceiling", json_real(100 * bestbw / ceil));
     }
     json_array_append_new(best, b);
@@ -544,6 +561,21 @@ int dh_bench_main(int argc, char** argv) {
              devs[i].backend->raw && devs[i].backend->raw->api_name ? devs[i].backend->raw->api_name
                                                                   : "none");
     dh_gb_add_context(key, val);
+    /* Device memory ceiling, where the backend reports it. */
+    dh_any_t arg = dh_any_device(devs[i].dev), rv = dh_any_none();
+    if (dh_device_call(devs[i].dev, DH_FUNC_MEMORY_PEAK_BANDWIDTH, &arg, 1, &rv) == 0 &&
+        rv.type_index == DH_TYPE_FLOAT && rv.v_float64 > 0 && g_npeaks < 64) {
+      snprintf(g_peaks[g_npeaks].spec, sizeof g_peaks[g_npeaks].spec, "%s", devs[i].spec);
+      g_peaks[g_npeaks++].bytes_per_s = rv.v_float64;
+      snprintf(key, sizeof key, "ceiling.%s.device_memory", devs[i].spec);
+      snprintf(val, sizeof val,
+               "%.1f GB/s reads + writes (%s.%s: memory clock x 2 x bus width / 8); D2D with "
+               "bytes counted once peaks at half",
+               rv.v_float64 / 1e9, devs[i].backend->name, DH_FUNC_MEMORY_PEAK_BANDWIDTH);
+      dh_gb_add_context(key, val);
+    } else {
+      dh_error_clear();
+    }
   }
 
   /* Backends may start a device's default-stream worker lazily: start them now, before

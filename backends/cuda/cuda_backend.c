@@ -1037,8 +1037,30 @@ static int fn_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t*
   return 0;
 }
 
+/* memory_peak_bandwidth(Device dev) -> Float bytes/s: 2 (double data rate) x memory
+ * clock x bus width / 8, from CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE (kHz) and
+ * CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH (bits), as CUDA's deviceQuery sample and
+ * nvbandwidth quote it (H100 SXM: 2619 MHz x 5120 bits -> 3.35 TB/s). */
+static int fn_memory_peak(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+  (void)self;
+  if (num_args != 1 || !args || args[0].type_index != DH_TYPE_DEVICE)
+    return dh_error_set("TypeError", "cuda.%s: expected (Device dev), got %d argument%s",
+                        DH_FUNC_MEMORY_PEAK_BANDWIDTH, (int)num_args, num_args == 1 ? "" : "s");
+  DLDevice dev = args[0].v_device;
+  if (dh_cuda_check_device(dev, DH_FUNC_MEMORY_PEAK_BANDWIDTH)) return -1;
+  dh_cuda_device_t* d = &dh_cuda_devices[dev.device_id];
+  int khz = 0, bits = 0;
+  if (attr_int(d, dev.device_id, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, "MEMORY_CLOCK_RATE", &khz) ||
+      attr_int(d, dev.device_id, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH,
+               "GLOBAL_MEMORY_BUS_WIDTH", &bits))
+    return -1;
+  if (result) *result = dh_any_float(2.0 * (double)khz * 1e3 * (double)bits / 8.0);
+  return 0;
+}
+
 static const dh_backend_function_t k_functions[] = {
     {DH_FUNC_NOOP, fn_noop},
+    {DH_FUNC_MEMORY_PEAK_BANDWIDTH, fn_memory_peak},
     {DH_FUNC_FILL, fn_fill},
     {DH_FUNC_ECHO, dh_backend_func_echo},
     {DH_FUNC_RAISE, dh_backend_func_raise},

@@ -133,6 +133,12 @@ typedef enum dh_attr_kind {
 #define DH_FUNC_FILL "fill"
 #define DH_FUNC_ECHO "echo"
 #define DH_FUNC_RAISE "raise"
+/* Optional: (Device dev) -> Float, the device memory's peak bandwidth in bytes/s
+ * (reads + writes together, e.g. memory clock x 2 (DDR) x bus width / 8), from the
+ * device's attributes where the API reports them (cuda: CU_DEVICE_ATTRIBUTE_MEMORY_
+ * CLOCK_RATE, GLOBAL_MEMORY_BUS_WIDTH). Used by `devharness bench` and plot to draw and
+ * quote the ceiling of device-to-device copies; a backend that cannot tell omits it. */
+#define DH_FUNC_MEMORY_PEAK_BANDWIDTH "memory_peak_bandwidth"
 
 /* Reference implementations of "echo" and "raise" with exactly the semantics above
  * (kind and message may be RawStr or SmallStr). They have nothing device-specific in

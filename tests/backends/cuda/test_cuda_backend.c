@@ -538,6 +538,11 @@ static void check_device(const dh_backend_t* b, int fake) {
   CHECK_ERR(dh_device_call(d, DH_FUNC_FILL, args, 2, &rv), "TypeError", "DLTensorPtr", "fill(Int)");
   args[0] = dh_any_device(d);
   CHECK_OK(dh_device_call(d, DH_FUNC_NOOP, args, 1, &rv), "noop");
+  rv = dh_any_none();
+  CHECK(dh_device_call(d, DH_FUNC_MEMORY_PEAK_BANDWIDTH, args, 1, &rv) == 0 &&
+            rv.type_index == DH_TYPE_FLOAT &&
+            (fake ? rv.v_float64 == 2.0 * 2619000e3 * 5120 / 8 : rv.v_float64 > 1e10),
+        "memory_peak_bandwidth = 2 x clock x bus width / 8 (%g B/s)", rv.v_float64);
   CHECK_ERR(dh_device_call(d, DH_FUNC_NOOP, args, 0, &rv), "TypeError", "Device", "noop()");
   CHECK_OK(b->stream_sync(d, s1), "sync after noop");
   CHECK_OK(b->set_stream(d, NULL), "set_stream NULL");
