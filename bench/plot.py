@@ -4,9 +4,15 @@
 usage: plot.py RESULTS.json -o DIR
 
 Writes into DIR, each as PNG and SVG (matplotlib, Agg backend):
-  bandwidth_<device>.*   copy bandwidth (GB/s, bytes copied counted once) against
-                         transfer size (log2 axis), one line per direction and host
-                         memory kind; harness solid, raw twin dashed, same colour
+  bandwidth_<device>.*   copy bandwidth (GB/s, bytes copied counted once, log axis)
+                         against transfer size (log2 axis), one panel per direction
+                         (h2d, d2h, d2d, bidir), one colour per host memory kind;
+                         harness solid, raw twin dashed, raw twin under the harness's
+                         host-source contract (raw_released) dotted; the hardware's
+                         ceiling as a grey line where the run's context has it: the
+                         host link (hwloc PCI link speed x width, "ceiling.host_link")
+                         for h2d/d2h (x2 for bidir), the device memory peak / 2
+                         ("ceiling.<device>.device_memory") for d2d
   alloc_latency.*        alloc+free latency (us) against size, one line per device
   latency_sync.*         bars: sync latency (us), harness and raw side by side
   latency_launch.*       bars: launch round trip and per-launch throughput cost (us)
@@ -22,7 +28,10 @@ import sys
 from dh_args import OneLineParser, unknown_option
 
 UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
-COPY_RE = re.compile(r"^copy/(h2d|d2h|d2d)/([a-z]+)/([^/]+)/(harness|raw)/(\d+)(/.*)?$")
+COPY_RE = re.compile(
+    r"^copy/(h2d|d2h|d2d|bidir)/([a-z]+)/([^/]+)/(harness|raw|raw_released)/(\d+)(/.*)?$")
+GBPS_RE = re.compile(r"^\s*([0-9.]+) GB/s")
+DIRS = ("h2d", "d2h", "d2d", "bidir")
 
 
 def size_label(n):
@@ -58,7 +67,23 @@ def load(path):
         if isinstance(b.get("bytes_per_second"), (int, float)):
             bws.setdefault(name, []).append(float(b["bytes_per_second"]))
     med = lambda d: {k: statistics.median(v) for k, v in d.items()}
-    return med(times), med(bws)
+    ctx = data.get("context") if isinstance(data.get("context"), dict) else {}
+    return med(times), med(bws), ctx
+
+
+def ceilings(ctx, dev):
+    """{direction: (GB/s, label)} from the bench context (see module doc)."""
+    out = {}
+    m = GBPS_RE.match(str(ctx.get("ceiling.host_link", "")))
+    if m and not dev.startswith("cpu:"):
+        link = float(m.group(1))
+        out["h2d"] = out["d2h"] = (link, f"host link {link:.1f} GB/s (hwloc PCI)")
+        out["bidir"] = (2 * link, f"host link x2 {2 * link:.1f} GB/s")
+    m = GBPS_RE.match(str(ctx.get(f"ceiling.{dev}.device_memory", "")))
+    if m:
+        peak = float(m.group(1))
+        out["d2d"] = (peak / 2, f"memory peak/2 {peak / 2:.0f} GB/s")
+    return out
 
 
 def save(fig, outdir, stem, written):
@@ -82,7 +107,7 @@ def main(argv):
     except SystemExit as e:
         return 0 if e.code == 0 else 2
     try:
-        times, bws = load(a.results)
+        times, bws, ctx = load(a.results)
     except ValueError as e:
         print(f"devharness plot: {e}", file=sys.stderr)
         return 2
@@ -113,24 +138,39 @@ def main(argv):
             d, mem, dev, impl, size = m.group(1), m.group(2), m.group(3), m.group(4), int(m.group(5))
             series.setdefault(dev, {}).setdefault((d, mem), {}).setdefault(impl, []).append(
                 (size, bw / 1e9))
+        mem_colors = {"pageable": "C0", "pinned": "C1", "device": "C2"}
+        styles = (("harness", "-"), ("raw", "--"), ("raw_released", ":"))
         for dev, lines in sorted(series.items()):
-            fig, ax = plt.subplots(figsize=(8, 5))
-            colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-            for i, ((d, mem), impls) in enumerate(sorted(lines.items())):
-                c = colors[i % len(colors)]
-                for impl, style in (("harness", "-"), ("raw", "--")):
-                    pts = sorted(impls.get(impl, []))
-                    if pts:
-                        ax.plot([p[0] for p in pts], [p[1] for p in pts], style, color=c,
-                                marker="o", markersize=3, label=f"{d} {mem} ({impl})")
-            ax.set_xscale("log", base=2)
-            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: size_label(int(v))))
-            ax.set_xlabel("transfer size (bytes, log2 scale)")
-            ax.set_ylabel("bandwidth (GB/s, bytes copied counted once)")
-            ax.set_title(f"copy bandwidth on {dev} (harness solid, raw dashed)")
-            ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize="small")
-            fig.autofmt_xdate(rotation=45)
+            dirs = [d for d in DIRS if any(k[0] == d for k in lines)]
+            ceil = ceilings(ctx, dev)
+            fig, axes = plt.subplots(1, len(dirs), figsize=(4.2 * len(dirs) + 1, 4.6),
+                                     squeeze=False)
+            for ax, d in zip(axes[0], dirs):
+                for (dd, mem), impls in sorted(lines.items()):
+                    if dd != d:
+                        continue
+                    for impl, style in styles:
+                        pts = sorted(p for p in impls.get(impl, []) if p[1] > 0)
+                        if pts:
+                            ax.plot([p[0] for p in pts], [p[1] for p in pts], style,
+                                    color=mem_colors.get(mem, "C3"), marker="o", markersize=3,
+                                    label=f"{mem} {impl}")
+                if d in ceil:
+                    v, lab = ceil[d]
+                    ax.axhline(v, color="grey", linewidth=1.2, label=lab)
+                ax.set_xscale("log", base=2)
+                ax.set_yscale("log")
+                ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: size_label(int(v))))
+                ax.set_xlabel("transfer size (log2)")
+                ax.set_title(d + (" (both directions summed)" if d == "bidir" else ""))
+                ax.grid(True, which="both", alpha=0.3)
+                ax.legend(fontsize="x-small")
+                for t in ax.get_xticklabels():
+                    t.set_rotation(45)
+            axes[0][0].set_ylabel("GB/s, bytes copied counted once (log)")
+            fig.suptitle(f"copy bandwidth on {dev}: harness solid, raw dashed, "
+                         f"raw_released dotted")
+            fig.tight_layout()
             save(fig, a.output, "bandwidth_" + re.sub(r"[^A-Za-z0-9_.-]", "_", dev), written)
             plt.close(fig)
 
@@ -165,6 +205,8 @@ def main(argv):
                     continue
                 parts = name.split("/")
                 parts = [p for p in parts if p not in ("manual_time", "real_time")]
+                if "raw_released" in parts:
+                    continue
                 impl = "raw" if "raw" in parts else "harness"
                 label = "/".join(p for p in parts[1:] if p not in ("harness", "raw"))
                 v = t / scale
