@@ -70,9 +70,16 @@ typedef struct raw_setup_arg {
   void* ctx;
 } raw_setup_arg_t;
 
+/* Setup and a first (warm-up) run: a twin may start its worker lazily on first use. */
 static int raw_setup_fn(void* p) {
   raw_setup_arg_t* a = p;
-  return a->raw->setup(a->dev, a->op, a->nbytes, a->flags, &a->ctx);
+  if (a->raw->setup(a->dev, a->op, a->nbytes, a->flags, &a->ctx) != 0) return -1;
+  if (a->raw->run(a->ctx, 1, NULL) != 0) {
+    if (a->raw->teardown) a->raw->teardown(a->ctx);
+    a->ctx = NULL;
+    return -1;
+  }
+  return 0;
 }
 
 void* dh_bench_raw_ctx(const void* owner, const dh_bench_device_t* d, dh_raw_op_t op,
@@ -100,11 +107,6 @@ void* dh_bench_raw_ctx(const void* owner, const dh_bench_device_t* d, dh_raw_op_
   c->dev = d->dev;
   c->p[3] = a.ctx;
   c->release = raw_release;
-  /* Warm-up: the first run pays for lazy driver work (queues, page mappings). */
-  if (raw->run(a.ctx, 1, NULL) != 0) {
-    dh_bench_cache_drop(c);
-    return NULL;
-  }
   return a.ctx;
 }
 
