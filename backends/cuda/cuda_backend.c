@@ -836,8 +836,11 @@ static int cuda_copy_data_from_to(const void* from, size_t from_offset, void* to
   }
   /* Device to device: on the stream of dev_from (TVM does the same). */
   dh_cuda_device_t *df, *dt;
-  if (dh_cuda_enter(dev_to, "copy_data_from_to", &dt)) return -1;
-  if (dh_cuda_enter(dev_from, "copy_data_from_to", &df)) return -1;
+  if (dev_from.device_id != dev_to.device_id &&
+      dh_cuda_enter(dev_to, "copy_data_from_to", &dt))
+    return -1;
+  if (dh_cuda_enter(dev_from, "copy_data_from_to", &df)) return -1; /* the stream's context */
+  if (dev_from.device_id == dev_to.device_id) dt = df;
   CUdeviceptr src = (CUdeviceptr)(uintptr_t)from + from_offset;
   CUdeviceptr dst = (CUdeviceptr)(uintptr_t)to + to_offset;
   if (dev_from.device_id == dev_to.device_id) {

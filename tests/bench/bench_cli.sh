@@ -20,7 +20,7 @@ tmp=$(mktemp -d /tmp/dh_bench_cli.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 echo "TAP version 13"
-echo "1..13"
+echo "1..15"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && echo "# $2"; }
@@ -28,7 +28,7 @@ skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else notok "$1" "expected $3, got $2"; fi; }
 
 if [ ! -x "$DH" ]; then
-    for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do skip "bench test $i" "$DH not built"; done
+    for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do skip "bench test $i" "$DH not built"; done
     exit 0
 fi
 echo "# using $DH"
@@ -160,4 +160,43 @@ if "$DH" bench --quick --suite copy --device sim:0 --benchmark_filter="$f" --out
     esac
 else
     skip "bench: repetitions are interleaved by default, the user's flag wins, the context says so" "sim copy benchmark did not run"
+fi
+
+# 14-15 (issue #13): copies of 1 MiB with 2 interleaved repetitions on cpu:0 — the CV
+# summary finds them (names end in /manual_time) and holds the ratio itself; both H2D
+# twins (raw, raw_released) are paired; bidir runs with its twin; the context states
+# the buffer method and the host-link ceiling.
+f='copy/(h2d|bidir)/pageable/cpu:0/.*/1048576/'
+if "$DH" bench --quick --suite copy --device cpu:0 --benchmark_filter="$f" --repetitions 2 \
+        --out "$tmp/cv.json" >"$tmp/cv.txt" 2>&1; then
+    ok "bench --repetitions 2 on cpu:0 copies of 1 MiB exits 0"
+    $PY - "$tmp/cv.json" >"$tmp/cv.chk" 2>&1 <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["devharness_summary"]
+cvs = {c["name"]: c["cv"] for c in s["copy_cv"]}
+h = "copy/h2d/pageable/cpu:0/harness/1048576/manual_time"
+assert h in cvs, f"copy_cv lacks {h}: {sorted(cvs)}"
+# Google Benchmark's own cv row for the same benchmark
+gb = [b for b in d["benchmarks"] if b.get("aggregate_name") == "cv" and b["run_name"] == h]
+assert gb and abs(gb[0]["real_time"] - cvs[h]) < 1e-9 * max(1, cvs[h]), (gb, cvs[h])
+assert 0 <= cvs[h] < 5, f"cv {cvs[h]} is not a ratio"
+twins = {(p["harness"], p.get("twin")) for p in s["harness_raw_pairs"]}
+for t in ("raw", "raw_released"):
+    assert (h, t) in twins, f"no {t} pair for {h}: {twins}"
+b = "copy/bidir/pageable/cpu:0/harness/1048576/manual_time"
+assert (b, "raw") in twins, f"no bidir pair: {twins}"
+ctx = d["context"]
+for k in ("devharness.buffer_alignment", "devharness.buffers", "devharness.helper_threads",
+          "ceiling.host_link"):
+    assert k in ctx, f"context lacks {k}"
+assert "4096" in ctx["devharness.buffer_alignment"]
+assert any(x["direction"] == "bidir" and x["GBps"] > 0 for x in s["best_copy"]), s["best_copy"]
+EOF2
+    rc=$?
+    check "CV summary of copies >= 1 MiB, raw/raw_released/bidir pairs, method context" "$rc" 0
+    [ "$rc" = 0 ] || sed 's/^/# /' "$tmp/cv.chk" | tail -5
+else
+    notok "bench --repetitions 2 on cpu:0 copies of 1 MiB exits 0" "$(tail -3 "$tmp/cv.txt")"
+    skip "CV summary of copies >= 1 MiB, raw/raw_released/bidir pairs, method context" "bench failed"
 fi
