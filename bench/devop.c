@@ -98,7 +98,17 @@ void* dh_bench_raw_ctx(const void* owner, const dh_bench_device_t* d, dh_raw_op_
   raw_setup_arg_t a = {raw, d->dev, op, nbytes, flags, NULL};
   if (dh_bench_unpinned(raw_setup_fn, &a) != 0) {
     dh_bench_cache_drop(c);
-    return NULL;
+    /* Device memory can be smaller than the host-memory budget of the kept sets:
+     * release them all and try once more. */
+    if (!dh_error_kind() || strcmp(dh_error_kind(), "OutOfMemoryError") != 0) return NULL;
+    dh_bench_cache_release();
+    dh_error_clear();
+    c = dh_bench_cache_slot();
+    if (!c) return dh_error_set("OutOfMemoryError", "bench: out of memory"), NULL;
+    if (dh_bench_unpinned(raw_setup_fn, &a) != 0) {
+      dh_bench_cache_drop(c);
+      return NULL;
+    }
   }
   c->owner = owner;
   c->size = nbytes;
