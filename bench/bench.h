@@ -16,12 +16,15 @@ extern "C" {
 #endif
 
 /* `bench [--suite call,alloc,copy,sync,launch] [--device NAME:ID] [--quick]
- *        [--out FILE.json] [--repetitions N] [--timing auto|host] [--pin core|node|none]
- *        [--benchmark_*...]`
+ *        [--out FILE.json] [--repetitions N] [--timing auto|host|device]
+ *        [--pin core|node|none] [--benchmark_*...]`
  * Runs the microbenchmark suites (default all) on every device of every loaded backend
- * (or one --device), prints Google Benchmark's console report and a harness/raw ratio
- * summary, and with --out writes Google Benchmark JSON (plus a "devharness_summary"
- * object with the ratios and coefficients of variation). Unknown --benchmark_* flags
+ * (or one --device), prints Google Benchmark's console report and a harness/twin ratio
+ * summary (twins "raw" and, for H2D, "raw_released"), the CV of copies >= 1 MiB and the
+ * best copy per direction as % of its ceiling, and with --out writes Google Benchmark
+ * JSON (plus a "devharness_summary" object with the same: harness_raw_pairs, call,
+ * copy_cv, best_copy). Copies are host-timed on both sides unless --timing device
+ * (docs/benchmarks.md "Method"). Unknown --benchmark_* flags
  * pass through to Google Benchmark (e.g. --benchmark_filter=REGEX).
  * Exit: 0 ran (individual benchmarks may be reported as skipped with an error),
  * 1 no benchmark matched or the output could not be written, 2 usage error. */

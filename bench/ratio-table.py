@@ -85,10 +85,12 @@ def main(argv):
                     help="--benchmark_min_time per repetition, seconds (default 0.1)")
     ap.add_argument("--out-dir", default=".", help="where the runs' JSON files go")
     ap.add_argument("--timing", default="auto", choices=["auto", "host", "device"])
+    ap.add_argument("--no-run", action="store_true",
+                    help="only print the table from the JSON files already in --out-dir")
     a = ap.parse_args(argv)
     if a.runs < 1 or a.repetitions < 2:
         ap.error("--runs must be >= 1 and --repetitions >= 2 (interleaved)")
-    if not os.access(a.devharness, os.X_OK):
+    if not a.no_run and not os.access(a.devharness, os.X_OK):
         ap.error(f"--devharness {a.devharness}: not an executable")
     os.makedirs(a.out_dir, exist_ok=True)
     devices = [d for d in a.devices.split(",") if d]
@@ -97,8 +99,16 @@ def main(argv):
         runs = []
         for i in range(a.runs):
             out = os.path.join(a.out_dir, f"ratio-{dev.replace(':', '_')}-run{i}.json")
-            doc = run_bench(a.devharness, dev, a.repetitions, a.min_time, out,
-                            ["--timing", a.timing])
+            if a.no_run:
+                try:
+                    with open(out) as f:
+                        doc = json.load(f)
+                except (OSError, ValueError) as e:
+                    print(f"ratio-table: {out}: {e}", file=sys.stderr)
+                    doc = None
+            else:
+                doc = run_bench(a.devharness, dev, a.repetitions, a.min_time, out,
+                                ["--timing", a.timing])
             if doc is None:
                 failed = True
                 continue
