@@ -20,13 +20,13 @@
  *  - Workspaces: plain data space (cuMemAlloc), 256-byte aligned.
  *  - Copies: cuMemcpy{HtoD,DtoH,DtoD}Async_v2 (cuMemcpyPeerAsync across devices) on
  *    the given stream. Host source rule (TVM: the source may be reused once the call
- *    returns) without a per-call wait: H2D sources of up to DH_CUDA_STAGE_MAX bytes are
- *    memcpy'd into a backend-owned pinned staging slot and the copy is enqueued from
- *    there (the call returns once the bytes are staged, as the driver itself does for
- *    small pageable copies); larger pageable sources are pipelined through the slots
- *    chunk by chunk; larger pinned sources (cuPointerGetAttribute MEMORY_TYPE = HOST)
- *    are copied directly and the call waits for that copy only (an event recorded
- *    after it). Slots: cuda_internal.h DH_CUDA_STAGE_*. D2H and D2D stay
+ *    returns) without a per-call wait: pageable H2D sources, and pinned ones of up to
+ *    DH_CUDA_STAGE_PINNED_MAX bytes, are memcpy'd into backend-owned pinned staging
+ *    slots and the copy is enqueued from there (the call returns once the bytes are
+ *    staged, as the driver itself does for small pageable copies), chunk by chunk when
+ *    larger than a slot; larger pinned sources (cuPointerGetAttribute MEMORY_TYPE =
+ *    HOST) are copied directly and the call waits for that copy only (an event
+ *    recorded after it). Slots: cuda_internal.h DH_CUDA_STAGE_*. D2H and D2D stay
  *    asynchronous; a host destination is valid after stream_sync (for a pageable
  *    destination the driver itself returns only once the copy is done).
  *  - Streams: cuStreamCreate(CU_STREAM_NON_BLOCKING). The NULL stream handle is the
@@ -817,7 +817,7 @@ static int cuda_copy_data_from_to(const void* from, size_t from_offset, void* to
     if (dh_cuda_enter(dev_to, "copy_data_from_to", &dt)) return -1;
     CUdeviceptr dst = (CUdeviceptr)(uintptr_t)to + to_offset;
     const char* src = (const char*)from + from_offset;
-    if (nbytes > DH_CUDA_STAGE_MAX) {
+    if (nbytes > DH_CUDA_STAGE_PINNED_MAX) {
       unsigned int mt = 0;
       if (dh_cuda_drv.pointer_get_attribute(&mt, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
                                             (CUdeviceptr)(uintptr_t)src) == CUDA_SUCCESS &&

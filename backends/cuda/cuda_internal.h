@@ -18,18 +18,19 @@
 /* cuMemAlloc's guaranteed alignment, bytes (CUDA C Programming Guide: >= 256). */
 #define DH_CUDA_BASE_ALIGNMENT 256
 
-/* H2D staging (cuda_backend.c "Copies"): host->device copies of up to
- * DH_CUDA_STAGE_MAX bytes are memcpy'd into a backend-owned pinned slot and enqueued
- * from there, so the call returns once the bytes are staged (the host source is free,
- * TVM's rule) without waiting for the device. Larger pageable copies are pipelined
- * through the slots in DH_CUDA_STAGE_SLOT_BYTES chunks (the DMA of chunk i overlaps the
- * memcpy of chunk i+1); larger pinned sources are copied directly and the call waits
- * for that copy only (an event recorded after it). DH_CUDA_STAGE_SLOTS slots per
+/* H2D staging (cuda_backend.c "Copies"): pageable host->device copies are memcpy'd
+ * into backend-owned pinned slots and enqueued from there, so the call returns once the
+ * bytes are staged (the host source is free, TVM's rule) without waiting for the
+ * device; copies larger than a slot are pipelined through the slots in
+ * DH_CUDA_STAGE_SLOT_BYTES chunks (the DMA of chunk i overlaps the memcpy of chunk
+ * i+1). Pinned sources of up to DH_CUDA_STAGE_PINNED_MAX bytes are staged the same way
+ * (the memcpy costs less than waiting for the DMA); larger pinned sources are copied
+ * directly and the call waits for that copy only (an event recorded after it). DH_CUDA_STAGE_SLOTS slots per
  * device, allocated on the first staged copy, each guarded by an event recorded after
  * the copy that reads it; a slot is reused once its event has completed. */
 #define DH_CUDA_STAGE_SLOTS 8
 #define DH_CUDA_STAGE_SLOT_BYTES ((size_t)1 << 20)
-#define DH_CUDA_STAGE_MAX DH_CUDA_STAGE_SLOT_BYTES
+#define DH_CUDA_STAGE_PINNED_MAX ((size_t)256 << 10)
 
 typedef struct dh_cuda_stage_slot {
   void* host;     /* cuMemHostAlloc'd, DH_CUDA_STAGE_SLOT_BYTES */

@@ -13,7 +13,8 @@
  *      the source is memcpy'd into the twin's own pinned slots (RAW_SLOTS of
  *      min(nbytes, RAW_SLOT_MAX) bytes, each guarded by an event) and enqueued from
  *      there, chunk by chunk for large pageable sources; a pinned source above
- *      RAW_SLOT_MAX is copied directly and waited for (event) before the next copy.
+ *      RAW_PINNED_STAGE_MAX is copied directly and waited for (event) before the next
+ *      copy.
  *  DH_RAW_COPY_BIDIR: cuMemcpyHtoDAsync_v2 on one stream and cuMemcpyDtoHAsync_v2 on a
  *      second one at once (nvbandwidth's bidirectional copy), then both synchronised;
  *      no device time (two streams).
@@ -36,6 +37,7 @@
 
 #define RAW_SLOTS 8
 #define RAW_SLOT_MAX ((size_t)1 << 20)
+#define RAW_PINNED_STAGE_MAX ((size_t)256 << 10) /* as the backend's DH_CUDA_STAGE_PINNED_MAX */
 
 typedef struct raw_ctx {
   DLDevice dev;
@@ -206,7 +208,7 @@ fail:
 static int raw_h2d_released(raw_ctx_t* c) {
   int id = c->dev.device_id;
   CUresult r;
-  if (c->host_pinned && c->nbytes > RAW_SLOT_MAX) {
+  if (c->host_pinned && c->nbytes > RAW_PINNED_STAGE_MAX) {
     if ((r = dh_cuda_drv.memcpy_htod_async(c->d0, c->host, c->nbytes, c->stream)) != CUDA_SUCCESS ||
         (r = dh_cuda_drv.event_record(c->slot_done[0], c->stream)) != CUDA_SUCCESS ||
         (r = dh_cuda_drv.event_synchronize(c->slot_done[0])) != CUDA_SUCCESS)

@@ -11,8 +11,8 @@
  *  BIDIR: a write on the twin's queue and a read on a second queue at once, both
  *       finished (no device time).
  * Host buffers are 4096-aligned (the bench's harness side is too); every buffer is
- * written in setup. Only copy twins get a profiling queue (device time is asked for
- * copies only); STREAM_SYNC and LAUNCH use a plain queue.
+ * written in setup. STREAM_SYNC and BIDIR use a plain (non-profiling) queue: they
+ * never report device time.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -77,10 +77,10 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
   if (!c) return dh_error_set("OutOfMemoryError", "opencl raw: out of host memory");
   c->dev = dev.device_id; c->op = op; c->nbytes = nbytes; c->flags = flags;
   cl_int e = CL_SUCCESS;
-  /* Profiling only where device time can be asked for (copies, --timing device): a
-   * profiling queue costs more per command and per clFinish on some drivers, and sync
-   * and launch are always host-timed. */
-  int profiled = is_copy && !bidir;
+  /* Profiling where device time can be asked for (copies, launches; the harness's
+   * queues are profiled too); STREAM_SYNC and BIDIR never report device time, and a
+   * profiling queue can cost more per clFinish on some drivers. */
+  int profiled = op != DH_RAW_STREAM_SYNC && !bidir;
   c->q = clCreateCommandQueue(od->ctx, od->device, profiled ? CL_QUEUE_PROFILING_ENABLE : 0, &e);
   if (e != CL_SUCCESS) { c->q = NULL; raw_teardown(c); return OCL_FAIL("clCreateCommandQueue", e); }
   if (is_copy) {
@@ -139,8 +139,7 @@ static int raw_run(void* p, uint32_t repeat, double* out_ms) {
   raw_ctx_t* c = p;
   if (out_ms) *out_ms = -1;
   if (!c) return dh_error_set("ValueError", "opencl raw: run: ctx is NULL");
-  int want = out_ms != NULL && (c->op == DH_RAW_COPY_H2D || c->op == DH_RAW_COPY_D2H ||
-                                c->op == DH_RAW_COPY_D2D);
+  int want = out_ms != NULL && c->op != DH_RAW_STREAM_SYNC && c->op != DH_RAW_COPY_BIDIR;
   cl_event m0 = NULL, m1 = NULL;
   cl_int e = CL_SUCCESS;
   if (want) {

@@ -7,8 +7,10 @@
  *  H2D pageable: memcpy into a persistently mapped host-visible staging buffer, then the
  *      pre-recorded vkCmdCopyBuffer (the source is free once the memcpy is done, so this
  *      also meets DH_RAW_HOST_SOURCE_RELEASED). H2D pinned: the device reads the
- *      host-visible buffer directly; with DH_RAW_HOST_SOURCE_RELEASED the pinned source
- *      is a second host-visible buffer memcpy'd into the staging one first.
+ *      host-visible buffer directly; with DH_RAW_HOST_SOURCE_RELEASED a pinned source of
+ *      up to RAW_PINNED_STAGE_MAX is a second host-visible buffer memcpy'd into the
+ *      staging one first (as the backend stages it), a larger one is read directly and
+ *      every copy waited for.
  *  BIDIR: one command buffer with both copies (staging -> a, b -> staging2) and no
  *      barrier between them, so the device may overlap them (one queue here).
  * Every buffer is written in setup (device buffers by a one-time copy from staging).
@@ -18,6 +20,8 @@
 /*===========================================================================
  * Raw twin: the same operations through Vulkan directly
  *===========================================================================*/
+#define RAW_PINNED_STAGE_MAX ((size_t)256 << 10) /* as vulkan_memory.c DHVK_H2D_STAGE_MAX */
+
 typedef struct raw_ctx {
   dhvk_device_t* d;
   dh_raw_op_t op;
@@ -32,6 +36,7 @@ typedef struct raw_ctx {
   dhvk_buf_t *staging2, *pin_src; /* BIDIR D2H side; pinned source under the contract */
   void* host;      /* pageable host buffer, or pin_src->mapped (NULL when pinned: staging->mapped) */
   void* host2;     /* BIDIR pageable D2H destination */
+  int wait_each;   /* DH_RAW_HOST_SOURCE_RELEASED, large pinned: wait for every copy */
 } raw_ctx_t;
 
 static void raw_teardown(void* p) {
@@ -98,7 +103,11 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
       if (dh_vk_buf_create(d, id, c->nbytes, 1, &c->staging2)) { raw_teardown(c); return -1; }
       memset(c->staging2->mapped, 0xa5, c->nbytes);
     }
-    if (op == DH_RAW_COPY_H2D && (flags & DH_RAW_PINNED) && (flags & DH_RAW_HOST_SOURCE_RELEASED)) {
+    if (op == DH_RAW_COPY_H2D && (flags & DH_RAW_PINNED) && (flags & DH_RAW_HOST_SOURCE_RELEASED) &&
+        c->nbytes > RAW_PINNED_STAGE_MAX) {
+      c->wait_each = 1; /* the device reads the pinned buffer; each copy is waited for */
+    } else if (op == DH_RAW_COPY_H2D && (flags & DH_RAW_PINNED) &&
+               (flags & DH_RAW_HOST_SOURCE_RELEASED)) {
       if (dh_vk_buf_create(d, id, c->nbytes, 1, &c->pin_src)) { raw_teardown(c); return -1; }
       c->host = c->pin_src->mapped;
       memset(c->host, 0x5a, c->nbytes);
@@ -243,13 +252,24 @@ static int raw_run(void* p, uint32_t repeat, double* out_ms) {
   for (uint32_t i = 0; i < repeat; i++) {
     if ((c->op == DH_RAW_COPY_H2D || c->op == DH_RAW_COPY_BIDIR) && c->host)
       memcpy(staging, c->host, c->nbytes);
+    if (c->wait_each) {
+      /* Under the contract a large pinned source is free only once its copy is done. */
+      if (raw_submit(c, c->cb, c->fence)) return -1;
+      VkResult wr = dh_vk_fn.vkWaitForFences(d->device, 1, &c->fence, VK_TRUE, DHVK_WAIT_NS);
+      if (wr != VK_SUCCESS) return dh_vk_fail(wr, "vkWaitForFences");
+      dh_vk_fn.vkResetFences(d->device, 1, &c->fence);
+      continue;
+    }
     if (raw_submit(c, c->cb, (!timed && i + 1 == repeat) ? c->fence : VK_NULL_HANDLE)) return -1;
   }
   if (timed && raw_submit(c, c->ts_end, c->fence)) return -1;
   if (repeat == 0 && !timed) return 0;
-  VkResult r = dh_vk_fn.vkWaitForFences(d->device, 1, &c->fence, VK_TRUE, DHVK_WAIT_NS);
-  if (r != VK_SUCCESS) return dh_vk_fail(r, "vkWaitForFences");
-  dh_vk_fn.vkResetFences(d->device, 1, &c->fence);
+  VkResult r = VK_SUCCESS;
+  if (timed || !c->wait_each) { /* wait_each: every copy was waited for already */
+    r = dh_vk_fn.vkWaitForFences(d->device, 1, &c->fence, VK_TRUE, DHVK_WAIT_NS);
+    if (r != VK_SUCCESS) return dh_vk_fail(r, "vkWaitForFences");
+    dh_vk_fn.vkResetFences(d->device, 1, &c->fence);
+  }
   if (c->op == DH_RAW_COPY_D2H && c->host)
     for (uint32_t i = 0; i < repeat; i++) memcpy(c->host, staging, c->nbytes);
   if (c->op == DH_RAW_COPY_BIDIR && c->host2)
