@@ -127,15 +127,23 @@ static double g_host_link_gbps;
  * optional DH_FUNC_MEMORY_PEAK_BANDWIDTH; the D2D ceiling (bytes counted once) is half. */
 typedef struct dev_peak {
   char spec[64];
-  double bytes_per_s;
+  double bytes_per_s; /* 0 = unknown */
+  int host_link;      /* a GPU device type: its H2D/D2H ceiling is the host link */
 } dev_peak_t;
 static dev_peak_t g_peaks[64];
 static size_t g_npeaks;
 
-static double device_peak_gbps(const char* spec) {
+static const dev_peak_t* device_peak(const char* spec) {
   for (size_t i = 0; i < g_npeaks; ++i)
-    if (strcmp(g_peaks[i].spec, spec) == 0) return g_peaks[i].bytes_per_s / 1e9;
-  return 0;
+    if (strcmp(g_peaks[i].spec, spec) == 0) return &g_peaks[i];
+  return NULL;
+}
+
+/* Device types behind a host link (PCI): DLPack's GPU types. OpenCL is one of them,
+ * so a CPU OpenCL device (PoCL) on a machine with a GPU is quoted against the GPU's
+ * link too (devices are not matched to PCI functions). */
+static int is_link_type(int32_t t) {
+  return t == kDLCUDA || t == kDLOpenCL || t == kDLVulkan || t == kDLROCM || t == kDLMetal;
 }
 static char g_host_link_desc[256];
 
@@ -268,9 +276,10 @@ static json_t* summarize(void) {
       }
     }
     if (!bestname) continue;
-    int is_link = strcmp(dir, "d2d") != 0 && strncmp(spec, "cpu:", 4) != 0;
+    const dev_peak_t* pk = device_peak(spec);
+    int is_link = strcmp(dir, "d2d") != 0 && pk && pk->host_link;
     double ceil = is_link ? g_host_link_gbps * (strcmp(dir, "bidir") == 0 ? 2 : 1)
-                          : strcmp(dir, "d2d") == 0 ? device_peak_gbps(spec) / 2 : 0;
+                  : strcmp(dir, "d2d") == 0 && pk ? pk->bytes_per_s / 1e9 / 2 : 0;
     const char* ceil_what = is_link ? "host link (hwloc PCI)"
                                     : "device memory peak / 2 (a copy reads and writes)";
     if (!anybest) printf("== best copy per direction (harness, median), %% of the ceiling\n");
@@ -563,10 +572,14 @@ int dh_bench_main(int argc, char** argv) {
     dh_gb_add_context(key, val);
     /* Device memory ceiling, where the backend reports it. */
     dh_any_t arg = dh_any_device(devs[i].dev), rv = dh_any_none();
-    if (dh_device_call(devs[i].dev, DH_FUNC_MEMORY_PEAK_BANDWIDTH, &arg, 1, &rv) == 0 &&
-        rv.type_index == DH_TYPE_FLOAT && rv.v_float64 > 0 && g_npeaks < 64) {
-      snprintf(g_peaks[g_npeaks].spec, sizeof g_peaks[g_npeaks].spec, "%s", devs[i].spec);
-      g_peaks[g_npeaks++].bytes_per_s = rv.v_float64;
+    dev_peak_t* pk = g_npeaks < 64 ? &g_peaks[g_npeaks++] : NULL;
+    if (pk) {
+      snprintf(pk->spec, sizeof pk->spec, "%s", devs[i].spec);
+      pk->host_link = is_link_type(devs[i].dev.device_type);
+    }
+    if (pk && dh_device_call(devs[i].dev, DH_FUNC_MEMORY_PEAK_BANDWIDTH, &arg, 1, &rv) == 0 &&
+        rv.type_index == DH_TYPE_FLOAT && rv.v_float64 > 0) {
+      pk->bytes_per_s = rv.v_float64;
       snprintf(key, sizeof key, "ceiling.%s.device_memory", devs[i].spec);
       snprintf(val, sizeof val,
                "%.1f GB/s reads + writes (%s.%s: memory clock x 2 x bus width / 8); D2D with "

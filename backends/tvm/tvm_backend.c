@@ -374,6 +374,8 @@ typedef struct raw_ctx {
   size_t nbytes;
   unsigned char* a;
   unsigned char* b;
+  unsigned char* c2; /* DH_RAW_COPY_BIDIR: the D2H pair c2 -> d2 */
+  unsigned char* d2;
   void (*volatile empty)(void);
 } raw_ctx_t;
 
@@ -384,6 +386,8 @@ static void raw_teardown(void* ctx) {
   if (c == NULL) return;
   free(c->a);
   free(c->b);
+  free(c->c2);
+  free(c->d2);
   free(c);
 }
 
@@ -391,7 +395,7 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
   (void)flags;
   *out_ctx = NULL;
   if (ready(dev, "raw setup")) return -1;
-  if (op < DH_RAW_COPY_H2D || op > DH_RAW_STREAM_SYNC)
+  if (op < DH_RAW_COPY_H2D || op > DH_RAW_COPY_BIDIR || op == DH_RAW_LAUNCH)
     return dh_error_set("NotImplementedError", "tvm-cpu raw: op %d: TVM's DeviceAPI has no kernels", (int)op);
   raw_ctx_t* c = calloc(1, sizeof *c);
   if (c == NULL) return dh_error_set("OutOfMemoryError", "tvm-cpu raw: no memory");
@@ -399,14 +403,27 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
   c->nbytes = nbytes;
   c->empty = raw_empty;
   if (op != DH_RAW_STREAM_SYNC) {
-    c->a = malloc(nbytes ? nbytes : 1);
-    c->b = malloc(nbytes ? nbytes : 1);
-    if (c->a == NULL || c->b == NULL) {
-      raw_teardown(c);
-      return dh_error_set("OutOfMemoryError", "tvm-cpu raw: cannot allocate 2 x %zu bytes", nbytes);
+    /* Page-aligned and written, as the bench's harness side (docs/benchmarks.md
+     * "Method": same relative alignment on both sides, no zero-page reads). */
+    size_t an = ((nbytes ? nbytes : 1) + 4095) & ~(size_t)4095;
+    int bidir = op == DH_RAW_COPY_BIDIR;
+    c->a = aligned_alloc(4096, an);
+    c->b = aligned_alloc(4096, an);
+    if (bidir) {
+      c->c2 = aligned_alloc(4096, an);
+      c->d2 = aligned_alloc(4096, an);
     }
-    memset(c->a, 0x5a, nbytes);
-    memset(c->b, 0, nbytes);
+    if (c->a == NULL || c->b == NULL || (bidir && (c->c2 == NULL || c->d2 == NULL))) {
+      raw_teardown(c);
+      return dh_error_set("OutOfMemoryError", "tvm-cpu raw: cannot allocate %d x %zu bytes",
+                          bidir ? 4 : 2, nbytes);
+    }
+    memset(c->a, 0x5a, an);
+    memset(c->b, 0xa5, an);
+    if (bidir) {
+      memset(c->c2, 0x5a, an);
+      memset(c->d2, 0xa5, an);
+    }
   }
   *out_ctx = c;
   return 0;
@@ -419,7 +436,10 @@ static int raw_run(void* ctx, uint32_t repeat, double* out_device_ms) {
   for (uint32_t i = 0; i < repeat; i++) {
     if (c->op == DH_RAW_STREAM_SYNC) c->empty();
     else if (c->op == DH_RAW_COPY_D2H) memcpy(c->a, c->b, c->nbytes);
-    else memcpy(c->b, c->a, c->nbytes);
+    else if (c->op == DH_RAW_COPY_BIDIR) {
+      memcpy(c->b, c->a, c->nbytes);
+      memcpy(c->d2, c->c2, c->nbytes);
+    } else memcpy(c->b, c->a, c->nbytes);
   }
   if (c->op == DH_RAW_STREAM_SYNC) c->empty();
   return 0;
