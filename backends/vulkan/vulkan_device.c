@@ -285,6 +285,7 @@ int dh_vk_init(void) {
   VkPhysicalDevice* phys = calloc(np, sizeof *phys);
   if (!phys) return dh_error_set("OutOfMemoryError", "out of host memory");
   dh_vk_fn.vkEnumeratePhysicalDevices(g_instance, &np, phys);
+  dh_vk_loader_pin_icds(); /* the ICDs stay loaded after vkDestroyInstance (vulkan_internal.h) */
   for (uint32_t i = 0; i < np && g_num_devs < DHVK_MAX_DEVICES; i++) {
     int ok = device_setup(phys[i], g_num_devs);
     if (ok < 0) {

@@ -165,6 +165,23 @@ int dh_vk_loader_open(char* reason, size_t reason_size);
 int dh_vk_loader_load_instance(VkInstance instance, int debug_utils, char* reason,
                                size_t reason_size);
 
+/* Pins every Vulkan ICD (driver) the loader has dlopen'd in this process, i.e. every
+ * loaded object that itself defines vk_icdGetInstanceProcAddr, in memory for the life of
+ * the process (RTLD_NODELETE, promoted by glibc with RTLD_NOLOAD; the same policy as
+ * runtime/plugin.c step 11 for plugins). Called in init once the instance has enumerated
+ * its physical devices (the loader has loaded the ICDs by then).
+ * Why: vkDestroyInstance in shutdown makes the loader dlclose the ICDs, and drivers keep
+ * process-lifetime state in their statics that unloading loses instead of freeing. Seen:
+ * Mesa 22.3.6 (Debian mesa-vulkan-drivers 22.3.6-1+deb12u2) lavapipe, util_cpu_detect
+ * (src/util/u_cpu_detect.c, get_cpu_topology) reallocs util_cpu_caps.L3_affinity_mask
+ * (one 128-byte util_affinity_mask per L3 cache) on AMD Zen CPUs only and never frees
+ * it: each load/unload cycle leaked it (LeakSanitizer: "Direct leak of 128 byte(s)"
+ * from an <unknown module>, which no suppression can name). Pinned, the driver
+ * initialises once per process and the memory stays reachable; a later init reuses it.
+ * Thread-safety: called from init only. No errors: an object
+ * that cannot be pinned is left as it is. */
+void dh_vk_loader_pin_icds(void);
+
 /* dlclose's the loader (if open). Called by dh_vk_shutdown after every Vulkan object
  * is destroyed. */
 void dh_vk_loader_close(void);

@@ -7,6 +7,8 @@
 #include "vulkan_internal.h"
 
 #include <dlfcn.h>
+#include <link.h>
+#include <string.h>
 
 dh_vk_fns_t dh_vk_fn;
 static void* g_lib;
@@ -54,6 +56,27 @@ int dh_vk_loader_load_instance(VkInstance instance, int debug_utils, char* reaso
   }
   return 1;
 }
+
+/* dl_iterate_phdr callback of dh_vk_loader_pin_icds: pins an object that defines
+ * vk_icdGetInstanceProcAddr itself (an ICD; the loader and the layers do not export it). */
+static int pin_if_icd(struct dl_phdr_info* info, size_t size, void* data) {
+  (void)size;
+  (void)data;
+  if (info->dlpi_name == NULL || info->dlpi_name[0] == '\0') return 0;
+  void* h = dlopen(info->dlpi_name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  if (h == NULL) return 0;
+  void* sym = dlsym(h, "vk_icdGetInstanceProcAddr");
+  Dl_info where;
+  if (sym != NULL && dladdr(sym, &where) != 0 && where.dli_fname != NULL &&
+      strcmp(where.dli_fname, info->dlpi_name) == 0) {
+    void* pin = dlopen(info->dlpi_name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD | RTLD_NODELETE);
+    if (pin != NULL) dlclose(pin);
+  }
+  dlclose(h);
+  return 0;
+}
+
+void dh_vk_loader_pin_icds(void) { dl_iterate_phdr(pin_if_icd, NULL); }
 
 void dh_vk_loader_close(void) {
   if (g_lib) dlclose(g_lib);

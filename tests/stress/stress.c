@@ -58,6 +58,23 @@ static int g_ndevs;
 static DLDevice g_fdevs[MAX_DEVS];
 static int g_nfdevs;
 
+/* Sanitizer builds only (ASan reads this hook before main; other builds never call it):
+ * no per-thread alternate signal stack from ASan in this program. The first thread that
+ * opens the OpenCL devices (a mem_worker: opencl realizes its devices at first use) runs
+ * PoCL 3.1 (Debian pocl-opencl-icd 3.1-3+deb12u1) into LLVM 15 (libllvm15
+ * 1:15.0.6-4+b1): llvm::sys::RemoveFileOnSignal -> RegisterHandlers -> CreateSigAltStack
+ * (llvm/lib/Support/Unix/Signals.inc) replaces that thread's alternate signal stack with a
+ * malloc'd one of MINSIGSTKSZ + 64 KiB (79040 bytes here, where SIGSTKSZ is 13504) because
+ * ASan's (4 * SIGSTKSZ = 54016) is smaller. At thread exit the ASan runtime of clang 14 and
+ * gcc 12 unmaps whatever stack is installed, assuming it is its own, and dies: "failed to
+ * deallocate 0x134c0 bytes ... CHECK failed: sanitizer_posix.cpp:61 unable to unmap" in
+ * UnsetAlternateSignalStack. That is a sanitizer runtime bug, fixed upstream by
+ * llvm/llvm-project PR #179000 ("Only unmap stacks the runtime has actually mapped").
+ * ASan's alternate stack only serves to report stack overflows; the threads here recurse
+ * nowhere. */
+const char* __asan_default_options(void);
+const char* __asan_default_options(void) { return "use_sigaltstack=0"; }
+
 /* First failure seen by a worker thread (workers cannot use cmocka asserts). */
 static pthread_mutex_t g_fail_mu = PTHREAD_MUTEX_INITIALIZER;
 static atomic_long g_failures;
