@@ -65,8 +65,8 @@ static int g_nfdevs;
  * 1:15.0.6-4+b1): llvm::sys::RemoveFileOnSignal -> RegisterHandlers -> CreateSigAltStack
  * (llvm/lib/Support/Unix/Signals.inc) replaces that thread's alternate signal stack with a
  * malloc'd one of MINSIGSTKSZ + 64 KiB (79040 bytes here, where SIGSTKSZ is 13504) because
- * ASan's (4 * SIGSTKSZ = 54016) is smaller. At thread exit the ASan runtime of clang 14 and
- * gcc 12 unmaps whatever stack is installed, assuming it is its own, and dies: "failed to
+ * ASan's (4 * SIGSTKSZ = 54016) is smaller. At thread exit the ASan runtime (clang 14 here)
+ * unmaps whatever stack is installed, assuming it is its own, and dies: "failed to
  * deallocate 0x134c0 bytes ... CHECK failed: sanitizer_posix.cpp:61 unable to unmap" in
  * UnsetAlternateSignalStack. That is a sanitizer runtime bug, fixed upstream by
  * llvm/llvm-project PR #179000 ("Only unmap stacks the runtime has actually mapped").
