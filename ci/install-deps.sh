@@ -1,6 +1,9 @@
 #!/bin/sh
-# Installs every Debian package devharness builds, tests and runs with.
-# Usage: ci/install-deps.sh [--print]   (--print: only print the apt-get line)
+# Installs every Debian package devharness builds, tests and runs with, with progress
+# (how many packages, how much to download, how far along).
+# Usage: ci/install-deps.sh [--print]
+#   --print  only print the commands to run (apt-get update && apt-get install ...), one
+#            line that works when pasted after `sudo sh -c '...'` or as root.
 # Exit: 0 installed (or printed), 1 apt-get failed, 2 not root and not --print.
 set -eu
 
@@ -8,28 +11,61 @@ PACKAGES="
 build-essential clang libclang-rt-14-dev pkg-config make perl
 libjansson-dev libhwloc-dev hwloc libcmocka-dev libdlpack-dev
 libbenchmark-dev libbenchmark-tools python3 python3-venv python3-pip python3-scipy python3-numpy python3-matplotlib python3-yaml
+python3-tap libxml2-utils
 ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
 libvulkan-dev mesa-vulkan-drivers vulkan-tools glslc spirv-tools vulkan-validationlayers
 valgrind
 "
 # shellcheck disable=SC2086
-line="apt-get install -y --no-install-recommends $(echo $PACKAGES)"
+list=$(echo $PACKAGES)
+install="apt-get install -y --no-install-recommends $list"
 
 if [ "${1:-}" = "--print" ]; then
-    echo "$line"
+    echo "apt-get update && $install"
     exit 0
 fi
 if [ "$(id -u)" != 0 ]; then
-    echo "install-deps: run as root, or install these packages yourself:" >&2
-    echo "  sudo apt-get update && sudo $line" >&2
+    echo "install-deps: run as root (sudo sh ci/install-deps.sh), or install the packages yourself:" >&2
+    echo "  sudo sh -c 'apt-get update && $install'" >&2
     exit 2
 fi
 export DEBIAN_FRONTEND=noninteractive
+nreq=$(echo "$list" | wc -w)
+echo "install-deps: apt-get update (refreshing the Debian package lists)"
 apt-get update -qq || { echo "install-deps: apt-get update failed" >&2; exit 1; }
+
+# How many packages (requested + their dependencies) and how many bytes to fetch.
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $PACKAGES >/dev/null || {
-    echo "install-deps: apt-get install failed" >&2; exit 1; }
-echo "install-deps: all packages installed"
+n=$(apt-get install -s --no-install-recommends $PACKAGES 2>/dev/null | grep -c '^Inst ' || true)
+if [ "$n" = 0 ]; then
+    echo "install-deps: all $nreq packages already installed"
+    exit 0
+fi
+# shellcheck disable=SC2086
+mb=$(apt-get install -qq --print-uris --no-install-recommends $PACKAGES 2>/dev/null |
+     awk '{ s += $3 } END { printf "%d", s / 1048576 }')
+echo "install-deps: installing $n Debian packages ($nreq requested + dependencies), ${mb} MB to download"
+
+status=$(mktemp)
+trap 'rm -f "$status"' EXIT
+# apt-get's own output is reduced to a progress line every ~10% of the packages.
+# shellcheck disable=SC2086
+{ apt-get install -y -q -o Dpkg::Use-Pty=0 --no-install-recommends $PACKAGES 2>&1
+  echo "$?" > "$status"; } |
+awk -v n="$n" '
+    /^Get:/        { g++; if (g == 1 || g % step == 0 || g == n)
+                       printf "install-deps: downloading %d/%d\n", g, n; fflush() }
+    /^Setting up / { s++; if (s % step == 0 || s == n)
+                       printf "install-deps: installed %d/%d (%s)\n", s, n, $3; fflush() }
+    /^E: /         { print; fflush() }
+    BEGIN          { step = int(n / 10); if (step < 1) step = 1 }'
+rc=$(cat "$status")
+if [ "$rc" != 0 ]; then
+    echo "install-deps: apt-get install failed (exit $rc); rerun to see apt-get's messages:" >&2
+    echo "  apt-get update && $install" >&2
+    exit 1
+fi
+echo "install-deps: all $nreq packages installed"
 
 # Python packages (apache-tvm-ffi, apache-tvm) go into the project-local venv that
 # ci/make-venv.sh makes during the build, never into the system Python (PEP 668).

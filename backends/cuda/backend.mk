@@ -20,11 +20,13 @@ CUDA_INCLUDE ?= $(if $(strip $(NVCC)),$(patsubst %/cuda.h,%,$(abspath $(firstwor
                     $(dir $(realpath $(NVCC)))../include/cuda.h \
                     /usr/local/cuda/include/cuda.h /usr/include/cuda.h)))))
 
+# Why the cuda backend is not built is said once per build folder (the note's stamp is
+# $(BUILD)/.cuda-not-built), not on every make.
 ifeq ($(strip $(NVCC)),)
-$(info devharness: nvcc not found; the cuda backend is not built)
+DH_CUDA_SKIP_WHY := nvcc not found (set NVCC=)
 DH_CUDA_ENABLED :=
 else ifeq ($(wildcard $(CUDA_INCLUDE)/cuda.h),)
-$(info devharness: cuda.h not found next to $(NVCC) (set CUDA_INCLUDE=); the cuda backend is not built)
+DH_CUDA_SKIP_WHY := cuda.h not found next to $(NVCC) (set CUDA_INCLUDE=)
 DH_CUDA_ENABLED :=
 else
 DH_CUDA_ENABLED := 1
@@ -57,4 +59,12 @@ $(DH_CUDA_GENDIR)/kernels_fatbin.h: $(DH_CUDA_GENDIR)/kernels.fatbin
 	  echo 'static const unsigned char dh_cuda_fatbin[] __attribute__((aligned(16))) = {'; \
 	  od -An -v -tx1 $< | sed -e 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 	  echo '};'; } > $@.tmp && mv $@.tmp $@
+endif
+
+ifneq ($(DH_CUDA_SKIP_WHY),)
+ALL_TARGETS += $(BUILD)/.cuda-not-built
+$(BUILD)/.cuda-not-built:
+	@mkdir -p $(@D)
+	@echo "devharness: the cuda backend is not built: $(DH_CUDA_SKIP_WHY)"
+	@touch $@
 endif
