@@ -32,6 +32,8 @@
 #define EXIT_OK 0
 #define EXIT_VIOLATIONS 1
 #define EXIT_USAGE 2
+/* Every selected backend has no device (or no backend loaded): nothing was tested. */
+#define EXIT_NO_DEVICE 3
 
 /* snprintf that truncates silently (messages are bounded on purpose). */
 static void fmt(char* dst, size_t size, const char* f, ...) __attribute__((format(printf, 3, 4)));
@@ -169,7 +171,9 @@ static void usage(FILE* f) {
           "  --format text|markdown  format of --list (markdown: the docs/conformance.md table)\n"
           "  --help               this text\n"
           "\n"
-          "exit status: 0 every clause kept, 1 violations, 2 usage or input error\n");
+          "exit status: 0 every clause kept, 1 violations, 2 usage or input error,\n"
+          "  3 no device: no selected backend has a device, nothing was tested (every\n"
+          "  clause and device is # SKIP with the reason)\n");
 }
 
 static int usage_error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -415,10 +419,15 @@ static int do_list(const opts_t* o, const dh_clause_t* const* cl, size_t n) {
          "devharness conformance --device tvm-cpu:0 --profile strict\n"
          "```\n\n"
          "Each case runs in a forked child (own process group) with a timeout (default 10 s);\n"
-         "a crash reports `# crashed: SIGSEGV`, a hang `# timed out after 10 s`, with the\n"
-         "child's last stderr lines in the YAML diagnostics, and the run goes on.\n"
+         "a crash is `not ok` with `\\# crashed: SIGSEGV` in its description (the `#` escaped as\n"
+         "TAP requires: it is no directive), a hang `\\# timed out after 10 s`, with the\n"
+         "child's last stderr lines in the YAML diagnostics, and the run goes on; in JUnit both\n"
+         "are `<error>`, a violated clause `<failure>`, a skip `<skipped>` with the reason as text.\n"
+         "A backend with no device is `ok N - NAME (no device) # SKIP reason` at the outer\n"
+         "level too, and the last line says `NO DEVICE` loudly.\n"
          "`--no-fork` runs in-process for debuggers. Exit status: 0 all kept, 1 violations,\n"
-         "2 usage or input error.\n\n"
+         "2 usage or input error, 3 no device (no selected backend has a device: nothing was\n"
+         "tested).\n\n"
          "## Waivers\n\n"
          "`targets/waivers/<backend>.json` is loaded automatically for that backend's devices;\n"
          "`--waivers FILE` adds more:\n\n"
@@ -989,12 +998,14 @@ static void yq(sbuf_t* b, const char* s) {
   sb_add(b, "\"");
 }
 
-/* One-line text for a TAP description/directive (no '#' or newlines). */
+/* One-line text for a TAP description or directive reason: '#' and '\\' escaped as
+ * '\\#' and '\\\\' (TAP 14 specification, "Escaping"; TAP 13 consumers read the same),
+ * line breaks, tabs and other control characters as spaces. */
 static void tap_text(sbuf_t* b, const char* s) {
   for (; *s; s++) {
-    char ch = *s;
-    if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
-    if (ch == '#') sb_add(b, "\\#");
+    unsigned char ch = (unsigned char)*s;
+    if (ch < 0x20 || ch == 0x7f) ch = ' ';
+    if (ch == '#' || ch == '\\') sb_add(b, "\\%c", ch);
     else sb_add(b, "%c", ch);
   }
 }
@@ -1012,7 +1023,12 @@ static void emit(sbuf_t* all, FILE* out, sbuf_t* piece) {
 static void tap_case(sbuf_t* b, int num, const case_t* k) {
   const char* ind = "    ";
   int ok = k->status != DC_FAIL;
-  sb_add(b, "%s%s %d - %s", ind, ok ? "ok" : "not ok", num, k->clause->id);
+  sb_add(b, "%s%s %d - ", ind, ok ? "ok" : "not ok", num);
+  tap_text(b, k->clause->id);
+  if (k->note[0] && (k->status == DC_SKIP || k->todo)) {
+    sb_add(b, " \\# ");
+    tap_text(b, k->note);
+  }
   if (k->status == DC_SKIP) {
     sb_add(b, " # SKIP ");
     tap_text(b, k->reason);
@@ -1020,7 +1036,9 @@ static void tap_case(sbuf_t* b, int num, const case_t* k) {
     sb_add(b, " # TODO ");
     tap_text(b, k->reason);
   } else if (k->note[0]) {
-    sb_add(b, " # %s", k->note);
+    /* "crashed: SIGSEGV" is part of the description, not a directive: '#' escaped */
+    sb_add(b, " \\# ");
+    tap_text(b, k->note);
   }
   sb_add(b, "\n");
   if (k->status == DC_FAIL) {
@@ -1112,31 +1130,41 @@ static int write_file(const char* path, const char* text, size_t n) {
   return 0;
 }
 
+/* A crash or a timeout is a JUnit <error> (the case could not finish), a violated clause a
+ * <failure>; an xfail (todo) and a skip are <skipped>, the reason as element text (GitLab
+ * reads it) and as message attribute (Jenkins, GitHub reporters). Validates against the
+ * Jenkins xunit plugin's junit-10.xsd (tests/conformance/junit-jenkins.xsd says how). */
+static int is_error_case(const case_t* k) {
+  return k->status == DC_FAIL && !k->todo && k->note[0];
+}
+
 static void junit(sbuf_t* x, dev_t_* devs, size_t nd, case_t** cases, size_t nc) {
-  size_t t_all = 0, f_all = 0, s_all = 0;
+  size_t t_all = 0, f_all = 0, e_all = 0;
   double time_all = 0;
   for (size_t i = 0; i < nd; i++)
     for (size_t j = 0; j < nc; j++) {
       t_all++;
-      if (cases[i][j].status == DC_FAIL && !cases[i][j].todo) f_all++;
-      else if (cases[i][j].status == DC_SKIP || cases[i][j].todo) s_all++;
+      if (is_error_case(&cases[i][j])) e_all++;
+      else if (cases[i][j].status == DC_FAIL && !cases[i][j].todo) f_all++;
       time_all += cases[i][j].ms / 1000.0;
     }
   sb_add(x, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-  sb_add(x, "<testsuites name=\"devharness conformance\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
-            "skipped=\"%zu\" time=\"%.3f\">\n", t_all, f_all, s_all, time_all);
+  /* <testsuites> has no `skipped` attribute in the Jenkins schema: only on <testsuite> */
+  sb_add(x, "<testsuites name=\"devharness conformance\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+            "time=\"%.3f\">\n", t_all, f_all, e_all, time_all);
   for (size_t i = 0; i < nd; i++) {
-    size_t f = 0, s = 0;
+    size_t f = 0, s = 0, e = 0;
     double t = 0;
     for (size_t j = 0; j < nc; j++) {
-      if (cases[i][j].status == DC_FAIL && !cases[i][j].todo) f++;
+      if (is_error_case(&cases[i][j])) e++;
+      else if (cases[i][j].status == DC_FAIL && !cases[i][j].todo) f++;
       else if (cases[i][j].status == DC_SKIP || cases[i][j].todo) s++;
       t += cases[i][j].ms / 1000.0;
     }
     sb_add(x, "  <testsuite name=\"");
     xml_esc(x, devs[i].name);
-    sb_add(x, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"%.3f\">\n", nc, f,
-           s, t);
+    sb_add(x, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n", nc,
+           f, e, s, t);
     sb_add(x, "    <properties><property name=\"profile\" value=\"%s\"/></properties>\n",
            profile_name(devs[i].profile));
     for (size_t j = 0; j < nc; j++) {
@@ -1151,32 +1179,37 @@ static void junit(sbuf_t* x, dev_t_* devs, size_t nd, case_t** cases, size_t nc)
         continue;
       }
       sb_add(x, ">\n");
-      if (k->status == DC_SKIP) {
-        sb_add(x, "      <skipped message=\"");
-        xml_esc(x, k->reason);
-        sb_add(x, "\"/>\n");
-      } else if (k->todo) {
+      if (k->status == DC_SKIP || k->todo) {
         char m[1200];
-        fmt(m, sizeof m, "expected failure (xfail: %s)%s%s", k->reason,
-                 k->status == DC_FAIL ? ": " : " passed", k->status == DC_FAIL ? k->r.message : "");
+        if (k->status == DC_SKIP) fmt(m, sizeof m, "%s", k->reason);
+        else
+          fmt(m, sizeof m, "expected failure (xfail: %s)%s%s", k->reason,
+              k->status == DC_FAIL ? ": " : " passed", k->status == DC_FAIL ? k->r.message : "");
         sb_add(x, "      <skipped message=\"");
         xml_esc(x, m);
-        sb_add(x, "\"/>\n");
+        sb_add(x, "\">");
+        xml_esc(x, m);
+        sb_add(x, "</skipped>\n");
       } else {
+        /* the note ("crashed: SIGSEGV") once, even when the message already is the note */
         char m[1200];
-        fmt(m, sizeof m, "%s%s%s", k->note[0] ? k->note : "", k->note[0] ? ": " : "",
-                 k->r.message);
-        sb_add(x, "      <failure message=\"");
+        if (k->note[0] && strcmp(k->note, k->r.message) != 0 && k->r.message[0])
+          fmt(m, sizeof m, "%s: %s", k->note, k->r.message);
+        else fmt(m, sizeof m, "%s", k->note[0] ? k->note : k->r.message);
+        const char* el = k->note[0] ? "error" : "failure";
+        sb_add(x, "      <%s message=\"", el);
         xml_esc(x, m);
-        sb_add(x, "\" type=\"%s\">", k->clause->level == DC_MUST ? "must" : "should");
+        sb_add(x, "\" type=\"%s\">", k->note[0] ? (strncmp(k->note, "timed out", 9) == 0 ? "timeout" : "crash")
+                                             : k->clause->level == DC_MUST ? "must" : "should");
         char body[4096];
         fmt(body, sizeof body,
-                 "clause: %s\nprofile: %s\nmessage: %s\nexpected: %s\ngot: %s\nat: %s:%d\nsource: %s\n"
+                 "clause: %s\nprofile: %s\nlevel: %s\nexpected: %s\ngot: %s\nat: %s:%d\nsource: %s\n"
                  "duration_ms: %.3f\n%s%s",
-                 k->clause->id, profile_name(k->clause->profile), k->r.message, k->r.expected, k->r.got, k->r.file, k->r.line,
-                 k->clause->source, k->ms, k->r.details[0] ? "details:\n" : "", k->r.details);
+                 k->clause->id, profile_name(k->clause->profile), k->clause->level == DC_MUST ? "must" : "should",
+                 k->r.expected, k->r.got, k->r.file, k->r.line, k->clause->source, k->ms,
+                 k->r.details[0] ? "details:\n" : "", k->r.details);
         xml_esc(x, body);
-        sb_add(x, "</failure>\n");
+        sb_add(x, "</%s>\n", el);
         if (k->err_tail[0]) {
           sb_add(x, "      <system-err>");
           xml_esc(x, k->err_tail);
@@ -1391,11 +1424,14 @@ static int conformance_main(int argc, char** argv) {
 
   case_t** cases = calloc(nd ? nd : 1, sizeof *cases);
   int violations = 0;
+  size_t no_device = 0;
   double t_start = dc_now_ms();
   for (size_t i = 0; i < nd; i++) {
     dev_t_* d = &devs[i];
     cases[i] = calloc(ncl ? ncl : 1, sizeof **cases);
-    sb_add(&piece, "# Subtest: %s\n", d->name);
+    sb_add(&piece, "# Subtest: ");
+    tap_text(&piece, d->name);
+    sb_add(&piece, "\n");
     if (d->id < 0 && d->reason[0]) {
       sb_add(&piece, "    # %s: ", d->name);
       tap_text(&piece, d->reason);
@@ -1419,7 +1455,15 @@ static int conformance_main(int argc, char** argv) {
       }
     }
     if (dev_fail) violations++;
-    sb_add(&piece, "%s %zu - %s\n", dev_fail ? "not ok" : "ok", i + 1, d->name);
+    sb_add(&piece, "%s %zu - ", dev_fail ? "not ok" : "ok", i + 1);
+    tap_text(&piece, d->name);
+    if (d->id < 0 && !dev_fail) {
+      /* a backend that cannot run is a skip at the outer level too, never a pass */
+      no_device++;
+      sb_add(&piece, " # SKIP ");
+      tap_text(&piece, d->reason[0] ? d->reason : "no device");
+    }
+    sb_add(&piece, "\n");
     emit(&tap, stdout, &piece);
   }
   if (o.progress) fprintf(stderr, "\r\033[K");
@@ -1448,13 +1492,28 @@ static int conformance_main(int argc, char** argv) {
   if (too_many_waived)
     sb_add(&piece, "# waived cases: %zu, more than --max-waived %ld: the run fails\n", waived,
            o.max_waived);
+  if (no_device) {
+    sb_add(&piece, "# NO DEVICE: %zu of %zu backend%s could not run, every clause skipped:", no_device,
+           nd, nd == 1 ? "" : "s");
+    for (size_t i = 0; i < nd; i++)
+      if (devs[i].id < 0) {
+        sb_add(&piece, " ");
+        tap_text(&piece, devs[i].backend->name);
+      }
+    sb_add(&piece, "\n");
+  }
   emit(&tap, stdout, &piece);
   if (waived)
     fprintf(stderr, "devharness conformance: %zu case%s decided by waivers (%zu skip, %zu xfail)%s\n",
             waived, waived == 1 ? "" : "s", w_skip, w_xfail,
             too_many_waived ? ", more than --max-waived allows" : "");
+  if (no_device)
+    fprintf(stderr, "devharness conformance: NO DEVICE on %zu backend%s (see the # SKIP reasons)%s\n",
+            no_device, no_device == 1 ? "" : "s",
+            no_device == nd ? "; nothing was tested (exit 3)" : "");
 
-  int out_rc = violations || too_many_waived ? EXIT_VIOLATIONS : EXIT_OK;
+  int out_rc = violations || too_many_waived ? EXIT_VIOLATIONS
+             : (nd == 0 || no_device == nd) ? EXIT_NO_DEVICE : EXIT_OK;
   if (o.tap_path && write_file(o.tap_path, tap.p ? tap.p : "", tap.n) != 0) out_rc = EXIT_USAGE;
   if (o.junit_path) {
     sbuf_t x = {0};

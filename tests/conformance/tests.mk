@@ -23,7 +23,7 @@ ALL_TARGETS += $(CONF_FAULTY_LIBS)
 endif
 
 TEST_SCRIPTS += tests/conformance/faulty.t tests/conformance/suite.t tests/conformance/profiles.t \
-    tests/conformance/power.py
+    tests/conformance/power.py tests/conformance/reports.t
 .PHONY: conformance-faulty
 conformance-faulty: $(CONF_FAULTY_LIBS)
 
@@ -34,3 +34,4 @@ conformance-faulty: $(CONF_FAULTY_LIBS)
 mutate: all
 	DEVHARNESS=$(abspath $(DEVHARNESS)) BUILD=$(BUILD) CC=$(CC) XDG_RUNTIME_DIR=$${XDG_RUNTIME_DIR:-/tmp} \
 	    $(PYTHON) tests/conformance/mutate.py
+test: $(TESTDIR)/runtime_plugins/libdevharness_rtinitfail.so
