@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,47 @@ class CallbackReporter : public benchmark::ConsoleReporter {
   CallbackReporter(OutputOptions opts, dh_gb_result_fn fn, void* user)
       : benchmark::ConsoleReporter(opts), fn_(fn), user_(user) {}
 
+  // The context header goes to the output stream (bench.txt in `devharness run`), not
+  // stderr. Debian's libbenchmark 1.7.1 is compiled with -O2 but without NDEBUG, so
+  // PrintBasicContext says "Library was built as DEBUG. Timings may be affected."; that
+  // line is replaced by what it means here.
+  bool ReportContext(const Context& context) override {
+    std::ostream* err = &GetErrorStream();
+    std::ostringstream ss;
+    SetErrorStream(&ss);
+    bool ok = benchmark::ConsoleReporter::ReportContext(context);
+    SetErrorStream(err);
+    std::istringstream in(ss.str());
+    std::string line;
+    std::ostream& out = GetOutputStream();
+    while (std::getline(in, line)) {
+      if (line.find("Library was built as DEBUG") != std::string::npos)
+        out << "note: Debian's libbenchmark is built -O2 without NDEBUG, so it calls itself a "
+               "DEBUG build; the timed code is devharness's own optimised build\n";
+      else
+        out << line << "\n";
+    }
+    out.flush();
+    return ok;
+  }
+
   void ReportRuns(const std::vector<Run>& reports) override {
-    benchmark::ConsoleReporter::ReportRuns(reports);
+    // A run stopped with dh_gb_skip_with_error (no device, no tvm-ffi, a failed device
+    // operation) was not measured: said as "not measured: reason", not 1.7.1's
+    // "ERROR OCCURRED" (1.7.1 has no SkipWithMessage).
+    std::vector<Run> measured;
+    for (const Run& r : reports) {
+      if (!r.error_occurred) {
+        measured.push_back(r);
+        continue;
+      }
+      std::string name = r.benchmark_name();
+      std::ostream& out = GetOutputStream();
+      out << name;
+      for (size_t i = name.size(); i < name_field_width_ + 1; ++i) out << ' ';
+      out << "not measured: " << r.error_message << "\n";
+    }
+    if (!measured.empty()) benchmark::ConsoleReporter::ReportRuns(measured);
     if (!fn_) return;
     for (const Run& r : reports) {
       std::string name = r.run_name.str();

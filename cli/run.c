@@ -1,7 +1,8 @@
 /*
  * cli/run.c — `devharness run`: the main job. Runs, each in its own process,
  *   1. info (info.txt, info.json)
- *   2. conformance on every device (conformance.tap, conformance.junit.xml)
+ *   2. conformance on every device (conformance.tap, conformance.junit.xml; its stdout
+ *      is the same TAP stream and is not kept twice)
  *   3. the quick benchmarks (bench.json, bench.txt)
  *   4. plots of the benchmarks (PNG and SVG files in plots/)
  * into a results folder written under a temporary name and renamed when complete
@@ -39,7 +40,9 @@ static const char kRunUsage[] =
     "  --no-bench     skip the benchmarks and plots\n"
     "  --full-bench   full benchmark run instead of --quick\n"
     "exit: 0 every clause kept and every step ran, 1 violations or a failed step,\n"
-    "      2 usage error or results folder not writable\n";
+    "      2 usage error or results folder not writable, 3 no device: no selected\n"
+    "      device could run (every clause skipped; a backend without a device among\n"
+    "      others is a NO DEVICE line in the summary, not an error)\n";
 
 typedef struct run_step {
   const char* title;
@@ -53,14 +56,16 @@ static double now_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Runs `self argv...` with stdout to out_path (NULL: inherit) and returns its exit
- * status (128+signal when killed, 127 when it could not start). */
-static int spawn_self(char* const* args, const char* out_path) {
+/* Runs `self argv...` in folder cwd (NULL: this one) with stdout to out_path (NULL:
+ * inherit; relative to cwd) and returns its exit status (128+signal when killed, 127
+ * when it could not start). */
+static int spawn_self_in(char* const* args, const char* out_path, const char* cwd) {
   fflush(stdout);
   fflush(stderr);
   pid_t pid = fork();
   if (pid < 0) return 127;
   if (pid == 0) {
+    if (cwd && chdir(cwd) != 0) _exit(127);
     if (out_path) {
       int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
       if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) _exit(127);
@@ -77,6 +82,8 @@ static int spawn_self(char* const* args, const char* out_path) {
   return 127;
 }
 
+static int spawn_self(char* const* args, const char* out_path) { return spawn_self_in(args, out_path, NULL); }
+
 static void progress(int step, int total, const char* title) {
   fprintf(stderr, "[%d/%d] %s ...\n", step, total, title);
 }
@@ -86,6 +93,7 @@ typedef struct dev_tally {
   char device[64];
   char profile[16]; /* "tvm" / "strict" from the subtest's "# profile:" line */
   int pass, fail, skip, todo;
+  char why[256]; /* the outer "# SKIP reason" of a backend without a device */
 } dev_tally_t;
 
 static int parse_tap(const char* path, dev_tally_t* out, int max) {
@@ -103,6 +111,9 @@ static int parse_tap(const char* path, dev_tally_t* out, int max) {
                line + 11);
       continue;
     }
+    const char* skip_at = strstr(line, " # SKIP ");
+    if (n >= 0 && strncmp(line, "ok ", 3) == 0 && skip_at)
+      snprintf(out[n].why, sizeof out[n].why, "%.*s", (int)strcspn(skip_at + 8, "\r\n"), skip_at + 8);
     if (n < 0 || strncmp(line, "    ", 4) != 0) continue;
     if (strncmp(line, "    # profile: ", 15) == 0) {
       snprintf(out[n].profile, sizeof out[n].profile, "%.*s", (int)strcspn(line + 15, " \r\n"), line + 15);
@@ -227,17 +238,13 @@ int dh_cli_run(int argc, char** argv) {
     return DH_EXIT_USAGE;
   }
   char p_info_txt[PATH_MAX], p_info_json[PATH_MAX], p_tap[PATH_MAX], p_junit[PATH_MAX],
-      p_clog[PATH_MAX], p_bench[PATH_MAX], p_bench_txt[PATH_MAX], p_plots[PATH_MAX],
-      p_plot_log[PATH_MAX];
+      p_bench[PATH_MAX], p_bench_txt[PATH_MAX];
   path_join(p_info_txt, partial, "info.txt");
   path_join(p_info_json, partial, "info.json");
   path_join(p_tap, partial, "conformance.tap");
   path_join(p_junit, partial, "conformance.junit.xml");
-  path_join(p_clog, partial, "conformance.log");
   path_join(p_bench, partial, "bench.json");
   path_join(p_bench_txt, partial, "bench.txt");
-  path_join(p_plots, partial, "plots");
-  path_join(p_plot_log, partial, "plot.log");
 
   const int total = no_bench ? 2 : 4;
   run_step_t steps[4] = {{"info", 0, 0}, {"conformance", 0, 0}, {"bench", 0, 0}, {"plots", 0, 0}};
@@ -280,7 +287,8 @@ int dh_cli_run(int argc, char** argv) {
       args[n++] = (char*)device;
     }
     args[n] = NULL;
-    steps[1].rc = spawn_self(args, p_clog);
+    /* stdout is the TAP stream, already in conformance.tap: not kept twice */
+    steps[1].rc = spawn_self(args, "/dev/null");
   }
   steps[1].seconds = now_s() - t0;
 
@@ -305,8 +313,10 @@ int dh_cli_run(int argc, char** argv) {
     progress(4, total, "plots: bandwidth and latency");
     t0 = now_s();
     if (steps[2].rc == 0) {
-      char* pargs[] = {"devharness", "plot", p_bench, "-o", p_plots, NULL};
-      steps[3].rc = spawn_self(pargs, p_plot_log);
+      /* run in the results folder, so plot.log names bench.json and plots/, not the
+       * temporary .partial folder's paths */
+      char* pargs[] = {"devharness", "plot", "bench.json", "-o", "plots", NULL};
+      steps[3].rc = spawn_self_in(pargs, "plot.log", partial);
     } else {
       steps[3].rc = -1; /* not run */
     }
@@ -350,12 +360,21 @@ int dh_cli_run(int argc, char** argv) {
     printf("\n");
   }
   json_decref(bench);
+  /* a backend without a device is said loudly, not only as a row of skips */
+  for (int i = 0; i < ndev; ++i)
+    if (strstr(tallies[i].device, "(no device)"))
+      printf("NO DEVICE: %.*s not tested (every clause skipped): %s\n",
+             (int)(strstr(tallies[i].device, " (no device)") - tallies[i].device), tallies[i].device,
+             tallies[i].why[0] ? tallies[i].why : "see conformance.tap");
   printf("\nsteps:\n");
   int worst = DH_EXIT_OK;
   for (int i = 0; i < total; ++i) {
-    const char* verdict = steps[i].rc == 0 ? "ok" : steps[i].rc == -1 ? "not run" : "FAILED";
-    printf("  %-12s %-8s exit %-3d %6.1f s\n", steps[i].title, verdict, steps[i].rc, steps[i].seconds);
-    if (steps[i].rc != 0) worst = DH_EXIT_VIOLATION;
+    /* conformance exit 3: no selected device at all (nothing tested) */
+    int no_dev = i == 1 && steps[i].rc == 3;
+    const char* verdict = steps[i].rc == 0 ? "ok" : steps[i].rc == -1 ? "not run" : no_dev ? "NO DEVICE" : "FAILED";
+    printf("  %-12s %-9s exit %-3d %6.1f s\n", steps[i].title, verdict, steps[i].rc, steps[i].seconds);
+    if (no_dev && worst == DH_EXIT_OK) worst = 3;
+    else if (steps[i].rc != 0 && !no_dev) worst = DH_EXIT_VIOLATION;
   }
   printf("\nresults: %s (also %s)\n", final_dir, latest);
   if (fail_total > 0) printf("conformance: %d violation(s); see %s\n", fail_total, f_tap);

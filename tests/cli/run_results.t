@@ -1,0 +1,58 @@
+#!/usr/bin/python3
+"""`devharness run` results folder (issue #15): exactly the documented files (README.md,
+"Two commands"), no copy of the TAP stream, plot.log naming the final folder's files and
+not the temporary .partial folder, bench.txt starting with Google Benchmark's context
+header (no raw DEBUG warning, no "ERROR OCCURRED"), and the JUnit file valid for
+xmllint against tests/conformance/junit-jenkins.xsd. One run on sim:0. Prints TAP.
+Needs $DEVHARNESS (set by `make test`).
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+num = 0
+
+
+def ok(cond, name, diag=""):
+    global num
+    num += 1
+    print(("ok" if cond else "not ok") + " %d - %s" % (num, name))
+    if not cond:
+        for line in str(diag).splitlines()[-30:]:
+            print("# " + line)
+    sys.stdout.flush()
+
+
+dh = os.environ.get("DEVHARNESS", "")
+if not dh or not os.path.exists(dh):
+    print("1..0 # SKIP DEVHARNESS not set or missing")
+    sys.exit(0)
+here = os.path.dirname(os.path.abspath(__file__))
+print("1..7")
+tmp = tempfile.mkdtemp(prefix="dh-run-")
+p = subprocess.run([dh, "run", "--device", "sim:0", "--output", tmp], capture_output=True, text=True,
+                   timeout=300)
+ok(p.returncode == 0, "run --device sim:0: exit 0", p.stdout + p.stderr)
+latest = os.path.join(tmp, "latest")
+files = sorted(os.listdir(latest)) if os.path.isdir(latest) else []
+want = ["bench.json", "bench.txt", "conformance.junit.xml", "conformance.tap", "info.json", "info.txt",
+        "plot.log", "plots"]
+ok(files == want, "results folder holds exactly the documented files", "got %s" % files)
+log = open(os.path.join(latest, "plot.log")).read() if "plot.log" in files else ""
+ok(log and ".partial" not in log and tmp not in log, "plot.log names no temporary .partial path", log)
+txt = open(os.path.join(latest, "bench.txt")).read() if "bench.txt" in files else ""
+ok(txt.lstrip()[:40] and "Run on (" in txt.split("----")[0] and "CPU Caches" in txt,
+   "bench.txt starts with the context header", txt[:800])
+ok("***WARNING*** Library was built as DEBUG" not in txt and "ERROR OCCURRED" not in txt
+   and "***WARNING***" not in p.stderr, "no raw DEBUG warning or ERROR OCCURRED line", txt[:2000] + p.stderr)
+ok("Run on (" not in p.stderr, "the context header is not on the terminal", p.stderr)
+xmllint = shutil.which("xmllint")
+if xmllint:
+    v = subprocess.run([xmllint, "--noout", "--schema", os.path.join(here, "..", "conformance", "junit-jenkins.xsd"),
+                        os.path.join(latest, "conformance.junit.xml")], capture_output=True, text=True)
+    ok(v.returncode == 0, "conformance.junit.xml validates against the Jenkins xunit schema", v.stderr)
+else:
+    print("ok %d - JUnit schema check # SKIP xmllint not installed (libxml2-utils)" % (num + 1))
+shutil.rmtree(tmp, ignore_errors=True)
