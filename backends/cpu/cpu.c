@@ -4,8 +4,14 @@
  * One device, cpu:0 (DLPack kDLCPU). Memory is host memory (64-byte aligned,
  * pointer arithmetic allowed), copies are memcpy, and there is a single queue: every
  * operation completes before it returns, so streams are NULL and syncs are no-ops
- * (TVM's CPUDeviceAPI does the same). Attributes come from hwloc, whose topology is
- * loaded once in init and released right after reading what we report.
+ * (TVM's CPUDeviceAPI does the same). kTotalGlobalMemory is computed as TVM's
+ * CPUDeviceAPI does (apache/tvm v0.27.0 src/runtime/cpu_device_api.cc: sysinfo(2)
+ * totalram * mem_unit), not hwloc's NUMA-local figure, which leaves out memory the
+ * kernel keeps outside the nodes. The topology (cores, hardware threads, L2, model)
+ * comes from hwloc, loaded once in init and released right after reading; hwloc stays
+ * the source of locality for the benchmarks. kMaxClockRate (kHz; TVM's CPU API leaves
+ * it None) is cpufreq's cpuinfo_max_freq, else /proc/cpuinfo "cpu MHz" where the
+ * cpufreq driver is absent (VMs), the figure PoCL reports too.
  */
 #include <dlpack/dlpack.h>
 #include <errno.h>
@@ -16,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -35,7 +42,7 @@ typedef struct dh_cpu_info {
   int64_t cores;          /* physical cores (hwloc), else online CPUs */
   int64_t pus;            /* hardware threads */
   int64_t l2_bytes;       /* first L2 cache, 0 = unknown */
-  int64_t total_memory;   /* bytes, NUMA nodes' local memory summed */
+  int64_t total_memory;   /* bytes, sysinfo totalram * mem_unit as TVM computes it */
   int64_t max_clock_khz;  /* 0 = unknown */
 } dh_cpu_info_t;
 
@@ -102,12 +109,6 @@ static int dh_cpu_init(void) {
     info.pus = npus > 0 ? npus : 0;
     hwloc_obj_t l2 = hwloc_get_obj_by_type(topo, HWLOC_OBJ_L2CACHE, 0);
     if (l2 != NULL && l2->attr != NULL) info.l2_bytes = (int64_t)l2->attr->cache.size;
-    int nnuma = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
-    for (int i = 0; i < nnuma; i++) {
-      hwloc_obj_t node = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, (unsigned)i);
-      if (node != NULL && node->attr != NULL)
-        info.total_memory += (int64_t)node->attr->numanode.local_memory;
-    }
     hwloc_topology_destroy(topo);
   }
   /* Fallbacks when hwloc cannot tell. */
@@ -117,6 +118,8 @@ static int dh_cpu_init(void) {
   long online = sysconf(_SC_NPROCESSORS_ONLN);
   if (info.pus == 0) info.pus = online > 0 ? online : 1;
   if (info.cores == 0) info.cores = info.pus;
+  struct sysinfo si;
+  if (sysinfo(&si) == 0) info.total_memory = (int64_t)si.totalram * (int64_t)si.mem_unit;
   if (info.total_memory == 0) {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages > 0 && page > 0) info.total_memory = (int64_t)pages * page;
@@ -127,6 +130,11 @@ static int dh_cpu_init(void) {
     long long khz = 0;
     if (fscanf(f, "%lld", &khz) == 1 && khz > 0) info.max_clock_khz = khz;
     fclose(f);
+  }
+  char mhz[64];
+  if (info.max_clock_khz == 0 && dh_cpu_read_keyed_line("/proc/cpuinfo", "cpu MHz", mhz, sizeof mhz)) {
+    double v = strtod(mhz, NULL);
+    if (v > 0 && v < 1e6) info.max_clock_khz = (int64_t)(v * 1000.0 + 0.5);
   }
   struct utsname u;
   if (uname(&u) == 0) {

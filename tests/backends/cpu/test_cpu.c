@@ -92,10 +92,6 @@ static void test_attributes(void** state) {
   assert_int_equal(hwloc_topology_init(&topo), 0);
   assert_int_equal(hwloc_topology_load(topo), 0);
   int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
-  int64_t numa_bytes = 0;
-  for (int i = 0; i < hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE); i++)
-    numa_bytes += (int64_t)hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, (unsigned)i)
-                      ->attr->numanode.local_memory;
   hwloc_obj_t l2 = hwloc_get_obj_by_type(topo, HWLOC_OBJ_L2CACHE, 0);
   int64_t l2_bytes = l2 ? (int64_t)l2->attr->cache.size : 0;
   hwloc_topology_destroy(topo);
@@ -112,17 +108,17 @@ static void test_attributes(void** state) {
   if (proc_value("/proc/cpuinfo", "model name", model, sizeof model))
     assert_string_equal(v.v_c_str, model);
 
-  /* memory: hwloc's NUMA nodes, no more than /proc/meminfo's MemTotal (some VMs
-   * report less per node than MemTotal, so only the upper bound is checked) */
+  /* memory as TVM's CPUDeviceAPI computes it (apache/tvm v0.27.0
+   * src/runtime/cpu_device_api.cc: sysinfo totalram * mem_unit), which /proc/meminfo's
+   * MemTotal states in KiB: equal to the KiB (not hwloc's NUMA-local sum, which on VMs
+   * can be a third of it) */
   char mem[64];
   int64_t total = attr_int(DH_ATTR_TOTAL_GLOBAL_MEMORY);
   int64_t avail = attr_int(DH_ATTR_AVAILABLE_GLOBAL_MEMORY);
   assert_true(avail > 0 && avail <= total);
-  /* within 25%: in VMs with memory ballooning the node size moves between reads */
-  if (numa_bytes > 0) assert_true(total >= numa_bytes - numa_bytes / 4 && total <= numa_bytes + numa_bytes / 4);
   if (proc_value("/proc/meminfo", "MemTotal", mem, sizeof mem)) {
     int64_t memtotal = (int64_t)strtoll(mem, NULL, 10) * 1024;
-    assert_true(total > 0 && total <= memtotal + memtotal / 20);
+    assert_true(total >= memtotal && total < memtotal + 1024);
   }
   /* available drops by >= N after an N-byte allocation (pages not even touched) */
   void* p = NULL;
@@ -134,11 +130,16 @@ static void test_attributes(void** state) {
   assert_int_equal(B->get_attr(CPU0, DH_ATTR_WARP_SIZE, &v), 0);
   assert_int_equal(v.type_index, DH_TYPE_NONE);
   assert_int_equal(B->get_attr(CPU0, DH_ATTR_MAX_CLOCK_RATE, &v), 0);
+  /* kHz: cpufreq's maximum, else /proc/cpuinfo "cpu MHz" (VMs), else None */
   FILE* f = fopen("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "r");
+  char mhz[64];
   if (f != NULL) {
     long long khz = 0;
     if (fscanf(f, "%lld", &khz) == 1) assert_int_equal(v.v_int64, khz);
     fclose(f);
+  } else if (proc_value("/proc/cpuinfo", "cpu MHz", mhz, sizeof mhz)) {
+    assert_int_equal(v.type_index, DH_TYPE_INT);
+    assert_int_equal(v.v_int64, (int64_t)(strtod(mhz, NULL) * 1000.0 + 0.5));
   } else {
     assert_int_equal(v.type_index, DH_TYPE_NONE);
   }
