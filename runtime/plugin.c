@@ -355,6 +355,17 @@ static size_t plugin_folders(char folders[][PATH_MAX], size_t max) {
       p = e + 1;
     }
   }
+  /* the plugin folder of this library's own install: <dir of libdevharness.so>/devharness
+   * (PREFIX/lib/devharness after `make install`, build/lib/devharness in the build), so a
+   * program linked against the installed library finds the installed plugins */
+  Dl_info self;
+  if (n < max && dladdr((void*)&dh_plugins_load_default, &self) != 0 && self.dli_fname != NULL &&
+      strchr(self.dli_fname, '/') != NULL) {
+    char lib[PATH_MAX];
+    snprintf(lib, sizeof lib, "%s", self.dli_fname);
+    snprintf(folders[n], PATH_MAX, "%.*s/devharness", PATH_MAX - 32, dirname(lib));
+    n++;
+  }
   char exe[PATH_MAX];
   ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (len > 0 && n < max) {

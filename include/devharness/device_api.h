@@ -8,7 +8,10 @@
  *
  * Plugin discovery (dh_plugins_load_default): every libdevharness_*.so in
  *   1. each folder of $DEVHARNESS_PLUGIN_PATH (colon-separated), then
- *   2. the build's plugin folder: <dir of the running executable>/../lib/devharness.
+ *   2. the plugin folder next to this library: <dir of libdevharness.so>/devharness
+ *      (found with dladdr; PREFIX/lib/devharness after `make install`), then
+ *   3. the build's plugin folder: <dir of the running executable>/../lib/devharness.
+ * A file reached twice (same real path) is loaded once.
  * A plugin that cannot be loaded (not an ELF, no entry symbol, wrong ABI major,
  * struct_size too small, duplicate name or device type) is refused with a message
  * naming the file and the reason; the others still load.
