@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "runtime/text.h"
 #include "devharness/devharness.h"
 
 static const char kInfoUsage[] =
@@ -256,14 +257,15 @@ int dh_cli_info(int argc, char** argv) {
     }
   }
   if (optind < argc) {
-    fprintf(stderr, "devharness info: unexpected argument '%s'\n", argv[optind]);
+    char q[DH_TEXT_BUF];
+    fprintf(stderr, "devharness info: unexpected argument '%s'\n", dh_text_quote(argv[optind], q, sizeof q));
     return DH_EXIT_USAGE;
   }
   dh_plugins_load_default();
   DLDevice only;
   const dh_backend_t* only_backend = NULL;
   if (device_spec && dh_device_parse(device_spec, &only, &only_backend) != 0) {
-    fprintf(stderr, "devharness info: --device %s: %s\n", device_spec, dh_error_message());
+    fprintf(stderr, "devharness info: --device: %s\n", dh_error_message()); /* names the spec */
     return DH_EXIT_USAGE;
   }
   json_t* root = json_object();

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "runtime/text.h"
 #include "devharness/devharness.h"
 
 static const char kUsage[] =
@@ -54,7 +55,8 @@ void dh_cli_bad_option(const char* cmd, const struct option* opts, int argc, cha
   /* getopt_long has advanced optind past the offending word. optopt is 0 for an unknown
    * long option, the option's val for a known one that lacks its value, and the
    * character for an unknown short option. */
-  const char* word = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+  char q[DH_TEXT_BUF];
+  const char* word = dh_text_quote(optind > 0 && optind <= argc ? argv[optind - 1] : "", q, sizeof q);
   int known = 0;
   for (const struct option* o = opts; optopt != 0 && o->name != NULL; ++o) {
     if (o->val == optopt && o->has_arg == required_argument) known = 1;
@@ -114,6 +116,7 @@ int main(int argc, char** argv) {
     if (fn == NULL) return missing(cmd);
     return fn(argc - 1, argv + 1);
   }
-  fprintf(stderr, "devharness: unknown command '%s' (see devharness --help)\n", cmd);
+  char q[DH_TEXT_BUF];
+  fprintf(stderr, "devharness: unknown command '%s' (see devharness --help)\n", dh_text_quote(cmd, q, sizeof q));
   return DH_EXIT_USAGE;
 }

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "runtime/text.h"
 #include "devharness/devharness.h"
 
 static const char kRunUsage[] =
@@ -193,7 +194,8 @@ int dh_cli_run(int argc, char** argv) {
     }
   }
   if (optind < argc) {
-    fprintf(stderr, "devharness run: unexpected argument '%s'\n", argv[optind]);
+    char q[DH_TEXT_BUF];
+    fprintf(stderr, "devharness run: unexpected argument '%s'\n", dh_text_quote(argv[optind], q, sizeof q));
     return DH_EXIT_USAGE;
   }
   char* end = NULL;
@@ -211,7 +213,7 @@ int dh_cli_run(int argc, char** argv) {
     dh_plugins_load_default();
     DLDevice dev;
     int bad = dh_device_parse(device, &dev, NULL) != 0;
-    if (bad) fprintf(stderr, "devharness run: --device %s: %s\n", device, dh_error_message());
+    if (bad) fprintf(stderr, "devharness run: --device: %s\n", dh_error_message()); /* names the spec */
     dh_plugins_unload_all();
     if (bad) return DH_EXIT_USAGE;
   }
@@ -222,7 +224,8 @@ int dh_cli_run(int argc, char** argv) {
     return DH_EXIT_USAGE;
   }
   if (make_dir(output) != 0) {
-    fprintf(stderr, "devharness run: --output %s: cannot create folder: %s\n", output, strerror(errno));
+    char q[DH_TEXT_BUF];
+    fprintf(stderr, "devharness run: --output %s: cannot create folder: %s\n", dh_text_quote(output, q, sizeof q), strerror(errno));
     return DH_EXIT_USAGE;
   }
   char stamp[32];
@@ -234,7 +237,8 @@ int dh_cli_run(int argc, char** argv) {
   snprintf(name, sizeof name, "run-%s", stamp);
   path_join(final_dir, output, name);
   if (mkdir(partial, 0755) != 0) {
-    fprintf(stderr, "devharness run: --output %s: not writable: %s\n", output, strerror(errno));
+    char q[DH_TEXT_BUF];
+    fprintf(stderr, "devharness run: --output %s: not writable: %s\n", dh_text_quote(output, q, sizeof q), strerror(errno));
     return DH_EXIT_USAGE;
   }
   char p_info_txt[PATH_MAX], p_info_json[PATH_MAX], p_tap[PATH_MAX], p_junit[PATH_MAX],

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "runtime/text.h"
 #include "devharness/devharness.h"
 
 static const char kTargetsUsage[] =
@@ -88,7 +89,8 @@ static int cmd_detect(const char* spec, int tvm) {
   }
   dh_target_t* t = NULL;
   if (dh_target_detect(dev, &t) != 0) {
-    fprintf(stderr, "devharness targets detect: %s: %s\n", spec, dh_error_message());
+    char q[DH_TEXT_BUF];
+    fprintf(stderr, "devharness targets detect: %s: %s\n", dh_text_quote(spec, q, sizeof q), dh_error_message());
     return DH_EXIT_USAGE;
   }
   int rc;
@@ -145,8 +147,9 @@ int dh_cli_targets(int argc, char** argv) {
       /* Files and tags never start with '-' here; such a word is an unknown option
        * (write ./-file for a file named so). */
       if (argv[a][0] == '-' && argv[a][1] != '\0') {
+        char q[DH_TEXT_BUF];
         fprintf(stderr, "devharness targets %s: unknown option '%s' (see devharness targets --help)\n",
-                sub, argv[a]);
+                sub, dh_text_quote(argv[a], q, sizeof q));
         return DH_EXIT_USAGE;
       }
     }
@@ -161,7 +164,8 @@ int dh_cli_targets(int argc, char** argv) {
     if (i == 2) return cmd_validate(argc - 2, argv + 2);
     return cmd_detect(argv[2], tvm);
   }
+  char q[DH_TEXT_BUF];
   fprintf(stderr, "devharness targets: unknown subcommand '%s' (expected list, show, validate or detect)\n",
-          sub);
+          dh_text_quote(sub, q, sizeof q));
   return DH_EXIT_USAGE;
 }

@@ -177,13 +177,21 @@ static void usage(FILE* f) {
 }
 
 static int usage_error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One line on stderr: control characters that reached the message from user text
+ * (file names, device specs, globs) are written as \n, \xNN, never raw. */
 static int usage_error(const char* fmt, ...) {
+  char msg[8192];
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "devharness conformance: ");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n");
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  fprintf(stderr, "devharness conformance: ");
+  for (const unsigned char* p = (const unsigned char*)msg; *p; p++) {
+    if (*p == '\n') fputs("\\n", stderr);
+    else if (*p < 0x20 || *p == 0x7f) fprintf(stderr, "\\x%02x", *p);
+    else fputc(*p, stderr);
+  }
+  fputc('\n', stderr);
   return EXIT_USAGE;
 }
 
@@ -1328,7 +1336,7 @@ static int conformance_main(int argc, char** argv) {
 
   if (o.target_arg) {
     if (dh_target_resolve(o.target_arg, &g_target) != 0)
-      return usage_error("--target %s: %s", o.target_arg, dh_error_message());
+      return usage_error("--target: %s", dh_error_message()); /* the message names the file or tag */
     /* a tag's own waivers: <targets dir>/waivers/<vendor>/<name>.json */
     struct stat st;
     const char* dir = dh_targets_dir();

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "runtime/text.h"
 
 typedef struct refusal {
   char* message;   /* "PATH: reason" */
@@ -444,22 +445,33 @@ int dh_device_api_get(const char* name, const dh_backend_t** out_backend) {
       pthread_mutex_unlock(&g_load_mu);
       return 0;
     }
+  char shown[DH_TEXT_BUF];
+  dh_text_quote(name, shown, sizeof shown);
   for (size_t i = g_num_refusals; i-- > 0;)
     if (strcmp(g_refusals[i].file_name, name) == 0) {
-      dh_error_set("KeyError", "Device API %s is not enabled: %s", name, g_refusals[i].message);
+      dh_error_set("KeyError", "Device API %s is not enabled: %s", shown, g_refusals[i].message);
       pthread_mutex_unlock(&g_load_mu);
       return -1;
     }
   enum { kMaxFolders = 16 };
   static char folders[kMaxFolders][PATH_MAX]; /* guarded by g_load_mu */
   size_t nf = plugin_folders(folders, kMaxFolders);
-  char list[4096];
+  /* each folder once (by real path), quoted; the list is capped so the message stays
+   * within DH_ERROR_MESSAGE_MAX */
+  char list[1024];
   size_t used = 0;
   list[0] = '\0';
-  for (size_t i = 0; i < nf && used < sizeof list; i++)
-    used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ":" : "", folders[i]);
-  dh_error_set("KeyError", "Device API %s is not enabled: no plugin libdevharness_%s.so found in %s", name,
-               name, list);
+  for (size_t i = 0; i < nf && used < sizeof list; i++) {
+    char real_i[PATH_MAX], real_j[PATH_MAX], q[DH_TEXT_BUF];
+    const char* fi = realpath(folders[i], real_i) ? real_i : folders[i];
+    int dup = 0;
+    for (size_t j = 0; j < i && !dup; j++)
+      dup = strcmp(fi, realpath(folders[j], real_j) ? real_j : folders[j]) == 0;
+    if (!dup)
+      used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ":" : "", dh_text_quote(fi, q, sizeof q));
+  }
+  dh_error_set("KeyError", "Device API %s is not enabled: no plugin libdevharness_%s.so found in %s", shown,
+               shown, list);
   pthread_mutex_unlock(&g_load_mu);
   return -1;
 }

@@ -17,6 +17,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <pthread.h>
@@ -30,6 +31,7 @@
 #include "devharness/device_api.h"
 #include "devharness/error.h"
 #include "devharness/target.h"
+#include "runtime/text.h"
 #include "target_internal.h"
 
 /* Target files are a few hundred bytes; anything past 1 MiB is refused before it is
@@ -265,21 +267,37 @@ static size_t read_cb(void* buffer, size_t buflen, void* data) {
   return n;
 }
 
-static int load_file(const char* path, json_t** out) {
+/* What a file that is not a regular file is, for messages. */
+static const char* file_type_name(mode_t m) {
+  return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO (named pipe)" : S_ISCHR(m) ? "a character device"
+       : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "of an unknown file type";
+}
+
+/* Reads a target file: regular files only, opened with O_NONBLOCK so that a FIFO or a
+ * device named by mistake is refused at once instead of blocking the command. */
+static int load_file(const char* path_raw, json_t** out) {
   ensure_jansson();
-  FILE* f = fopen(path, "rb");
-  if (!f) return dh_error_set("IOError", "%s: cannot open: %s", path, strerror(errno));
+  char path[DH_TEXT_BUF]; /* the name as messages show it */
+  dh_text_quote(path_raw, path, sizeof path);
+  int fd = open(path_raw, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return dh_error_set("IOError", "%s: cannot open: %s", path, strerror(errno));
   struct stat st;
-  if (fstat(fileno(f), &st) != 0) {
+  if (fstat(fd, &st) != 0) {
     int e = errno;
-    fclose(f);
+    close(fd);
     return dh_error_set("IOError", "%s: cannot stat: %s", path, strerror(e));
   }
-  if (S_ISDIR(st.st_mode)) {
-    fclose(f);
-    return dh_error_set("IOError", "%s: is a directory", path);
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return dh_error_set("IOError", "%s: is %s, not a regular file", path, file_type_name(st.st_mode));
   }
-  if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > DH_TARGET_MAX_FILE_BYTES) {
+  FILE* f = fdopen(fd, "rb");
+  if (!f) {
+    int e = errno;
+    close(fd);
+    return dh_error_set("IOError", "%s: cannot open: %s", path, strerror(e));
+  }
+  if ((uint64_t)st.st_size > DH_TARGET_MAX_FILE_BYTES) {
     fclose(f);
     return dh_error_set("ValueError", "%s: file is %lld bytes, larger than the 1 MiB limit",
                         path, (long long)st.st_size);
@@ -806,6 +824,8 @@ size_t dh_target_kind_list(void (*visit)(const char* kind, void* user), void* us
 }
 
 static void known_kinds(sbuf_t* b) {
+  dh_target_kinds_load(); /* the kinds files, so the list is never "(none)" by accident */
+  register_backend_kinds();
   pthread_mutex_lock(&g_lock);
   for (size_t i = 0; i < g_num_kinds; ++i) {
     if (i) sb_add(b, ", ");
@@ -929,8 +949,9 @@ static int unknown_tag(const char* where, const char* tag) {
     sb_add(&b, l.v[i]);
   }
   if (!l.n) sb_add(&b, dh_targets_dir() ? "(none)" : "(none: no targets folder found)");
-  int rc = dh_error_set("KeyError", "%s: unknown tag '%s'; known tags: %s", where, tag,
-                        sb_str(&b));
+  char q[DH_TEXT_BUF];
+  int rc = dh_error_set("KeyError", "%s: unknown tag '%s'; known tags: %s", where,
+                        dh_text_quote(tag, q, sizeof q), sb_str(&b));
   free(b.s);
   sl_free(&l);
   return rc;
@@ -1020,7 +1041,9 @@ static int any_to_json(opt_type_t t, const dh_any_t* v, json_t** out, char* why,
         if (a && check_value(t, a, &norm, inner, sizeof inner) == 0) *out = norm;
         json_decref(a);
         if (!*out) {
-          snprintf(why, size, "expected JSON text of %s, got \"%.60s\"", k_type_names[t], s);
+          char q[DH_TEXT_BUF];
+          snprintf(why, size, "expected JSON text of %s, got \"%.100s\"", k_type_names[t],
+                   dh_text_quote(s, q, sizeof q));
           return -1;
         }
         return 0;
@@ -1030,7 +1053,8 @@ static int any_to_json(opt_type_t t, const dh_any_t* v, json_t** out, char* why,
       break;
   }
   if (*out) return 0;
-  if (s) snprintf(why, size, "expected %s, got string \"%.60s\"", k_type_names[t], s);
+  char q[DH_TEXT_BUF];
+  if (s) snprintf(why, size, "expected %s, got string \"%.100s\"", k_type_names[t], dh_text_quote(s, q, sizeof q));
   else snprintf(why, size, "expected %s, got %s", k_type_names[t], dh_type_index_name(v->type_index));
   return -1;
 }
@@ -1050,12 +1074,15 @@ static int build(const parse_ctx_t* pc, json_t* user, const char* prefix, int ho
 
 /* Loads tag `tag` as a raw object with the tags it names merged in, after checking
  * it on its own (errors then name the tag file, not the file that uses the tag). */
+/* chain: the tags being loaded around this one (outermost first), depth of them, so a
+ * cycle is named as one (a -> b -> a) instead of hitting the depth limit. */
 static int load_tag_raw(const parse_ctx_t* pc, const char* where, const char* tag, int depth,
-                        int host_depth, json_t** out) {
-  char path[PATH_MAX];
-  if (tag_path(tag, path, sizeof path) != 0) return unknown_tag(where, tag);
+                        int host_depth, json_t** out, const char* const* chain) {
+  char path_raw[PATH_MAX], path[DH_TEXT_BUF];
+  if (tag_path(tag, path_raw, sizeof path_raw) != 0) return unknown_tag(where, tag);
+  dh_text_quote(path_raw, path, sizeof path);
   json_t* root = NULL;
-  if (load_file(path, &root) != 0) return -1;
+  if (load_file(path_raw, &root) != 0) return -1;
   if (json_object_get(root, "from_device")) {
     json_decref(root);
     return dh_error_set("ValueError", "%s: a tag cannot use 'from_device' (tags are presets)",
@@ -1069,13 +1096,35 @@ static int load_tag_raw(const parse_ctx_t* pc, const char* where, const char* ta
     return dh_error_set("TypeError", "%s: option 'tag': expected str, got %s", path, d);
   }
   if (inner && strcmp(json_string_value(inner), tag) != 0) {
+    const char* next = json_string_value(inner);
+    for (int i = 0; i < depth; ++i) {
+      if (strcmp(chain[i], next) != 0) continue;
+      /* a cycle: name every tag on it */
+      sbuf_t b = {0};
+      char q[DH_TEXT_BUF];
+      for (int j = i; j < depth; ++j) {
+        sb_add(&b, dh_text_quote(chain[j], q, sizeof q));
+        sb_add(&b, " -> ");
+      }
+      sb_add(&b, dh_text_quote(tag, q, sizeof q));
+      sb_add(&b, " -> ");
+      sb_add(&b, dh_text_quote(next, q, sizeof q));
+      int rc = dh_error_set("ValueError", "%s: option 'tag': tag '%s' refers back to '%s' (a cycle: %s)",
+                            path, dh_text_quote(tag, q, sizeof q), chain[i], sb_str(&b));
+      free(b.s);
+      json_decref(root);
+      return rc;
+    }
     if (depth >= DH_TARGET_MAX_TAG_DEPTH) {
       json_decref(root);
       return dh_error_set("ValueError", "%s: tags nest deeper than %d (a cycle?)", path,
                           DH_TARGET_MAX_TAG_DEPTH);
     }
     json_t* base = NULL;
-    if (load_tag_raw(pc, path, json_string_value(inner), depth + 1, host_depth, &base) != 0) {
+    const char* sub_chain[DH_TARGET_MAX_TAG_DEPTH + 1];
+    for (int i = 0; i < depth; ++i) sub_chain[i] = chain[i];
+    sub_chain[depth] = tag;
+    if (load_tag_raw(pc, path, next, depth + 1, host_depth, &base, sub_chain) != 0) {
       json_decref(root);
       return -1;
     }
@@ -1109,8 +1158,9 @@ static int unknown_option(const char* origin, const char* prefix, const char* na
     if (i) sb_add(&b, ", ");
     sb_add(&b, k->opts[i].name);
   }
+  char q[DH_TEXT_BUF];
   int rc = dh_error_set("KeyError", "%s: unknown option '%s%s' for kind '%s'; known options: %s",
-                        origin, prefix, name, k->name, sb_str(&b));
+                        origin, prefix, dh_text_quote(name, q, sizeof q), k->name, sb_str(&b));
   free(b.s);
   return rc;
 }
@@ -1137,10 +1187,11 @@ static int build_host(const parse_ctx_t* pc, json_t* v, const char* prefix, int 
       json_decref(obj);
       sbuf_t b = {0};
       known_kinds(&b);
+      char q[DH_TEXT_BUF];
       int rc = dh_error_set("KeyError",
                             "%s: option '%shost': '%s' is neither a tag nor a kind; known "
                             "kinds: %s",
-                            pc->origin, prefix, s, sb_str(&b));
+                            pc->origin, prefix, dh_text_quote(s, q, sizeof q), sb_str(&b));
       free(b.s);
       return rc;
     }
@@ -1177,14 +1228,16 @@ static int build(const parse_ctx_t* pc, json_t* user, const char* prefix, int ho
       return dh_error_set("TypeError", "%s: option '%stag': expected str, got %s", pc->origin,
                           prefix, d);
     }
-    if (load_tag_raw(pc, where, json_string_value(tag), 0, host_depth, &merged) != 0) return -1;
+    if (load_tag_raw(pc, where, json_string_value(tag), 0, host_depth, &merged, NULL) != 0) return -1;
     json_t* uk = json_object_get(user, "kind");
     json_t* tk = json_object_get(merged, "kind");
     if (json_is_string(uk) && json_is_string(tk) &&
         strcmp(json_string_value(uk), json_string_value(tk)) != 0) {
+      char q1[DH_TEXT_BUF], q2[DH_TEXT_BUF], q3[DH_TEXT_BUF];
       rc = dh_error_set("ValueError", "%s: kind '%s' does not match tag '%s', whose kind is '%s'",
-                        where, json_string_value(uk), json_string_value(tag),
-                        json_string_value(tk));
+                        where, dh_text_quote(json_string_value(uk), q1, sizeof q1),
+                        dh_text_quote(json_string_value(tag), q2, sizeof q2),
+                        dh_text_quote(json_string_value(tk), q3, sizeof q3));
       json_decref(merged);
       return rc;
     }
@@ -1213,8 +1266,9 @@ static int build(const parse_ctx_t* pc, json_t* user, const char* prefix, int ho
   if (!k) {
     sbuf_t b = {0};
     known_kinds(&b);
+    char q[DH_TEXT_BUF];
     rc = dh_error_set("KeyError", "%s: unknown kind '%s'; known kinds: %s", where,
-                      json_string_value(kv), sb_str(&b));
+                      dh_text_quote(json_string_value(kv), q, sizeof q), sb_str(&b));
     free(b.s);
     goto out;
   }
@@ -1261,6 +1315,18 @@ static int build(const parse_ctx_t* pc, json_t* user, const char* prefix, int ho
     }
     json_object_set_new(result, key, norm);
     if (declared && !prefix[0] && sl_push(declared, key) != 0) goto oom_out;
+  }
+
+  /* 3b. the kind's own value rules, as TVM's kind canonicalisers check them: cuda's
+   * 'arch' must start with "sm_" (apache/tvm v0.27.0 src/target/target_kind.cc,
+   * UpdateCUDAAttrs: StartsWith(arch, "sm_"), else "CUDA target gets an invalid CUDA
+   * arch"; TVM 0.27 accepts "sm_" and "sm_xy", and so do we). */
+  if (strcmp(k->name, "cuda") == 0 && json_is_string(json_object_get(result, "arch")) &&
+      strncmp(json_string_value(json_object_get(result, "arch")), "sm_", 3) != 0) {
+    char q[DH_TEXT_BUF];
+    rc = dh_error_set("ValueError", "%s: option '%sarch': invalid CUDA arch '%s' (expected sm_<version>, e.g. sm_80)",
+                      pc->origin, prefix, dh_text_quote(json_string_value(json_object_get(result, "arch")), q, sizeof q));
+    goto out;
   }
 
   /* 4. from_device: options the user did not give, from the live device. */
@@ -1321,14 +1387,39 @@ static int build(const parse_ctx_t* pc, json_t* user, const char* prefix, int ho
   json_t* e;
   json_t* dev = json_object_get(result, "device");
   size_t total = json_array_size(src) + (dev ? 1 : 0);
+  /* linear: a hash set of the keys' JSON texts (was pairwise json_equal, quadratic:
+   * 61 s for a 100 000-key file) */
+  json_t* seen = json_object();
+  if (!seen) {
+    json_decref(keys);
+    goto oom_out;
+  }
   for (i = 0; i < total; ++i) {
     if (dev && !given) e = i == 0 ? dev : json_array_get(src, i - 1);
     else e = i < json_array_size(src) ? json_array_get(src, i) : dev;
-    int dup = 0;
-    for (size_t j = 0; j < json_array_size(keys); ++j)
-      if (json_equal(json_array_get(keys, j), e)) dup = 1;
-    if (!dup) json_array_append(keys, e);
+    char* text = json_is_string(e) ? NULL : json_dumps(e, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS);
+    /* strings by value with a prefix no JSON text has, other values by their text */
+    const char* sv = json_is_string(e) ? json_string_value(e) : text;
+    size_t sl = json_is_string(e) ? json_string_length(e) : (text ? strlen(text) : 0);
+    char* hk = sv ? malloc(sl + 2) : NULL;
+    if (hk) {
+      hk[0] = json_is_string(e) ? 's' : 'j';
+      memcpy(hk + 1, sv, sl);
+      hk[sl + 1] = '\0';
+    }
+    free(text);
+    if (!hk || strlen(hk) != sl + 1) { /* embedded NUL or no memory: compare one by one */
+      int dup = 0;
+      for (size_t j = 0; !dup && j < json_array_size(keys); ++j)
+        if (json_equal(json_array_get(keys, j), e)) dup = 1;
+      if (!dup) json_array_append(keys, e);
+    } else if (!json_object_get(seen, hk)) {
+      json_object_set_new(seen, hk, json_true());
+      json_array_append(keys, e);
+    }
+    free(hk);
   }
+  json_decref(seen);
   json_object_set_new(result, "keys", keys);
 
   *out_obj = result;
@@ -1400,7 +1491,8 @@ static int parse_root(json_t* root, const char* origin, dh_target_getter_t gette
 int dh_target_parse_json_with_getter(const char* json_text, const char* origin,
                                      dh_target_getter_t getter, void* ctx,
                                      dh_target_t** out_target) {
-  if (!origin) origin = "<string>";
+  char shown[DH_TEXT_BUF];
+  origin = dh_text_quote(origin ? origin : "<string>", shown, sizeof shown);
   if (!out_target) return dh_error_set("ValueError", "%s: out_target is NULL", origin);
   *out_target = NULL;
   if (!json_text) return dh_error_set("ValueError", "%s: JSON text is NULL", origin);
@@ -1421,7 +1513,8 @@ int dh_target_parse_file(const char* path, dh_target_t** out_target) {
   if (!path || !*path) return dh_error_set("ValueError", "dh_target_parse_file: empty path");
   json_t* root = NULL;
   if (load_file(path, &root) != 0) return -1;
-  int rc = parse_root(root, path, NULL, NULL, out_target);
+  char shown[DH_TEXT_BUF];
+  int rc = parse_root(root, dh_text_quote(path, shown, sizeof shown), NULL, NULL, out_target);
   json_decref(root);
   return rc;
 }
@@ -1435,7 +1528,8 @@ int dh_target_from_tag(const char* tag, dh_target_t** out_target) {
   ensure_jansson();
   json_t* root = json_pack("{ss}", "tag", tag);
   if (!root) return oom();
-  int rc = parse_root(root, path, NULL, NULL, out_target);
+  char shown[DH_TEXT_BUF];
+  int rc = parse_root(root, dh_text_quote(path, shown, sizeof shown), NULL, NULL, out_target);
   json_decref(root);
   return rc;
 }
@@ -1447,6 +1541,11 @@ int dh_target_resolve(const char* path_or_tag, dh_target_t** out_target) {
     return dh_error_set("ValueError", "dh_target_resolve: empty path or tag");
   struct stat st;
   if (stat(path_or_tag, &st) == 0) return dh_target_parse_file(path_or_tag, out_target);
+  /* A name that cannot be a tag (tags are vendor/name, no ".json", no leading '/' or
+   * '.') is a file that is not there: say so, not "unknown tag". */
+  size_t n = strlen(path_or_tag);
+  if (path_or_tag[0] == '/' || path_or_tag[0] == '.' || (n > 5 && strcmp(path_or_tag + n - 5, ".json") == 0))
+    return dh_target_parse_file(path_or_tag, out_target);
   return dh_target_from_tag(path_or_tag, out_target);
 }
 
@@ -1560,8 +1659,9 @@ int dh_target_detect_with_getter(const char* kind, DLDevice dev, dh_target_gette
   if (!k) {
     sbuf_t b = {0};
     known_kinds(&b);
+    char q[DH_TEXT_BUF];
     int rc = dh_error_set("KeyError", "%s: unknown target kind '%s'; known kinds: %s", origin,
-                          kind ? kind : "(null)", sb_str(&b));
+                          dh_text_quote(kind, q, sizeof q), sb_str(&b));
     free(b.s);
     return rc;
   }
