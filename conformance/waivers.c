@@ -7,6 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "runtime/text.h"
 
 int dc_glob_valid(const char* glob, const char** why) {
   if (!glob || !*glob) {
@@ -38,7 +43,7 @@ int dc_glob_valid(const char* glob, const char** why) {
   return 1;
 }
 
-static char* dup(const char* s) {
+static char* w_strdup(const char* s) {
   size_t n = strlen(s) + 1;
   char* d = malloc(n);
   if (d) memcpy(d, s, n);
@@ -88,51 +93,70 @@ int dc_waivers_check_clauses(const dc_waivers_t* w, size_t first, const char* co
 
 int dc_waivers_load(dc_waivers_t* w, const char* path, char* err, size_t err_size) {
   char q[400];
+  char shown[DH_TEXT_BUF]; /* the file name as messages show it: escaped, capped */
+  dh_text_quote(path, shown, sizeof shown);
+  /* regular files only, opened O_NONBLOCK: a FIFO or device named by mistake is refused
+   * at once instead of blocking the run */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    snprintf(err, err_size, "%s: cannot open waiver file: %s", shown, strerror(errno));
+    return -1;
+  }
   struct stat st;
-  if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (long long)st.st_size > DC_WAIVERS_MAX_FILE_BYTES) {
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    snprintf(err, err_size, "%s: is %s, not a regular file (a waiver file is a JSON file)", shown,
+             S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
+             : S_ISCHR(st.st_mode) ? "a character device" : S_ISBLK(st.st_mode) ? "a block device"
+             : S_ISSOCK(st.st_mode) ? "a socket" : "of an unknown file type");
+    close(fd);
+    return -1;
+  }
+  if ((long long)st.st_size > DC_WAIVERS_MAX_FILE_BYTES) {
     snprintf(err, err_size, "%s: file is %lld bytes, larger than the 1 MiB limit for waiver files",
-             path, (long long)st.st_size);
+             shown, (long long)st.st_size);
+    close(fd);
     return -1;
   }
   json_error_t je;
-  json_t* root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+  json_t* root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je);
+  close(fd);
   if (!root) {
     if (je.line <= 0)
-      snprintf(err, err_size, "%s: cannot read waiver file: %s", path, je.text);
+      snprintf(err, err_size, "%s: cannot read waiver file: %s", shown, je.text);
     else
-      snprintf(err, err_size, "%s:%d:%d: JSON syntax error: %s", path, je.line, je.column, je.text);
+      snprintf(err, err_size, "%s:%d:%d: JSON syntax error: %s", shown, je.line, je.column, je.text);
     return -1;
   }
   int rc = -1;
   json_t* arr = json_is_object(root) ? json_object_get(root, "waivers") : NULL;
   if (!json_is_object(root)) {
-    snprintf(err, err_size, "%s: expected a JSON object {\"waivers\": [...]}", path);
+    snprintf(err, err_size, "%s: expected a JSON object {\"waivers\": [...]}", shown);
     goto out;
   }
   const char* key;
   json_t* val;
   json_object_foreach(root, key, val) {
     if (strcmp(key, "waivers") != 0 && strcmp(key, "comment") != 0 && strcmp(key, "target") != 0) {
-      snprintf(err, err_size, "%s: unknown key %s (known: waivers, target, comment)", path,
+      snprintf(err, err_size, "%s: unknown key %s (known: waivers, target, comment)", shown,
                quote(q, sizeof q, key));
       goto out;
     }
   }
   if (!json_is_array(arr)) {
-    snprintf(err, err_size, "%s: \"waivers\" must be an array of {clause, kind, reason}", path);
+    snprintf(err, err_size, "%s: \"waivers\" must be an array of {clause, kind, reason}", shown);
     goto out;
   }
   size_t i;
   json_t* e;
   json_array_foreach(arr, i, e) {
     if (!json_is_object(e)) {
-      snprintf(err, err_size, "%s: waivers[%zu]: expected an object {clause, kind, reason}", path, i);
+      snprintf(err, err_size, "%s: waivers[%zu]: expected an object {clause, kind, reason}", shown, i);
       goto out;
     }
     json_object_foreach(e, key, val) {
       if (strcmp(key, "clause") && strcmp(key, "kind") && strcmp(key, "reason")) {
         snprintf(err, err_size, "%s: waivers[%zu]: unknown key %s (known: clause, kind, reason)",
-                 path, i, quote(q, sizeof q, key));
+                 shown, i, quote(q, sizeof q, key));
         goto out;
       }
     }
@@ -140,49 +164,49 @@ int dc_waivers_load(dc_waivers_t* w, const char* path, char* err, size_t err_siz
     json_t* jk = json_object_get(e, "kind");
     json_t* jr = json_object_get(e, "reason");
     if (!json_is_string(jc)) {
-      snprintf(err, err_size, "%s: waivers[%zu]: missing or non-string \"clause\"", path, i);
+      snprintf(err, err_size, "%s: waivers[%zu]: missing or non-string \"clause\"", shown, i);
       goto out;
     }
     const char* why = NULL;
     if (!dc_glob_valid(json_string_value(jc), &why)) {
-      snprintf(err, err_size, "%s: waivers[%zu]: bad clause glob %s: %s", path, i,
+      snprintf(err, err_size, "%s: waivers[%zu]: bad clause glob %s: %s", shown, i,
                quote(q, sizeof q, json_string_value(jc)), why);
       goto out;
     }
     if (!json_is_string(jk)) {
-      snprintf(err, err_size, "%s: waivers[%zu]: missing or non-string \"kind\" (skip or xfail)", path, i);
+      snprintf(err, err_size, "%s: waivers[%zu]: missing or non-string \"kind\" (skip or xfail)", shown, i);
       goto out;
     }
     int kind = 0;
     if (strcmp(json_string_value(jk), "skip") == 0) kind = DC_WAIVE_SKIP;
     else if (strcmp(json_string_value(jk), "xfail") == 0) kind = DC_WAIVE_XFAIL;
     else {
-      snprintf(err, err_size, "%s: waivers[%zu]: unknown kind %s (expected skip or xfail)", path,
+      snprintf(err, err_size, "%s: waivers[%zu]: unknown kind %s (expected skip or xfail)", shown,
                i, quote(q, sizeof q, json_string_value(jk)));
       goto out;
     }
     if (!json_is_string(jr) || !*json_string_value(jr)) {
       snprintf(err, err_size, "%s: waivers[%zu]: missing or empty \"reason\" (every waiver needs one)",
-               path, i);
+               shown, i);
       goto out;
     }
     if (w->n == w->cap) {
       size_t cap = w->cap ? w->cap * 2 : 16;
       dc_waiver_t* nv = realloc(w->v, cap * sizeof *nv);
       if (!nv) {
-        snprintf(err, err_size, "%s: out of memory", path);
+        snprintf(err, err_size, "%s: out of memory", shown);
         goto out;
       }
       w->v = nv;
       w->cap = cap;
     }
-    char origin[512];
-    snprintf(origin, sizeof origin, "%s: waivers[%zu]", path, i);
+    char origin[DH_TEXT_BUF + 64];
+    snprintf(origin, sizeof origin, "%s: waivers[%zu]", shown, i);
     dc_waiver_t* d = &w->v[w->n++];
-    d->glob = dup(json_string_value(jc));
+    d->glob = w_strdup(json_string_value(jc));
     d->kind = kind;
-    d->reason = dup(json_string_value(jr));
-    d->origin = dup(origin);
+    d->reason = w_strdup(json_string_value(jr));
+    d->origin = w_strdup(origin);
   }
   rc = 0;
 out:
