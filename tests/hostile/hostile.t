@@ -6,7 +6,10 @@
 # files; unknown kinds, options and tags; wrong types; bad device specs for every
 # command that takes one; plugins that are not ELF, truncated, lack the entry symbol,
 # have the wrong ABI major or a zero struct_size; unwritable results paths; unknown
-# subcommands and options. Each case checks:
+# subcommands and options; and (issue #15) names with newlines and escape sequences,
+# FIFOs and devices named as files, 5000-byte strings, missing files that are not tags,
+# tag cycles, a directory as waiver file, a 100 000-key file, cuda arch values.
+# Each case checks:
 #   - exit status 2,
 #   - stderr is exactly one line (options of python subcommands excepted: argparse) and
 #     names the culprit (file and line:column, option, device spec, plugin path),
@@ -334,6 +337,132 @@ check("conformance: --filter matching nothing", ["conformance", "--filter", "nom
 check("bench: unknown suite", ["bench", "--suite", "nosuch"], must=["nosuch"])
 check("bench: bad --repetitions", ["bench", "--repetitions", "x"], must=["--repetitions"])
 check("info: unexpected argument", ["info", "extra"], must=["extra"])
+
+# ------------------------------------------------------------------ issue #15 classes
+# Names with newlines and terminal escapes, FIFOs and devices instead of files, very long
+# strings, names that are files not tags, tag cycles, directories as waiver files, a
+# 100 000-key target file, cuda arch values.
+import time
+
+ESC = "\x1b"
+
+
+def run_ok(desc, args, fence_s=None, env_extra=None):
+    """A command that must succeed (exit 0), within fence_s seconds when given (a
+    regression fence far above the measured time, not a performance figure)."""
+    env = dict(os.environ)
+    if env_extra:
+        env.update(env_extra)
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run([DH] + list(args), cwd=WORK, env=env, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        rc, err = p.returncode, p.stderr.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        rc, err = "timeout", ""
+    took = time.monotonic() - t0
+    problems = []
+    if rc != 0:
+        problems.append("exit status %s, expected 0: %s" % (rc, err.strip()[:300]))
+    if fence_s is not None and took > fence_s:
+        problems.append("took %.1f s, more than %.0f s" % (took, fence_s))
+    results.append((not problems, desc, problems, None))
+
+
+# user text with a newline and an escape sequence is shown escaped, on one line
+weird = os.path.join(FILES, "bad\n" + ESC + "[31mname.json")
+check("targets validate: missing file whose name holds a newline and ESC",
+      ["targets", "validate", weird], must=["bad\\n\\x1b[31mname.json", "No such file"], must_not=[ESC])
+check("conformance --target: missing file whose name holds a newline and ESC",
+      ["conformance", "--target", weird, "--device", "sim:0"], must=["bad\\n\\x1b[31mname.json"],
+      must_not=[ESC])
+check("conformance --waivers: missing file whose name holds a newline and ESC",
+      ["conformance", "--waivers", weird, "--device", "sim:0"], must=["bad\\n\\x1b[31mname.json"],
+      must_not=[ESC])
+for desc, text, shown in (
+        ("kind", '{"kind": "no\\nkind\\u001b[31m"}', "no\\nkind\\x1b[31m"),
+        ("option name", '{"kind": "cpu", "bad\\nopt\\u001b[0m": 1}', "bad\\nopt\\x1b[0m"),
+        ("tag", '{"kind": "cpu", "tag": "no/\\nsuch\\u001b[0m"}', "no/\\nsuch\\x1b[0m"),
+        ("host", '{"kind": "cuda", "host": "no\\nhost\\u001b[0m"}', "no\\nhost\\x1b[0m")):
+    path = write("ctl_%s.json" % desc.replace(" ", "_"), text)
+    check("targets validate: %s with a newline and ESC is escaped" % desc, ["targets", "validate", path],
+          must=[os.path.basename(path), shown], must_not=[ESC])
+for spec, shown in (("sim\n:0", "sim\\n:0"), ("sim:0" + ESC, "sim:0\\x1b"), (ESC + "[2J:0", "\\x1b[2J:0")):
+    for cmd in (["info"], ["conformance"], ["targets", "detect"]):
+        args = cmd + ([spec] if cmd[0] == "targets" else ["--device", spec])
+        check("%s: device spec %r is escaped" % (" ".join(cmd), spec), args, must=[shown],
+              must_not=[ESC])
+
+# long user text is capped, so the reason after it is never cut
+longk = write("long_kind.json", '{"kind": "%s"}' % ("k" * 5000))
+check("targets validate: a 5000-byte kind is cut, the reason kept", ["targets", "validate", longk],
+      must=["(5000 bytes)", "known kinds: cpu"])
+longo = write("long_opt.json", '{"kind": "cpu", "%s": 1}' % ("o" * 5000))
+check("targets validate: a 5000-byte option name is cut, the reason kept", ["targets", "validate", longo],
+      must=["(5000 bytes)", "known options:"])
+check("info --device: a 5000-byte backend name is cut, the reason kept",
+      ["info", "--device", "b" * 5000 + ":0"], must=["(5002 bytes)", "backend name longer than"])
+longpath = os.path.join(FILES, "d" * 200, "e" * 200 + ".json")
+check("targets validate: a long missing path is cut, the reason kept", ["targets", "validate", longpath],
+      must=["No such file"])
+
+# each message names the real problem
+check("conformance --target /no/such/file.json: a missing file, not an unknown tag",
+      ["conformance", "--target", "/no/such/file.json", "--device", "sim:0"],
+      must=["/no/such/file.json", "No such file"], must_not=["unknown tag"])
+check("conformance --target no/such.json: a missing file, not an unknown tag",
+      ["conformance", "--target", "no/such.json", "--device", "sim:0"],
+      must=["no/such.json", "No such file"], must_not=["unknown tag"])
+check("targets validate: missing kind lists the real kinds, never (none)",
+      ["targets", "validate", tgt["missing kind"][0]], must=["known kinds: cpu"], must_not=["(none)"])
+check("conformance --waivers: a directory is a directory, not a JSON syntax error",
+      ["conformance", "--waivers", FILES, "--device", "sim:0"], must=[FILES, "directory"],
+      must_not=["JSON syntax"])
+tdir = os.path.join(TMP, "targets_cycle")
+os.makedirs(os.path.join(tdir, "tags", "x"))
+shutil.copytree(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "targets", "kinds"),
+                os.path.join(tdir, "kinds"))
+for a, b in (("a", "b"), ("b", "c"), ("c", "a")):
+    with open(os.path.join(tdir, "tags", "x", a + ".json"), "w") as f:
+        f.write('{"tag": "x/%s", "kind": "cpu"}' % b)
+with open(os.path.join(tdir, "tags", "x", "self.json"), "w") as f:
+    f.write('{"tag": "x/self", "kind": "cpu"}')
+check("targets show: a tag cycle is named as a cycle", ["targets", "show", "x/a"],
+      must=["a cycle: x/a -> x/b -> x/c -> x/a"], env_extra={"DEVHARNESS_TARGETS_PATH": tdir})
+run_ok("targets show: a tag naming itself is the tag (TVM's own tag field)", ["targets", "show", "x/self"],
+       env_extra={"DEVHARNESS_TARGETS_PATH": tdir})
+
+# FIFOs and devices are refused at once, never read (a FIFO with no writer would block)
+fifo = os.path.join(FILES, "target.fifo")
+os.mkfifo(fifo)
+check("targets validate: a FIFO is refused at once", ["targets", "validate", fifo], must=[fifo, "FIFO"],
+      timeout=20)
+check("conformance --target: a FIFO is refused at once", ["conformance", "--target", fifo, "--device", "sim:0"],
+      must=[fifo, "FIFO"], timeout=20)
+check("conformance --waivers: a FIFO is refused at once", ["conformance", "--waivers", fifo, "--device", "sim:0"],
+      must=[fifo, "FIFO"], timeout=20)
+check("targets validate: /dev/zero is refused (character device)", ["targets", "validate", "/dev/zero"],
+      must=["/dev/zero", "character device"], timeout=20)
+check("conformance --waivers: /dev/zero is refused (character device)",
+      ["conformance", "--waivers", "/dev/zero", "--device", "sim:0"], must=["/dev/zero", "character device"],
+      timeout=20)
+
+# 100 000 distinct keys (988 915 bytes, under the 1 MiB limit): linear de-duplication;
+# measured 0.23 s here, the quadratic check took 61 s; the fence is 15 s
+keys = os.path.join(FILES, "keys100k.json")
+with open(keys, "w") as f:
+    f.write('{"kind": "cpu", "keys": [%s]}' % ", ".join('"k%d"' % i for i in range(100000)))
+run_ok("targets validate: 100 000 distinct keys, linear time", ["targets", "validate", keys], fence_s=15)
+
+# cuda 'arch' as TVM v0.27 checks it (UpdateCUDAAttrs: must start with "sm_")
+for arch in ("", " sm_80", "compute_80", "SM_80", "80"):
+    path = write("arch_%d.json" % len(arch) + arch.strip().replace(" ", "_") + ".json",
+                 '{"kind": "cuda", "arch": "%s"}' % arch)
+    check("targets validate: cuda arch %r is refused" % arch, ["targets", "validate", path],
+          must=["arch", "invalid CUDA arch"])
+for arch in ("sm_80", "sm_90a", "sm_100a"):
+    path = write("arch_ok_%s.json" % arch, '{"kind": "cuda", "arch": "%s"}' % arch)
+    run_ok("targets validate: cuda arch %r is accepted" % arch, ["targets", "validate", path])
 
 # ------------------------------------------------------------------ report
 shutil.rmtree(TMP, ignore_errors=True)
