@@ -68,3 +68,9 @@ test-runtime: $(TESTDIR)/runtime_any $(TESTDIR)/runtime_any_tvmffi $(TESTDIR)/ru
 # under 4 threads, once-only init from 4 threads.
 TSAN_TESTS += $(TESTDIR)/runtime_errors $(TESTDIR)/runtime_plugin
 TEST_SCRIPTS += tests/runtime/installed_plugins.sh
+# Linked without an rpath: tests/runtime/installed_plugins.sh runs it from a copy of the
+# library in another prefix (LD_LIBRARY_PATH), as a program using an installed devharness.
+$(TESTDIR)/installed_probe: tests/runtime/installed_probe.c $(RUNTIME_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(LIBDIR) -ldevharness
+test: $(TESTDIR)/installed_probe
