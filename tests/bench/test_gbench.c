@@ -22,6 +22,8 @@
 
 #include "../../bench/gbench.h"
 
+static char g_console[1 << 16]; /* the console report of the run in setup */
+
 static json_t* g_json;
 static int g_calls_plain;
 static int64_t g_seen_args[16];
@@ -142,14 +144,28 @@ static int setup(void** state) {
   dh_gb_add_context("devharness.test", "context value");
   int left = dh_gb_initialize(&argc, argv);
   if (left != 1 || argc != 2 || strcmp(argv[1], "--not_a_gb_flag") != 0) return -1;
-  /* The console report would mix with TAP on stdout: send it to stderr. */
+  /* The console report would mix with TAP on stdout: it goes to a file, kept for
+   * test_console_report (context header first, skips as "not measured"). */
   fflush(stdout);
+  char cpath[] = "/tmp/dh_gbench_console_XXXXXX";
+  int cfd = mkstemp(cpath);
+  if (cfd < 0) return -1;
   int saved = dup(STDOUT_FILENO);
-  dup2(STDERR_FILENO, STDOUT_FILENO);
+  dup2(cfd, STDOUT_FILENO);
   long n = dh_gb_run_specified(on_result, NULL);
   fflush(stdout);
   dup2(saved, STDOUT_FILENO);
   close(saved);
+  FILE* cf = fdopen(cfd, "r");
+  if (cf) {
+    rewind(cf);
+    size_t got = fread(g_console, 1, sizeof g_console - 1, cf);
+    g_console[got] = '\0';
+    fclose(cf);
+  } else {
+    close(cfd);
+  }
+  unlink(cpath);
   if (n != 12) {
     fprintf(stderr, "# expected 12 benchmark instances, got %ld\n", n);
     return -1;
@@ -158,6 +174,21 @@ static int setup(void** state) {
   g_json = json_load_file(path, 0, &err);
   unlink(path);
   return g_json ? 0 : -1;
+}
+
+/* The console report of the C wrapper's reporter (bench/gbench.cc): the context header
+ * on the output stream (bench.txt in `devharness run`), Debian's DEBUG notice explained,
+ * a run stopped with dh_gb_skip_with_error said as "not measured: reason". */
+static void test_console_report(void** state) {
+  (void)state;
+  assert_non_null(strstr(g_console, "Run on ("));
+  assert_non_null(strstr(g_console, "devharness.test: context value"));
+  assert_null(strstr(g_console, "***WARNING*** Library was built as DEBUG"));
+  assert_null(strstr(g_console, "ERROR OCCURRED"));
+  const char* line = strstr(g_console, "t/error/iterations:5");
+  assert_non_null(line);
+  assert_non_null(strstr(line, "not measured: device went away"));
+  assert_true(strstr(g_console, "Run on (") < strstr(g_console, "t/plain/iterations:100"));
 }
 
 static int teardown(void** state) {
@@ -342,6 +373,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_repetitions_and_aggregates),
       cmocka_unit_test(test_batch_and_callback_and_context),
       cmocka_unit_test(test_random_interleaving_mixes_repetitions),
+      cmocka_unit_test(test_console_report),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
