@@ -28,6 +28,7 @@
 #include "check.h"
 #include "conformance.h"
 #include "waivers.h"
+#include "runtime/text.h"
 
 #define EXIT_OK 0
 #define EXIT_VIOLATIONS 1
@@ -177,6 +178,15 @@ static void usage(FILE* f) {
 }
 
 static int usage_error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+/* User text in a usage error, escaped and capped (runtime/text.h) so that the reason
+ * after it always fits; four rotating buffers, for up to four strings per message. */
+static const char* uq(const char* s) {
+  static char bufs[4][DH_TEXT_BUF];
+  static int next;
+  char* b = bufs[next++ & 3];
+  return dh_text_quote(s, b, DH_TEXT_BUF);
+}
+
 /* One line on stderr: control characters that reached the message from user text
  * (file names, device specs, globs) are written as \n, \xNN, never raw. */
 static int usage_error(const char* fmt, ...) {
@@ -268,13 +278,13 @@ static int parse_opts(int argc, char** argv, opts_t* o, int* exit_now) {
       char* end = NULL;
       long t = strtol(val, &end, 10);
       if (!*val || *end || t < 1 || t > 86400)
-        return usage_error("--timeout: expected whole seconds 1..86400, got \"%s\"", val);
+        return usage_error("--timeout: expected whole seconds 1..86400, got \"%s\"", uq(val));
       o->timeout_s = (int)t;
     } else if (strcmp(name, "--jobs") == 0 || strcmp(name, "-j") == 0) {
       char* end = NULL;
       long t = strtol(val, &end, 10);
       if (!*val || *end || t < 1 || t > 64)
-        return usage_error("--jobs: expected 1..64 parallel cases, got \"%s\"", val);
+        return usage_error("--jobs: expected 1..64 parallel cases, got \"%s\"", uq(val));
       o->jobs = (int)t;
     } else if (strcmp(name, "--max-waived") == 0) {
       char* end = NULL;
@@ -289,15 +299,15 @@ static int parse_opts(int argc, char** argv, opts_t* o, int* exit_now) {
     } else if (strcmp(name, "--tap-version") == 0) {
       if (strcmp(val, "13") == 0) o->tap_version = 13;
       else if (strcmp(val, "14") == 0) o->tap_version = 14;
-      else return usage_error("--tap-version: expected 13 or 14, got \"%s\"", val);
+      else return usage_error("--tap-version: expected 13 or 14, got \"%s\"", uq(val));
     } else if (strcmp(name, "--format") == 0) {
       if (strcmp(val, "markdown") == 0) o->markdown = 1;
       else if (strcmp(val, "text") == 0) o->markdown = 0;
-      else return usage_error("--format: expected text or markdown, got \"%s\"", val);
+      else return usage_error("--format: expected text or markdown, got \"%s\"", uq(val));
     } else if (strcmp(name, "--profile") == 0) {
       if (strcmp(val, "tvm") == 0) o->profile = DC_PROFILE_TVM;
       else if (strcmp(val, "strict") == 0) o->profile = DC_PROFILE_STRICT;
-      else return usage_error("--profile: expected tvm or strict, got \"%s\"", val);
+      else return usage_error("--profile: expected tvm or strict, got \"%s\"", uq(val));
     } else if (strcmp(name, "--no-fork") == 0) {
       o->no_fork = 1;
     } else if (strcmp(name, "--list") == 0) {
@@ -305,7 +315,7 @@ static int parse_opts(int argc, char** argv, opts_t* o, int* exit_now) {
     } else if (strcmp(name, "--verify-xfails") == 0) {
       o->verify_xfails = 1;
     } else {
-      return usage_error("unknown option \"%s\" (see --help)", a);
+      return usage_error("unknown option \"%s\" (see --help)", uq(a));
     }
   }
   return 0;
@@ -1304,11 +1314,11 @@ static int conformance_main(int argc, char** argv) {
   for (size_t i = 0; i < o.n_filters; i++) {
     const char* why;
     if (!dc_glob_valid(o.filters[i], &why))
-      return usage_error("--filter \"%s\": %s", o.filters[i], why);
+      return usage_error("--filter \"%s\": %s", uq(o.filters[i]), why);
     size_t m = 0;
     for (size_t j = 0; j < ncl_all; j++)
       if (fnmatch(o.filters[i], all[j]->id, 0) == 0) m++;
-    if (!m) return usage_error("--filter \"%s\" matches no clause (see --list)", o.filters[i]);
+    if (!m) return usage_error("--filter \"%s\" matches no clause (see --list)", uq(o.filters[i]));
   }
   if (o.list) return do_list(&o, all, ncl_all);
 
@@ -1328,7 +1338,7 @@ static int conformance_main(int argc, char** argv) {
   if (o.n_plugins) {
     for (size_t i = 0; i < o.n_plugins; i++) {
       if (dh_plugin_load(o.plugins[i], NULL) != 0)
-        return usage_error("--plugin %s: %s", o.plugins[i], dh_error_message());
+        return usage_error("--plugin %s: %s", uq(o.plugins[i]), dh_error_message());
     }
   } else {
     dh_plugins_load_default();
@@ -1359,11 +1369,11 @@ static int conformance_main(int argc, char** argv) {
   int want_id = -1;
   const char* spec_why = NULL;
   if (o.device_spec && parse_spec(o.device_spec, want_name, sizeof want_name, &want_id, &spec_why) != 0)
-    return usage_error("--device \"%s\": %s (expected NAME:ID, e.g. sim:0)", o.device_spec, spec_why);
+    return usage_error("--device \"%s\": %s (expected NAME:ID, e.g. sim:0)", uq(o.device_spec), spec_why);
   if (o.device_spec) {
     const dh_backend_t* b = NULL;
     if (dh_device_api_get(want_name, &b) != 0)
-      return usage_error("--device %s: %s", o.device_spec, dh_error_message());
+      return usage_error("--device %s: %s", uq(o.device_spec), dh_error_message());
   }
   int bad_waiver = 0;
   char werr[1024] = "";
@@ -1395,7 +1405,7 @@ static int conformance_main(int argc, char** argv) {
     if (o.device_spec) {
       if (want_id >= count) {
         dc_waivers_free(&proto.waivers);
-        return usage_error("--device %s: no such device (%s has %d device%s%s%s)", o.device_spec,
+        return usage_error("--device %s: no such device (%s has %d device%s%s%s)", uq(o.device_spec),
                            b->name, count, count == 1 ? "" : "s", reason[0] ? ": " : "", reason);
       }
       devs[nd] = proto;
