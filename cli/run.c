@@ -94,7 +94,7 @@ typedef struct dev_tally {
   char device[64];
   char profile[16]; /* "tvm" / "strict" from the subtest's "# profile:" line */
   int pass, fail, skip, todo;
-  char why[256]; /* the outer "# SKIP reason" of a backend without a device */
+  char why[768]; /* the outer "# SKIP reason" of a backend without a device */
 } dev_tally_t;
 
 static int parse_tap(const char* path, dev_tally_t* out, int max) {
@@ -349,12 +349,15 @@ int dh_cli_run(int argc, char** argv) {
   dev_tally_t tallies[256];
   int ndev = parse_tap(f_tap, tallies, 256);
   json_t* bench = no_bench ? NULL : json_load_file(f_bench, 0, NULL);
-  printf("\n%-14s %-7s %6s %6s %6s %6s  %s\n", "device", "profile", "pass", "fail", "skip", "xfail",
+  int w = 14; /* the device column fits the longest name ("tvm-cuda (no device)") */
+  for (int i = 0; i < ndev; ++i)
+    if ((int)strlen(tallies[i].device) > w) w = (int)strlen(tallies[i].device);
+  printf("\n%-*s %-7s %6s %6s %6s %6s  %s\n", w, "device", "profile", "pass", "fail", "skip", "xfail",
          bench ? "peak copy GB/s (harness)" : "");
   int fail_total = 0;
   for (int i = 0; i < ndev; ++i) {
     fail_total += tallies[i].fail;
-    printf("%-14s %-7s %6d %6d %6d %6d", tallies[i].device, tallies[i].profile[0] ? tallies[i].profile : "-",
+    printf("%-*s %-7s %6d %6d %6d %6d", w, tallies[i].device, tallies[i].profile[0] ? tallies[i].profile : "-",
            tallies[i].pass, tallies[i].fail, tallies[i].skip, tallies[i].todo);
     if (bench) {
       double g = peak_copy_gbps(bench, tallies[i].device);
