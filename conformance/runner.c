@@ -290,7 +290,7 @@ static int parse_opts(int argc, char** argv, opts_t* o, int* exit_now) {
       char* end = NULL;
       long t = strtol(val, &end, 10);
       if (!*val || *end || t < 0 || t > 100000000)
-        return usage_error("--max-waived: expected a count 0..100000000 of waived cases, got \"%s\"", val);
+        return usage_error("--max-waived: expected a count 0..100000000 of waived cases, got \"%s\"", uq(val));
       o->max_waived = t;
     } else if (strcmp(name, "--tap") == 0) {
       o->tap_path = val;
