@@ -26,10 +26,25 @@ VENV_PY := $(VENV)/bin/python
 # Stable paths into the venv (links made by ci/make-venv.sh).
 TVM_FFI_ROOT := $(VENV)/devharness/tvm_ffi
 TVM_ROOT     := $(VENV)/devharness/tvm
+# tvm-ffi is the runtime of packed calls, errors, strings and the environment stream:
+# libdevharness links libtvm_ffi.so (SONAME libtvm_ffi.so, the one copy a process with
+# Python's tvm_ffi or TVM's libtvm_runtime also uses) and every C file compiles against
+# the DLPack 1.x header tvm-ffi ships (include/dlpack/dlpack.h; Debian 12's
+# libdlpack-dev is DLPack 0.6). TVM_FFI_INCDIR/TVM_FFI_LIBDIR point elsewhere for a
+# tvm-ffi not in the venv. TVM_FFI_RPATH is the run path written into libdevharness.so
+# so the build tree runs without LD_LIBRARY_PATH; `make install TVM_FFI_RPATH=` (empty)
+# builds a library that finds libtvm_ffi.so by SONAME only (ld.so.conf,
+# LD_LIBRARY_PATH, or a copy already loaded, e.g. by `import tvm_ffi`); see
+# docs/architecture.md "Packed calls".
+TVM_FFI_INCDIR ?= $(TVM_FFI_ROOT)/include
+TVM_FFI_LIBDIR ?= $(TVM_FFI_ROOT)/lib
+TVM_FFI_RPATH  ?= $(TVM_FFI_LIBDIR)
+TVM_FFI_LINK    = -L$(TVM_FFI_LIBDIR) -ltvm_ffi $(if $(TVM_FFI_RPATH),-Wl$(comma)-rpath$(comma)$(TVM_FFI_RPATH))
+comma := ,
 
 OPT      ?= -O2 -g
 WARN     := -Wall -Wextra -Werror
-CPPFLAGS += -Iinclude -I. -D_GNU_SOURCE
+CPPFLAGS += -Iinclude -I. -isystem $(TVM_FFI_INCDIR) -D_GNU_SOURCE
 CFLAGS   += -std=c11 $(WARN) $(OPT) -fPIC -pthread $(EXTRA_CFLAGS)
 CXXFLAGS += -std=c++17 $(WARN) $(OPT) -fPIC -pthread $(EXTRA_CFLAGS)
 LDFLAGS  += -pthread $(EXTRA_LDFLAGS)
@@ -124,13 +139,14 @@ install: all
 	    $(DESTDIR)$(PREFIX)/include/devharness $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	    $(DESTDIR)$(PREFIX)/share/devharness
 	install -m 755 $(DEVHARNESS) $(DESTDIR)$(PREFIX)/bin/devharness
-	install -m 755 $(RUNTIME_LIB) $(DESTDIR)$(PREFIX)/lib/libdevharness.so
+	install -m 755 $(LIBDIR)/$(RUNTIME_SONAME) $(DESTDIR)$(PREFIX)/lib/$(RUNTIME_SONAME)
+	ln -sfn $(RUNTIME_SONAME) $(DESTDIR)$(PREFIX)/lib/libdevharness.so
 	$(if $(PLUGINS),install -m 755 $(PLUGINS) $(DESTDIR)$(PREFIX)/lib/devharness/)
 	install -m 644 include/devharness/*.h $(DESTDIR)$(PREFIX)/include/devharness/
 	cp -r targets $(DESTDIR)$(PREFIX)/share/devharness/
 	install -m 755 bench/plot.py bench/compare.py bench/dh_args.py $(DESTDIR)$(PREFIX)/share/devharness/
 	install -m 755 $(LIBDIR)/devharness_bench_ffi_noop.so $(DESTDIR)$(PREFIX)/lib/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/.*DH_VERSION_STRING "\(.*\)"/\1/p' include/devharness/devharness.h)|' \
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@TVM_FFI_INCDIR@|$(abspath $(TVM_FFI_INCDIR))|g' -e 's|@TVM_FFI_LIBDIR@|$(abspath $(TVM_FFI_LIBDIR))|g' -e 's|@VERSION@|$(shell sed -n 's/.*DH_VERSION_STRING "\(.*\)"/\1/p' include/devharness/devharness.h)|' \
 	    devharness.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/devharness.pc
 
 clean:

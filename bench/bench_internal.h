@@ -116,15 +116,16 @@ const char* dh_bench_error_text(void);
 int dh_bench_find_file(const char* exe_dir, const char* env, const char* name, char* buf,
                        size_t buf_size);
 
-/* tvm-ffi peer (bench/ffi_peer.c; built against tvm-ffi's c_api.h when found at build
- * time). open: dlopens libtvm_ffi.so ($DEVHARNESS_TVM_FFI_LIB, else from
- * `tvm-ffi-config --libfiles`) and wraps `safe_call` (same ABI as dh_safe_call_t) in a
- * tvm-ffi Function. 0 on success, else -1 with the reason in why. */
+/* tvm-ffi peer (bench/ffi_peer.c): the same calls made directly on tvm-ffi's C API
+ * (libtvm_ffi.so, the library libdevharness itself links), side by side with
+ * devharness's dispatch. open: wraps `safe_call` (same ABI as dh_safe_call_t) in a
+ * tvm-ffi Function with TVMFFIFunctionCreate. 0 on success, else -1 with the reason
+ * in why. */
 int dh_bench_ffi_peer_open(void* safe_call, char* why, size_t why_size);
-/* TVMFFIFunctionCall on the wrapped function with num_args TVMFFIAny-compatible
- * arguments (dh_any_t has the same layout); result receives the result. */
-int dh_bench_ffi_peer_call(void* args, int32_t num_args, void* result);
-/* Path of the loaded libtvm_ffi.so, or "". */
+/* TVMFFIFunctionCall on the wrapped function (handle NULL) or on `handle` (a Function
+ * from dh_function_t.handle) with num_args arguments; result receives the result. */
+int dh_bench_ffi_peer_call(void* handle, void* args, int32_t num_args, void* result);
+/* Path of the loaded libtvm_ffi.so (dladdr of TVMFFIFunctionCall), or "". */
 const char* dh_bench_ffi_peer_path(void);
 /* Version "major.minor.patch" of the loaded library, or "". */
 const char* dh_bench_ffi_peer_version(void);

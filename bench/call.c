@@ -1,16 +1,25 @@
 /*
- * bench/call.c — the call suite: what one call costs, host side only.
+ * bench/call.c — the call suite: what one call costs, host side only. Every packed call
+ * runs on tvm-ffi (libtvm_ffi.so); the pairs below measure what devharness adds on top
+ * of TVMFFIFunctionCall for the same call (goal: <= 5 ns or 5 %, whichever is larger).
  *
- *   call/direct/3args        direct C call of a no-op (int64, double, void*)
- *   call/indirect/3args      the same through a function pointer
- *   call/packed/{0,1,3,6}args dh_func_call on a registered no-op safe call
- *                            (mixed POD args: Int, Float, OpaquePtr, Bool, Device, DataType)
- *   call/registry_lookup     dh_func_get by name
- *   call/module/3args        dh_func_call on __tvm_ffi_noop loaded from a shared object
- *                            (bench/ffi_noop.c) with dh_module_load
- *   call/tvm_ffi/3args       tvm-ffi's TVMFFIFunctionCall on the same no-op safe call
- *                            wrapped by TVMFFIFunctionCreate (skipped with the reason
- *                            when apache-tvm-ffi is absent)
+ *   call/direct/3args         direct C call of a no-op (int64, double, void*)
+ *   call/indirect/3args       the same through a function pointer
+ *   call/tvm_ffi/3args        TVMFFIFunctionCall on a no-op C safe call wrapped by
+ *                             TVMFFIFunctionCreate (Int, Float, OpaquePtr)
+ *   call/packed/{0,1,3,6}args dh_func_call on the same no-op registered with
+ *                             dh_func_register and fetched with dh_func_get
+ *                             (mixed POD args: Int, Float, OpaquePtr, Bool, Device, DataType)
+ *   call/registry_lookup      dh_func_get + dh_func_release by name (tvm-ffi's global table)
+ *   call/module/3args         dh_func_call on __tvm_ffi_noop of a shared object
+ *                             (bench/ffi_noop.c) loaded with dh_module_load, i.e. through
+ *                             tvm-ffi's library module
+ *   call/tvm_ffi_backend/3args TVMFFIFunctionCall on the cpu backend's "echo" as
+ *                             registered in tvm-ffi's global table (echo(Int 1, Float,
+ *                             OpaquePtr) -> the OpaquePtr)
+ *   call/backend/3args        dh_device_call(cpu:0, "echo", same 3 args): devharness's
+ *                             dispatch (device-type table, init check, function table)
+ *                             on top of the same TVMFFIFunctionCall
  * Each loop body does DH_CALL_BATCH calls per keep-running check so the loop overhead
  * of Google Benchmark (and of the C wrapper's extern call) is amortised; times are per
  * call.
@@ -21,6 +30,7 @@
 #include "bench_internal.h"
 #include "devharness/error.h"
 #include "devharness/function.h"
+#include "devharness/device_api.h"
 #include "devharness/module.h"
 
 #define DH_CALL_BATCH 64
@@ -54,15 +64,16 @@ typedef struct call_ctx {
   char why[512];   /* skip reason when non-empty */
 } call_ctx_t;
 
-enum { K_DIRECT, K_INDIRECT, K_PACKED, K_LOOKUP, K_MODULE, K_TVM_FFI };
+enum { K_DIRECT, K_INDIRECT, K_PACKED, K_LOOKUP, K_MODULE, K_TVM_FFI, K_BACKEND, K_TVM_FFI_HANDLE };
 
 static dh_module_t* g_module;
+static DLDevice g_cpu = {kDLCPU, 0};
 static char g_marker;
 
 static void make_args(dh_any_t* a) {
   DLDevice d = {kDLCPU, 0};
   DLDataType t = {kDLFloat, 32, 1};
-  a[0] = dh_any_int(42);
+  a[0] = dh_any_int(1); /* echo(1, Float, OpaquePtr) returns the OpaquePtr (a POD) */
   a[1] = dh_any_float(1.5);
   a[2] = dh_any_ptr(&g_marker);
   a[3] = dh_any_bool(1);
@@ -109,14 +120,25 @@ static void bm_call(dh_gb_state_t* st, void* user) {
         for (int i = 0; i < DH_CALL_BATCH; ++i) {
           dh_function_t f;
           rc |= dh_func_get("bench.noop", &f);
+          dh_func_release(&f);
           BARRIER();
         }
       break;
     case K_TVM_FFI:
+    case K_TVM_FFI_HANDLE:
       while (dh_gb_keep_running_batch(st, DH_CALL_BATCH))
         for (int i = 0; i < DH_CALL_BATCH; ++i) {
-          rv = dh_any_none();
-          rc |= dh_bench_ffi_peer_call(args, c->nargs, &rv);
+          rv.type_index = DH_TYPE_NONE; /* c_api.h: the caller sets None */
+          rv.zero_padding = 0;
+          rv.v_uint64 = 0;
+          rc |= dh_bench_ffi_peer_call(c->kind == K_TVM_FFI ? NULL : c->fn.handle, args, c->nargs, &rv);
+          BARRIER();
+        }
+      break;
+    case K_BACKEND:
+      while (dh_gb_keep_running_batch(st, DH_CALL_BATCH))
+        for (int i = 0; i < DH_CALL_BATCH; ++i) {
+          rc |= dh_device_call(g_cpu, "echo", args, c->nargs, &rv);
           BARRIER();
         }
       break;
@@ -145,14 +167,14 @@ static int add(const dh_bench_opts_t* o, const char* name, int kind, int32_t nar
 }
 
 int dh_bench_suite_call(const dh_bench_opts_t* o) {
-  dh_function_t noop = {noop_safe, NULL};
-  if (dh_func_register("bench.noop", noop, 1) != 0) return dh_error_prefix("bench: call suite");
-  dh_function_t got;
-  if (dh_func_get("bench.noop", &got) != 0) return dh_error_prefix("bench: call suite");
+  if (dh_func_register("bench.noop", noop_safe, NULL, 1) != 0) return dh_error_prefix("bench: call suite");
+  static dh_function_t got;
+  if (got.handle == NULL && dh_func_get("bench.noop", &got) != 0)
+    return dh_error_prefix("bench: call suite");
 
   /* Module: bench/ffi_noop.c built as devharness_bench_ffi_noop.so. */
   char path[4096], mwhy[4400] = "";
-  dh_function_t mfn = {NULL, NULL};
+  static dh_function_t mfn;
   if (!g_module) {
     if (dh_bench_find_file(o->exe_dir, "DEVHARNESS_BENCH_FFI_NOOP", "devharness_bench_ffi_noop.so",
                            path, sizeof path) != 0)
@@ -160,8 +182,23 @@ int dh_bench_suite_call(const dh_bench_opts_t* o) {
     else if (dh_module_load(path, &g_module) != 0)
       snprintf(mwhy, sizeof mwhy, "dh_module_load: %s", dh_bench_error_text());
   }
-  if (g_module && dh_module_get_function(g_module, "noop", &mfn) != 0)
+  if (g_module && mfn.handle == NULL && dh_module_get_function(g_module, "noop", &mfn) != 0)
     snprintf(mwhy, sizeof mwhy, "dh_module_get_function: %s", dh_bench_error_text());
+
+  /* The cpu backend's echo, through devharness and straight through tvm-ffi. */
+  char bwhy[1024] = "";
+  static dh_function_t echo;
+  const dh_backend_t* cpu = NULL;
+  if (dh_device_api_get("cpu", &cpu) != 0)
+    snprintf(bwhy, sizeof bwhy, "cpu backend not loaded: %s", dh_bench_error_text());
+  else if (echo.handle == NULL && dh_func_get("cpu.echo", &echo) != 0)
+    snprintf(bwhy, sizeof bwhy, "cpu.echo: %s", dh_bench_error_text());
+  else {
+    dh_any_t a[3], rv;
+    make_args(a);
+    if (dh_device_call(g_cpu, "echo", a, 3, &rv) != 0 || rv.type_index != DH_TYPE_OPAQUE_PTR)
+      snprintf(bwhy, sizeof bwhy, "cpu.echo does not answer: %s", dh_bench_error_text());
+  }
 
   /* tvm-ffi peer. */
   char fwhy[1024] = "";
@@ -185,6 +222,8 @@ int dh_bench_suite_call(const dh_bench_opts_t* o) {
   ADD("call/registry_lookup", K_LOOKUP, 0, NULL, NULL);
   ADD("call/module/3args", K_MODULE, 3, &mfn, mwhy[0] ? mwhy : NULL);
   ADD("call/tvm_ffi/3args", K_TVM_FFI, 3, NULL, fwhy[0] ? fwhy : NULL);
+  ADD("call/tvm_ffi_backend/3args", K_TVM_FFI_HANDLE, 3, &echo, bwhy[0] ? bwhy : NULL);
+  ADD("call/backend/3args", K_BACKEND, 3, NULL, bwhy[0] ? bwhy : NULL);
 #undef ADD
   return n;
 }

@@ -71,8 +71,11 @@ static void registry_function(dh_conf_ctx_t* c) {
   dh_function_t fn;
   CHECK_OK(dh_func_get(name, &fn));
   dh_any_t r1 = dh_any_none(), r2 = dh_any_none();
-  CHECK_OK(dh_func_call(&fn, NULL, 0, &r1));
-  CHECK_OK(dh_func_call(&fn, NULL, 0, &r2));
+  int rc1 = dh_func_call(&fn, NULL, 0, &r1);
+  int rc2 = dh_func_call(&fn, NULL, 0, &r2);
+  dh_func_release(&fn);
+  CHECK_OK(rc1);
+  CHECK_OK(rc2);
   CHECK_EQ_INT(r1.type_index, DH_TYPE_OPAQUE_PTR, "%s() result type index", name);
   CHECK(r1.v_ptr == r2.v_ptr, "%s() returned different backends", name);
   const dh_backend_t* b = NULL;

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tvm/ffi/extra/c_env_api.h>
+
 #include "internal.h"
 #include "runtime/text.h"
 
@@ -129,6 +131,17 @@ int dh_device_free_stream(DLDevice dev, dh_stream_t stream) {
   DISPATCH("free_stream", free_stream(dev, stream));
 }
 
+dh_stream_t dh_env_get_stream(DLDevice dev) {
+  return TVMFFIEnvGetStream((int32_t)dev.device_type, dev.device_id);
+}
+
+int dh_env_set_stream(DLDevice dev, dh_stream_t stream) {
+  if ((int32_t)dev.device_type < 0 || dev.device_id < 0)
+    return dh_error_set("ValueError", "dh_env_set_stream: device (%d, %d) is invalid",
+                        (int)dev.device_type, (int)dev.device_id);
+  return TVMFFIEnvSetStream((int32_t)dev.device_type, dev.device_id, stream, NULL) == 0 ? 0 : -1;
+}
+
 int dh_device_set_stream(DLDevice dev, dh_stream_t stream) { DISPATCH("set_stream", set_stream(dev, stream)); }
 
 int dh_device_get_current_stream(DLDevice dev, dh_stream_t* out_stream) {
@@ -175,22 +188,22 @@ int dh_device_call(DLDevice dev, const char* name, const dh_any_t* args, int32_t
   if (name == NULL) return dh_error_set("ValueError", "dh_device_call: function name is NULL");
   dh__slot* s = resolve(dev, name);
   if (s == NULL) return -1;
-  /* The backend's own table is the cache of "<backend>.<name>": immutable after load. */
+  /* The slot's Function references are the cache of "<backend>.<name>": immutable
+   * after load; a linear scan of a handful of names. */
   const dh_backend_t* b = &s->backend;
-  dh_function_t fn = {NULL, NULL};
   for (size_t i = 0; i < b->num_functions; i++)
-    if (strcmp(b->functions[i].name, name) == 0) {
-      fn.call = b->functions[i].call;
-      break;
-    }
-  if (fn.call == NULL) { /* functions registered later under "<backend>.<name>" */
-    char key[256];
-    snprintf(key, sizeof key, "%s.%s", b->name, name);
-    if (dh_func_get(key, &fn) != 0)
-      return dh_error_set("KeyError", "%s:%d: backend %s has no function '%s'", b->name, (int)dev.device_id,
-                          b->name, name);
-  }
-  return dh_func_call(&fn, args, num_args, out_result);
+    if (strcmp(b->functions[i].name, name) == 0)
+      return dh_func_call(&s->functions[i], args, num_args, out_result);
+  /* functions registered later under "<backend>.<name>" */
+  char key[256];
+  snprintf(key, sizeof key, "%s.%s", b->name, name);
+  dh_function_t fn;
+  if (dh_func_get(key, &fn) != 0)
+    return dh_error_set("KeyError", "%s:%d: backend %s has no function '%s'", b->name, (int)dev.device_id,
+                        b->name, name);
+  int rc = dh_func_call(&fn, args, num_args, out_result);
+  dh_func_release(&fn);
+  return rc;
 }
 
 int dh_device_parse(const char* spec, DLDevice* out_device, const dh_backend_t** out_backend) {

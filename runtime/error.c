@@ -1,27 +1,54 @@
 /*
- * runtime/error.c — the thread-local last error (devharness/error.h).
- * Each thread owns fixed buffers (_Thread_local); nothing is shared, nothing allocates.
+ * runtime/error.c — devharness/error.h on tvm-ffi's error store.
+ *
+ * The raised error is tvm-ffi's thread-local one (TVMFFIErrorSetRaisedFromCStr,
+ * TVMFFIErrorMoveFromRaised, TVMFFIErrorSetRaised; apache-tvm-ffi 0.1.15
+ * include/tvm/ffi/c_api.h), so an error set here is what a tvm-ffi caller (Python's
+ * tvm_ffi, TVM, C++ code using tvm::ffi::Function) receives, and an error raised by
+ * tvm-ffi code is what dh_error_kind()/dh_error_message() read.
+ *
+ * Reading peeks: the error object is moved out, its kind and message copied into this
+ * thread's buffers (the strings dh_error_kind/dh_error_message return), and it is set
+ * raised again. The buffers use the default (global-dynamic) TLS model, so the library
+ * can be dlopen'ed into any process.
  */
 #include "devharness/error.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <tvm/ffi/c_api.h>
 
 #include "internal.h"
 
-/* The flag is read and cleared on every packed call (dh_func_call), so it uses the
- * initial-exec TLS model (no __tls_get_addr call; 4 bytes of static TLS). The buffers
- * are only touched on errors and keep the default model. */
-#if defined(__GNUC__)
-static _Thread_local int tl_has_error __attribute__((tls_model("initial-exec")));
-#else
-static _Thread_local int tl_has_error;
-#endif
 static _Thread_local char tl_kind[DH_ERROR_KIND_MAX];
 static _Thread_local char tl_message[DH_ERROR_MESSAGE_MAX];
 
+/* The cell after the object header (what tvm-ffi's C++-only TVMFFIErrorGetCellPtr
+ * computes; c_api.h says bindings may re-implement these offset accessors). */
+static const TVMFFIErrorCell* cell_of(TVMFFIObjectHandle e) {
+  return (const TVMFFIErrorCell*)((const char*)e + sizeof(TVMFFIObject));
+}
+
+static void copy_bytes(char* dst, size_t cap, const TVMFFIByteArray* b) {
+  size_t n = b->size < cap - 1 ? b->size : cap - 1;
+  if (n) memcpy(dst, b->data, n);
+  dst[n] = '\0';
+}
+
+int dh__error_peek(void) {
+  TVMFFIObjectHandle e = NULL;
+  TVMFFIErrorMoveFromRaised(&e);
+  if (e == NULL) return 0;
+  const TVMFFIErrorCell* c = cell_of(e);
+  copy_bytes(tl_kind, sizeof tl_kind, &c->kind);
+  copy_bytes(tl_message, sizeof tl_message, &c->message);
+  TVMFFIErrorSetRaised(e); /* takes its own reference */
+  TVMFFIObjectDecRef(e);
+  return 1;
+}
+
 int dh_error_setv(const char* kind, const char* fmt, va_list ap) {
-  /* Format into a local buffer first: the arguments may point into tl_message. */
   char buf[DH_ERROR_MESSAGE_MAX];
   if (fmt == NULL) {
     buf[0] = '\0';
@@ -29,12 +56,9 @@ int dh_error_setv(const char* kind, const char* fmt, va_list ap) {
     int n = vsnprintf(buf, sizeof buf, fmt, ap);
     if (n < 0) snprintf(buf, sizeof buf, "(unformattable error message: %s)", fmt);
   }
-  /* kind may be dh_error_kind() itself: copy through a local buffer too */
   char k[DH_ERROR_KIND_MAX];
-  snprintf(k, sizeof k, "%s", kind != NULL ? kind : "RuntimeError");
-  memcpy(tl_kind, k, strlen(k) + 1);
-  memcpy(tl_message, buf, strlen(buf) + 1);
-  tl_has_error = 1;
+  snprintf(k, sizeof k, "%s", kind != NULL && kind[0] != '\0' ? kind : "RuntimeError");
+  TVMFFIErrorSetRaisedFromCStr(k, buf);
   return -1;
 }
 
@@ -53,25 +77,19 @@ int dh_error_prefix(const char* fmt, ...) {
   int n = fmt != NULL ? vsnprintf(prefix, sizeof prefix, fmt, ap) : 0;
   va_end(ap);
   if (n < 0) n = 0, prefix[0] = '\0';
-  if (!tl_has_error) return dh_error_set("InternalError", "%s", prefix);
-  /* tl_message = prefix + ": " + tl_message, truncated to the buffer */
-  char buf[DH_ERROR_MESSAGE_MAX];
-  size_t np = strlen(prefix), nm = strlen(tl_message), cap = sizeof buf - 1;
-  if (np > cap) np = cap;
-  memcpy(buf, prefix, np);
-  size_t used = np;
-  for (const char* sep = ": "; *sep && used < cap; sep++) buf[used++] = *sep;
-  if (nm > cap - used) nm = cap - used;
-  memcpy(buf + used, tl_message, nm);
-  buf[used + nm] = '\0';
-  memcpy(tl_message, buf, used + nm + 1);
-  return -1;
+  if (!dh__error_peek()) return dh_error_set("InternalError", "%s", prefix);
+  /* tl_kind/tl_message now hold the raised error; raise "prefix: message" instead */
+  char kind[DH_ERROR_KIND_MAX];
+  memcpy(kind, tl_kind, sizeof kind);
+  return dh_error_set(kind, "%s: %s", prefix, tl_message);
 }
 
-const char* dh_error_kind(void) { return tl_has_error ? tl_kind : NULL; }
+const char* dh_error_kind(void) { return dh__error_peek() ? tl_kind : NULL; }
 
-const char* dh_error_message(void) { return tl_has_error ? tl_message : ""; }
+const char* dh_error_message(void) { return dh__error_peek() ? tl_message : ""; }
 
-void dh__error_reset(void) { tl_has_error = 0; /* kind/message are read only when set */ }
-
-void dh_error_clear(void) { tl_has_error = 0; }
+void dh_error_clear(void) {
+  TVMFFIObjectHandle e = NULL;
+  TVMFFIErrorMoveFromRaised(&e);
+  if (e != NULL) TVMFFIObjectDecRef(e);
+}

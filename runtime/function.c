@@ -1,137 +1,115 @@
 /*
- * runtime/function.c — packed calls and the global function registry
- * (devharness/function.h). The registry is a name-sorted array searched by binary
- * search under a pthread rwlock (readers share, writers exclude).
+ * runtime/function.c — devharness/function.h on tvm-ffi's function objects and global
+ * table (apache-tvm-ffi 0.1.15 include/tvm/ffi/c_api.h: TVMFFIFunctionCreate,
+ * TVMFFIFunctionCall, TVMFFIFunctionSetGlobal/GetGlobal; src/ffi/function.cc
+ * "ffi.FunctionRemoveGlobal"). Nothing of our own is kept: no table, no lock.
  */
 #include "devharness/function.h"
 
-#include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
+#include <tvm/ffi/c_api.h>
 
 #include "devharness/error.h"
 #include "internal.h"
 
-typedef struct entry {
-  char* name; /* owned */
-  dh_function_t fn;
-} entry_t;
+_Static_assert(sizeof(dh_safe_call_t) == sizeof(TVMFFISafeCallType), "safe call type");
 
-static pthread_rwlock_t g_lock = PTHREAD_RWLOCK_INITIALIZER;
-static entry_t* g_entries;
-static size_t g_count, g_cap;
+int dh_func_create(dh_safe_call_t call, void* self, void (*deleter)(void* self),
+                   dh_function_t* out) {
+  if (out == NULL) return dh_error_set("ValueError", "dh_func_create: out is NULL");
+  out->handle = NULL;
+  if (call == NULL) return dh_error_set("ValueError", "dh_func_create: call is NULL");
+  /* dh_safe_call_t and TVMFFISafeCallType differ only in dh_any_t vs TVMFFIAny,
+   * which are the same struct (devharness/any.h). */
+  TVMFFISafeCallType sc;
+  memcpy(&sc, &call, sizeof sc);
+  TVMFFIObjectHandle h = NULL;
+  if (TVMFFIFunctionCreate(self, sc, deleter, &h) != 0) return -1;
+  out->handle = h;
+  return 0;
+}
+
+void dh_func_release(dh_function_t* fn) {
+  if (fn == NULL || fn->handle == NULL) return;
+  TVMFFIObjectDecRef(fn->handle);
+  fn->handle = NULL;
+}
 
 int dh_func_call(const dh_function_t* fn, const dh_any_t* args, int32_t num_args,
                  dh_any_t* out_result) {
   dh_any_t scratch;
-  if (out_result == NULL) out_result = &scratch;
+  dh_any_t* rv = out_result != NULL ? out_result : &scratch;
   /* None, field by field (a whole-struct copy of a temporary stalls store forwarding) */
-  out_result->type_index = DH_TYPE_NONE;
-  out_result->zero_padding = 0;
-  out_result->v_uint64 = 0;
-  if (fn == NULL || fn->call == NULL)
+  rv->type_index = DH_TYPE_NONE;
+  rv->zero_padding = 0;
+  rv->v_uint64 = 0;
+  if (fn == NULL || fn->handle == NULL)
     return dh_error_set("ValueError", "dh_func_call: function is NULL");
   if (num_args < 0 || (num_args > 0 && args == NULL))
     return dh_error_set("ValueError", "dh_func_call: %d arguments but args is %s", (int)num_args,
                         args == NULL ? "NULL" : "set");
-  dh__error_reset();
-  int rc = fn->call(fn->self, args, num_args, out_result);
-  if (rc == 0) return 0;
-  if (dh_error_kind() == NULL)
-    dh_error_set("InternalError", "function returned %d without an error", rc);
+  int rc = TVMFFIFunctionCall(fn->handle, (TVMFFIAny*)(uintptr_t)args, num_args, (TVMFFIAny*)rv);
+  if (__builtin_expect(rc == 0, 1)) {
+    if (rv == &scratch && scratch.type_index >= DH_TYPE_STATIC_OBJECT_BEGIN) dh_any_release(&scratch);
+    return 0;
+  }
+  if (!dh__error_peek()) dh_error_set("InternalError", "function returned %d without an error", rc);
   return -1;
 }
 
-/* Index of the first entry >= name; *found set when equal. Caller holds the lock. */
-static size_t find(const char* name, int* found) {
-  size_t lo = 0, hi = g_count;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    int c = strcmp(g_entries[mid].name, name);
-    if (c == 0) {
-      *found = 1;
-      return mid;
-    }
-    if (c < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  *found = 0;
-  return lo;
-}
-
-int dh_func_register(const char* name, dh_function_t fn, int allow_override) {
+static int name_check(const char* what, const char* name) {
   if (name == NULL || name[0] == '\0')
-    return dh_error_set("ValueError", "dh_func_register: function name is %s",
-                        name == NULL ? "NULL" : "empty");
-  if (fn.call == NULL)
-    return dh_error_set("ValueError", "dh_func_register: function %s has a NULL call", name);
-  pthread_rwlock_wrlock(&g_lock);
-  int found;
-  size_t i = find(name, &found);
-  if (found) {
-    if (!allow_override) {
-      pthread_rwlock_unlock(&g_lock);
-      return dh_error_set("KeyError", "function %s is already registered", name);
-    }
-    g_entries[i].fn = fn;
-    pthread_rwlock_unlock(&g_lock);
-    return 0;
-  }
-  char* copy = strdup(name);
-  if (copy == NULL) {
-    pthread_rwlock_unlock(&g_lock);
-    return dh_error_set("OutOfMemoryError", "dh_func_register: out of memory for %s", name);
-  }
-  if (g_count == g_cap) {
-    size_t cap = g_cap ? g_cap * 2 : 64;
-    entry_t* e = realloc(g_entries, cap * sizeof *e);
-    if (e == NULL) {
-      pthread_rwlock_unlock(&g_lock);
-      free(copy);
-      return dh_error_set("OutOfMemoryError", "dh_func_register: out of memory for %s", name);
-    }
-    g_entries = e;
-    g_cap = cap;
-  }
-  memmove(&g_entries[i + 1], &g_entries[i], (g_count - i) * sizeof *g_entries);
-  g_entries[i].name = copy;
-  g_entries[i].fn = fn;
-  g_count++;
-  pthread_rwlock_unlock(&g_lock);
+    return dh_error_set("ValueError", "%s: function name is %s", what, name == NULL ? "NULL" : "empty");
   return 0;
 }
 
 int dh_func_get(const char* name, dh_function_t* out_fn) {
   if (name == NULL) return dh_error_set("ValueError", "dh_func_get: function name is NULL");
-  pthread_rwlock_rdlock(&g_lock);
-  int found;
-  size_t i = find(name, &found);
-  if (found && out_fn != NULL) *out_fn = g_entries[i].fn;
-  pthread_rwlock_unlock(&g_lock);
-  if (!found) return dh_error_set("KeyError", "function %s is not registered", name);
+  TVMFFIByteArray n = {name, strlen(name)};
+  TVMFFIObjectHandle h = NULL;
+  if (TVMFFIFunctionGetGlobal(&n, &h) != 0) return -1;
+  if (h == NULL) return dh_error_set("KeyError", "function %s is not registered", name);
+  if (out_fn != NULL) out_fn->handle = h;
+  else TVMFFIObjectDecRef(h);
   return 0;
+}
+
+int dh_func_register(const char* name, dh_safe_call_t call, void* self, int allow_override) {
+  if (name_check("dh_func_register", name) != 0) return -1;
+  if (call == NULL)
+    return dh_error_set("ValueError", "dh_func_register: function %s has a NULL call", name);
+  TVMFFIByteArray n = {name, strlen(name)};
+  if (!allow_override) {
+    TVMFFIObjectHandle old = NULL;
+    if (TVMFFIFunctionGetGlobal(&n, &old) != 0) return -1;
+    if (old != NULL) {
+      TVMFFIObjectDecRef(old);
+      return dh_error_set("KeyError", "function %s is already registered", name);
+    }
+  }
+  dh_function_t f;
+  if (dh_func_create(call, self, NULL, &f) != 0) return -1;
+  int rc = TVMFFIFunctionSetGlobal(&n, f.handle, allow_override);
+  dh_func_release(&f); /* the table holds its own reference */
+  return rc == 0 ? 0 : -1;
 }
 
 int dh_func_remove(const char* name) {
   if (name == NULL) return dh_error_set("ValueError", "dh_func_remove: function name is NULL");
-  pthread_rwlock_wrlock(&g_lock);
-  int found;
-  size_t i = find(name, &found);
-  if (found) {
-    free(g_entries[i].name);
-    memmove(&g_entries[i], &g_entries[i + 1], (g_count - i - 1) * sizeof *g_entries);
-    g_count--;
+  dh_function_t rm;
+  if (dh_func_get("ffi.FunctionRemoveGlobal", &rm) != 0)
+    return dh_error_prefix("dh_func_remove(%s)", name);
+  dh_any_t arg, rv;
+  if (dh_any_string(name, strlen(name), &arg) != 0) {
+    dh_func_release(&rm);
+    return -1;
   }
-  pthread_rwlock_unlock(&g_lock);
-  if (!found) return dh_error_set("KeyError", "function %s is not registered", name);
+  int rc = dh_func_call(&rm, &arg, 1, &rv);
+  dh_any_release(&arg);
+  dh_func_release(&rm);
+  if (rc != 0) return -1;
+  if (rv.type_index == DH_TYPE_BOOL && rv.v_int64 == 0)
+    return dh_error_set("KeyError", "function %s is not registered", name);
+  dh_any_release(&rv);
   return 0;
-}
-
-size_t dh_func_list(void (*visit)(const char* name, void* user), void* user) {
-  pthread_rwlock_rdlock(&g_lock);
-  size_t n = g_count;
-  if (visit != NULL)
-    for (size_t i = 0; i < n; i++) visit(g_entries[i].name, user);
-  pthread_rwlock_unlock(&g_lock);
-  return n;
 }

@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 
 #include "devharness/device_api.h"
+#include "devharness/function.h"
 #include "devharness/tensor.h"
 
 /* Internal functions are hidden: not exported from libdevharness.so, no PLT. */
@@ -35,6 +36,8 @@ typedef struct dh__slot {
   atomic_int init_state;  /* 0 not run, 1 succeeded, -1 failed (release/acquire) */
   char init_kind[64];     /* init's error kind when init_state == -1 */
   char init_message[512]; /* init's error message when init_state == -1 */
+  dh_function_t* functions; /* tvm-ffi Function of each backend.functions[i] (owned
+                               references; what "<name>.<fn>" is registered as) */
 } dh__slot;
 
 /* The slot serving device_type, or NULL. Lock-free (acquire load); cheap. */
@@ -85,8 +88,10 @@ DH__INTERNAL int dh__tensor_check_copy(const DLTensor* from, const DLTensor* to,
 DH__TEST_EXPORT int dh__backend_accept(const char* origin, const dh_backend_t* plugin_struct,
                                        size_t available_bytes, dh_backend_t* out_copy);
 
-/* dh_error_clear without the PLT hop, for dh_func_call's hot path (runtime/error.c). */
-DH__INTERNAL void dh__error_reset(void);
+/* 1 when tvm-ffi holds a raised error on this thread (its kind/message are then
+ * copied to the buffers dh_error_kind/dh_error_message return), else 0. The error
+ * stays raised (runtime/error.c). */
+DH__INTERNAL int dh__error_peek(void);
 
 /* Writes "[a, b, c]" for n int64 values into buf (truncated to size). Returns buf. */
 DH__INTERNAL const char* dh__format_int64s(const int64_t* v, int n, char* buf, size_t size);

@@ -1,38 +1,62 @@
-/* runtime/module.c — shared objects exporting __tvm_ffi_<name> (devharness/module.h). */
+/*
+ * runtime/module.c — devharness/module.h on tvm-ffi's own library module: loading is
+ * tvm-ffi's "ffi.ModuleLoadFromFile" (dlopen RTLD_LAZY|RTLD_LOCAL, then the
+ * `__tvm_ffi__library_ctx` symbol bound to the module object and the context symbols
+ * registered with TVMFFIEnvModRegisterContextSymbol initialised) and lookup is
+ * "ffi.ModuleGetFunction" (symbol `__tvm_ffi_<name>`, wrapped as a Function that
+ * keeps the module alive and turns a raised error into the caller's error);
+ * apache-tvm-ffi 0.1.15 src/ffi/extra/library_module.cc, module.cc,
+ * library_module_dynamic_lib.cc. So a module behaves exactly as under
+ * tvm_ffi.load_module in Python.
+ */
 #include "devharness/module.h"
 
-#include <dlfcn.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "devharness/error.h"
 
 struct dh_module {
-  void* handle;
-  char* path; /* owned */
+  void* handle; /* the tvm-ffi Module object (one reference) */
+  char* path;   /* owned */
 };
+
+/* Calls the tvm-ffi global `name` with args; result owned by the caller. */
+static int call_global(const char* name, const dh_any_t* args, int32_t n, dh_any_t* rv) {
+  dh_function_t f;
+  if (dh_func_get(name, &f) != 0) return -1;
+  int rc = dh_func_call(&f, args, n, rv);
+  dh_func_release(&f);
+  return rc;
+}
 
 int dh_module_load(const char* path, dh_module_t** out_module) {
   if (out_module != NULL) *out_module = NULL;
   if (path == NULL || path[0] == '\0')
     return dh_error_set("ValueError", "dh_module_load: path is %s", path ? "empty" : "NULL");
   if (out_module == NULL) return dh_error_set("ValueError", "dh_module_load: out_module is NULL");
-  dlerror();
-  void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (h == NULL) {
-    const char* why = dlerror();
-    return dh_error_set("IOError", "%s: cannot load module: %s", path, why ? why : "dlopen failed");
+  if (access(path, R_OK) != 0)
+    return dh_error_set("IOError", "%s: cannot load module: file not readable", path);
+  dh_any_t arg, rv;
+  if (dh_any_string(path, strlen(path), &arg) != 0) return -1;
+  int rc = call_global("ffi.ModuleLoadFromFile", &arg, 1, &rv);
+  dh_any_release(&arg);
+  if (rc != 0) return dh_error_prefix("%s: cannot load module", path);
+  if (rv.type_index != DH_TYPE_MODULE) {
+    dh_any_release(&rv);
+    return dh_error_set("InternalError", "%s: loader returned %s, not a Module", path,
+                        dh_type_index_name(rv.type_index));
   }
   dh_module_t* m = calloc(1, sizeof *m);
   char* p = strdup(path);
   if (m == NULL || p == NULL) {
     free(m);
     free(p);
-    dlclose(h);
+    dh_any_release(&rv);
     return dh_error_set("OutOfMemoryError", "%s: out of memory loading module", path);
   }
-  m->handle = h;
+  m->handle = rv.v_ptr; /* the reference moves into the module */
   m->path = p;
   *out_module = m;
   return 0;
@@ -43,22 +67,21 @@ int dh_module_get_function(dh_module_t* module, const char* name, dh_function_t*
   if (name == NULL || name[0] == '\0')
     return dh_error_set("ValueError", "%s: function name is %s", module->path,
                         name ? "empty" : "NULL");
-  char sym[512];
-  int n = snprintf(sym, sizeof sym, "%s%s", DH_MODULE_SYMBOL_PREFIX, name);
-  if (n < 0 || (size_t)n >= sizeof sym)
-    return dh_error_set("ValueError", "%s: function name too long (%zu bytes)", module->path,
-                        strlen(name));
-  dlerror();
-  void* p = dlsym(module->handle, sym);
-  if (p == NULL)
-    return dh_error_set("KeyError", "symbol %s not found in %s", sym, module->path);
-  if (out_fn != NULL) {
-    /* POSIX guarantees object/function pointer conversion for dlsym results. */
-    dh_safe_call_t call;
-    memcpy(&call, &p, sizeof call);
-    out_fn->call = call;
-    out_fn->self = NULL;
+  dh_any_t args[3], rv;
+  args[0] = dh_any_make(DH_TYPE_MODULE);
+  args[0].v_ptr = module->handle;
+  if (dh_any_string(name, strlen(name), &args[1]) != 0) return -1;
+  args[2] = dh_any_bool(1); /* query imports too, as tvm_ffi.Module.get_function does */
+  int rc = call_global("ffi.ModuleGetFunction", args, 3, &rv);
+  dh_any_release(&args[1]);
+  if (rc != 0) return dh_error_prefix("%s: function %s", module->path, name);
+  if (rv.type_index != DH_TYPE_FUNCTION) {
+    dh_any_release(&rv);
+    return dh_error_set("KeyError", "symbol %s%s not found in %s", DH_MODULE_SYMBOL_PREFIX, name,
+                        module->path);
   }
+  if (out_fn != NULL) out_fn->handle = rv.v_ptr;
+  else dh_any_release(&rv);
   return 0;
 }
 
@@ -66,7 +89,9 @@ const char* dh_module_path(const dh_module_t* module) { return module ? module->
 
 void dh_module_free(dh_module_t* module) {
   if (module == NULL) return;
-  dlclose(module->handle);
+  dh_any_t m = dh_any_make(DH_TYPE_MODULE);
+  m.v_ptr = module->handle;
+  dh_any_release(&m);
   free(module->path);
   free(module);
 }

@@ -119,7 +119,8 @@ static int valid_name(const char* s) {
   return strlen(s) < 48;
 }
 
-/* Unregisters the functions of a slot (device_api.<name>, <name>.<fn>). */
+/* Unregisters the functions of a slot (device_api.<name>, <name>.<fn>) from tvm-ffi's
+ * global table and drops the slot's cached Function references. */
 static void unregister_slot(dh__slot* slot) {
   char key[256];
   const dh_backend_t* b = &slot->backend;
@@ -128,7 +129,10 @@ static void unregister_slot(dh__slot* slot) {
   for (size_t i = 0; i < b->num_functions; i++) {
     snprintf(key, sizeof key, "%s.%s", b->name, b->functions[i].name);
     dh_func_remove(key);
+    if (slot->functions != NULL) dh_func_release(&slot->functions[i]);
   }
+  free(slot->functions);
+  slot->functions = NULL;
   dh_error_clear();
 }
 
@@ -226,18 +230,24 @@ static int validate_unique(const char* path, const dh_backend_t* b) {
   return 0;
 }
 
-/* Registers device_api.<name> and the module functions. -1 (and nothing left
+/* Registers device_api.<name> and the module functions in tvm-ffi's global table
+ * (so Python's tvm_ffi.get_global_func and TVM see them) and keeps one Function
+ * reference per module function in the slot for dh_device_call. -1 (and nothing left
  * registered) on failure. */
 static int register_slot(dh__slot* slot) {
   char key[256];
   const dh_backend_t* b = &slot->backend;
   snprintf(key, sizeof key, "device_api.%s", b->name);
-  dh_function_t getter = {device_api_getter, slot};
-  if (dh_func_register(key, getter, 1) != 0) return -1;
+  if (dh_func_register(key, device_api_getter, slot, 1) != 0) return -1;
+  slot->functions = calloc(b->num_functions ? b->num_functions : 1, sizeof *slot->functions);
+  if (slot->functions == NULL) {
+    unregister_slot(slot);
+    return dh_error_set("OutOfMemoryError", "%s: out of memory registering functions", slot->path);
+  }
   for (size_t i = 0; i < b->num_functions; i++) {
     snprintf(key, sizeof key, "%s.%s", b->name, b->functions[i].name);
-    dh_function_t fn = {b->functions[i].call, NULL};
-    if (dh_func_register(key, fn, 1) != 0) {
+    if (dh_func_register(key, b->functions[i].call, NULL, 1) != 0 ||
+        dh_func_get(key, &slot->functions[i]) != 0) {
       unregister_slot(slot);
       return dh_error_set("ABIError", "%s: cannot register %s", slot->path, key);
     }

@@ -2,11 +2,17 @@
 # the targets engineer's runtime/target*.c).
 RUNTIME_SRCS := $(sort $(wildcard runtime/*.c))
 RUNTIME_OBJS := $(call obj,$(RUNTIME_SRCS))
-RUNTIME_LDLIBS := -ldl -ljansson -lhwloc -pthread
+RUNTIME_LDLIBS := $(TVM_FFI_LINK) -ldl -ljansson -lhwloc -pthread
 
+# Versioned SONAME: the file is libdevharness.so.$(DH_SOVERSION) and libdevharness.so
+# links to it (what -ldevharness finds); programs and plugins record the SONAME.
+# Linked against libtvm_ffi.so with the run path TVM_FFI_RPATH (Makefile).
+DH_SOVERSION := 0
+RUNTIME_SONAME := libdevharness.so.$(DH_SOVERSION)
 $(RUNTIME_LIB): $(RUNTIME_OBJS)
 	@mkdir -p $(@D)
-	$(CC) -shared $(LDFLAGS) -Wl,-soname,libdevharness.so -o $@ $^ $(RUNTIME_LDLIBS)
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,$(RUNTIME_SONAME) -o $(@D)/$(RUNTIME_SONAME) $^ $(RUNTIME_LDLIBS)
+	ln -sfn $(RUNTIME_SONAME) $@
 
 # Symbols the runtime core does not define (libc, libdl, pthread, jansson, hwloc
 # aside) are listed; used by `make check-runtime-symbols`.

@@ -285,9 +285,6 @@ static int dh_cpu_copy_data_from_to(const void* from, size_t from_offset, void* 
  * Streams: a single queue; everything is complete when it returns
  *===========================================================================*/
 
-/* Per thread, per device (only cpu:0, and only NULL is a valid stream). */
-static _Thread_local dh_stream_t dh_cpu_tls_stream;
-
 static int dh_cpu_check_stream(DLDevice dev, dh_stream_t stream) {
   if (dh_cpu_check_device(dev) != 0) return -1;
   if (stream != NULL)
@@ -307,15 +304,14 @@ static int dh_cpu_free_stream(DLDevice dev, dh_stream_t stream) {
 
 static int dh_cpu_set_stream(DLDevice dev, dh_stream_t stream) {
   if (dh_cpu_check_stream(dev, stream) != 0) return -1;
-  dh_cpu_tls_stream = stream;
-  return 0;
+  return dh_env_set_stream(dev, stream); /* tvm-ffi's environment stream (backend.h) */
 }
 
 static int dh_cpu_get_current_stream(DLDevice dev, dh_stream_t* out_stream) {
   if (out_stream == NULL)
     return dh_error_set("ValueError", "cpu: get_current_stream: out_stream is NULL");
   if (dh_cpu_check_device(dev) != 0) return -1;
-  *out_stream = dh_cpu_tls_stream;
+  *out_stream = dh_env_get_stream(dev);
   return 0;
 }
 
@@ -343,10 +339,10 @@ static int dh_cpu_f_noop(void* self, const dh_any_t* args, int32_t num_args, dh_
 static int dh_cpu_f_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
   (void)self;
   (void)result;
-  if (num_args < 2 || args[0].type_index != DH_TYPE_DL_TENSOR_PTR ||
+  if (num_args < 2 || dh_any_as_tensor(&args[0]) == NULL ||
       args[1].type_index != DH_TYPE_INT)
     return dh_error_set("TypeError", "cpu.fill: expected (DLTensorPtr dst, Int value)");
-  const DLTensor* t = args[0].v_ptr;
+  const DLTensor* t = dh_any_as_tensor(&args[0]);
   size_t nbytes;
   if (t == NULL || t->data == NULL)
     return dh_error_set("TypeError", "cpu.fill: dst is a NULL tensor or has NULL data");

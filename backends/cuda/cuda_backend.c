@@ -86,7 +86,12 @@ static void on_fork_child(void) { g_forked_after_init = 1; }
 dh_cuda_device_t dh_cuda_devices[DH_CUDA_MAX_DEVICES];
 
 /* Current stream per thread per device (TVM SetStream / GetCurrentStream). */
-static _Thread_local CUstream tl_stream[DH_CUDA_MAX_DEVICES];
+/* The current stream is tvm-ffi's environment stream (backend.h dh_env_get_stream),
+ * as in TVM's CUDA DeviceAPI: a stream PyTorch or TVM set is the one kernels run on. */
+static CUstream cuda_env_stream(int device_id) {
+  DLDevice d = {kDLCUDA, device_id};
+  return (CUstream)dh_env_get_stream(d);
+}
 
 /* Over-aligned allocations: aligned pointer -> cuMemAlloc base. */
 typedef struct overaligned {
@@ -876,7 +881,7 @@ static int cuda_create_stream(DLDevice dev, dh_stream_t* out_stream) {
 static int cuda_free_stream(DLDevice dev, dh_stream_t stream) {
   if (!stream) return 0; /* NULL is a no-op, even without devices */
   if (dh_cuda_enter(dev, "free_stream", NULL)) return -1;
-  if (tl_stream[dev.device_id] == (CUstream)stream) tl_stream[dev.device_id] = NULL;
+  if (cuda_env_stream(dev.device_id) == (CUstream)stream) dh_env_set_stream(dev, NULL);
   /* Pending work completes; the driver releases the stream afterwards. */
   CUresult r = dh_cuda_drv.stream_destroy((CUstream)stream);
   if (r != CUDA_SUCCESS) return dh_cuda_fail(r, "cuStreamDestroy_v2");
@@ -885,19 +890,18 @@ static int cuda_free_stream(DLDevice dev, dh_stream_t stream) {
 
 static int cuda_set_stream(DLDevice dev, dh_stream_t stream) {
   if (dh_cuda_check_device(dev, "set_stream")) return -1;
-  tl_stream[dev.device_id] = (CUstream)stream;
-  return 0;
+  return dh_env_set_stream(dev, stream);
 }
 
 static int cuda_get_current_stream(DLDevice dev, dh_stream_t* out_stream) {
   if (!out_stream) return dh_error_set("ValueError", "cuda: get_current_stream: out_stream is NULL");
   *out_stream = NULL;
   if (dh_cuda_check_device(dev, "get_current_stream")) return -1;
-  *out_stream = (dh_stream_t)tl_stream[dev.device_id];
+  *out_stream = (dh_stream_t)cuda_env_stream(dev.device_id);
   return 0;
 }
 
-CUstream dh_cuda_current_stream(int device_id) { return tl_stream[device_id]; }
+CUstream dh_cuda_current_stream(int device_id) { return cuda_env_stream(device_id); }
 
 static int cuda_stream_sync(DLDevice dev, dh_stream_t stream) {
   if (dh_cuda_enter(dev, "stream_sync", NULL)) return -1;
@@ -996,7 +1000,7 @@ static int fn_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t*
                         num_args >= 1 && args ? dh_type_index_name(args[0].type_index) : "");
   DLDevice dev = args[0].v_device;
   if (dh_cuda_check_device(dev, "noop")) return -1;
-  return dh_cuda_launch_noop(dev, tl_stream[dev.device_id]);
+  return dh_cuda_launch_noop(dev, cuda_env_stream(dev.device_id));
 }
 
 static int fn_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
@@ -1005,13 +1009,13 @@ static int fn_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t*
   if (num_args != 2 || !args)
     return dh_error_set("TypeError", "cuda.fill: expected (DLTensorPtr dst, Int value), got %d "
                                      "argument%s", (int)num_args, num_args == 1 ? "" : "s");
-  if (args[0].type_index != DH_TYPE_DL_TENSOR_PTR || !args[0].v_ptr)
+  if (dh_any_as_tensor(&args[0]) == NULL)
     return dh_error_set("TypeError", "cuda.fill: args[0] (dst) must be a non-NULL DLTensorPtr, got %s",
                         dh_type_index_name(args[0].type_index));
   if (args[1].type_index != DH_TYPE_INT)
     return dh_error_set("TypeError", "cuda.fill: args[1] (value) must be Int, got %s",
                         dh_type_index_name(args[1].type_index));
-  const DLTensor* t = (const DLTensor*)args[0].v_ptr;
+  const DLTensor* t = dh_any_as_tensor(&args[0]);
   DLDevice dev = t->device;
   if (dh_cuda_check_device(dev, "fill")) return -1;
   if (!dh_tensor_is_contiguous(t))
@@ -1034,7 +1038,7 @@ static int fn_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t*
   if (blocks > 65535) blocks = 65535; /* grid-stride loop covers the rest */
   void* params[] = {&p, &value, &nwords};
   CUresult r = dh_cuda_drv.launch_kernel(d->fn_fill, (unsigned)blocks, 1, 1, 256, 1, 1, 0,
-                                         tl_stream[dev.device_id], params, NULL);
+                                         cuda_env_stream(dev.device_id), params, NULL);
   if (r != CUDA_SUCCESS)
     return dh_cuda_fail(r, "cuLaunchKernel(dh_cuda_fill, <<<%llu, 256>>>, %llu words)", blocks, nwords);
   return 0;

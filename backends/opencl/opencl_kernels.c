@@ -106,13 +106,13 @@ int dh_ocl_fn_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
   if (n < 2 || !args)
     return dh_error_set("TypeError", "opencl.fill: expected 2 arguments (DLTensorPtr, Int), "
                         "got %d", (int)n);
-  if (args[0].type_index != DH_TYPE_DL_TENSOR_PTR || !args[0].v_ptr)
+  if (dh_any_as_tensor(&args[0]) == NULL)
     return dh_error_set("TypeError", "opencl.fill: argument 0 must be DLTensorPtr, got %s",
                         dh_type_index_name(args[0].type_index));
   if (args[1].type_index != DH_TYPE_INT && args[1].type_index != DH_TYPE_BOOL)
     return dh_error_set("TypeError", "opencl.fill: argument 1 must be Int, got %s",
                         dh_type_index_name(args[1].type_index));
-  const DLTensor* t = args[0].v_ptr;
+  const DLTensor* t = dh_any_as_tensor(&args[0]);
   uint32_t value = (uint32_t)args[1].v_int64;
   if (dh_ocl_check_dev(t->device, "fill") != 0) return -1;
   int d = t->device.device_id;

@@ -13,10 +13,14 @@
 #include "opencl_internal.h"
 
 /* current stream per thread per device (TVM SetStream/GetCurrentStream) */
-static _Thread_local dh_stream_t tls_stream[OCL_MAX_DEVICES];
+/* The current stream is tvm-ffi's environment stream (backend.h dh_env_get_stream). */
+static DLDevice ocl_dev(int d) {
+  DLDevice v = {(DLDeviceType)OCL_DEVICE_TYPE, d};
+  return v;
+}
 
 /* The thread's current stream of device d, unchecked (opencl_internal.h). */
-dh_stream_t dh_ocl_thread_stream(int d) { return tls_stream[d]; }
+dh_stream_t dh_ocl_thread_stream(int d) { return dh_env_get_stream(ocl_dev(d)); }
 
 /* Resolves a stream handle of device d to its queue (NULL -> default queue). */
 int dh_ocl_resolve_queue(int d, dh_stream_t stream, const char* where, cl_command_queue* out) {
@@ -82,30 +86,26 @@ int dh_ocl_free_stream(DLDevice dev, dh_stream_t stream) {
   cl_int err = clFinish(s->q); /* no lost work */
   clReleaseCommandQueue(s->q);
   free(s);
-  if (tls_stream[dev.device_id] == stream) tls_stream[dev.device_id] = NULL;
+  if (dh_env_get_stream(dev) == stream) dh_env_set_stream(dev, NULL);
   if (err != CL_SUCCESS) return OCL_FAIL("clFinish", err);
   return 0;
 }
 
 int dh_ocl_set_stream(DLDevice dev, dh_stream_t stream) {
   if (dh_ocl_check_dev(dev, "set_stream") != 0) return -1;
-  if (stream == NULL) {
-    tls_stream[dev.device_id] = NULL;
-    return 0;
-  }
+  if (stream == NULL) return dh_env_set_stream(dev, NULL);
   cl_command_queue q;
   if (dh_ocl_resolve_queue(dev.device_id, stream, "set_stream", &q) != 0) return -1;
-  tls_stream[dev.device_id] = stream;
-  return 0;
+  return dh_env_set_stream(dev, stream);
 }
 
 int dh_ocl_get_current_stream(DLDevice dev, dh_stream_t* out) {
   if (!out) return dh_error_set("ValueError", "opencl: get_current_stream: out_stream is NULL");
   *out = NULL;
   if (dh_ocl_check_dev(dev, "get_current_stream") != 0) return -1;
-  dh_stream_t s = tls_stream[dev.device_id];
-  if (s && !dh_ocl_hreg_find(s, H_STREAM, NULL)) { /* freed by another thread */
-    tls_stream[dev.device_id] = NULL;
+  dh_stream_t s = dh_env_get_stream(dev);
+  if (s && !dh_ocl_hreg_find(s, H_STREAM, NULL)) { /* freed by another thread, or foreign */
+    dh_env_set_stream(dev, NULL);
     s = NULL;
   }
   *out = s;

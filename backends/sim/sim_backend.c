@@ -29,7 +29,11 @@
  * GetCurrentStream are per thread and per device)
  *===========================================================================*/
 
-static _Thread_local dh_stream_t dh_sim_tls_stream[DH_SIM_MAX_DEVICES];
+/* The current stream is tvm-ffi's environment stream (backend.h dh_env_get_stream). */
+static DLDevice dh_sim_dev(int id) {
+  DLDevice d = {(DLDeviceType)DH_SIM_DEVICE_TYPE, id};
+  return d;
+}
 static _Thread_local int dh_sim_tls_device;
 
 /*===========================================================================
@@ -252,7 +256,7 @@ static int dh_sim_b_free_stream(DLDevice dev, dh_stream_t stream) {
   dh_sim_obj_t* obj;
   if (dh_sim_table_remove(&d->streams, DH_SIM_KIND_STREAM, d->id, stream, "stream", &obj) != 0)
     return -1;
-  if (dh_sim_tls_stream[d->id] == stream) dh_sim_tls_stream[d->id] = NULL;
+  if (dh_env_get_stream(dh_sim_dev(d->id)) == stream) dh_env_set_stream(dh_sim_dev(d->id), NULL);
   /* Pending work completes before the worker exits (TVM: FreeStream loses nothing). */
   int rc = dh_sim_stream_close((dh_sim_stream_t*)obj);
   dh_sim_obj_release(obj);
@@ -267,8 +271,7 @@ static int dh_sim_b_set_stream(DLDevice dev, dh_stream_t stream) {
     if (dh_sim_stream_get(d, stream, &s) != 0) return -1;
     dh_sim_obj_release(&s->obj);
   }
-  dh_sim_tls_stream[d->id] = stream;
-  return 0;
+  return dh_env_set_stream(dh_sim_dev(d->id), stream);
 }
 
 static int dh_sim_b_get_current_stream(DLDevice dev, dh_stream_t* out_stream) {
@@ -276,7 +279,7 @@ static int dh_sim_b_get_current_stream(DLDevice dev, dh_stream_t* out_stream) {
   if (out_stream == NULL)
     return dh_error_set("ValueError", "sim: get_current_stream: out_stream is NULL");
   if (dh_sim_device_get(dev, &d) != 0) return -1;
-  *out_stream = dh_sim_tls_stream[d->id];
+  *out_stream = dh_env_get_stream(dh_sim_dev(d->id));
   return 0;
 }
 
@@ -374,7 +377,7 @@ static int dh_sim_b_event_free(DLDevice dev, dh_event_t event) {
 
 /* The calling thread's current stream of d, with a reference. */
 static int dh_sim_current_stream(dh_sim_device_t* d, dh_sim_stream_t** out) {
-  return dh_sim_stream_get(d, dh_sim_tls_stream[d->id], out);
+  return dh_sim_stream_get(d, dh_env_get_stream(dh_sim_dev(d->id)), out);
 }
 
 /* noop(Device dev): enqueue the empty kernel on the current stream. */
@@ -399,10 +402,10 @@ static int dh_sim_f_noop(void* self, const dh_any_t* args, int32_t num_args, dh_
 static int dh_sim_f_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
   (void)self;
   (void)result;
-  if (num_args < 2 || args[0].type_index != DH_TYPE_DL_TENSOR_PTR ||
+  if (num_args < 2 || dh_any_as_tensor(&args[0]) == NULL ||
       args[1].type_index != DH_TYPE_INT)
     return dh_error_set("TypeError", "sim.fill: expected (DLTensorPtr dst, Int value)");
-  const DLTensor* t = args[0].v_ptr;
+  const DLTensor* t = dh_any_as_tensor(&args[0]);
   size_t nbytes;
   if (t == NULL) return dh_error_set("TypeError", "sim.fill: dst is a NULL tensor");
   if (!dh_tensor_is_contiguous(t))

@@ -190,12 +190,12 @@ static int fill_chunk(dhvk_device_t* d, dhvk_stream_t* s, dhvk_buf_t* b, size_t 
 
 static int fn_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
   (void)self;
-  if (n < 2 || args[0].type_index != DH_TYPE_DL_TENSOR_PTR || args[1].type_index != DH_TYPE_INT)
+  if (n < 2 || dh_any_as_tensor(&args[0]) == NULL || args[1].type_index != DH_TYPE_INT)
     return dh_error_set("TypeError",
                         "vulkan.fill(DLTensorPtr dst, Int value): got %d argument%s (%s, %s)", (int)n,
                         n == 1 ? "" : "s", n > 0 ? dh_type_index_name(args[0].type_index) : "-",
                         n > 1 ? dh_type_index_name(args[1].type_index) : "-");
-  const DLTensor* t = args[0].v_ptr;
+  const DLTensor* t = dh_any_as_tensor(&args[0]);
   if (!t) return dh_error_set("TypeError", "vulkan.fill: dst is a NULL DLTensor");
   dhvk_device_t* d = NULL;
   if (dh_vk_check_dev(t->device, &d)) return -1;

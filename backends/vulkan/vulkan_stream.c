@@ -16,8 +16,12 @@ typedef struct dhvk_event {
   int recorded;
 } dhvk_event_t;
 
-/* The current stream, per thread and per device (set_stream / get_current_stream). */
-static _Thread_local dhvk_stream_t* tl_current[DHVK_MAX_DEVICES];
+/* The current stream, per thread and per device (set_stream / get_current_stream), is
+ * tvm-ffi's environment stream (backend.h dh_env_get_stream). */
+static DLDevice vk_dev(int id) {
+  DLDevice v = {kDLVulkan, id};
+  return v;
+}
 
 /*===========================================================================
  * Streams
@@ -330,7 +334,7 @@ int dh_vk_free_stream(DLDevice dev, dh_stream_t stream) {
   }
   pthread_mutex_unlock(&d->lock);
   for (int i = 0; i < DHVK_MAX_DEVICES; i++)
-    if (tl_current[i] == s) tl_current[i] = NULL;
+    if (dh_env_get_stream(vk_dev(i)) == (dh_stream_t)s) dh_env_set_stream(vk_dev(i), NULL);
   /* The drain above saw s's last timeline value reached, but lavapipe's queue thread
    * may still be inside that submission (it locks the semaphore's mutex after
    * signalling, and cleans the submission up afterwards), and submissions of other
@@ -353,8 +357,7 @@ int dh_vk_set_stream(DLDevice dev, dh_stream_t stream) {
   if (dh_vk_check_dev(dev, &d)) return -1;
   dhvk_stream_t* s = NULL;
   if (stream && dh_vk_resolve_stream(d, dev.device_id, stream, &s)) return -1;
-  tl_current[dev.device_id] = stream;
-  return 0;
+  return dh_env_set_stream(dev, stream);
 }
 
 int dh_vk_get_current_stream(DLDevice dev, dh_stream_t* out) {
@@ -362,7 +365,7 @@ int dh_vk_get_current_stream(DLDevice dev, dh_stream_t* out) {
   if (!out) return dh_error_set("ValueError", "get_current_stream: out_stream is NULL");
   *out = NULL;
   if (dh_vk_check_dev(dev, &d)) return -1;
-  *out = tl_current[dev.device_id];
+  *out = dh_env_get_stream(dev);
   return 0;
 }
 
@@ -412,8 +415,13 @@ int dh_vk_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst) {
 }
 
 dhvk_stream_t* dh_vk_current_stream(dhvk_device_t* d, int dev) {
-  dhvk_stream_t* s = tl_current[dev];
-  return s ? s : d->default_stream;
+  dhvk_stream_t* s = NULL;
+  /* a handle set by another tvm-ffi user may not be ours: fall back to the default */
+  if (dh_vk_resolve_stream(d, dev, dh_env_get_stream(vk_dev(dev)), &s) != 0) {
+    dh_error_clear();
+    return d->default_stream;
+  }
+  return s;
 }
 
 /*===========================================================================

@@ -118,16 +118,20 @@ typedef enum dh_attr_kind {
  *     Enqueues an empty kernel on the calling thread's current stream of dev and
  *     returns without waiting. Errors: missing/wrong argument -> TypeError.
  * "fill"  (DLTensorPtr dst, Int value) -> None
+ *     (dst: a DLTensorPtr or a tvm-ffi Tensor; read it with dh_any_as_tensor)
  *     Enqueues a kernel on the calling thread's current stream of dst->device that
  *     writes (uint32_t)value to every 4-byte word of dst's bytes [byte_offset,
  *     byte_offset + nbytes(dst)). dst must be contiguous, byte_offset and nbytes
  *     multiples of 4, else ValueError. Returns without waiting (single-queue backends
  *     may complete it before returning).
  * "echo"  (Int index, any...) -> args[1 + index]
- *     Returns the argument at `index` unchanged (RawStr pointer and all).
+ *     Returns an owned copy of the argument at `index` (dh_any_copy: PODs and
+ *     objects unchanged, a RawStr as Str/SmallStr of the same bytes, a ByteArrayPtr
+ *     as Bytes/SmallBytes), as tvm-ffi callers require.
  *     IndexError when index is out of range; TypeError when args[0] is not Int.
- * "raise" (RawStr kind, RawStr message) -> error
- *     Returns -1 with exactly that kind and message stored.
+ * "raise" (Str kind, Str message) -> error
+ *     Returns -1 with exactly that kind and message raised (any string form:
+ *     RawStr, SmallStr, Str); a tvm-ffi caller sees that exception kind.
  */
 #define DH_FUNC_NOOP "noop"
 #define DH_FUNC_FILL "fill"
@@ -140,8 +144,7 @@ typedef enum dh_attr_kind {
  * quote the ceiling of device-to-device copies; a backend that cannot tell omits it. */
 #define DH_FUNC_MEMORY_PEAK_BANDWIDTH "memory_peak_bandwidth"
 
-/* Reference implementations of "echo" and "raise" with exactly the semantics above
- * (kind and message may be RawStr or SmallStr). They have nothing device-specific in
+/* Reference implementations of "echo" and "raise" with exactly the semantics above. They have nothing device-specific in
  * them, so a backend normally lists these in its function table:
  *   {DH_FUNC_ECHO, dh_backend_func_echo}, {DH_FUNC_RAISE, dh_backend_func_raise}
  * Thread-safe; self and result as for any safe call (runtime/backend_funcs.c). */
@@ -279,7 +282,9 @@ typedef struct dh_backend {
   /* TVM FreeStream: pending work still completes. NULL is a no-op. */
   int (*free_stream)(DLDevice dev, dh_stream_t stream);
   /* TVM SetStream / GetCurrentStream: the current stream is per thread and per device;
-   * a thread that never set one gets NULL (default stream). */
+   * a thread that never set one gets NULL (default stream). It is tvm-ffi's
+   * environment stream: set_stream checks the handle, then dh_env_set_stream;
+   * get_current_stream returns dh_env_get_stream (see "The current stream" below). */
   int (*set_stream)(DLDevice dev, dh_stream_t stream);
   int (*get_current_stream)(DLDevice dev, dh_stream_t* out_stream);
   /* TVM StreamSync: returns once all work queued on stream before the call is done. */
@@ -321,6 +326,29 @@ typedef struct dh_backend {
  * struct_size; the loader then reads those fields as NULL, as it will for any field a
  * later minor version appends. */
 #define DH_BACKEND_SIZE_V1_0 (offsetof(dh_backend_t, num_functions) + sizeof(size_t))
+
+/*===========================================================================
+ * The current stream: tvm-ffi's environment stream
+ *===========================================================================
+ * The calling thread's current stream of a device is tvm-ffi's environment stream
+ * (TVMFFIEnvSetStream / TVMFFIEnvGetStream, apache-tvm-ffi 0.1.15
+ * include/tvm/ffi/extra/c_env_api.h; TVM's CUDA DeviceAPI SetStream/GetCurrentStream
+ * use the same), so a stream set by PyTorch, TVM or any tvm-ffi user is the one a
+ * backend's kernels run on, and one set through devharness is what they read.
+ * A backend's set_stream checks the handle and stores it with dh_env_set_stream; its
+ * get_current_stream and its module functions ("noop", "fill") read
+ * dh_env_get_stream. Per thread, per (device_type, device_id); NULL (the default
+ * stream) until set. Implemented by libdevharness, so a backend needs no tvm-ffi
+ * header. */
+
+/* The calling thread's environment stream of dev, NULL when none was set. Never
+ * fails; thread-safe (thread-local). */
+dh_stream_t dh_env_get_stream(DLDevice dev);
+
+/* Sets the calling thread's environment stream of dev (no check of the handle: the
+ * backend's set_stream checks it). 0, or -1 with the error raised (negative
+ * device_type or device_id: "ValueError"; out of memory). */
+int dh_env_set_stream(DLDevice dev, dh_stream_t stream);
 
 /* Type of the entry point. */
 typedef const dh_backend_t* (*dh_backend_entry_fn)(void);

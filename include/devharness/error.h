@@ -3,9 +3,14 @@
  *
  * Every fallible devharness function, every backend vtable entry and every packed
  * function returns int: 0 on success, -1 on error. On -1 the details — a kind and a
- * message — are stored in thread-local storage of the calling thread, as tvm-ffi does
- * (FACTS.md §3: "-1 with an error (kind + message) stored thread-locally"). A later
- * error on the same thread replaces them; other threads never see them.
+ * message — are tvm-ffi's raised error of the calling thread: dh_error_set calls
+ * TVMFFIErrorSetRaisedFromCStr, and dh_error_kind/dh_error_message read the error
+ * TVMFFIErrorMoveFromRaised would return (apache-tvm-ffi 0.1.15 include/tvm/ffi/c_api.h).
+ * So an error a backend sets reaches a tvm-ffi caller (Python's tvm_ffi raises it as
+ * the exception class named by the kind), and an error raised by tvm-ffi code (C++
+ * TVM_FFI_THROW, a Python callback) is what these functions read. A later error on the
+ * same thread replaces it; other threads never see it. This header needs no tvm-ffi
+ * header (the plugin ABI stays plain C).
  *
  * Kinds are tvm-ffi / Python style names. devharness uses these:
  *   "ValueError"          bad argument value (sizes, ids, offsets, option values)
@@ -51,15 +56,17 @@ int dh_error_setv(const char* kind, const char* fmt, va_list ap);
  * error is stored, stores ("InternalError", prefix). Thread-safe. */
 int dh_error_prefix(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The calling thread's last error kind, or NULL when none is stored. The pointer is
- * thread-local storage, valid until the next dh_error_* call on this thread. */
+/* The calling thread's raised error kind, or NULL when none is raised. The error stays
+ * raised. The pointer is a thread-local copy (truncated to DH_ERROR_KIND_MAX - 1
+ * bytes), valid until the next dh_error_* call on this thread. */
 const char* dh_error_kind(void);
 
-/* The calling thread's last error message, or "" when none is stored. Lifetime as
- * dh_error_kind. */
+/* The calling thread's raised error message, or "" when none is raised (a copy
+ * truncated to DH_ERROR_MESSAGE_MAX - 1 bytes). Lifetime as dh_error_kind. */
 const char* dh_error_message(void);
 
-/* Forgets the calling thread's last error. Thread-safe. */
+/* Forgets the calling thread's raised error (moves it out of tvm-ffi's store and
+ * releases it). Thread-safe. */
 void dh_error_clear(void);
 
 #ifdef __cplusplus

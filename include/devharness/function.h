@@ -1,16 +1,20 @@
 /*
- * devharness/function.h — packed functions and the global function registry.
+ * devharness/function.h — packed functions on tvm-ffi's function objects and global
+ * function table.
  *
- * The calling convention is tvm-ffi's safe call (FACTS.md §3):
+ * The calling convention is tvm-ffi's safe call (apache-tvm-ffi 0.1.15
+ * include/tvm/ffi/c_api.h TVMFFISafeCallType):
  *     int call(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result)
- * Arguments are borrowed for the duration of the call. `result` is set by the callee
- * (it is initialised to None by dh_func_call); 0 = success, -1 = error stored with
- * dh_error_set (devharness/error.h). Functions exported from shared objects are called
- * with self = NULL (see devharness/module.h).
+ * Arguments are borrowed views for the duration of the call. `result` is None on
+ * entry; a result holding an object is owned by the caller (devharness/any.h). 0 =
+ * success, -1 = error raised with dh_error_set (devharness/error.h).
  *
- * The registry maps names to functions, like TVM's global function table
- * (TVMFFIFunctionSetGlobal / GetGlobal). Backends register `device_api.<name>` in it
- * (FACTS.md §1 "Registration") and their module functions as `<backend>.<function>`.
+ * A dh_function_t is one reference to a tvm-ffi Function object, so the same function
+ * is callable through TVMFFIFunctionCall, from Python (tvm_ffi.get_global_func) and
+ * from TVM. The registry is tvm-ffi's global function table
+ * (TVMFFIFunctionSetGlobal / TVMFFIFunctionGetGlobal): backends' functions are
+ * registered there as `device_api.<name>` and `<backend>.<function>`, visible to every
+ * tvm-ffi user in the process (devharness/device_api.h "Plugins").
  */
 #ifndef DEVHARNESS_FUNCTION_H_
 #define DEVHARNESS_FUNCTION_H_
@@ -32,45 +36,56 @@ extern "C" {
 typedef int (*dh_safe_call_t)(void* self, const dh_any_t* args, int32_t num_args,
                               dh_any_t* result);
 
-/* A callable: code plus the state it is called with. Plain data, copyable; the
- * registry or module that handed it out keeps `self` alive (registry: until the
- * name is overridden or the process exits; module: until dh_module_free). */
+/* A callable: one owned reference to a tvm-ffi Function object (TVMFFIObjectHandle),
+ * or handle NULL for none. Release with dh_func_release; copying the struct does not
+ * add a reference. */
 typedef struct dh_function {
-  dh_safe_call_t call; /* never NULL in a function handed out by devharness */
-  void* self;          /* passed as the first argument; may be NULL */
+  void* handle;
 } dh_function_t;
 
 /*===========================================================================
- * Calling
+ * Making and calling
  *===========================================================================*/
 
-/* Calls `fn` with `num_args` borrowed arguments. *out_result is set to None first,
- * then by the callee. Returns the callee's 0/-1. A callee that returns -1 without
- * storing an error gets ("InternalError", "function returned -1 without an error").
- * Thread-safe if the callee is. */
+/* Wraps a C safe call as a tvm-ffi Function (TVMFFIFunctionCreate): calls run
+ * call(self, ...); deleter(self) runs when the last reference goes (may be NULL).
+ * *out owns one reference. 0, or -1 with the error raised ("ValueError" for a NULL
+ * call or out). Thread-safe. */
+int dh_func_create(dh_safe_call_t call, void* self, void (*deleter)(void* self),
+                   dh_function_t* out);
+
+/* Drops the reference *fn holds and sets handle to NULL. NULL fn or handle is a
+ * no-op. */
+void dh_func_release(dh_function_t* fn);
+
+/* Calls `fn` (TVMFFIFunctionCall) with `num_args` borrowed arguments. *out_result is
+ * set to None first, then by the callee, and owned by the caller (dh_any_release); a
+ * NULL out_result releases the result. Returns 0, or -1 with the callee's error
+ * raised; a callee that returns non-zero with no error raised gets ("InternalError",
+ * "function returned <rc> without an error"). As in tvm-ffi the error store is not
+ * cleared before the call. Errors: fn NULL or empty, num_args < 0, args NULL with
+ * num_args > 0 -> "ValueError". Thread-safe if the callee is. */
 int dh_func_call(const dh_function_t* fn, const dh_any_t* args, int32_t num_args,
                  dh_any_t* out_result);
 
 /*===========================================================================
- * Global registry (thread-safe: all functions may be called from any thread)
+ * Global table (tvm-ffi's; thread-safe)
  *===========================================================================*/
 
-/* Registers `fn` under `name` (copied). If the name exists: with allow_override != 0
- * it is replaced, else -1 ("KeyError", "function <name> is already registered").
- * Errors: name NULL or empty, fn.call NULL -> "ValueError". */
-int dh_func_register(const char* name, dh_function_t fn, int allow_override);
+/* Registers call/self (as dh_func_create, no deleter) under `name` in tvm-ffi's
+ * global table. If the name exists: with allow_override != 0 it is replaced, else -1
+ * ("KeyError", "function <name> is already registered"). Errors: name NULL or empty,
+ * call NULL -> "ValueError". */
+int dh_func_register(const char* name, dh_safe_call_t call, void* self, int allow_override);
 
-/* Looks `name` up. 0 and *out_fn set when found; -1 ("KeyError", "function <name> is
- * not registered") otherwise. Lock-free readers are not promised: a lookup takes a
- * read lock, so benchmarks time it as "registry lookup". */
+/* Looks `name` up (TVMFFIFunctionGetGlobal; any tvm-ffi global, whoever registered
+ * it). 0 and *out_fn owning a reference (dh_func_release) when found; -1 ("KeyError",
+ * "function <name> is not registered") otherwise. */
 int dh_func_get(const char* name, dh_function_t* out_fn);
 
-/* Removes `name`; 0 if it was there, -1 ("KeyError") if not. */
+/* Removes `name` from the global table (tvm-ffi's "ffi.FunctionRemoveGlobal"); 0 if
+ * it was there, -1 ("KeyError") if not. Holders of references keep working. */
 int dh_func_remove(const char* name);
-
-/* Calls visit(name, user) for every registered name in sorted order, under the read
- * lock (visit must not register or remove). Returns the number of names visited. */
-size_t dh_func_list(void (*visit)(const char* name, void* user), void* user);
 
 #ifdef __cplusplus
 }
