@@ -2,10 +2,16 @@
  * runtime/function.c — devharness/function.h on tvm-ffi's function objects and global
  * table (apache-tvm-ffi 0.1.15 include/tvm/ffi/c_api.h: TVMFFIFunctionCreate,
  * TVMFFIFunctionCall, TVMFFIFunctionSetGlobal/GetGlobal; src/ffi/function.cc
- * "ffi.FunctionRemoveGlobal"). Nothing of our own is kept: no table, no lock.
+ * "ffi.FunctionRemoveGlobal"). No table of our own is kept. One thing is added: tvm-ffi's
+ * table is a plain Map without a lock (src/ffi/function.cc GlobalFunctionTable: Update,
+ * Get and Remove are unsynchronised), so devharness's own registrations, lookups and
+ * removals take a process-wide rwlock here (lookups share it). Registration by other
+ * code (Python, TVM) while devharness threads look names up is not covered; it happens
+ * at load time in practice.
  */
 #include "devharness/function.h"
 
+#include <pthread.h>
 #include <string.h>
 #include <tvm/ffi/c_api.h>
 
@@ -13,6 +19,8 @@
 #include "internal.h"
 
 _Static_assert(sizeof(dh_safe_call_t) == sizeof(TVMFFISafeCallType), "safe call type");
+
+static pthread_rwlock_t g_table_lock = PTHREAD_RWLOCK_INITIALIZER;
 
 int dh_func_create(dh_safe_call_t call, void* self, void (*deleter)(void* self),
                    dh_function_t* out) {
@@ -67,7 +75,10 @@ int dh_func_get(const char* name, dh_function_t* out_fn) {
   if (name == NULL) return dh_error_set("ValueError", "dh_func_get: function name is NULL");
   TVMFFIByteArray n = {name, strlen(name)};
   TVMFFIObjectHandle h = NULL;
-  if (TVMFFIFunctionGetGlobal(&n, &h) != 0) return -1;
+  pthread_rwlock_rdlock(&g_table_lock);
+  int rc = TVMFFIFunctionGetGlobal(&n, &h);
+  pthread_rwlock_unlock(&g_table_lock);
+  if (rc != 0) return -1;
   if (h == NULL) return dh_error_set("KeyError", "function %s is not registered", name);
   if (out_fn != NULL) out_fn->handle = h;
   else TVMFFIObjectDecRef(h);
@@ -79,18 +90,18 @@ int dh_func_register(const char* name, dh_safe_call_t call, void* self, int allo
   if (call == NULL)
     return dh_error_set("ValueError", "dh_func_register: function %s has a NULL call", name);
   TVMFFIByteArray n = {name, strlen(name)};
-  if (!allow_override) {
-    TVMFFIObjectHandle old = NULL;
-    if (TVMFFIFunctionGetGlobal(&n, &old) != 0) return -1;
-    if (old != NULL) {
-      TVMFFIObjectDecRef(old);
-      return dh_error_set("KeyError", "function %s is already registered", name);
-    }
-  }
   dh_function_t f;
   if (dh_func_create(call, self, NULL, &f) != 0) return -1;
-  int rc = TVMFFIFunctionSetGlobal(&n, f.handle, allow_override);
+  pthread_rwlock_wrlock(&g_table_lock);
+  TVMFFIObjectHandle old = NULL;
+  int rc = allow_override ? 0 : TVMFFIFunctionGetGlobal(&n, &old);
+  if (rc == 0 && old == NULL) rc = TVMFFIFunctionSetGlobal(&n, f.handle, allow_override);
+  pthread_rwlock_unlock(&g_table_lock);
   dh_func_release(&f); /* the table holds its own reference */
+  if (old != NULL) {
+    TVMFFIObjectDecRef(old);
+    return dh_error_set("KeyError", "function %s is already registered", name);
+  }
   return rc == 0 ? 0 : -1;
 }
 
@@ -104,7 +115,9 @@ int dh_func_remove(const char* name) {
     dh_func_release(&rm);
     return -1;
   }
+  pthread_rwlock_wrlock(&g_table_lock);
   int rc = dh_func_call(&rm, &arg, 1, &rv);
+  pthread_rwlock_unlock(&g_table_lock);
   dh_any_release(&arg);
   dh_func_release(&rm);
   if (rc != 0) return -1;

@@ -154,7 +154,8 @@ int dh_backend_func_raise(void* self, const dh_any_t* args, int32_t num_args, dh
 /* One named module function of a backend. */
 typedef struct dh_backend_function {
   const char* name;   /* e.g. DH_FUNC_FILL; static storage */
-  dh_safe_call_t call;/* called with self = NULL */
+  dh_safe_call_t call;/* self carries nothing: ignore it (registered with tvm-ffi
+                         without self, the callee gets the Function handle there) */
 } dh_backend_function_t;
 
 /*===========================================================================

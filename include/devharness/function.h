@@ -49,6 +49,10 @@ typedef struct dh_function {
 
 /* Wraps a C safe call as a tvm-ffi Function (TVMFFIFunctionCreate): calls run
  * call(self, ...); deleter(self) runs when the last reference goes (may be NULL).
+ * With self and deleter both NULL, tvm-ffi stores `call` as the object's own safe
+ * call (no trampoline) and passes the Function handle as self (apache-tvm-ffi 0.1.15
+ * include/tvm/ffi/function.h ExternCFunctionObjNullHandleImpl): such a callee must
+ * not read self.
  * *out owns one reference. 0, or -1 with the error raised ("ValueError" for a NULL
  * call or out). Thread-safe. */
 int dh_func_create(dh_safe_call_t call, void* self, void (*deleter)(void* self),
@@ -69,10 +73,13 @@ int dh_func_call(const dh_function_t* fn, const dh_any_t* args, int32_t num_args
                  dh_any_t* out_result);
 
 /*===========================================================================
- * Global table (tvm-ffi's; thread-safe)
+ * Global table (tvm-ffi's). Thread-safe among devharness callers: tvm-ffi's table has
+ * no lock of its own (apache-tvm-ffi 0.1.15 src/ffi/function.cc), so these functions
+ * serialise writers against readers with a process-wide rwlock; other code writing
+ * the table concurrently (Python, TVM) is not covered.
  *===========================================================================*/
 
-/* Registers call/self (as dh_func_create, no deleter) under `name` in tvm-ffi's
+/* Registers call/self (as dh_func_create, no deleter; self NULL: see there) under `name` in tvm-ffi's
  * global table. If the name exists: with allow_override != 0 it is replaced, else -1
  * ("KeyError", "function <name> is already registered"). Errors: name NULL or empty,
  * call NULL -> "ValueError". */

@@ -4,9 +4,9 @@
  * loaded by tests/runtime/test_module.c.
  *   check_pod(12 args, one per POD type, fixed values) -> Int bitmask of args that
  *       did not arrive intact (0 = all intact); TypeError on a wrong count.
- *   echo(Int index, any...) -> args[1 + index]
- *   raise(RawStr kind, RawStr message) -> that error
- *   describe(any) -> RawStr type name of the argument as the module sees it
+ *   echo(Int index, any...) -> an owned copy of args[1 + index]
+ *   raise(Str kind, Str message) -> that error (any string form)
+ *   describe(any) -> Str: the type name of the argument as the module sees it
  */
 #include <math.h>
 #include <string.h>
@@ -59,22 +59,26 @@ EXPORT int __tvm_ffi_echo(void* self, const dh_any_t* args, int32_t n, dh_any_t*
   if (n < 1 || args[0].type_index != DH_TYPE_INT) return dh_error_set("TypeError", "echo: args[0] must be Int");
   if (args[0].v_int64 < 0 || args[0].v_int64 >= n - 1)
     return dh_error_set("IndexError", "echo: index %lld out of range", (long long)args[0].v_int64);
-  *rv = args[1 + args[0].v_int64];
-  return 0;
+  return dh_any_copy(&args[1 + args[0].v_int64], rv); /* an owned result (any.h) */
 }
 
 EXPORT int __tvm_ffi_raise(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
   (void)self, (void)rv;
-  if (n != 2 || args[0].type_index != DH_TYPE_RAW_STR || args[1].type_index != DH_TYPE_RAW_STR)
-    return dh_error_set("TypeError", "raise: expected (RawStr kind, RawStr message)");
-  return dh_error_set(args[0].v_c_str, "%s", args[1].v_c_str);
+  dh_byte_array_t kind, msg;
+  char k[64];
+  if (n != 2 || dh_any_as_str(&args[0], &kind) != 0 || dh_any_as_str(&args[1], &msg) != 0 ||
+      kind.size >= sizeof k)
+    return dh_error_set("TypeError", "raise: expected (Str kind, Str message)");
+  memcpy(k, kind.data, kind.size);
+  k[kind.size] = '\0';
+  return dh_error_set(k, "%.*s", (int)msg.size, msg.data);
 }
 
 EXPORT int __tvm_ffi_describe(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
   (void)self;
   if (n != 1) return dh_error_set("TypeError", "describe: expected 1 argument");
-  *rv = dh_any_str(dh_type_index_name(args[0].type_index));
-  return 0;
+  const char* name = dh_type_index_name(args[0].type_index);
+  return dh_any_string(name, strlen(name), rv);
 }
 
 /* Not following the convention: must not be found as function "plain". */

@@ -56,7 +56,7 @@ static void test_every_pod_argument_arrives(void** state) {
   (void)state;
   dh_function_t f;
   assert_int_equal(dh_module_get_function(g_mod, "check_pod", &f), 0);
-  assert_null(f.self);
+  assert_non_null(f.handle);
   dh_any_t a[12], rv;
   make_pod_args(a);
   assert_int_equal(dh_func_call(&f, a, 12, &rv), 0);
@@ -66,6 +66,7 @@ static void test_every_pod_argument_arrives(void** state) {
   a[8] = dh_any_str("other");
   assert_int_equal(dh_func_call(&f, a, 12, &rv), 0);
   assert_int_equal(rv.v_int64, (1 << 1) | (1 << 8));
+  dh_func_release(&f);
 }
 
 static void test_every_pod_result_comes_back(void** state) {
@@ -79,17 +80,29 @@ static void test_every_pod_result_comes_back(void** state) {
     a[0] = dh_any_int(i);
     rv = dh_any_int(-1);
     assert_int_equal(dh_func_call(&echo, a, 13, &rv), 0);
-    if (memcmp(&rv, &a[1 + i], sizeof rv) != 0)
+    /* a borrowed RawStr / ByteArrayPtr comes back as an owned Str / Bytes (or their
+     * small forms) of the same bytes; everything else bit for bit */
+    if (i == 8 || i == 9) {
+      assert_true(rv.type_index != a[1 + i].type_index);
+    } else if (memcmp(&rv, &a[1 + i], sizeof rv) != 0) {
       fail_msg("result %d (%s) differs from the argument", i, dh_type_index_name(a[1 + i].type_index));
+    }
     assert_true(dh_any_equal(&rv, &a[1 + i]));
+    dh_any_release(&rv);
     assert_int_equal(dh_func_call(&describe, &a[1 + i], 1, &rv), 0);
-    assert_int_equal(rv.type_index, DH_TYPE_RAW_STR);
-    assert_string_equal(rv.v_c_str, dh_type_index_name(a[1 + i].type_index));
+    dh_byte_array_t name;
+    assert_int_equal(dh_any_as_str(&rv, &name), 0);
+    const char* want = dh_type_index_name(a[1 + i].type_index);
+    assert_int_equal(name.size, strlen(want));
+    assert_memory_equal(name.data, want, name.size);
+    dh_any_release(&rv);
   }
   a[0] = dh_any_int(12);
   assert_int_equal(dh_func_call(&echo, a, 13, &rv), -1);
   assert_string_equal(dh_error_kind(), "IndexError");
   assert_string_equal(dh_error_message(), "echo: index 12 out of range");
+  dh_func_release(&echo);
+  dh_func_release(&describe);
 }
 
 static void test_error_from_module(void** state) {
@@ -101,16 +114,17 @@ static void test_error_from_module(void** state) {
   assert_string_equal(dh_error_kind(), "NotImplementedError");
   assert_string_equal(dh_error_message(), "the module says no");
   assert_int_equal(rv.type_index, DH_TYPE_NONE);
+  dh_func_release(&f);
 }
 
 static void test_missing_symbol(void** state) {
   (void)state;
-  dh_function_t f = {NULL, NULL};
+  dh_function_t f = {NULL};
   assert_int_equal(dh_module_get_function(g_mod, "nope", &f), -1);
   assert_string_equal(dh_error_kind(), "KeyError");
   assert_contains(dh_error_message(), "__tvm_ffi_nope");
   assert_contains(dh_error_message(), "runtime_ffi_module.so");
-  assert_null(f.call);
+  assert_null(f.handle);
   assert_int_equal(dh_module_get_function(g_mod, "plain", &f), -1); /* no prefix, no function */
   assert_contains(dh_error_message(), "__tvm_ffi_plain");
   assert_contains(dh_module_path(g_mod), "runtime_ffi_module.so");
@@ -125,7 +139,7 @@ static void test_load_errors(void** state) {
   assert_contains(dh_error_message(), "/nonexistent/libnothing.so");
   char path[PATH_MAX];
   assert_int_equal(dh_module_load(rt_path(path, sizeof path, "runtime_plugins/libdevharness_bogus.so"), &m), -1);
-  assert_string_equal(dh_error_kind(), "IOError");
+  assert_non_null(dh_error_kind()); /* tvm-ffi's loader error, dlerror()'s reason */
   assert_contains(dh_error_message(), "libdevharness_bogus.so");
   assert_int_equal(dh_module_load(NULL, &m), -1);
   assert_string_equal(dh_error_kind(), "ValueError");

@@ -366,8 +366,9 @@ static void test_packed_and_events(void** state) {
   assert_string_equal(dh_error_kind(), "TypeError");
   dh_any_t e3[3] = {dh_any_int(1), dh_any_float(2.5), dh_any_str("hello")};
   assert_int_equal(fn_call(DH_FUNC_ECHO, e3, 3, &rv), 0);
-  assert_int_equal(rv.type_index, DH_TYPE_RAW_STR);
-  assert_ptr_equal(rv.v_c_str, e3[2].v_c_str);
+  /* a RawStr comes back as an owned string of the same bytes (backend.h echo) */
+  assert_int_equal(rv.type_index, DH_TYPE_SMALL_STR);
+  assert_true(dh_any_equal(&rv, &e3[2]));
   dh_any_t e4[2] = {dh_any_int(5), dh_any_int(0)};
   assert_int_equal(fn_call(DH_FUNC_ECHO, e4, 2, &rv), -1);
   assert_string_equal(dh_error_kind(), "IndexError");
