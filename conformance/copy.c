@@ -324,7 +324,8 @@ WITH_SCRATCH(dtypes) {
   static const DLDataType ts[] = {{kDLInt, 8, 1},   {kDLInt, 16, 1},   {kDLInt, 32, 1},
                                   {kDLInt, 64, 1},  {kDLUInt, 8, 1},   {kDLFloat, 16, 1},
                                   {kDLFloat, 32, 1}, {kDLFloat, 64, 1}, {kDLBfloat, 16, 1},
-                                  {kDLFloat, 32, 4}, {kDLUInt, 1, 8}};
+                                  {kDLFloat, 32, 4}, {kDLUInt, 1, 8},  {kDLBool, 8, 1},
+                                  {kDLFloat8_e4m3fn, 8, 1}};
   size_t maxn = 37 * 16;
   HOST(0, maxn);
   HOST(1, maxn);

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tvm/ffi/c_api.h>
+
+#include "devharness/any.h"
 #include "devharness/error.h"
 #include "internal.h"
 
@@ -15,78 +18,38 @@ size_t dh_dtype_bytes(DLDataType dtype) {
   return ((size_t)dtype.bits * dtype.lanes + 7) / 8;
 }
 
+/* Names are tvm-ffi's (TVMFFIDataTypeToString / TVMFFIDataTypeFromString,
+ * apache-tvm-ffi 0.1.15 src/ffi/dtype.cc): DLPack 1.x codes, bool = (kDLBool, 8),
+ * float8_e4m3fn etc., float4_e2m1fn. */
 const char* dh_dtype_format(DLDataType t, char* buf, size_t size) {
   if (buf == NULL || size == 0) return buf;
-  const char* base = NULL;
-  switch (t.code) {
-    case kDLInt: base = "int"; break;
-    case kDLUInt: base = "uint"; break;
-    case kDLFloat: base = "float"; break;
-    case kDLOpaqueHandle: base = "handle"; break;
-    case kDLBfloat: base = "bfloat"; break;
-    case kDLComplex: base = "complex"; break;
-    default: break;
-  }
-  if (base == NULL) {
+  dh_any_t s;
+  s.type_index = DH_TYPE_NONE;
+  s.zero_padding = 0;
+  s.v_uint64 = 0;
+  dh_byte_array_t b;
+  if (TVMFFIDataTypeToString(&t, (TVMFFIAny*)&s) != 0 || dh_any_as_str(&s, &b) != 0) {
+    dh_error_clear();
+    dh_any_release(&s);
     snprintf(buf, size, "unknown(code=%u, bits=%u, lanes=%u)", t.code, t.bits, t.lanes);
     return buf;
   }
-  char lanes[16] = "";
-  if (t.lanes != 1) snprintf(lanes, sizeof lanes, "x%u", t.lanes);
-  if (t.code == kDLUInt && t.bits == 1) /* TVM: DataType::Bool() is uint1 */
-    snprintf(buf, size, "bool%s", lanes);
-  else if (t.code == kDLOpaqueHandle && t.bits == 64)
-    snprintf(buf, size, "handle%s", lanes);
-  else
-    snprintf(buf, size, "%s%u%s", base, t.bits, lanes);
+  snprintf(buf, size, "%.*s", (int)b.size, b.data);
+  dh_any_release(&s);
   return buf;
 }
 
-/* Parses an unsigned decimal in [1, max] at *p, advancing *p. 0 on success. */
-static int parse_uint(const char** p, unsigned long max, unsigned long* out) {
-  const char* s = *p;
-  unsigned long v = 0;
-  if (*s < '0' || *s > '9') return -1;
-  while (*s >= '0' && *s <= '9') {
-    v = v * 10 + (unsigned long)(*s - '0');
-    if (v > max) return -1;
-    s++;
-  }
-  if (v == 0) return -1;
-  *p = s;
-  *out = v;
-  return 0;
-}
-
 int dh_dtype_parse(const char* text, DLDataType* out) {
-  static const struct {
-    const char* prefix;
-    uint8_t code;
-    uint8_t default_bits;
-  } kCodes[] = {{"bfloat", kDLBfloat, 16}, {"complex", kDLComplex, 64}, {"handle", kDLOpaqueHandle, 64},
-                {"float", kDLFloat, 32},   {"uint", kDLUInt, 32},        {"int", kDLInt, 32},
-                {"bool", kDLUInt, 1}};
   if (text == NULL) return dh_error_set("ValueError", "unknown dtype (NULL)");
-  for (size_t i = 0; i < sizeof kCodes / sizeof kCodes[0]; i++) {
-    size_t n = strlen(kCodes[i].prefix);
-    if (strncmp(text, kCodes[i].prefix, n) != 0) continue;
-    const char* p = text + n;
-    unsigned long bits = kCodes[i].default_bits, lanes = 1;
-    int is_bool = kCodes[i].default_bits == 1;
-    if (!is_bool && *p >= '0' && *p <= '9' && parse_uint(&p, 255, &bits) != 0) break;
-    if (*p == 'x') {
-      p++;
-      if (parse_uint(&p, 65535, &lanes) != 0) break;
-    }
-    if (*p != '\0') break;
-    if (out != NULL) {
-      out->code = kCodes[i].code;
-      out->bits = (uint8_t)bits;
-      out->lanes = (uint16_t)lanes;
-    }
-    return 0;
+  TVMFFIByteArray b = {text, strlen(text)};
+  DLDataType t;
+  /* tvm-ffi accepts "" (as void) and "handle"-style names; an empty name is refused here */
+  if (b.size == 0 || TVMFFIDataTypeFromString(&b, &t) != 0) {
+    dh_error_clear();
+    return dh_error_set("ValueError", "unknown dtype '%s'", text);
   }
-  return dh_error_set("ValueError", "unknown dtype '%s'", text);
+  if (out != NULL) *out = t;
+  return 0;
 }
 
 int dh_tensor_numel(const DLTensor* t, int64_t* out) {

@@ -1,8 +1,10 @@
 /*
  * devharness/tensor.h — DLPack tensor descriptors used by copies (FACTS.md §4).
  *
- * devharness uses DLPack 0.6's DLTensor (Debian's libdlpack-dev): data, device,
- * ndim, dtype, shape, strides (in elements; NULL = compact row-major), byte_offset.
+ * devharness uses DLPack 1.x (the dlpack.h apache-tvm-ffi ships; Debian 12's
+ * libdlpack-dev is 0.6): DLTensor is data, device, ndim, dtype, shape, strides (in
+ * elements; NULL = compact row-major), byte_offset; dtype codes include kDLBool and
+ * the float8/float4 variants.
  * Tensors are descriptors only: these helpers never allocate or own data.
  * All functions are pure and thread-safe.
  */
@@ -20,12 +22,15 @@ extern "C" {
 /* Bytes per element: ceil(bits * lanes / 8). 0 for bits == 0 or lanes == 0. */
 size_t dh_dtype_bytes(DLDataType dtype);
 
-/* Writes the dtype in TVM's spelling ("float32", "uint8", "int64x4", "bool", "bfloat16")
- * into buf (NUL-terminated, truncated to buf_size). Returns buf. */
+/* Writes the dtype in tvm-ffi's spelling (TVMFFIDataTypeToString: "float32", "uint8",
+ * "int64x4", "bool" = (kDLBool, 8), "bfloat16", "float8_e4m3fn", "float4_e2m1fn") into
+ * buf (NUL-terminated, truncated to buf_size); "unknown(code=..)" for a dtype tvm-ffi
+ * cannot name. Returns buf. */
 const char* dh_dtype_format(DLDataType dtype, char* buf, size_t buf_size);
 
-/* Parses TVM's spelling ("float32", "uint8x4", "bool"). 0 on success; -1 with
- * ("ValueError", "unknown dtype 'x'") otherwise. */
+/* Parses tvm-ffi's spelling (TVMFFIDataTypeFromString, apache-tvm-ffi 0.1.15
+ * src/ffi/dtype.cc: "float32", "uint8x4", "bool", "float8_e5m2"; "float" = float32).
+ * 0 on success; -1 with ("ValueError", "unknown dtype 'x'") otherwise, "" included. */
 int dh_dtype_parse(const char* text, DLDataType* out_dtype);
 
 /* Number of elements (product of shape; 1 for ndim 0). -1 with "ValueError" when a
