@@ -389,8 +389,9 @@ int dh_vk_stream_new(dhvk_device_t* d, int dev, dhvk_stream_t** out);
  * ValueError for a handle that is not a live vulkan stream of this device. */
 int dh_vk_resolve_stream(dhvk_device_t* d, int dev, dh_stream_t stream, dhvk_stream_t** out);
 
-/* The calling thread's current stream on device index dev (set_stream), or d's default
- * stream. */
+/* The calling thread's current stream on device index dev (tvm-ffi's environment
+ * stream, backend.h), or d's default stream; NULL with the error raised when that
+ * handle is not a stream of this device (it may have been set through tvm-ffi). */
 dhvk_stream_t* dh_vk_current_stream(dhvk_device_t* d, int dev);
 
 /* Waits (60 s limit) for everything submitted on s and retires it: deferred host

@@ -120,6 +120,7 @@ static int fn_noop(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
   dhvk_device_t* d = NULL;
   if (dh_vk_check_dev(dev, &d) || dh_vk_ensure_pipelines(d)) return -1;
   dhvk_stream_t* s = dh_vk_current_stream(d, dev.device_id);
+  if (s == NULL) return -1;
   /* The noop kernel's command buffer never changes (bind + dispatch; ordering comes
    * from the submission's wait on the stream's timeline), so it is recorded once per
    * stream with SIMULTANEOUS_USE (it may be pending several times) and resubmitted,
@@ -220,6 +221,7 @@ static int fn_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
   VkDeviceSize max_range = d->props.limits.maxStorageBufferRange;
   size_t chunk = max_range > 2 * align ? (size_t)((max_range - align) / 4 * 4) : 4;
   dhvk_stream_t* s = dh_vk_current_stream(d, dev);
+  if (s == NULL) return -1;
   for (size_t done = 0; done < nbytes;) {
     size_t len = nbytes - done < chunk ? nbytes - done : chunk;
     if (fill_chunk(d, s, b, off + done, len, (uint32_t)args[1].v_int64)) return -1;

@@ -416,11 +416,8 @@ int dh_vk_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst) {
 
 dhvk_stream_t* dh_vk_current_stream(dhvk_device_t* d, int dev) {
   dhvk_stream_t* s = NULL;
-  /* a handle set by another tvm-ffi user may not be ours: fall back to the default */
-  if (dh_vk_resolve_stream(d, dev, dh_env_get_stream(vk_dev(dev)), &s) != 0) {
-    dh_error_clear();
-    return d->default_stream;
-  }
+  /* the handle may have been set through tvm-ffi directly: check it is ours */
+  if (dh_vk_resolve_stream(d, dev, dh_env_get_stream(vk_dev(dev)), &s) != 0) return NULL;
   return s;
 }
 

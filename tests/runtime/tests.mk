@@ -74,3 +74,13 @@ $(TESTDIR)/installed_probe: tests/runtime/installed_probe.c $(RUNTIME_LIB) | $(D
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(LIBDIR) -ldevharness
 test: $(TESTDIR)/installed_probe
+
+# tvm-ffi interop (issue 11): a library written with tvm-ffi's C++ API, loaded through
+# dh_module_load; the environment stream per device (TAP, tests/runtime/test_ffi_interop.c).
+# The C++ library needs only tvm-ffi's headers and libtvm_ffi.so (no devharness header).
+RT_FFI_CXX_MODULE := $(RT_TESTDIR)/runtime_ffi_cxx_module.so
+$(RT_FFI_CXX_MODULE): tests/runtime/ffi_cxx_module.cc | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -shared $(LDFLAGS) -o $@ $< $(TVM_FFI_LINK)
+$(eval $(call dh_test,runtime_ffi_interop,tests/runtime/test_ffi_interop.c,$(TVM_FFI_LINK)))
+$(TESTDIR)/runtime_ffi_interop: $(RT_FFI_CXX_MODULE) $(PLUGINS)
