@@ -84,3 +84,6 @@ $(RT_FFI_CXX_MODULE): tests/runtime/ffi_cxx_module.cc | $(DEPS_STAMP)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -shared $(LDFLAGS) -o $@ $< $(TVM_FFI_LINK)
 $(eval $(call dh_test,runtime_ffi_interop,tests/runtime/test_ffi_interop.c,$(TVM_FFI_LINK)))
 $(TESTDIR)/runtime_ffi_interop: $(RT_FFI_CXX_MODULE) $(PLUGINS)
+# Python's tvm_ffi against libdevharness, the plugins and runtime_ffi_module.so.
+TEST_SCRIPTS += tests/runtime/tvm_ffi_python.sh
+TEST_SCRIPTS += tests/runtime/packed_family.sh
