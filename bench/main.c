@@ -225,6 +225,23 @@ static json_t* summarize(void) {
     }
     printf("\n");
   }
+  /* Issue 11's goal: devharness's dispatch adds at most 5 ns or 5 % (the larger) on top
+   * of TVMFFIFunctionCall for the same 3-argument call. Two pairs: the same no-op
+   * (dh_func_call vs TVMFFIFunctionCall) and the cpu backend's echo (dh_device_call by
+   * device and name vs TVMFFIFunctionCall on its handle). */
+  const char* pairs3[2][2] = {{"call/packed/3args", "call/tvm_ffi/3args"},
+                              {"call/backend/3args", "call/tvm_ffi_backend/3args"}};
+  for (int k = 0; k < 2; k++) {
+    double a = median_ns(pairs3[k][0]), b = median_ns(pairs3[k][1]);
+    if (isnan(a) || isnan(b) || b <= 0) continue;
+    double allowed = b * 0.05 > 5.0 ? b * 0.05 : 5.0;
+    printf("== dispatch over tvm-ffi: %s %.2f ns - %s %.2f ns = %+.2f ns (%+.1f %%; goal <= %.2f ns): %s\n",
+           pairs3[k][0] + 5, a, pairs3[k][1] + 5, b, a - b, 100.0 * (a - b) / b, allowed,
+           a - b <= allowed ? "met" : "NOT met");
+    char key[64];
+    snprintf(key, sizeof key, "%s_over_tvm_ffi_ns", k == 0 ? "packed" : "backend");
+    json_object_set_new(calls, key, json_real(a - b));
+  }
   int anycv = 0;
   for (size_t i = 0; i < g_nres; ++i) {
     if (strcmp(g_res[i].agg, "cv") != 0 || strncmp(g_res[i].name, "copy/", 5) != 0) continue;

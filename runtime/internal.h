@@ -38,6 +38,7 @@ typedef struct dh__slot {
   char init_message[512]; /* init's error message when init_state == -1 */
   dh_function_t* functions; /* tvm-ffi Function of each backend.functions[i] (owned
                                references; what "<name>.<fn>" is registered as) */
+  uint64_t* function_keys;  /* dh__name_key of each backend.functions[i].name */
 } dh__slot;
 
 /* The slot serving device_type, or NULL. Lock-free (acquire load); cheap. */
@@ -92,6 +93,35 @@ DH__TEST_EXPORT int dh__backend_accept(const char* origin, const dh_backend_t* p
  * copied to the buffers dh_error_kind/dh_error_message return), else 0. The error
  * stays raised (runtime/error.c). */
 DH__INTERNAL int dh__error_peek(void);
+
+/* The first 8 bytes of a NUL-terminated name, zero-padded after the NUL, for the
+ * function-name lookup of dh_device_call: equal keys and a name shorter than 8 bytes
+ * mean equal names. Branch-free: one 8-byte load when it stays inside the page (as
+ * glibc's strlen reads past the NUL; hence no ASan instrumentation here), the first
+ * NUL found with the has-zero-byte trick; byte by byte near a page end. */
+#if defined(__clang__) || defined(__GNUC__)
+__attribute__((no_sanitize_address))
+#endif
+static inline uint64_t dh__name_key(const char* name) {
+  uint64_t k = 0;
+  if (((uintptr_t)name & 4095u) <= 4096u - 8u) {
+    __builtin_memcpy(&k, name, 8);
+    uint64_t z = (k - 0x0101010101010101ull) & ~k & 0x8080808080808080ull;
+    if (z != 0) { /* the lowest set bit marks the first NUL (little-endian) */
+      unsigned nul = (unsigned)__builtin_ctzll(z) / 8u;
+      k &= nul == 0 ? 0 : (~0ull >> (64u - 8u * nul));
+    }
+    return k;
+  }
+  for (int i = 0; i < 8 && name[i] != '\0'; i++) k |= (uint64_t)(unsigned char)name[i] << (8 * i);
+  return k;
+}
+
+/* dh_func_call for a handle known to be a live Function (no NULL check): checks num_args/args,
+ * sets a NULL-safe None result, calls TVMFFIFunctionCall; -1 with InternalError when
+ * the callee failed without raising (runtime/function.c). */
+DH__INTERNAL int dh__func_call_fast(void* handle, const dh_any_t* args, int32_t num_args,
+                                    dh_any_t* out_result);
 
 /* Writes "[a, b, c]" for n int64 values into buf (truncated to size). Returns buf. */
 DH__INTERNAL const char* dh__format_int64s(const int64_t* v, int n, char* buf, size_t size);

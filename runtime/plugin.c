@@ -133,6 +133,8 @@ static void unregister_slot(dh__slot* slot) {
   }
   free(slot->functions);
   slot->functions = NULL;
+  free(slot->function_keys);
+  slot->function_keys = NULL;
   dh_error_clear();
 }
 
@@ -240,11 +242,13 @@ static int register_slot(dh__slot* slot) {
   snprintf(key, sizeof key, "device_api.%s", b->name);
   if (dh_func_register(key, device_api_getter, slot, 1) != 0) return -1;
   slot->functions = calloc(b->num_functions ? b->num_functions : 1, sizeof *slot->functions);
-  if (slot->functions == NULL) {
+  slot->function_keys = calloc(b->num_functions ? b->num_functions : 1, sizeof *slot->function_keys);
+  if (slot->functions == NULL || slot->function_keys == NULL) {
     unregister_slot(slot);
     return dh_error_set("OutOfMemoryError", "%s: out of memory registering functions", slot->path);
   }
   for (size_t i = 0; i < b->num_functions; i++) {
+    slot->function_keys[i] = dh__name_key(b->functions[i].name);
     snprintf(key, sizeof key, "%s.%s", b->name, b->functions[i].name);
     if (dh_func_register(key, b->functions[i].call, NULL, 1) != 0 ||
         dh_func_get(key, &slot->functions[i]) != 0) {

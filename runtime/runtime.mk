@@ -2,6 +2,9 @@
 # the targets engineer's runtime/target*.c).
 RUNTIME_SRCS := $(sort $(wildcard runtime/*.c))
 RUNTIME_OBJS := $(call obj,$(RUNTIME_SRCS))
+# -Bsymbolic-functions: calls between the runtime's own exported functions
+# (dh_device_call -> dh_func_call, dh_error_*) bind inside the library, no PLT hop on
+# the packed-call path; a program cannot interpose libdevharness's dh_ functions.
 RUNTIME_LDLIBS := $(TVM_FFI_LINK) -ldl -ljansson -lhwloc -pthread
 
 # Versioned SONAME: the file is libdevharness.so.$(DH_SOVERSION) and libdevharness.so
@@ -11,7 +14,7 @@ DH_SOVERSION := 0
 RUNTIME_SONAME := libdevharness.so.$(DH_SOVERSION)
 $(RUNTIME_LIB): $(RUNTIME_OBJS)
 	@mkdir -p $(@D)
-	$(CC) -shared $(LDFLAGS) -Wl,-soname,$(RUNTIME_SONAME) -o $(@D)/$(RUNTIME_SONAME) $^ $(RUNTIME_LDLIBS)
+	$(CC) -shared $(LDFLAGS) -Wl,-Bsymbolic-functions -Wl,-soname,$(RUNTIME_SONAME) -o $(@D)/$(RUNTIME_SONAME) $^ $(RUNTIME_LDLIBS)
 	ln -sfn $(RUNTIME_SONAME) $@
 
 # Symbols the runtime core does not define (libc, libdl, pthread, jansson, hwloc
