@@ -41,8 +41,14 @@ typedef struct dh__slot {
   uint64_t* function_keys;  /* dh__name_key of each backend.functions[i].name */
 } dh__slot;
 
-/* The slot serving device_type, or NULL. Lock-free (acquire load); cheap. */
-DH__INTERNAL dh__slot* dh__slot_by_type(int32_t device_type);
+/* The dispatch table: the slot serving each device type (runtime/plugin.c). */
+DH__INTERNAL extern _Atomic(dh__slot*) dh__by_type[DH__MAX_DEVICE_TYPES];
+
+/* The slot serving device_type, or NULL. Lock-free (acquire load); inline. */
+static inline dh__slot* dh__slot_by_type(int32_t device_type) {
+  if (device_type < 0 || device_type >= DH__MAX_DEVICE_TYPES) return NULL;
+  return atomic_load_explicit(&dh__by_type[device_type], memory_order_acquire);
+}
 
 /* The slot whose backend is `backend`, or NULL when it was not loaded by the manager. */
 DH__INTERNAL dh__slot* dh__slot_of(const dh_backend_t* backend);

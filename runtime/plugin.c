@@ -29,18 +29,13 @@ typedef struct refusal {
 static pthread_mutex_t g_load_mu = PTHREAD_MUTEX_INITIALIZER;
 static dh__slot* g_slots[DH__MAX_BACKENDS];
 static atomic_size_t g_num_slots;
-static _Atomic(dh__slot*) g_by_type[DH__MAX_DEVICE_TYPES];
+_Atomic(dh__slot*) dh__by_type[DH__MAX_DEVICE_TYPES];
 static refusal_t* g_refusals;
 static size_t g_num_refusals;
 static char** g_tried; /* real paths tried by dh_plugins_load_default */
 static size_t g_num_tried;
 
 /*---------------------------------------------------------------- lookups */
-
-dh__slot* dh__slot_by_type(int32_t device_type) {
-  if (device_type < 0 || device_type >= DH__MAX_DEVICE_TYPES) return NULL;
-  return atomic_load_explicit(&g_by_type[device_type], memory_order_acquire);
-}
 
 dh__slot* dh__slot_of(const dh_backend_t* backend) {
   size_t n = atomic_load_explicit(&g_num_slots, memory_order_acquire);
@@ -336,7 +331,7 @@ static int load_locked(const char* path, const dh_backend_t** out) {
   if (pin != NULL) dlclose(pin);
   g_slots[n] = slot;
   atomic_store_explicit(&g_num_slots, n + 1, memory_order_release);
-  atomic_store_explicit(&g_by_type[slot->backend.device_type], slot, memory_order_release);
+  atomic_store_explicit(&dh__by_type[slot->backend.device_type], slot, memory_order_release);
   if (out) *out = &slot->backend;
   return 0;
 }
@@ -571,7 +566,7 @@ int dh_backend_device_count(const dh_backend_t* backend, int* out_count) {
 void dh_plugins_unload_all(void) {
   pthread_mutex_lock(&g_load_mu);
   size_t n = atomic_load(&g_num_slots);
-  for (size_t i = 0; i < DH__MAX_DEVICE_TYPES; i++) atomic_store(&g_by_type[i], NULL);
+  for (size_t i = 0; i < DH__MAX_DEVICE_TYPES; i++) atomic_store(&dh__by_type[i], NULL);
   atomic_store(&g_num_slots, 0);
   for (size_t i = n; i-- > 0;) {
     dh__slot* s = g_slots[i];

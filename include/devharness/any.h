@@ -42,7 +42,7 @@ extern "C" {
  * Types
  *===========================================================================*/
 
-/* POD type indices, equal to tvm-ffi's TVMFFITypeIndex (FACTS.md §3). */
+/* POD type indices, equal to tvm-ffi's TVMFFITypeIndex (apache-tvm-ffi 0.1.15 c_api.h). */
 typedef enum dh_type_index {
   DH_TYPE_NONE = 0,              /* no value; payload zero */
   DH_TYPE_INT = 1,               /* v_int64 */
