@@ -110,13 +110,16 @@ static void test_good_plugin_registers(void** state) {
   assert_int_equal(dh_func_call(&f, NULL, 0, &rv), 0);
   assert_int_equal(rv.type_index, DH_TYPE_OPAQUE_PTR);
   assert_ptr_equal(rv.v_ptr, b);
+  dh_func_release(&f);
   /* module functions as rtgood.<name> */
   assert_int_equal(dh_func_get("rtgood.echo", &f), 0);
   dh_any_t args[2] = {dh_any_int(0), dh_any_str("x")};
   assert_int_equal(dh_func_call(&f, args, 2, &rv), 0);
   assert_int_equal(rv.type_index, DH_TYPE_RAW_STR);
   assert_ptr_equal(rv.v_c_str, args[1].v_c_str);
+  dh_func_release(&f);
   assert_int_equal(dh_func_get("rtgood.raise", &f), 0);
+  dh_func_release(&f);
   const dh_backend_t* g = NULL;
   assert_int_equal(dh_device_api_get("rtgood", &g), 0);
   assert_ptr_equal(g, b);
@@ -163,8 +166,10 @@ static void test_newer_and_older_minor(void** state) {
 static int call_int(const char* name) {
   dh_function_t f;
   dh_any_t rv;
-  if (dh_func_get(name, &f) != 0 || dh_func_call(&f, NULL, 0, &rv) != 0) return -1000;
-  return (int)rv.v_int64;
+  if (dh_func_get(name, &f) != 0) return -1000;
+  int rc = dh_func_call(&f, NULL, 0, &rv);
+  dh_func_release(&f);
+  return rc != 0 ? -1000 : (int)rv.v_int64;
 }
 
 static void* init_thread(void* p) {

@@ -80,10 +80,12 @@ test: $(TESTDIR)/installed_probe
 # The C++ library needs only tvm-ffi's headers and libtvm_ffi.so (no devharness header).
 # -Wno-unused-parameter: TVM_FFI_DLL_EXPORT_TYPED_FUNC (apache-tvm-ffi 0.1.15
 # function.h) expands to a function that ignores `self`, which clang flags in our file.
+# Under UBSan, no vptr checks: the C test program that loads it has no C++ UBSan runtime.
 RT_FFI_CXX_MODULE := $(RT_TESTDIR)/runtime_ffi_cxx_module.so
 $(RT_FFI_CXX_MODULE): tests/runtime/ffi_cxx_module.cc | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -Wno-unused-parameter -shared $(LDFLAGS) -o $@ $< $(TVM_FFI_LINK)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -Wno-unused-parameter -shared $(LDFLAGS) \
+	    $(if $(findstring undefined,$(EXTRA_LDFLAGS)),-fno-sanitize=vptr) -o $@ $< $(TVM_FFI_LINK)
 $(eval $(call dh_test,runtime_ffi_interop,tests/runtime/test_ffi_interop.c,$(TVM_FFI_LINK)))
 $(TESTDIR)/runtime_ffi_interop: $(RT_FFI_CXX_MODULE) $(PLUGINS)
 # Python's tvm_ffi against libdevharness, the plugins and runtime_ffi_module.so.

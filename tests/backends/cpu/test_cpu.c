@@ -273,6 +273,10 @@ static void test_module_functions(void** state) {
   assert_int_equal(dh_func_call(&noop, args, 1, &rv), 0);
   args[0] = dh_any_device((DLDevice){kDLCPU, 4});
   assert_dh_error(dh_func_call(&noop, args, 1, &rv), "IndexError");
+  dh_func_release(&fill);
+  dh_func_release(&echo);
+  dh_func_release(&raise);
+  dh_func_release(&noop);
 }
 
 static void test_raw_twin(void** state) {

@@ -549,7 +549,10 @@ static void test_module_functions(void** state) {
   assert_dh_error(dh_func_call(&fill, args, 2, &rv), "ValueError");
   assert_int_equal(B->set_stream(D0, NULL), 0);
   assert_int_equal(B->free_stream(D0, s), 0);
-  assert_int_equal(B->free_data_space(D0, h), 0);
+  assert_int_equal(B->free_data_space(D0, h), 0);  dh_func_release(&echo);
+  dh_func_release(&raise);
+  dh_func_release(&noop);
+  dh_func_release(&fill);
 }
 
 static void test_raw_twin(void** state) {
