@@ -43,24 +43,14 @@ void dh_func_release(dh_function_t* fn) {
   fn->handle = NULL;
 }
 
-int dh__func_call_fast(void* handle, const dh_any_t* args, int32_t num_args,
-                       dh_any_t* out_result) {
-  dh_any_t scratch;
-  dh_any_t* rv = out_result != NULL ? out_result : &scratch;
-  /* None, field by field (a whole-struct copy of a temporary stalls store forwarding) */
-  rv->type_index = DH_TYPE_NONE;
-  rv->zero_padding = 0;
-  rv->v_uint64 = 0;
-  if (__builtin_expect(num_args < 0 || (num_args > 0 && args == NULL), 0))
-    return dh_error_set("ValueError", "dh_func_call: %d arguments but args is %s", (int)num_args,
-                        args == NULL ? "NULL" : "set");
-  int rc = TVMFFIFunctionCall(handle, (TVMFFIAny*)(uintptr_t)args, num_args, (TVMFFIAny*)rv);
-  if (__builtin_expect(rc == 0, 1)) {
-    if (rv == &scratch && scratch.type_index >= DH_TYPE_STATIC_OBJECT_BEGIN) dh_any_release(&scratch);
-    return 0;
-  }
+int dh__func_call_failed(int rc) {
   if (!dh__error_peek()) dh_error_set("InternalError", "function returned %d without an error", rc);
   return -1;
+}
+
+int dh__func_call_bad_args(int32_t num_args, const dh_any_t* args) {
+  return dh_error_set("ValueError", "dh_func_call: %d arguments but args is %s", (int)num_args,
+                      args == NULL ? "NULL" : "set");
 }
 
 int dh_func_call(const dh_function_t* fn, const dh_any_t* args, int32_t num_args,

@@ -15,6 +15,8 @@
 
 #include "devharness/device_api.h"
 #include "devharness/function.h"
+
+#include <tvm/ffi/c_api.h>
 #include "devharness/tensor.h"
 
 /* Internal functions are hidden: not exported from libdevharness.so, no PLT. */
@@ -123,11 +125,26 @@ static inline uint64_t dh__name_key(const char* name) {
   return k;
 }
 
-/* dh_func_call for a handle known to be a live Function (no NULL check): checks num_args/args,
- * sets a NULL-safe None result, calls TVMFFIFunctionCall; -1 with InternalError when
- * the callee failed without raising (runtime/function.c). */
-DH__INTERNAL int dh__func_call_fast(void* handle, const dh_any_t* args, int32_t num_args,
-                                    dh_any_t* out_result);
+/* dh_func_call for a handle known to be a live Function (no NULL check), inline on
+ * the dispatch path: checks num_args/args, sets a None result (field by field: a
+ * whole-struct store of a temporary stalls store forwarding), calls
+ * TVMFFIFunctionCall; the slow paths are out of line (runtime/function.c). */
+DH__INTERNAL int dh__func_call_failed(int rc);
+DH__INTERNAL int dh__func_call_bad_args(int32_t num_args, const dh_any_t* args);
+static inline int dh__func_call_fast(void* handle, const dh_any_t* args, int32_t num_args,
+                                     dh_any_t* out_result) {
+  dh_any_t scratch;
+  dh_any_t* rv = out_result != NULL ? out_result : &scratch;
+  rv->type_index = DH_TYPE_NONE;
+  rv->zero_padding = 0;
+  rv->v_uint64 = 0;
+  if (__builtin_expect(num_args < 0 || (num_args > 0 && args == NULL), 0))
+    return dh__func_call_bad_args(num_args, args);
+  int rc = TVMFFIFunctionCall(handle, (TVMFFIAny*)(uintptr_t)args, num_args, (TVMFFIAny*)rv);
+  if (__builtin_expect(rc != 0, 0)) return dh__func_call_failed(rc);
+  if (rv == &scratch) dh_any_release(&scratch);
+  return 0;
+}
 
 /* Writes "[a, b, c]" for n int64 values into buf (truncated to size). Returns buf. */
 DH__INTERNAL const char* dh__format_int64s(const int64_t* v, int n, char* buf, size_t size);
