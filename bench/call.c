@@ -194,7 +194,7 @@ int dh_bench_suite_call(const dh_bench_opts_t* o) {
   else if (echo.handle == NULL && dh_func_get("cpu.echo", &echo) != 0)
     snprintf(bwhy, sizeof bwhy, "cpu.echo: %s", dh_bench_error_text());
   else {
-    dh_any_t a[3], rv;
+    dh_any_t a[6], rv; /* make_args fills 6 */
     make_args(a);
     if (dh_device_call(g_cpu, "echo", a, 3, &rv) != 0 || rv.type_index != DH_TYPE_OPAQUE_PTR)
       snprintf(bwhy, sizeof bwhy, "cpu.echo does not answer: %s", dh_bench_error_text());

@@ -257,6 +257,7 @@ int main(void) {
   const char* devs[] = {"cpu:0", "sim:0", "opencl:0", "vulkan:0"};
   for (size_t i = 0; i < sizeof devs / sizeof devs[0]; i++) env_stream(devs[i]);
   printf("1..%d\n", g_n);
+  fflush(stdout); /* before any exit-time sanitizer report */
   dh_plugins_unload_all();
   return g_failed ? 1 : 0;
 }
