@@ -67,7 +67,7 @@ static void registry_same(dh_conf_ctx_t* c) {
 
 static void registry_function(dh_conf_ctx_t* c) {
   char name[128];
-  snprintf(name, sizeof name, "device_api.%s", c->backend->name);
+  snprintf(name, sizeof name, DH_DEVICE_API_PREFIX "%s", c->backend->name);
   dh_function_t fn;
   CHECK_OK(dh_func_get(name, &fn));
   dh_any_t r1 = dh_any_none(), r2 = dh_any_none();

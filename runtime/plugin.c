@@ -119,7 +119,7 @@ static int valid_name(const char* s) {
 static void unregister_slot(dh__slot* slot) {
   char key[256];
   const dh_backend_t* b = &slot->backend;
-  snprintf(key, sizeof key, "device_api.%s", b->name);
+  snprintf(key, sizeof key, DH_DEVICE_API_PREFIX "%s", b->name);
   dh_func_remove(key);
   for (size_t i = 0; i < b->num_functions; i++) {
     snprintf(key, sizeof key, "%s.%s", b->name, b->functions[i].name);
@@ -234,7 +234,7 @@ static int validate_unique(const char* path, const dh_backend_t* b) {
 static int register_slot(dh__slot* slot) {
   char key[256];
   const dh_backend_t* b = &slot->backend;
-  snprintf(key, sizeof key, "device_api.%s", b->name);
+  snprintf(key, sizeof key, DH_DEVICE_API_PREFIX "%s", b->name);
   if (dh_func_register(key, device_api_getter, slot, 1) != 0) return -1;
   slot->functions = calloc(b->num_functions ? b->num_functions : 1, sizeof *slot->functions);
   slot->function_keys = calloc(b->num_functions ? b->num_functions : 1, sizeof *slot->function_keys);

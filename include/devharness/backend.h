@@ -211,7 +211,7 @@ typedef struct dh_backend {
   uint32_t reserved;    /* 0 */
 
   /*-- identity --*/
-  const char* name;        /* "sim": [a-z][a-z0-9_-]*, registered as device_api.<name> */
+  const char* name;        /* "sim": [a-z][a-z0-9_-]*, registered as devharness.device_api.<name> */
   const char* description; /* one line for `devharness info`; may be NULL */
   int32_t device_type;     /* DLDeviceType served (sim: kDLExtDev); unique per process */
   uint32_t caps;           /* DH_CAP_* */

@@ -2,7 +2,7 @@
  * devharness/device_api.h — the device API manager: plugins, backends, devices.
  *
  * The manager loads backend plugins (devharness/backend.h), registers each as the
- * global packed function `device_api.<name>` returning the dh_backend_t as an
+ * global packed function `devharness.device_api.<name>` (DH_DEVICE_API_PREFIX) returning the dh_backend_t as an
  * OpaquePtr (as TVM registers device_api.cuda, FACTS.md §1), and dispatches TVM
  * DeviceAPI calls to the backend serving a DLDevice's device_type.
  *
@@ -30,6 +30,14 @@
 #include <stddef.h>
 
 #include "devharness/backend.h"
+
+/* Prefix of the global function that returns a backend: "devharness.device_api.<name>"
+ * in tvm-ffi's global table. TVM registers its own DeviceAPIs there as
+ * "device_api.<name>" (device_api.cpu, device_api.cuda, ...; apache/tvm v0.27.0
+ * src/runtime/device_api.cc), and the table is shared with any TVM in the process, so
+ * devharness keeps its names out of TVM's: registering "device_api.cpu" first made
+ * libtvm_runtime's static registration of the same name abort the process. */
+#define DH_DEVICE_API_PREFIX "devharness.device_api."
 
 #ifdef __cplusplus
 extern "C" {

@@ -13,7 +13,7 @@
  * is callable through TVMFFIFunctionCall, from Python (tvm_ffi.get_global_func) and
  * from TVM. The registry is tvm-ffi's global function table
  * (TVMFFIFunctionSetGlobal / TVMFFIFunctionGetGlobal): backends' functions are
- * registered there as `device_api.<name>` and `<backend>.<function>`, visible to every
+ * registered there as `devharness.device_api.<name>` and `<backend>.<function>`, visible to every
  * tvm-ffi user in the process (devharness/device_api.h "Plugins").
  */
 #ifndef DEVHARNESS_FUNCTION_H_

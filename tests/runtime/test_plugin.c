@@ -70,7 +70,7 @@ static void test_refusals_name_file_and_reason(void** state) {
   assert_int_equal(dh_plugin_refusal_count(), n);
   assert_int_equal(dh_backend_count(), 0);
   dh_function_t f;
-  assert_int_equal(dh_func_get("device_api.rtsmall", &f), -1);
+  assert_int_equal(dh_func_get(DH_DEVICE_API_PREFIX "rtsmall", &f), -1);
 }
 
 static void test_dlopen_failure(void** state) {
@@ -106,7 +106,7 @@ static void test_good_plugin_registers(void** state) {
   /* device_api.rtgood returns the backend as an OpaquePtr */
   dh_function_t f;
   dh_any_t rv;
-  assert_int_equal(dh_func_get("device_api.rtgood", &f), 0);
+  assert_int_equal(dh_func_get(DH_DEVICE_API_PREFIX "rtgood", &f), 0);
   assert_int_equal(dh_func_call(&f, NULL, 0, &rv), 0);
   assert_int_equal(rv.type_index, DH_TYPE_OPAQUE_PTR);
   assert_ptr_equal(rv.v_ptr, b);
@@ -140,7 +140,7 @@ static void test_good_plugin_registers(void** state) {
   /* unload forgets everything */
   dh_plugins_unload_all();
   assert_int_equal(dh_backend_count(), 0);
-  assert_int_equal(dh_func_get("device_api.rtgood", &f), -1);
+  assert_int_equal(dh_func_get(DH_DEVICE_API_PREFIX "rtgood", &f), -1);
   assert_int_equal(dh_func_get("rtgood.echo", &f), -1);
   assert_int_equal(dh_device_api_get_by_type(kDLVPI, &g), -1);
   assert_string_equal(dh_error_message(), "Device API vpi is not enabled");
