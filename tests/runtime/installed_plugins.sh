@@ -17,7 +17,7 @@ echo "1..2"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/prefix/lib/devharness" "$tmp/elsewhere/bin"
-cp "$lib" "$tmp/prefix/lib/"
+cp -P "$build"/lib/libdevharness.so* "$tmp/prefix/lib/"  # the link and the SONAME file (libdevharness.so.0), as make install
 cp "$sim" "$tmp/prefix/lib/devharness/"
 cp "$probe" "$tmp/elsewhere/bin/probe"
 if [ -d "$tmp/elsewhere/lib/devharness" ]; then
