@@ -26,7 +26,7 @@ $(BENCH_FFI_NOOP): $(OBJDIR)/bench/ffi_noop.o
 .PHONY: bench-driver
 bench-driver: $(BENCH_DRIVER) $(BENCH_FFI_NOOP)
 
-# The harness/raw ratio table (issue #13): 3 runs x 9 interleaved repetitions on
+# The harness/raw ratio table (docs/benchmarks.md): 3 runs x 9 interleaved repetitions on
 # cpu:0, opencl:0, vulkan:0 (override RATIO_ARGS, e.g. RATIO_ARGS='--devices cuda:0').
 # Long (about 10-20 minutes); meant for a quiet machine. JSON of every run in
 # $(BUILD)/ratio-table/.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/ratio-table.py — the harness/raw ratio table of issue #13, measured like for like.
+"""bench/ratio-table.py — the harness/raw ratio table of docs/benchmarks.md, measured like for like.
 
 Runs `devharness bench` RUNS times (default 3), each with REPS interleaved repetitions
 (default 9), on each device (default cpu:0, opencl:0, vulkan:0), restricted to copies of

@@ -1,6 +1,6 @@
 /*
  * cli/targets.c — `devharness targets list|show|validate|detect` on top of
- * devharness/target.h (TVM target rules, FACTS.md §2).
+ * devharness/target.h (TVM target rules: apache/tvm v0.27.0 src/target/target.cc).
  */
 #include <stdio.h>
 #include <stdlib.h>

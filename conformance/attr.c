@@ -1,4 +1,4 @@
-/* conformance/attr.c — attribute clauses (TVM DeviceAPI::GetAttr, SPEC.md §5 attr). */
+/* conformance/attr.c — attribute clauses (TVM DeviceAPI::GetAttr, docs/contract.md §Attributes). */
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 
 #include "check.h"
 
-/* Declared value type of each TVM DeviceAttrKind (FACTS.md §1). */
+/* Declared value type of each TVM DeviceAttrKind (docs/contract.md §Attributes). */
 static int attr_type(int kind) {
   switch (kind) {
     case DH_ATTR_COMPUTE_VERSION:
@@ -142,7 +142,7 @@ static void compute_version(dh_conf_ctx_t* c) {
   if (v.type_index != DH_TYPE_RAW_STR) SKIP("kComputeVersion not reported as a string");
   unsigned a, b;
   char tail;
-  /* TVM: "major.minor"; OpenCL reports "OpenCL 3.0 ..." (FACTS.md §1), so accept a
+  /* TVM: "major.minor"; OpenCL reports "OpenCL 3.0 ..." (docs/contract.md §Attributes), so accept a
    * leading word. */
   const char* s = v.v_c_str;
   int ok = sscanf(s, "%u.%u%c", &a, &b, &tail) == 2 ||

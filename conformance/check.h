@@ -2,7 +2,7 @@
  * conformance/check.h — clause catalogue types and the assertion layer of the
  * conformance suite (internal to conformance/, not a public header).
  *
- * A clause is one checkable promise of the DeviceAPI contract (SPEC.md §5): an id
+ * A clause is one checkable promise of the DeviceAPI contract (docs/contract.md): an id
  * ("copy.offsets"), a one-line statement, a level (must/should), the source it comes
  * from (TVM DeviceAPI doc section or an anchor suite: IREE HAL CTS, OpenCL-CTS, ...),
  * the capabilities it needs, and a run function.

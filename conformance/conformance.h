@@ -10,7 +10,7 @@ extern "C" {
 #endif
 
 /* Runs the conformance suite: every clause x every device of every loaded backend
- * (SPEC.md §5), each case in a forked child with a timeout. argv[0] is
+ * (docs/contract.md), each case in a forked child with a timeout. argv[0] is
  * "conformance"; the options are described by `--help` (printed on stdout).
  * Output: TAP on stdout (TAP-14 subtests under a "TAP version 13" header by default),
  * optionally --tap FILE and --junit FILE (written through a temporary name + rename).

@@ -1,5 +1,5 @@
 /* conformance/device.c — device and registry clauses (TVM DeviceAPI::SetDevice,
- * device_api.<name> registration; SPEC.md §5 device). */
+ * device_api.<name> registration; docs/contract.md §Device). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

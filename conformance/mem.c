@@ -1,5 +1,5 @@
 /* conformance/mem.c — memory clauses (TVM DeviceAPI::AllocDataSpace / FreeDataSpace /
- * AllocWorkspace, SPEC.md §5 mem). */
+ * AllocWorkspace, docs/contract.md §Memory). */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* conformance/packed.c — packed-call clauses: module functions noop/fill/echo/raise
- * (devharness backend.h, tvm-ffi safe call; SPEC.md §5 packed). */
+ * (devharness backend.h, tvm-ffi safe call; docs/contract.md §Module functions). */
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>

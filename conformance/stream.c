@@ -1,5 +1,5 @@
 /* conformance/stream.c — stream clauses (TVM DeviceAPI::CreateStream / StreamSync /
- * SyncStreamFromTo / SetStream, SPEC.md §5 stream). */
+ * SyncStreamFromTo / SetStream, docs/contract.md §Streams). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* runtime/attr_kind.c — names and value types of TVM's DeviceAttrKind (FACTS.md §1). */
+/* runtime/attr_kind.c — names and value types of TVM's DeviceAttrKind (docs/contract.md §Attributes). */
 #include "devharness/device_api.h"
 
 static const struct {

@@ -1,7 +1,7 @@
 /*
  * runtime/target.c — targets (include/devharness/target.h), with jansson.
  *
- * TVM's target rules (src/target/target.cc, target_kind.cc; FACTS.md §2): a target
+ * TVM's target rules (apache/tvm v0.27.0 src/target/target.cc, target_kind.cc): a target
  * is a JSON object with a kind; each kind declares typed options with defaults; the
  * common options kind, keys, tag, device, model, libs, host, from_device exist for
  * every kind.
@@ -35,7 +35,7 @@
 #include "target_internal.h"
 
 /* Target files are a few hundred bytes; anything past 1 MiB is refused before it is
- * parsed (issue #8: huge files get a one-line error, not minutes of parsing). */
+ * parsed (tests/hostile/hostile.t: huge files get a one-line error, not minutes of parsing). */
 #define DH_TARGET_MAX_FILE_BYTES ((size_t)1 << 20) /* 1 MiB */
 #define DH_TARGET_MAX_DEPTH 64                      /* JSON nesting levels */
 #define DH_TARGET_MAX_HOST_DEPTH 8                  /* host inside host ... */

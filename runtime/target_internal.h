@@ -2,8 +2,8 @@
  * runtime/target_internal.h — internal hooks of runtime/target.c, exported from
  * libdevharness.so for tests only (not a public header; not installed).
  *
- * The live-device merge of TVM's from_device (FACTS.md §2: "from_device: N fills
- * options from the live device's attributes (options the user gave win)") and
+ * The live-device merge of TVM's from_device (apache/tvm v0.27.0 src/target/target.cc:
+ * "from_device: N" fills options from the live device's attributes; options the user gave win) and
  * dh_target_detect both read option values through a getter. The public API uses the
  * device API manager (backend get_target_property); tests pass a fake getter here to
  * exercise the merge without any backend.

@@ -2,7 +2,7 @@
  * backends/sim/sim_backend.c — the sim's dh_backend_t: TVM's DeviceAPI as a C vtable.
  *
  * Start here when writing a new backend. Each entry below maps one TVM DeviceAPI
- * method (include/tvm/runtime/device_api.h; FACTS.md §1) onto the device:
+ * method (apache/tvm v0.27.0 include/tvm/runtime/device_api.h; docs/contract.md) onto the device:
  *   get_attr / get_target_property   GetAttr / GetTargetProperty
  *   set_device                       SetDevice
  *   alloc/free_data_space            AllocDataSpace / FreeDataSpace

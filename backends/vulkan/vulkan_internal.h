@@ -25,7 +25,7 @@
  *
  * Design (the whole backend; kept from the original single-file vulkan.c):
  *
- * TVM's DeviceAPI (FACTS.md §1) on the Vulkan loader, tested on Mesa's lavapipe.
+ * TVM's DeviceAPI (docs/contract.md) on the Vulkan loader, tested on Mesa's lavapipe.
  *
  * Loader: libvulkan.so.1 is dlopen'd in init (nothing happens in constructors, so a
  * process may fork before init). No loader / no ICD / no usable device: init returns 0

@@ -7,11 +7,11 @@
  *     const dh_backend_t* dh_backend_entry(void);      (symbol DH_BACKEND_ENTRY_SYMBOL)
  *
  * returning a pointer to a static dh_backend_t that lives until the plugin is
- * unloaded. The struct is TVM's DeviceAPI (include/tvm/runtime/device_api.h;
- * FACTS.md §1) as a C vtable, plus capability flags, module functions and optional
+ * unloaded. The struct is TVM's DeviceAPI (apache/tvm v0.27.0
+ * include/tvm/runtime/device_api.h; the contract as tested: docs/contract.md) as a C vtable, plus capability flags, module functions and optional
  * benchmark hooks. backends/sim/ is the reference implementation to copy.
  *
- * Versioning (PJRT's rules, FACTS.md §5): the struct starts with struct_size,
+ * Versioning (OpenXLA PJRT C API's rules; docs/contract.md §Plugin ABI): the struct starts with struct_size,
  * abi_major and abi_minor. The loader refuses a plugin whose abi_major differs from
  * DH_BACKEND_ABI_MAJOR or whose struct_size is smaller than DH_BACKEND_SIZE_V1_0
  * (0 included);
@@ -60,13 +60,13 @@ extern "C" {
 /* TVM kTempAllocaAlignment: alignment of workspaces, bytes. */
 #define DH_TEMP_ALLOC_ALIGNMENT 64
 
-/* Opaque stream handle. NULL is the device's default stream (FACTS.md §1). */
+/* Opaque stream handle. NULL is the device's default stream (docs/contract.md §Streams). */
 typedef void* dh_stream_t;
 /* Opaque event handle (DH_CAP_EVENT_TIMING). */
 typedef void* dh_event_t;
 
 /*===========================================================================
- * Attribute kinds — TVM's DeviceAttrKind, same numbers (FACTS.md §1)
+ * Attribute kinds — TVM's DeviceAttrKind, same numbers (docs/contract.md §Attributes)
  *===========================================================================*/
 
 /* Value types: INT -> DH_TYPE_INT; STR -> DH_TYPE_RAW_STR; JSON -> DH_TYPE_RAW_STR

@@ -3,7 +3,7 @@
  *
  * The manager loads backend plugins (devharness/backend.h), registers each as the
  * global packed function `devharness.device_api.<name>` (DH_DEVICE_API_PREFIX) returning the dh_backend_t as an
- * OpaquePtr (as TVM registers device_api.cuda, FACTS.md §1), and dispatches TVM
+ * OpaquePtr (as TVM registers device_api.cuda; docs/contract.md §Device), and dispatches TVM
  * DeviceAPI calls to the backend serving a DLDevice's device_type.
  *
  * Plugin discovery (dh_plugins_load_default): every libdevharness_*.so in
@@ -116,7 +116,7 @@ const char* dh_backend_unavailable_reason(const dh_backend_t* backend);
 int dh_backend_device_count(const dh_backend_t* backend, int* out_count);
 
 /*===========================================================================
- * Attribute kinds (TVM DeviceAttrKind, FACTS.md §1). Pure; thread-safe.
+ * Attribute kinds (TVM DeviceAttrKind, docs/contract.md §Attributes). Pure; thread-safe.
  * (runtime/attr_kind.c)
  *===========================================================================*/
 

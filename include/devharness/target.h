@@ -1,7 +1,7 @@
 /*
  * devharness/target.h — targets: JSON descriptions of what a device should be.
  *
- * Follows TVM's target rules (src/target/target.cc, target_kind.cc; FACTS.md §2):
+ * Follows TVM's target rules (apache/tvm v0.27.0 src/target/target.cc, src/target/target_kind.cc):
  * a target is a JSON object with a "kind"; each kind declares typed options with
  * optional defaults; every kind also has kind, keys, tag, device, model, libs, host,
  * from_device. Parsing: missing kind, unknown kind, unknown option (the error lists

@@ -162,7 +162,7 @@ else
     skip "bench: repetitions are interleaved by default, the user's flag wins, the context says so" "sim copy benchmark did not run"
 fi
 
-# 14-15 (issue #13): copies of 1 MiB with 2 interleaved repetitions on cpu:0 — the CV
+# 14-15 (docs/benchmarks.md, the ratio table): copies of 1 MiB with 2 interleaved repetitions on cpu:0 — the CV
 # summary finds them (names end in /manual_time) and holds the ratio itself; both H2D
 # twins (raw, raw_released) are paired; bidir runs with its twin; the context states
 # the buffer method and the host-link ceiling.

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Proof of power of the conformance suite (SPEC.md §5, issue #3 item 6).
+"""Proof of power of the conformance suite (docs/conformance.md).
 
 Each faulty backend (tests/conformance/faulty_<x>.c: the sim with exactly one
 behaviour broken) is run through `devharness conformance --plugin ... --timeout 3`;
@@ -36,7 +36,7 @@ FAULTS = {
     "negzero": ("packed.echo_float", "echo returned a different Float"),
     "perthread": ("stream.per_thread", "another thread sees"),
     "oomkind": ("mem.too_large_kind", "got: \"-1 with RuntimeError"),
-    # issue #14: one faulty backend per new or sharpened clause (or small group)
+    # One faulty backend per new or sharpened clause (or small group)
     "truncmib": (("copy.cross_device", "copy.d2d_sizes", "copy.h2d_d2h_sizes", "copy.pinned_host",
                   "mem.sizes_large"), "1048579-byte H2D+D2H round trip: byte 1048576"),
     "zerowrite": ("copy.zero_length", "after zero-length D2H (backend entry)"),

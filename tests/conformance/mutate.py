@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Mutation test of the conformance suite (issue #14): `make mutate`.
+"""Mutation test of the conformance suite: `make mutate`.
 
 Applies small faults one at a time to a copy of the sim backend's sources
 (backends/sim/*.c): off-by-one sizes, dropped offsets, missing locks, skipped waits,

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Proof-of-power table of the conformance suite (issue #14).
+"""Proof-of-power table of the conformance suite (docs/conformance.md).
 
 For every clause: the faulty backends (tests/conformance/faulty_*.c, expectations in
 faulty.t FAULTS) and the sim mutants (tests/conformance/mutate.py, results of the last
@@ -28,7 +28,7 @@ POWER_C = os.path.join(ROOT, "conformance", "power.c")
 CORE = ("checked by the core before any backend is called (runtime/device_api.c), so no "
         "backend fault can reach it")
 RUNTIME_PACKED = ("exercises the runtime's shared echo/raise (runtime/backend_funcs.c), not the "
-                  "backend; to reach the backend's own functions once #11 (libtvm_ffi runtime) lands")
+                  "backend; to reach the backend's own functions when the runtime calls them through libtvm_ffi")
 NOTES = {
     "attr.exist_valid": ("subsumed: the runner counts a device only when kExist is 1 for it, so a "
                          "device kExist denies is never run; attr.exist_count names that fault"),

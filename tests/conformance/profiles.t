@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Clause profiles (issue #12): `devharness conformance --profile tvm|strict`.
+"""Clause profiles (docs/conformance.md): `devharness conformance --profile tvm|strict`.
 
 - The catalogue: every clause has profile tvm or strict, and a tvm clause cites TVM
   (its docs, apache/tvm file:line) or tvm-ffi.
@@ -20,7 +20,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 # fault -> {clause: profile it must have}. The clause each faulty backend breaks
-# (faulty.t FAULTS), with the profile issue #12 gave it.
+# (faulty.t FAULTS), with the profile it was given.
 FAULTS = {
     "wrongbyte": {"copy.dst_offsets": "tvm"},
     "ignoreoffset": {"copy.d2h_offsets": "tvm"},

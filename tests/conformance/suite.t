@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The conformance runner itself: real backends pass, outputs are well-formed, waivers
-and usage errors behave (SPEC.md §5, issue #3). Prints TAP; needs $DEVHARNESS, $BUILD."""
+and usage errors behave (docs/contract.md, docs/conformance.md). Prints TAP; needs $DEVHARNESS, $BUILD."""
 import json
 import os
 import re

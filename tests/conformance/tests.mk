@@ -27,7 +27,7 @@ TEST_SCRIPTS += tests/conformance/faulty.t tests/conformance/suite.t tests/confo
 .PHONY: conformance-faulty
 conformance-faulty: $(CONF_FAULTY_LIBS)
 
-# Mutation test (issue #14): small faults applied to copies of the sim sources, each
+# Mutation test: small faults applied to copies of the sim sources, each
 # built and run against the matching clauses 5 times; prints TAP and the score.
 # Bounded for a shared 2-core machine: MUTATE_JOBS (default 2) mutants at a time.
 .PHONY: mutate

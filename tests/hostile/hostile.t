@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# tests/hostile/hostile.t — hostile input for the devharness command (issue #8 item 3).
+# tests/hostile/hostile.t — hostile input for the devharness command.
 #
 # Feeds malformed, truncated, empty, deeply nested (10000 levels), huge (tens of MB,
 # generated here in a temporary folder), non-UTF-8 and duplicate-key target and waiver

@@ -1,4 +1,4 @@
-# tests/hostile/tests.mk — hostile input (issue #8 item 3): tests/hostile/hostile.t feeds
+# tests/hostile/tests.mk — hostile input: tests/hostile/hostile.t feeds
 # bad target/waiver files, device specs, options, plugins and results paths to the CLI
 # and checks exit 2, a one-line message naming the culprit, and nothing left behind.
 # Helper plugins that break the ABI (tests/hostile/bad_plugin.c, one per variant) go to

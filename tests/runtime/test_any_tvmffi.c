@@ -1,7 +1,7 @@
 /*
  * tests/runtime/test_any_tvmffi.c — dh_any_t matches tvm-ffi's TVMFFIAny: size,
  * alignment, every field offset, TVMFFIByteArray, and the POD type indices
- * kTVMFFINone..kTVMFFISmallBytes and kTVMFFIStaticObjectBegin (FACTS.md §3), as
+ * kTVMFFINone..kTVMFFISmallBytes and kTVMFFIStaticObjectBegin (apache/tvm-ffi v0.1.15 c_api.h), as
  * reported by tvmffi_layout.c compiled against <tvm/ffi/c_api.h>.
  * Without the apache-tvm-ffi headers it prints "1..0 # SKIP <reason>" (cmocka 1.1.5
  * prints a skipped test as "not ok", which prove counts as a failure).

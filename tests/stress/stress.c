@@ -1,5 +1,5 @@
 /*
- * tests/stress/stress.c — concurrency stress test (issue #8 item 4).
+ * tests/stress/stress.c — concurrency stress test.
  *
  *   packed_calls   8 threads x 100 000 iterations; each iteration makes one dh_func_call
  *                  of a registered counting function and one dh_device_call of "echo" on

@@ -1,4 +1,4 @@
-# tests/stress/tests.mk — concurrency stress test (issue #8 item 4): 8 threads of packed
+# tests/stress/tests.mk — concurrency stress test: 8 threads of packed
 # calls, and alloc/copy/sync/free on their own streams on every device of every loaded
 # backend. Scale with DEVHARNESS_STRESS_SCALE (float, default 1); restrict the backends
 # with DEVHARNESS_STRESS_BACKENDS=cpu,sim (the TSan run does, ci/sanitizers.mk).

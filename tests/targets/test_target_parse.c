@@ -1,6 +1,6 @@
 /*
  * tests/targets/test_target_parse.c — target parsing rules (include/devharness/target.h,
- * FACTS.md §2), kinds, tags, JSON limits. cmocka, prints TAP.
+ * apache/tvm v0.27.0 src/target/target.cc), kinds, tags, JSON limits. cmocka, prints TAP.
  *
  * The targets folder is the source tree's targets/ (found from the test binary at
  * <build>/tests/, as <exe dir>/../../targets); data files are in tests/targets/data/.

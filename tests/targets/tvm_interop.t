@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Targets that interoperate with TVM (issue #12), checked against the installed
+"""Targets that interoperate with TVM (docs/architecture.md §Targets), checked against the installed
 apache-tvm (the project venv's python, $BUILD/venv/bin/python):
 
 - `devharness targets detect --tvm DEVICE` for every live device whose kind has a TVM

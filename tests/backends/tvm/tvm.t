@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The tvm-* backends: TVM's own DeviceAPIs (apache-tvm 0.27 in the project venv).
 
-Acceptance (issue #12): `devharness conformance --device tvm-cpu:0 --profile tvm` exits
+Acceptance (docs/architecture.md §Ground truth): `devharness conformance --device tvm-cpu:0 --profile tvm` exits
 0, each clause a pass, a skip with its reason, or a waived upstream deviation whose
 reason cites the upstream file:line; `--profile strict` fails exactly the devharness
 rules TVM's CPU DeviceAPI does not keep. An absent package gives a loaded backend whose
