@@ -64,7 +64,7 @@ typedef void (*dc_clause_fn)(struct dh_conf_ctx* c);
 /* One clause. All strings static. A new clause appends its profile after param:
  *   {"copy.x", "statement", DC_MUST, "source", needs, run, NULL, DC_PROFILE_TVM}
  * source names exactly where the rule comes from: a TVM docs section with its file:line
- * (docs/arch/device_target_interactions.rst), a TVM file:line with its version
+ * (apache/tvm docs/arch/device_target_interactions.rst), a TVM file:line with its version
  * ("apache/tvm 0.27 src/runtime/device_api.cc:146-147"), tvm-ffi with file:line, an
  * anchor suite (IREE HAL CTS, OpenCL-CTS), or "devharness <file> <entry>" for a rule
  * of our own. A DC_PROFILE_TVM clause cites TVM (docs, header or source) or tvm-ffi. */

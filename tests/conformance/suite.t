@@ -218,7 +218,7 @@ def main():
                           p.stdout, re.M)
         ok(p.returncode == 0 and len(sims) >= 1 and
            re.search(r"cpu:0\n(?:    # profile: .*\n)?    1\.\.1\n    ok 1 - mem.free_null\n", p.stdout),
-           "targets/waivers/sim.json applies to sim devices only", p.stdout + p.stderr)
+           "an automatic waivers/sim.json applies to sim devices only", p.stdout + p.stderr)
         with open(os.path.join(tdir, "waivers", "sim.json"), "w") as f:
             f.write("{\"waivers\": [{\"clause\": \"x\", \"kind\": \"skip\"}]}")
         p = subprocess.run([DH, "conformance", "--filter", "mem.free_null"], stdout=subprocess.PIPE,
@@ -226,7 +226,7 @@ def main():
         ok(p.returncode == 2 and "sim.json: waivers[0]: missing" in p.stderr,
            "a bad automatic waiver file is an input error", p.stderr)
     else:
-        skip("targets/waivers/sim.json applies to sim devices only", "no targets/kinds")
+        skip("an automatic waivers/sim.json applies to sim devices only", "no targets/kinds")
         skip("a bad automatic waiver file is an input error", "no targets/kinds")
 
     # target check

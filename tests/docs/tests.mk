@@ -1,0 +1,5 @@
+# tests/docs/tests.mk — docs and references: tests/docs/references.t checks that every
+# reference in code and docs can be followed (docs/contract.md, repository paths, no
+# references outside the repository); tests/docs/walkthrough.t checks the table of
+# docs/architecture.md "How a call flows".
+TEST_SCRIPTS += tests/docs/references.t
