@@ -1,6 +1,7 @@
 /*
  * conformance/runner.c — `devharness conformance`: runs every clause x every device,
- * each case in a forked child with a timeout, and reports TAP / JUnit (docs/contract.md, docs/conformance.md).
+ * each case in a forked child with a timeout, and reports TAP / JUnit (the contract:
+ * docs/contract.md; the clauses: docs/conformance.md).
  *
  * Fork safety: the parent loads plugins (dlopen only) but never initialises a
  * backend — backends start threads and fork copies only the calling thread. Devices

@@ -3,3 +3,4 @@
 # references outside the repository); tests/docs/walkthrough.t checks the table of
 # docs/architecture.md "How a call flows".
 TEST_SCRIPTS += tests/docs/references.t
+TEST_SCRIPTS += tests/docs/walkthrough.t
