@@ -103,7 +103,7 @@ static json_t* device_json(DLDevice dev) {
 }
 
 /* TVM's Vulkan order: a stable sort by device type, discrete, integrated, virtual, cpu,
- * other (apache/tvm src/backend/vulkan/runtime/vulkan_device_api.cc:56-76), from the
+ * other (apache/tvm 5d4dc87 src/backend/vulkan/runtime/vulkan_device_api.cc:56-76), from the
  * vulkan backend's "device_type" target property. -1 when a device does not say. */
 static int vulkan_rank(DLDevice dev) {
   dh_any_t v = dh_any_none();

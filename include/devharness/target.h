@@ -112,7 +112,7 @@ char* dh_target_to_json(const dh_target_t* target, int pretty);
  * "tvm_kind" as kind, "tag": "" (devharness tags are not TVM's), the keys, then every
  * option the target has except those the kind file marks "tvm": false (devharness-only
  * properties) and host; keys in TVM's ToConfig order (kind, tag, keys, options; apache/tvm
- * src/target/target.cc:151-164). malloc'd, the caller frees. NULL with "KeyError" when
+ * 5d4dc87 src/target/target.cc:151-164). malloc'd, the caller frees. NULL with "KeyError" when
  * the kind has no TVM counterpart (sim), or on allocation failure. */
 char* dh_target_to_tvm_json(const dh_target_t* target, int pretty);
 

@@ -179,7 +179,7 @@ static void test_type_mismatch(void** state) {
                                            "<string>", &t),
                       "TypeError", "<string>: option 'supports_float16': expected bool, got string \"true\"");
   /* but an int is a bool and a bool an int, as TVM's ConfigSchema converts them
-   * (Any::try_cast; apache/tvm include/tvm/ir/config_schema.h:176-186) */
+   * (Any::try_cast; apache/tvm 5d4dc87 include/tvm/ir/config_schema.h:176-186) */
   dh_any_t bv;
   assert_ok(dh_target_parse_json("{\"kind\": \"vulkan\", \"supports_int8\": 2, \"supports_int16\": 0}",
                                  "<string>", &t));
@@ -637,14 +637,14 @@ static void test_from_device_merge(void** state) {
                                                        "<string>", fake_get, &calls, &t),
                       "KeyError", "<string>: unknown option 'zzz' for kind 'opencl'");
   /* as TVM, defaults are applied before the device is queried: the device's 1024 does not
-   * replace max_num_threads' default 256 (apache/tvm src/target/target.cc:353-355,413-419) */
+   * replace max_num_threads' default 256 (apache/tvm 5d4dc87 src/target/target.cc:353-355,413-419) */
   assert_ok(dh_target_parse_json_with_getter("{\"kind\": \"opencl\", \"from_device\": 0}", "<string>",
                                              fake_get, &calls, &t));
   assert_int_equal(get_int(t, "max_num_threads"), 256);
   assert_string_equal(get_str(t, "device_name"), "Fake CL");
   dh_target_free(t);
   t = NULL;
-  /* -1 is TVM's "no device": nothing is queried (apache/tvm src/target/target.cc:407-413) */
+  /* -1 is TVM's "no device": nothing is queried (apache/tvm 5d4dc87 src/target/target.cc:407-413) */
   calls = 0;
   assert_ok(dh_target_parse_json_with_getter("{\"kind\": \"opencl\", \"from_device\": -1}", "<string>",
                                              fake_get, &calls, &t));
