@@ -1,4 +1,5 @@
-/* conformance/attr.c — attribute clauses (TVM DeviceAPI::GetAttr, docs/contract.md §Attributes). */
+/* conformance/attr.c — attribute clauses (TVM DeviceAPI::GetAttr, docs/contract.md
+ * §Attributes). */
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>

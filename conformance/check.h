@@ -35,8 +35,8 @@
 /* Profiles (dh_clause_t.profile; `devharness conformance --profile tvm|strict`).
  * DC_PROFILE_TVM: what TVM's documented DeviceAPI contract requires of every DeviceAPI
  * (apache/tvm docs/arch/device_target_interactions.rst §DeviceAPI, the doc comments of
- * include/tvm/runtime/device_api.h, tvm-ffi's C ABI). DC_PROFILE_STRICT: devharness's
- * sharper rules on top; a `strict` run runs both, a `tvm` run skips these with the
+ * include/tvm/runtime/device_api.h, tvm-ffi's C ABI; versions as in docs/contract.md).
+ * DC_PROFILE_STRICT: devharness's sharper rules on top; a `strict` run runs both, a `tvm` run skips these with the
  * reason. 0 is "unset", which the catalogue test rejects: every clause states one. */
 #define DC_PROFILE_TVM 1
 #define DC_PROFILE_STRICT 2

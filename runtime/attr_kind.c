@@ -1,4 +1,5 @@
-/* runtime/attr_kind.c — names and value types of TVM's DeviceAttrKind (docs/contract.md §Attributes). */
+/* runtime/attr_kind.c — names and value types of TVM's DeviceAttrKind (docs/contract.md
+ * §Attributes). */
 #include "devharness/device_api.h"
 
 static const struct {

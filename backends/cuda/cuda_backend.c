@@ -1,8 +1,8 @@
 /*
  * backends/cuda/cuda_backend.c — the CUDA backend (plugin libdevharness_cuda.so).
  *
- * TVM's CUDA DeviceAPI (apache/tvm v0.27.0 src/backend/cuda/runtime/cuda_device_api.cc) over the CUDA *driver*
- * API, which is dlopen'd ("libcuda.so.1") in init: the plugin links no CUDA library,
+ * TVM's CUDA DeviceAPI (apache/tvm v0.27.0 src/backend/cuda/runtime/cuda_device_api.cc)
+ * over the CUDA *driver* API, which is dlopen'd ("libcuda.so.1") in init: the plugin links no CUDA library,
  * so it loads on machines with the toolkit and no driver and reports why it has no
  * device (docs/contract.md; backends/cuda/README.md).
  *

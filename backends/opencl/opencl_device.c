@@ -529,7 +529,8 @@ int dh_ocl_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
   return 0;
 }
 
-/* opencl target kind options (targets/kinds/opencl.json; apache/tvm v0.27.0 src/backend/opencl/codegen/target_kind.cc). None for what we cannot tell. */
+/* opencl target kind options (targets/kinds/opencl.json; apache/tvm v0.27.0
+ * src/backend/opencl/codegen/target_kind.cc). None for what we cannot tell. */
 int dh_ocl_get_target_property(DLDevice dev, const char* name, dh_any_t* out) {
   if (!out) return dh_error_set("ValueError", "opencl: get_target_property: out_value is NULL");
   *out = dh_any_none();

@@ -2,9 +2,9 @@
  * backends/opencl/opencl_internal.h — private declarations shared by the files of the
  * OpenCL backend (libdevharness_opencl.so). Not installed, not part of the plugin ABI.
  *
- * TVM's OpenCL DeviceAPI (apache/tvm v0.27.0 src/backend/opencl/runtime/opencl_device_api.cc) over
- * the Khronos ICD loader (ocl-icd), tested on PoCL 3.1's CPU device (Debian 12 pocl-opencl-icd 3.1) and
- * written to work unchanged on any vendor's driver. Built against
+ * TVM's OpenCL DeviceAPI (apache/tvm v0.27.0
+ * src/backend/opencl/runtime/opencl_device_api.cc) over the Khronos ICD loader (ocl-icd),
+ * tested on PoCL 3.1's CPU device (Debian 12 pocl-opencl-icd 3.1) and written to work unchanged on any vendor's driver. Built against
  * CL_TARGET_OPENCL_VERSION 120 so it runs on OpenCL 1.2 drivers too; newer queries
  * (CL_DEVICE_IMAGE_PITCH_ALIGNMENT) are made only when the device supports them.
  *

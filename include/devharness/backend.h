@@ -8,11 +8,12 @@
  *
  * returning a pointer to a static dh_backend_t that lives until the plugin is
  * unloaded. The struct is TVM's DeviceAPI (apache/tvm v0.27.0
- * include/tvm/runtime/device_api.h; the contract as tested: docs/contract.md) as a C vtable, plus capability flags, module functions and optional
- * benchmark hooks. backends/sim/ is the reference implementation to copy.
+ * include/tvm/runtime/device_api.h; the contract as tested: docs/contract.md) as a C
+ * vtable, plus capability flags, module functions and optional benchmark hooks.
+ * backends/sim/ is the reference implementation to copy.
  *
- * Versioning (OpenXLA PJRT C API's rules; docs/contract.md §Plugin ABI): the struct starts with struct_size,
- * abi_major and abi_minor. The loader refuses a plugin whose abi_major differs from
+ * Versioning (OpenXLA PJRT C API's rules; docs/contract.md §Plugin ABI): the struct
+ * starts with struct_size, abi_major and abi_minor. The loader refuses a plugin whose abi_major differs from
  * DH_BACKEND_ABI_MAJOR or whose struct_size is smaller than DH_BACKEND_SIZE_V1_0
  * (0 included);
  * a newer abi_minor is accepted; a plugin built against an older minor has a smaller

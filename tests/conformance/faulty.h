@@ -1,7 +1,7 @@
 /*
  * tests/conformance/faulty.h — helpers for the faulty backends that prove the
- * conformance suite's power (docs/conformance.md, proof of power). Each faulty_<x>.c builds a plugin from the
- * sim core (backends/sim, SIM_CORE_SRCS) whose dh_backend_entry returns a copy of
+ * conformance suite's power (docs/conformance.md, proof of power). Each faulty_<x>.c
+ * builds a plugin from the sim core (backends/sim, SIM_CORE_SRCS) whose dh_backend_entry returns a copy of
  * dh_sim_backend named "faulty_<x>" with exactly one behaviour broken; the suite must
  * then report exactly one clause (tests/conformance/faulty.t holds the expected id).
  */

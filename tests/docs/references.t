@@ -8,8 +8,8 @@ not prose) and this file (its self-test names bad references on purpose). Checks
 file:
 
 1. No reference to material outside the repository: "FACTS.md", "SPEC.md",
-   "../shared", or an issue number ("issue #N", "#N" not part of an HTML entity
-   "&#N;" or a word).
+   "../shared", the team's reference/ folder (no such folder here), or an issue number
+   ("issue #N", "#N" not part of an HTML entity "&#N;" or a word).
 2. Every repository-relative path (a word starting docs/ include/ runtime/ backends/
    conformance/ tests/ bench/ cli/ ci/ targets/, not preceded by a path character,
    with an optional :line or :line-line) exists, and the line is within the file.
@@ -33,7 +33,8 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 SKIP_DIRS = ("tests/fuzz/corpus/", "tests/fuzz/regressions/", "tests/docs/references.t")
 TOPS = ("docs", "include", "runtime", "backends", "conformance", "tests", "bench", "cli",
         "ci", "targets")
-FORBIDDEN = re.compile(r"FACTS\.md|SPEC\.md|\.\./shared|\bissues? #\d+|(?<![&\w])#\d+\b")
+FORBIDDEN = re.compile(r"FACTS\.md|SPEC\.md|\.\./shared|(?<![\w./-])reference/|\bissues? #\d+|"
+                       r"(?<![&\w])#\d+\b")
 PATH = re.compile(r"(?<![\w./~-])((?:%s)/[\w./<>*${}%%-]*[\w>*}])(?::(\d+)(?:-(\d+))?)?"
                   % "|".join(TOPS))
 SECTION = re.compile(r"(docs/[\w.-]+\.md) §([^)`,;:\n]+)")
@@ -138,7 +139,8 @@ def scan(path, text):
 def self_test():
     """The checker itself can fail: known-bad lines are caught, known-good pass."""
     bad = ["see FACTS.md §1", "SPEC.md §5", "(issue #13)", "once #11 lands",
-           "../shared/reference/x.md", "docs/no-such-file.md", "runtime/device_api.c:999999",
+           "../shared/reference/x.md", "(reference/tvm-pr1-x.txt)", "docs/no-such-file.md",
+           "runtime/device_api.c:999999",
            "docs/contract.md §No such section", "[x](no-such.md)"]
     good = ["&#10;", "docs/contract.md §Attributes", "runtime/device_api.c:1",
             "apache/tvm v0.27.0 include/tvm/runtime/device_api.h:146",

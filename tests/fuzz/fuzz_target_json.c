@@ -1,8 +1,8 @@
 /*
  * tests/fuzz/fuzz_target_json.c — fuzzes target JSON parsing (target.h).
  * Invariants: parsing never crashes; a target that parses serialises, and the JSON
- * parses back to an equal target (TVM's round trip: apache/tvm v0.27.0 src/target/target.cc); a failure always leaves
- * an error message.
+ * parses back to an equal target (TVM's round trip: apache/tvm v0.27.0
+ * src/target/target.cc); a failure always leaves an error message.
  */
 #include <stdlib.h>
 #include <string.h>

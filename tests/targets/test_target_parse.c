@@ -262,7 +262,7 @@ static void test_keys(void** state) {
   dh_target_t* t = parse("{\"kind\": \"opencl\"}");
   assert_string_equal(get_str(t, "keys"), "[\"opencl\",\"gpu\"]");
   dh_target_free(t);
-  /* TVM's order (src/target/target.cc:375-396): no keys given -> device first */
+  /* TVM's order (apache/tvm 5d4dc87 src/target/target.cc:375-396): no keys given -> device first */
   t = parse("{\"kind\": \"opencl\", \"device\": \"mali\"}");
   assert_string_equal(get_str(t, "keys"), "[\"mali\",\"opencl\",\"gpu\"]");
   dh_target_free(t);

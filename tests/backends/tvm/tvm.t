@@ -43,7 +43,7 @@ def run(args, env=None):
     e = dict(os.environ)
     if "ASAN_OPTIONS" in e:
         # TVM's CPU AllocDataSpace relies on posix_memalign failing with ENOMEM for a
-        # too-large size (src/runtime/cpu_device_api.cc:105-106); ASan's allocator
+        # too-large size (apache/tvm 0.27 src/runtime/cpu_device_api.cc:105-106); ASan's allocator
         # aborts instead unless told to return NULL like glibc does
         e["ASAN_OPTIONS"] += ":allocator_may_return_null=1"
     e.update(env or {})
