@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""`devharness run` results folder (issue #15): exactly the documented files (README.md,
+"""`devharness run` results folder: exactly the documented files (README.md,
 "Two commands"), no copy of the TAP stream, plot.log naming the final folder's files and
 not the temporary .partial folder, bench.txt starting with Google Benchmark's context
 header (no raw DEBUG warning, no "ERROR OCCURRED"), and the JUnit file valid for

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""The conformance reports read by other tools (issue #15).
+"""The conformance reports read by other tools (docs/ci.md).
 
-One run mixes a device that crashes (tests/conformance/faulty_segv), a waiver whose
+One run mixes a device that crashes (tests/conformance/faulty_segv.c), a waiver whose
 reason holds TAP's special characters '#' and '\\', and a backend with no device (the
 rtinitfail test plugin). Then:
   - prove reads the TAP: the no-device backend is a skip at the outer level;
@@ -56,7 +56,7 @@ def main():
     print("1..12")
     tmp = tempfile.mkdtemp(prefix="dh-reports-")
     tap, junit, wv = (os.path.join(tmp, n) for n in ("r.tap", "r.xml", "w.json"))
-    reason = "bug #12 in C:\\drv (see \\# notes)"
+    reason = "bug #x12 in C:\\drv (see \\# notes)"
     with open(wv, "w") as f:
         json.dump({"waivers": [{"clause": "mem.free_null", "kind": "skip", "reason": reason}]}, f)
     p = subprocess.run([dh, "conformance", "--plugin", segv, "--plugin", nodev, "--device", "faulty_segv:0",
@@ -70,7 +70,7 @@ def main():
        and " # crashed" not in crash_line[0],
        "the crash note's hash is escaped in the description (no directive)", "\n".join(crash_line) or out)
     skip_line = [l for l in out.splitlines() if "mem.free_null" in l]
-    want = "# SKIP bug \\#12 in C:\\\\drv (see \\\\\\# notes)"
+    want = "# SKIP bug \\#x12 in C:\\\\drv (see \\\\\\# notes)"
     ok(skip_line and skip_line[0].endswith(want), "hash and backslash escaped in the SKIP reason",
        "\n".join(skip_line))
 

@@ -6,7 +6,7 @@
 # files; unknown kinds, options and tags; wrong types; bad device specs for every
 # command that takes one; plugins that are not ELF, truncated, lack the entry symbol,
 # have the wrong ABI major or a zero struct_size; unwritable results paths; unknown
-# subcommands and options; and (issue #15) names with newlines and escape sequences,
+# subcommands and options; and names with newlines and escape sequences,
 # FIFOs and devices named as files, 5000-byte strings, missing files that are not tags,
 # tag cycles, a directory as waiver file, a 100 000-key file, cuda arch values.
 # Each case checks:
@@ -338,7 +338,7 @@ check("bench: unknown suite", ["bench", "--suite", "nosuch"], must=["nosuch"])
 check("bench: bad --repetitions", ["bench", "--repetitions", "x"], must=["--repetitions"])
 check("info: unexpected argument", ["info", "extra"], must=["extra"])
 
-# ------------------------------------------------------------------ issue #15 classes
+# ------------------------------------------------------ names, special files, long strings
 # Names with newlines and terminal escapes, FIFOs and devices instead of files, very long
 # strings, names that are files not tags, tag cycles, directories as waiver files, a
 # 100 000-key target file, cuda arch values.

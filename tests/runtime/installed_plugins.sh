@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/runtime/installed_plugins.sh — a program linked against an installed
 # libdevharness.so (PREFIX/lib) finds the plugins in PREFIX/lib/devharness without
-# DEVHARNESS_PLUGIN_PATH (runtime/plugin.c: dladdr of the library; issue #15). The
+# DEVHARNESS_PLUGIN_PATH (runtime/plugin.c: dladdr of the library). The
 # program ($BUILD/tests/installed_probe, built by make with the build's own flags) runs
 # from another folder, so <exe>/../lib/devharness does not exist. Prints TAP.
 set -u

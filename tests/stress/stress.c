@@ -69,7 +69,7 @@ static int g_nfdevs;
  * unmaps whatever stack is installed, assuming it is its own, and dies: "failed to
  * deallocate 0x134c0 bytes ... CHECK failed: sanitizer_posix.cpp:61 unable to unmap" in
  * UnsetAlternateSignalStack. That is a sanitizer runtime bug, fixed upstream by
- * llvm/llvm-project PR #179000 ("Only unmap stacks the runtime has actually mapped").
+ * https://github.com/llvm/llvm-project/pull/179000 ("Only unmap stacks the runtime has actually mapped").
  * ASan's alternate stack only serves to report stack overflows; the threads here recurse
  * nowhere. */
 const char* __asan_default_options(void);

@@ -328,7 +328,7 @@ static void test_tag(void** state) {
   assert_int_equal(get_int(t, "max_num_threads"), 4096);
   dh_target_free(t);
   /* a name ending in .json (or starting with / or .) is a file: a missing one is said to
-   * be missing, not "unknown tag" (issue #15); a vendor/name that is no tag is a tag */
+   * be missing, not "unknown tag"; a vendor/name that is no tag is a tag */
   assert_dh_error_msg(dh_target_resolve("no/such/thing.json", &t), "IOError",
                       "no/such/thing.json: cannot open: No such file or directory");
   assert_dh_error_msg(dh_target_resolve("/no/such/file.json", &t), "IOError", "cannot open");

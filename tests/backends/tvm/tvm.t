@@ -117,7 +117,7 @@ def main():
                        env={"DEVHARNESS_TVM_ROOT": "/nonexistent/tvm"})
     res = cases(out)
     why = "cannot load /nonexistent/tvm/lib/libtvm_runtime.so"
-    # exit 3: no selected backend has a device, nothing was tested (issue #15)
+    # exit 3: no selected backend has a device, nothing was tested (docs/ci.md, exit codes)
     ok(rc == 3 and "# Subtest: tvm-cpu (no device)" in out and res and
        all(good and "# SKIP " + why in rest for good, _, rest in res),
        "absent package: loaded backend, every clause SKIPs with %r" % why, out[:1500] + err)
