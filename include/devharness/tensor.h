@@ -1,5 +1,6 @@
 /*
- * devharness/tensor.h — DLPack tensor descriptors used by copies (docs/contract.md §Copies).
+ * devharness/tensor.h — DLPack tensor descriptors used by copies (docs/contract.md
+ * §Copies).
  *
  * devharness uses DLPack 1.x (the dlpack.h apache-tvm-ffi ships; Debian 12's
  * libdlpack-dev is 0.6): DLTensor is data, device, ndim, dtype, shape, strides (in
