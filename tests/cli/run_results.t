@@ -12,17 +12,8 @@ import subprocess
 import sys
 import tempfile
 
-num = 0
-
-
-def ok(cond, name, diag=""):
-    global num
-    num += 1
-    print(("ok" if cond else "not ok") + " %d - %s" % (num, name))
-    if not cond:
-        for line in str(diag).splitlines()[-30:]:
-            print("# " + line)
-    sys.stdout.flush()
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from taplib import count, ok  # noqa: E402  (tests/taplib.py)
 
 
 dh = os.environ.get("DEVHARNESS", "")
@@ -54,5 +45,5 @@ if xmllint:
                         os.path.join(latest, "conformance.junit.xml")], capture_output=True, text=True)
     ok(v.returncode == 0, "conformance.junit.xml validates against the Jenkins xunit schema", v.stderr)
 else:
-    print("ok %d - JUnit schema check # SKIP xmllint not installed (libxml2-utils)" % (num + 1))
+    print("ok %d - JUnit schema check # SKIP xmllint not installed (libxml2-utils)" % (count() + 1))
 shutil.rmtree(tmp, ignore_errors=True)

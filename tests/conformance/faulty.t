@@ -54,25 +54,13 @@ FAULTS = {
     "singlelie": ("cap.single_queue", "DH_CAP_SINGLE_QUEUE claimed but create_stream returned"),
 }
 
-num = 0
-failed = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import taplib  # noqa: E402  (tests/taplib.py)
+from taplib import skip  # noqa: E402
 
 
 def ok(cond, name, diag=""):
-    global num, failed
-    num += 1
-    print(("ok" if cond else "not ok") + " %d - %s" % (num, name))
-    if not cond:
-        failed += 1
-        for line in diag.splitlines()[-40:]:
-            print("# " + line)
-    sys.stdout.flush()
-
-
-def skip(name, why):
-    global num
-    num += 1
-    print("ok %d - %s # SKIP %s" % (num, name, why))
+    return taplib.ok(cond, name, diag, tail=40)
 
 
 def parse(tap):

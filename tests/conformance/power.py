@@ -67,7 +67,8 @@ def catalogue():
 def faults():
     src = open(os.path.join(HERE, "faulty.t")).read()
     ns = {}
-    body = src[src.index("FAULTS = {"):src.index("\nnum = 0")]
+    start = src.index("FAULTS = {")
+    body = src[start:src.index("\n}\n", start) + 3]  # the FAULTS dict literal, closed at column 0
     exec(body, ns)
     out = {}
     for f, (cl, _) in ns["FAULTS"].items():

@@ -41,23 +41,8 @@ FAULTS = {
 }
 DH = os.environ.get("DEVHARNESS", "")
 BUILD = os.environ.get("BUILD", "build")
-num = 0
-
-
-def ok(cond, name, diag=""):
-    global num
-    num += 1
-    print(("ok" if cond else "not ok") + " %d - %s" % (num, name))
-    if not cond:
-        for line in diag.splitlines()[-30:]:
-            print("# " + line)
-    sys.stdout.flush()
-
-
-def skip(name, why):
-    global num
-    num += 1
-    print("ok %d - %s # SKIP %s" % (num, name, why))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from taplib import count, ok, skip  # noqa: E402  (tests/taplib.py)
 
 
 def results(tap):

@@ -22,17 +22,8 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-num = 0
-
-
-def ok(cond, name, diag=""):
-    global num
-    num += 1
-    print(("ok" if cond else "not ok") + " %d - %s" % (num, name))
-    if not cond:
-        for line in str(diag).splitlines()[-30:]:
-            print("# " + line)
-    sys.stdout.flush()
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from taplib import count, ok  # noqa: E402  (tests/taplib.py)
 
 
 def main():

@@ -12,24 +12,9 @@ import xml.etree.ElementTree as ET
 DH = os.environ.get("DEVHARNESS", "")
 BUILD = os.environ.get("BUILD", "build")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-num = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from taplib import count, ok, skip  # noqa: E402  (tests/taplib.py)
 TMP = tempfile.mkdtemp(prefix="dh-conf-")
-
-
-def ok(cond, name, diag=""):
-    global num
-    num += 1
-    print(("ok" if cond else "not ok") + " %d - %s" % (num, name))
-    if not cond:
-        for line in str(diag).splitlines()[-30:]:
-            print("# " + line)
-    sys.stdout.flush()
-
-
-def skip(name, why):
-    global num
-    num += 1
-    print("ok %d - %s # SKIP %s" % (num, name, why))
 
 
 def dh(*args, timeout=240):
@@ -259,7 +244,7 @@ def main():
 
     rc, out, err = dh("--device", "sim:0", "--filter", "device.set_each", "--tap-version", "14")
     ok(rc == 0 and out.startswith("TAP version 14\n"), "--tap-version 14", out)
-    print("1..%d" % num)
+    print("1..%d" % count())
     return 0
 
 

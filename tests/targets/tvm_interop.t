@@ -31,17 +31,12 @@ except ImportError:
     print("1..0 # SKIP apache-tvm is not importable (no project venv at %s; run make deps)" % VENV_PY)
     sys.exit(0)
 
-num = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import taplib  # noqa: E402  (tests/taplib.py)
 
 
 def ok(cond, name, diag=""):
-    global num
-    num += 1
-    print(("ok" if cond else "not ok") + " %d - %s" % (num, name))
-    if not cond:
-        for line in diag.splitlines()[-25:]:
-            print("# " + line)
-    sys.stdout.flush()
+    return taplib.ok(cond, name, diag, tail=25)
 
 
 def plain(x):

@@ -26,17 +26,8 @@ STRICT_FAILS = sorted([
     "device.set_invalid", "device.set_invalid_kind",  # SetDevice is a no-op
     "packed.functions_found",                         # a DeviceAPI has no kernels
 ])
-num = 0
-
-
-def ok(cond, name, diag=""):
-    global num
-    num += 1
-    print(("ok" if cond else "not ok") + " %d - %s" % (num, name))
-    if not cond:
-        for line in diag.splitlines()[-30:]:
-            print("# " + line)
-    sys.stdout.flush()
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from taplib import ok  # noqa: E402  (tests/taplib.py)
 
 
 def run(args, env=None):
