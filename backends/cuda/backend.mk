@@ -1,7 +1,7 @@
 # backends/cuda/backend.mk — the CUDA backend plugin libdevharness_cuda.so.
 #
 # Built only when nvcc is found. The plugin links no CUDA library: it dlopens
-# libcuda.so.1 at run time (backends/cuda/cuda_backend.c); <cuda.h> is used for types
+# libcuda.so.1 at run time (backends/cuda/cuda_device.c); <cuda.h> is used for types
 # only. The kernels (kernels.cu) are compiled by nvcc into a fatbin (SASS for sm_75,
 # sm_80, sm_86, sm_89, sm_90a plus compute_90 PTX for newer GPUs), turned into a C
 # array header in $(BUILD)/gen/cuda/ with od + sed (coreutils; no xxd needed) and
@@ -38,7 +38,9 @@ DH_CUDA_GENCODE ?= -gencode arch=compute_75,code=sm_75 \
                    -gencode arch=compute_90a,code=sm_90a \
                    -gencode arch=compute_90,code=compute_90
 
-DH_CUDA_SRCS   := backends/cuda/cuda_backend.c backends/cuda/cuda_raw.c
+DH_CUDA_SRCS   := backends/cuda/cuda_device.c backends/cuda/cuda_memory.c \
+                  backends/cuda/cuda_stream.c backends/cuda/cuda_kernels.c \
+                  backends/cuda/cuda_raw.c backends/cuda/cuda_backend.c
 DH_CUDA_GENDIR := $(BUILD)/gen/cuda
 DH_CUDA_PLUGIN := $(PLUGINDIR)/libdevharness_cuda.so
 
@@ -46,7 +48,7 @@ $(eval $(call dh_plugin,cuda,$(DH_CUDA_SRCS),-ldl))
 
 $(call obj,$(DH_CUDA_SRCS)): CPPFLAGS += -isystem $(CUDA_INCLUDE) -I$(DH_CUDA_GENDIR)
 $(call obj,$(DH_CUDA_SRCS)): CFLAGS += -fvisibility=hidden
-$(call obj,backends/cuda/cuda_backend.c): $(DH_CUDA_GENDIR)/kernels_fatbin.h
+$(call obj,backends/cuda/cuda_kernels.c): $(DH_CUDA_GENDIR)/kernels_fatbin.h
 
 $(DH_CUDA_GENDIR)/kernels.fatbin: backends/cuda/kernels.cu backends/cuda/backend.mk
 	@mkdir -p $(@D)

@@ -1,6 +1,54 @@
 /*
- * backends/cuda/cuda_internal.h — shared between the cuda backend's sources
- * (cuda_backend.c: DeviceAPI; cuda_raw.c: raw driver-API twins). Not installed.
+ * backends/cuda/cuda_internal.h — shared between the cuda backend's sources. Not
+ * installed. The files, each calling only the ones below it (no call cycles;
+ * tests/backends/call_graph.t checks):
+ *
+ *   cuda_backend.c  the vtable and dh_backend_entry; shutdown in order
+ *   cuda_kernels.c  module functions (noop, fill, memory_peak_bandwidth), the fatbin
+ *   cuda_raw.c      raw driver-API twins for the benchmarks (dh_cuda_raw_twin)
+ *   cuda_stream.c   streams, stream_sync, sync_stream_from_to, timing events
+ *   cuda_memory.c   data space, workspaces, pinned host memory, staging, copies
+ *   cuda_device.c   driver loading, errors, device checks, contexts, attributes
+ *
+ * Design of the backend (each point is a documented choice of this backend):
+ *  - Contexts: one primary context per device (cuDevicePrimaryCtxRetain), retained
+ *    lazily on first use and released in shutdown; before every driver call that needs
+ *    it, it is made current on the calling thread (cuCtxSetCurrent) unless
+ *    cuCtxGetCurrent says it already is (a thread-local read in the driver).
+ *  - Memory: cuMemAlloc_v2 / cuMemFree_v2. Data-space pointers are CUdeviceptr values
+ *    cast to void*: device addresses, not host-dereferenceable, so no
+ *    DH_CAP_HOST_POINTER_ARITHMETIC; offsets arrive in the copy offsets / byte_offset.
+ *    cuMemAlloc aligns to >= 256 bytes; a larger requested alignment is honoured by
+ *    over-allocating (the base is remembered for free). 0 bytes gives NULL.
+ *  - Pinned host memory: cuMemHostAlloc(CU_MEMHOSTALLOC_PORTABLE) / cuMemFreeHost.
+ *  - Workspaces: plain data space (cuMemAlloc), 256-byte aligned.
+ *  - Copies: cuMemcpy{HtoD,DtoH,DtoD}Async_v2 (cuMemcpyPeerAsync across devices) on
+ *    the given stream. Host source rule (TVM: the source may be reused once the call
+ *    returns) without a per-call wait: pageable H2D sources, and pinned ones of up to
+ *    DH_CUDA_STAGE_PINNED_MAX bytes, are memcpy'd into backend-owned pinned staging
+ *    slots and the copy is enqueued from there (the call returns once the bytes are
+ *    staged, as the driver itself does for small pageable copies), chunk by chunk when
+ *    larger than a slot; larger pinned sources (cuPointerGetAttribute MEMORY_TYPE =
+ *    HOST) are copied directly and the call waits for that copy only (an event
+ *    recorded after it). Slots: cuda_internal.h DH_CUDA_STAGE_*. D2H and D2D stay
+ *    asynchronous; a host destination is valid after stream_sync (for a pageable
+ *    destination the driver itself returns only once the copy is done).
+ *  - Streams: cuStreamCreate(CU_STREAM_NON_BLOCKING). The NULL stream handle is the
+ *    *legacy* default stream (the plugin calls the non-_ptsz entry points); created
+ *    streams do not implicitly synchronise with it, so order NULL-stream work against
+ *    them with sync_stream_from_to. The current stream is per thread and per device.
+ *  - sync_stream_from_to: an event (CU_EVENT_DISABLE_TIMING) recorded on src, waited
+ *    on by dst (cuStreamWaitEvent), then destroyed (the driver keeps it alive until
+ *    it completes).
+ *  - Events (DH_CAP_EVENT_TIMING): cuEventCreate with timing, cuEventElapsedTime.
+ *  - fork: CUDA cannot be used in a child forked after cuInit ran in its parent, so
+ *    init runs lazily (the core's rule) and, in such a child, every entry that needs
+ *    the driver fails with a RuntimeError that says so (kExist still answers).
+ *  - Kernels: backends/cuda/kernels.cu, embedded fatbin, cuModuleLoadData once per
+ *    device, launched on the calling thread's current stream.
+ *
+ * Errors: every CUresult other than CUDA_SUCCESS becomes
+ * dh_error_set("RuntimeError" | "OutOfMemoryError", "<call>(<args>): <NAME>: <text>").
  */
 #ifndef DEVHARNESS_BACKENDS_CUDA_INTERNAL_H_
 #define DEVHARNESS_BACKENDS_CUDA_INTERNAL_H_
@@ -18,7 +66,7 @@
 /* cuMemAlloc's guaranteed alignment, bytes (CUDA C Programming Guide: >= 256). */
 #define DH_CUDA_BASE_ALIGNMENT 256
 
-/* H2D staging (cuda_backend.c "Copies"): pageable host->device copies are memcpy'd
+/* H2D staging (cuda_memory.c): pageable host->device copies are memcpy'd
  * into backend-owned pinned slots and enqueued from there, so the call returns once the
  * bytes are staged (the host source is free, TVM's rule) without waiting for the
  * device; copies larger than a slot are pipelined through the slots in
@@ -59,7 +107,7 @@ typedef struct dh_cuda_device {
   char arch[16];            /* "sm_90a" */
 } dh_cuda_device_t;
 
-/* The resolved driver table (cuda_backend.c). Valid while the backend is available. */
+/* The resolved driver table (cuda_device.c). Valid while the backend is available. */
 extern dh_cuda_driver_t dh_cuda_drv;
 extern dh_cuda_device_t dh_cuda_devices[DH_CUDA_MAX_DEVICES];
 
@@ -95,5 +143,65 @@ CUstream dh_cuda_current_stream(int device_id);
 /* Writes the TVM cuda target arch for compute capability major.minor: "sm_XY", with
  * the "a" suffix from 9.0 on ("sm_90a"). */
 void dh_cuda_arch_name(int major, int minor, char* buf, size_t size);
+
+/* ---- cuda_device.c */
+
+/* init: dlopens libcuda.so.1, resolves the driver table, cuInit, enumerates devices.
+ * Returns 0 even without a device (dh_cuda_unavailable_reason says why). */
+int dh_cuda_device_init(void);
+/* Releases the primary contexts and the driver (after dh_cuda_memory_release and
+ * dh_cuda_kernels_release). */
+void dh_cuda_device_shutdown(void);
+const char* dh_cuda_unavailable_reason(void);
+/* Devices whose driver state may be touched now: 0 when unavailable or in a child
+ * forked after init. */
+int dh_cuda_live_devices(void);
+/* "13.0" from cuDriverGetVersion, or "unknown". Static storage. */
+const char* dh_cuda_driver_version_string(void);
+/* cuDeviceGetAttribute(a) of device d into *out; `aname` names it in errors. */
+int dh_cuda_attr_int(dh_cuda_device_t* d, int id, CUdevice_attribute a, const char* aname,
+                     int* out);
+int dh_cuda_get_attr(DLDevice dev, int32_t kind, dh_any_t* out);
+int dh_cuda_get_target_property(DLDevice dev, const char* name, dh_any_t* out);
+int dh_cuda_set_device(DLDevice dev);
+
+/* ---- cuda_memory.c (the vtable entries of the same names, backend.h) */
+
+int dh_cuda_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
+                             DLDataType type_hint, void** out_ptr);
+int dh_cuda_free_data_space(DLDevice dev, void* ptr);
+int dh_cuda_alloc_workspace(DLDevice dev, size_t nbytes, DLDataType type_hint, void** out);
+int dh_cuda_free_workspace(DLDevice dev, void* ptr);
+int dh_cuda_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr);
+int dh_cuda_free_host(DLDevice dev, void* ptr);
+int dh_cuda_copy_data_from_to(const void* from, size_t from_offset, void* to,
+                              size_t to_offset, size_t nbytes, DLDevice dev_from,
+                              DLDevice dev_to, DLDataType type_hint, dh_stream_t stream);
+/* Shutdown: frees every device's staging slots and the over-aligned records. */
+void dh_cuda_memory_release(void);
+
+/* ---- cuda_stream.c (the vtable entries of the same names, backend.h) */
+
+int dh_cuda_create_stream(DLDevice dev, dh_stream_t* out_stream);
+int dh_cuda_free_stream(DLDevice dev, dh_stream_t stream);
+int dh_cuda_set_stream(DLDevice dev, dh_stream_t stream);
+int dh_cuda_get_current_stream(DLDevice dev, dh_stream_t* out_stream);
+int dh_cuda_stream_sync(DLDevice dev, dh_stream_t stream);
+int dh_cuda_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst);
+int dh_cuda_event_create(DLDevice dev, dh_event_t* out_event);
+int dh_cuda_event_record(DLDevice dev, dh_event_t event, dh_stream_t stream);
+int dh_cuda_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end, double* out_ms);
+int dh_cuda_event_free(DLDevice dev, dh_event_t event);
+
+/* ---- cuda_kernels.c */
+
+/* Module functions (backend.h dh_backend_func_t): noop(Device), fill(DLTensorPtr, Int),
+ * memory_peak_bandwidth(Device) -> Float bytes/s. */
+int dh_cuda_fn_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+int dh_cuda_fn_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+int dh_cuda_fn_memory_peak(void* self, const dh_any_t* args, int32_t num_args,
+                           dh_any_t* result);
+/* Shutdown: unloads every device's module. */
+void dh_cuda_kernels_release(void);
 
 #endif /* DEVHARNESS_BACKENDS_CUDA_INTERNAL_H_ */

@@ -228,7 +228,7 @@ typedef struct fake_stats {
       live_events, wait_events, set_current, event_syncs, htod_pinned, htod_pageable;
 } fake_stats_t;
 
-/* H2D staging on the fake driver (cuda_backend.c "Copies"; the fake defers every copy
+/* H2D staging on the fake driver (cuda_memory.c staging; the fake defers every copy
  * to the next synchronisation point, so a source read after the call returns would
  * give the device the overwritten bytes). */
 static void check_h2d_staging(const dh_backend_t* b, DLDevice d, const fake_stats_t* st) {
