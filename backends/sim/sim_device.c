@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "devharness/error.h"
-#include "sim_impl.h"
+#include "sim_internal.h"
 
 dh_sim_state_t dh_sim_state;
 
@@ -221,10 +221,11 @@ static int dh_sim_env_u64(const char* name, uint64_t max, uint64_t* out) {
  * forget the default streams (they are re-created on first use), re-arm the locks a
  * parent thread may have held, and make the parent's explicit streams stale (see
  * dh_sim_stream_get). The parent's objects are leaked in the child, not freed. */
-static void dh_sim_atfork_child(void) {
+void dh_sim_device_atfork_child(void (*streams_atfork_child)(void),
+                                void (*stream_orphan)(dh_sim_stream_t* s)) {
   atomic_fetch_add(&dh_sim_state.fork_gen, 1);
   pthread_mutex_init(&dh_sim_init_mu, NULL);
-  dh_sim_stream_atfork_child();
+  streams_atfork_child();
   if (!atomic_load(&dh_sim_state.initialised)) return;
   for (int i = 0; i < dh_sim_state.config.num_devices; i++) {
     dh_sim_device_t* d = &dh_sim_state.devices[i];
@@ -232,15 +233,15 @@ static void dh_sim_atfork_child(void) {
     pthread_mutex_init(&d->buffers.mu, NULL);
     pthread_mutex_init(&d->streams.mu, NULL);
     pthread_mutex_init(&d->events.mu, NULL);
-    if (d->default_stream != NULL) dh_sim_stream_orphan(d->default_stream);
+    if (d->default_stream != NULL) stream_orphan(d->default_stream);
     d->default_stream = NULL;
   }
 }
 
-int dh_sim_init(void) {
+int dh_sim_init(void (*atfork_child)(void)) {
   static int atfork_registered;
   pthread_mutex_lock(&dh_sim_init_mu);
-  if (!atfork_registered && pthread_atfork(NULL, NULL, dh_sim_atfork_child) == 0)
+  if (!atfork_registered && pthread_atfork(NULL, NULL, atfork_child) == 0)
     atfork_registered = 1;
   if (atomic_load(&dh_sim_state.initialised)) {
     pthread_mutex_unlock(&dh_sim_init_mu);
@@ -274,12 +275,7 @@ int dh_sim_init(void) {
   return 0;
 }
 
-static void dh_sim_close_and_release(dh_sim_obj_t* obj) {
-  dh_sim_stream_close((dh_sim_stream_t*)obj);
-  dh_sim_obj_release(obj);
-}
-
-void dh_sim_shutdown(void) {
+void dh_sim_shutdown(void (*close_stream)(dh_sim_obj_t* obj), void (*staging_drain)(void)) {
   pthread_mutex_lock(&dh_sim_init_mu);
   if (!atomic_load(&dh_sim_state.initialised)) {
     pthread_mutex_unlock(&dh_sim_init_mu);
@@ -288,15 +284,15 @@ void dh_sim_shutdown(void) {
   for (int i = 0; i < dh_sim_state.config.num_devices; i++) {
     dh_sim_device_t* d = &dh_sim_state.devices[i];
     /* Streams first: draining them finishes all work that still holds buffers. */
-    dh_sim_table_drain(&d->streams, dh_sim_close_and_release);
+    dh_sim_table_drain(&d->streams, close_stream);
     if (d->default_stream != NULL) {
-      dh_sim_close_and_release(&d->default_stream->obj);
+      close_stream(&d->default_stream->obj);
       d->default_stream = NULL;
     }
     dh_sim_table_drain(&d->events, dh_sim_obj_release);
     dh_sim_table_drain(&d->buffers, dh_sim_obj_release);
   }
-  dh_sim_staging_drain();
+  staging_drain();
   atomic_store(&dh_sim_state.initialised, 0);
   for (int i = 0; i < dh_sim_state.config.num_devices; i++)
     pthread_mutex_destroy(&dh_sim_state.devices[i].mu);
@@ -323,18 +319,7 @@ int dh_sim_device_get(DLDevice dev, dh_sim_device_t** out_device) {
  * Device memory
  *===========================================================================*/
 
-static void dh_sim_buffer_destroy(dh_sim_obj_t* obj) {
-  dh_sim_buffer_t* b = (dh_sim_buffer_t*)obj;
-  if (dh_sim_state.devices != NULL) {
-    dh_sim_device_t* d = &dh_sim_state.devices[b->device_id];
-    pthread_mutex_lock(&d->mu);
-    d->used -= b->charged;
-    pthread_mutex_unlock(&d->mu);
-  }
-  free(b->data);
-  free(b);
-}
-
+/* Bytes still available on d (the device counter sim_memory.c keeps). */
 size_t dh_sim_mem_available(dh_sim_device_t* d) {
   pthread_mutex_lock(&d->mu);
   size_t avail = dh_sim_state.config.memory_bytes - d->used;
@@ -342,81 +327,88 @@ size_t dh_sim_mem_available(dh_sim_device_t* d) {
   return avail;
 }
 
-int dh_sim_mem_alloc(dh_sim_device_t* d, size_t nbytes, size_t alignment, void** out_handle) {
-  if (alignment == 0) alignment = DH_ALLOC_ALIGNMENT;
-  if ((alignment & (alignment - 1)) != 0)
-    return dh_error_set("ValueError", "sim:%d: alignment %zu is not a power of two", d->id,
-                        alignment);
-  if (alignment < DH_ALLOC_ALIGNMENT) alignment = DH_ALLOC_ALIGNMENT;
-  /* Charge whole 64-byte blocks, as a device allocator would. */
-  size_t charged = nbytes;
-  if (charged % DH_ALLOC_ALIGNMENT) {
-    if (charged > SIZE_MAX - DH_ALLOC_ALIGNMENT) charged = SIZE_MAX;
-    else charged += DH_ALLOC_ALIGNMENT - charged % DH_ALLOC_ALIGNMENT;
-  }
-  /* Reserve first, so a request beyond the device never reaches malloc (which might
-   * succeed lazily through overcommit). */
-  pthread_mutex_lock(&d->mu);
-  size_t avail = dh_sim_state.config.memory_bytes - d->used;
-  if (charged > avail) {
-    pthread_mutex_unlock(&d->mu);
-    return dh_error_set("OutOfMemoryError",
-                        "sim:%d: cannot allocate %zu bytes: %zu of %zu bytes available", d->id,
-                        nbytes, avail, dh_sim_state.config.memory_bytes);
-  }
-  d->used += charged;
-  pthread_mutex_unlock(&d->mu);
+/*===========================================================================
+ * Entries: availability, attributes, device selection
+ *===========================================================================*/
 
-  dh_sim_buffer_t* b = calloc(1, sizeof *b);
-  void* data = NULL;
-  if (b == NULL || (nbytes > 0 && posix_memalign(&data, alignment, nbytes) != 0)) {
-    free(b);
-    pthread_mutex_lock(&d->mu);
-    d->used -= charged;
-    pthread_mutex_unlock(&d->mu);
-    return dh_error_set("OutOfMemoryError", "sim:%d: host malloc of %zu bytes failed", d->id,
-                        nbytes);
+/* Thread-local current device (TVM SetDevice); nothing else depends on it in the sim. */
+static _Thread_local int dh_sim_tls_device;
+
+const char* dh_sim_b_unavailable_reason(void) {
+  if (!atomic_load(&dh_sim_state.initialised)) return "sim backend is not initialised";
+  if (dh_sim_state.config.num_devices == 0)
+    return "DEVHARNESS_SIM_DEVICES=0: no simulated devices configured";
+  return NULL;
+}
+
+/*===========================================================================
+ * Attributes
+ *===========================================================================*/
+
+#define DH_SIM_DEVICE_NAME "devharness sim"
+#define DH_SIM_L2_CACHE_BYTES (4 * 1024 * 1024)
+
+int dh_sim_b_get_attr(DLDevice dev, int32_t kind, dh_any_t* out_value) {
+  if (out_value == NULL) return dh_error_set("ValueError", "sim: get_attr: out_value is NULL");
+  *out_value = dh_any_none();
+  if (kind == DH_ATTR_EXIST) {
+    /* Never an error: 0 for anything that is not a configured device. */
+    int exists = atomic_load(&dh_sim_state.initialised) && dev.device_type != kDLCPU &&
+                 dev.device_id >= 0 && dev.device_id < dh_sim_state.config.num_devices;
+    *out_value = dh_any_int(exists);
+    return 0;
   }
-  atomic_init(&b->obj.refs, 1);
-  b->obj.destroy = dh_sim_buffer_destroy;
-  b->device_id = d->id;
-  b->data = data;
-  b->size = nbytes;
-  b->charged = charged;
-  if (dh_sim_table_add(&d->buffers, DH_SIM_KIND_BUFFER, d->id, &b->obj, out_handle) != 0) {
-    dh_sim_obj_release(&b->obj);
-    return -1;
+  if (kind < 0 || kind >= DH_ATTR_KIND_COUNT)
+    return dh_error_set("ValueError", "sim: unknown attribute kind %d (valid: 0..%d)", (int)kind,
+                        DH_ATTR_KIND_COUNT - 1);
+  dh_sim_device_t* d;
+  if (dh_sim_device_get(dev, &d) != 0) return -1;
+  switch ((dh_attr_kind_t)kind) {
+    case DH_ATTR_MAX_THREADS_PER_BLOCK: *out_value = dh_any_int(1024); break;
+    case DH_ATTR_WARP_SIZE: *out_value = dh_any_int(32); break;
+    case DH_ATTR_MAX_SHARED_MEMORY_PER_BLOCK: *out_value = dh_any_int(49152); break;
+    case DH_ATTR_COMPUTE_VERSION: *out_value = dh_any_str("1.0"); break;
+    case DH_ATTR_DEVICE_NAME: *out_value = dh_any_str(DH_SIM_DEVICE_NAME); break;
+    case DH_ATTR_MAX_CLOCK_RATE: *out_value = dh_any_int(1000000); break;
+    case DH_ATTR_MULTI_PROCESSOR_COUNT: *out_value = dh_any_int(8); break;
+    case DH_ATTR_MAX_THREAD_DIMENSIONS: *out_value = dh_any_str("[1024, 1024, 64]"); break;
+    case DH_ATTR_MAX_REGISTERS_PER_BLOCK: *out_value = dh_any_int(65536); break;
+    case DH_ATTR_API_VERSION: *out_value = dh_any_int(1); break;
+    case DH_ATTR_DRIVER_VERSION: *out_value = dh_any_str("devharness-sim 0.1"); break;
+    case DH_ATTR_L2_CACHE_SIZE_BYTES: *out_value = dh_any_int(DH_SIM_L2_CACHE_BYTES); break;
+    case DH_ATTR_TOTAL_GLOBAL_MEMORY:
+      *out_value = dh_any_int((int64_t)dh_sim_state.config.memory_bytes);
+      break;
+    case DH_ATTR_AVAILABLE_GLOBAL_MEMORY:
+      *out_value = dh_any_int((int64_t)dh_sim_mem_available(d));
+      break;
+    default: break; /* kGcnArch, kImagePitchAlignment: not reported (None) */
   }
   return 0;
 }
 
-int dh_sim_mem_free(dh_sim_device_t* d, void* handle) {
-  if (handle == NULL) return 0;
-  dh_sim_obj_t* obj;
-  if (dh_sim_table_remove(&d->buffers, DH_SIM_KIND_BUFFER, d->id, handle, "data space handle",
-                          &obj) != 0)
-    return -1;
-  /* Queued commands may still hold references; the bytes go when they are done. */
-  dh_sim_obj_release(obj);
+/* Live values of the sim target kind's options (targets/kinds/sim.json). */
+int dh_sim_b_get_target_property(DLDevice dev, const char* name, dh_any_t* out_value) {
+  if (name == NULL || out_value == NULL)
+    return dh_error_set("ValueError", "sim: get_target_property: NULL name or out_value");
+  *out_value = dh_any_none();
+  dh_sim_device_t* d;
+  if (dh_sim_device_get(dev, &d) != 0) return -1;
+  if (strcmp(name, "device_name") == 0) *out_value = dh_any_str(DH_SIM_DEVICE_NAME);
+  else if (strcmp(name, "num_devices") == 0)
+    *out_value = dh_any_int(dh_sim_state.config.num_devices);
+  else if (strcmp(name, "memory_bytes") == 0)
+    *out_value = dh_any_int((int64_t)dh_sim_state.config.memory_bytes);
+  else if (strcmp(name, "max_num_threads") == 0) *out_value = dh_any_int(1024);
+  else if (strcmp(name, "thread_warp_size") == 0) *out_value = dh_any_int(32);
+  /* anything else (kind, keys, tag, ...): None = cannot tell */
   return 0;
 }
 
-int dh_sim_mem_get(dh_sim_device_t* d, void* handle, dh_sim_buffer_t** out_buffer) {
-  if (handle == NULL)
-    return dh_error_set("ValueError", "sim:%d: NULL data space handle", d->id);
-  dh_sim_obj_t* obj;
-  if (dh_sim_table_get(&d->buffers, DH_SIM_KIND_BUFFER, d->id, handle, "data space handle",
-                       &obj) != 0)
-    return -1;
-  *out_buffer = (dh_sim_buffer_t*)obj;
+int dh_sim_b_set_device(DLDevice dev) {
+  dh_sim_device_t* d;
+  if (dh_sim_device_get(dev, &d) != 0) return -1;
+  dh_sim_tls_device = d->id; /* nothing else depends on it in the sim */
   return 0;
 }
 
-int dh_sim_mem_check_range(const dh_sim_buffer_t* b, size_t offset, size_t nbytes,
-                           const char* side) {
-  if (offset > b->size || nbytes > b->size - offset)
-    return dh_error_set("ValueError",
-                        "sim:%d: %s range [%zu, %zu + %zu) is outside the %zu-byte allocation",
-                        b->device_id, side, offset, offset, nbytes, b->size);
-  return 0;
-}

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "devharness/error.h"
-#include "sim_impl.h"
+#include "sim_internal.h"
 
 /*===========================================================================
  * Markers (sync_stream_from_to)
@@ -420,4 +420,164 @@ int dh_sim_event_wait(dh_sim_event_t* e, uint64_t* out_time_ns) {
   *out_time_ns = e->time_ns;
   pthread_mutex_unlock(&e->mu);
   return 0;
+}
+
+/*===========================================================================
+ * Streams
+ *===========================================================================*/
+
+int dh_sim_b_create_stream(DLDevice dev, dh_stream_t* out_stream) {
+  if (out_stream == NULL) return dh_error_set("ValueError", "sim: create_stream: out_stream is NULL");
+  *out_stream = NULL;
+  dh_sim_device_t* d;
+  dh_sim_stream_t* s;
+  if (dh_sim_device_get(dev, &d) != 0 || dh_sim_stream_create(d->id, &s) != 0) return -1;
+  if (dh_sim_table_add(&d->streams, DH_SIM_KIND_STREAM, d->id, &s->obj, out_stream) != 0) {
+    dh_sim_stream_close(s);
+    dh_sim_obj_release(&s->obj);
+    return -1;
+  }
+  return 0;
+}
+
+int dh_sim_b_free_stream(DLDevice dev, dh_stream_t stream) {
+  dh_sim_device_t* d;
+  if (dh_sim_device_get(dev, &d) != 0) return -1;
+  if (stream == NULL) return 0; /* the default stream lives until shutdown */
+  dh_sim_obj_t* obj;
+  if (dh_sim_table_remove(&d->streams, DH_SIM_KIND_STREAM, d->id, stream, "stream", &obj) != 0)
+    return -1;
+  if (dh_env_get_stream(dh_sim_dev(d->id)) == stream) dh_env_set_stream(dh_sim_dev(d->id), NULL);
+  /* Pending work completes before the worker exits (TVM: FreeStream loses nothing). */
+  int rc = dh_sim_stream_close((dh_sim_stream_t*)obj);
+  dh_sim_obj_release(obj);
+  return rc;
+}
+
+int dh_sim_b_set_stream(DLDevice dev, dh_stream_t stream) {
+  dh_sim_device_t* d;
+  if (dh_sim_device_get(dev, &d) != 0) return -1;
+  if (stream != NULL) {
+    dh_sim_stream_t* s;
+    if (dh_sim_stream_get(d, stream, &s) != 0) return -1;
+    dh_sim_obj_release(&s->obj);
+  }
+  return dh_env_set_stream(dh_sim_dev(d->id), stream);
+}
+
+int dh_sim_b_get_current_stream(DLDevice dev, dh_stream_t* out_stream) {
+  dh_sim_device_t* d;
+  if (out_stream == NULL)
+    return dh_error_set("ValueError", "sim: get_current_stream: out_stream is NULL");
+  if (dh_sim_device_get(dev, &d) != 0) return -1;
+  *out_stream = dh_env_get_stream(dh_sim_dev(d->id));
+  return 0;
+}
+
+int dh_sim_b_stream_sync(DLDevice dev, dh_stream_t stream) {
+  dh_sim_device_t* d;
+  dh_sim_stream_t* s;
+  if (dh_sim_device_get(dev, &d) != 0 || dh_sim_stream_get(d, stream, &s) != 0) return -1;
+  int rc = dh_sim_stream_wait(s);
+  dh_sim_obj_release(&s->obj);
+  return rc;
+}
+
+int dh_sim_b_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst) {
+  dh_sim_device_t* d;
+  dh_sim_stream_t *s_src = NULL, *s_dst = NULL;
+  if (dh_sim_device_get(dev, &d) != 0) return -1;
+  int rc = -1;
+  if (dh_sim_stream_get(d, src, &s_src) == 0 && dh_sim_stream_get(d, dst, &s_dst) == 0)
+    rc = dh_sim_stream_order(s_src, s_dst); /* no-op when src == dst */
+  dh_sim_obj_release(s_src ? &s_src->obj : NULL);
+  dh_sim_obj_release(s_dst ? &s_dst->obj : NULL);
+  return rc;
+}
+
+/*===========================================================================
+ * Events (device-side timing: the worker timestamps the record command)
+ *===========================================================================*/
+
+int dh_sim_b_event_create(DLDevice dev, dh_event_t* out_event) {
+  if (out_event == NULL) return dh_error_set("ValueError", "sim: event_create: out_event is NULL");
+  *out_event = NULL;
+  dh_sim_device_t* d;
+  dh_sim_event_t* e;
+  if (dh_sim_device_get(dev, &d) != 0 || dh_sim_event_new(&e) != 0) return -1;
+  if (dh_sim_table_add(&d->events, DH_SIM_KIND_EVENT, d->id, &e->obj, out_event) != 0) {
+    dh_sim_obj_release(&e->obj);
+    return -1;
+  }
+  return 0;
+}
+
+static int dh_sim_event_lookup(dh_sim_device_t* d, dh_event_t h, dh_sim_event_t** out) {
+  dh_sim_obj_t* obj;
+  if (h == NULL) return dh_error_set("ValueError", "sim:%d: NULL event", d->id);
+  if (dh_sim_table_get(&d->events, DH_SIM_KIND_EVENT, d->id, h, "event", &obj) != 0) return -1;
+  *out = (dh_sim_event_t*)obj;
+  return 0;
+}
+
+int dh_sim_b_event_record(DLDevice dev, dh_event_t event, dh_stream_t stream) {
+  dh_sim_device_t* d;
+  dh_sim_event_t* e = NULL;
+  dh_sim_stream_t* s = NULL;
+  if (dh_sim_device_get(dev, &d) != 0) return -1;
+  int rc = -1;
+  if (dh_sim_event_lookup(d, event, &e) == 0 && dh_sim_stream_get(d, stream, &s) == 0)
+    rc = dh_sim_event_record(e, s);
+  dh_sim_obj_release(e ? &e->obj : NULL);
+  dh_sim_obj_release(s ? &s->obj : NULL);
+  return rc;
+}
+
+int dh_sim_b_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end,
+                                     double* out_ms) {
+  dh_sim_device_t* d;
+  dh_sim_event_t *e0 = NULL, *e1 = NULL;
+  if (out_ms == NULL) return dh_error_set("ValueError", "sim: event_elapsed_ms: out_ms is NULL");
+  if (dh_sim_device_get(dev, &d) != 0) return -1;
+  int rc = -1;
+  uint64_t t0, t1;
+  if (dh_sim_event_lookup(d, start, &e0) == 0 && dh_sim_event_lookup(d, end, &e1) == 0 &&
+      dh_sim_event_wait(e1, &t1) == 0 && dh_sim_event_wait(e0, &t0) == 0) {
+    *out_ms = ((double)t1 - (double)t0) / 1e6;
+    rc = 0;
+  }
+  dh_sim_obj_release(e0 ? &e0->obj : NULL);
+  dh_sim_obj_release(e1 ? &e1->obj : NULL);
+  return rc;
+}
+
+int dh_sim_b_event_free(DLDevice dev, dh_event_t event) {
+  dh_sim_device_t* d;
+  if (dh_sim_device_get(dev, &d) != 0) return -1;
+  if (event == NULL) return 0;
+  dh_sim_obj_t* obj;
+  if (dh_sim_table_remove(&d->events, DH_SIM_KIND_EVENT, d->id, event, "event", &obj) != 0)
+    return -1;
+  dh_sim_obj_release(obj); /* a queued record keeps it alive until it ran */
+  return 0;
+}
+
+/*===========================================================================
+ * Test helper declared in sim.h
+ *===========================================================================*/
+
+int dh_sim_enqueue_host_fn(DLDevice dev, dh_stream_t stream, void (*fn)(void* ctx), void* ctx) {
+  dh_sim_device_t* d;
+  dh_sim_stream_t* s;
+  if (fn == NULL) return dh_error_set("ValueError", "sim: enqueue_host_fn: fn is NULL");
+  if (dh_sim_device_get(dev, &d) != 0 || dh_sim_stream_get(d, stream, &s) != 0) return -1;
+  dh_sim_cmd_t* cmd = dh_sim_cmd_new(DH_SIM_CMD_HOST_FN);
+  int rc = -1;
+  if (cmd != NULL) {
+    cmd->fn = fn;
+    cmd->ctx = ctx;
+    rc = dh_sim_stream_enqueue(s, cmd);
+  }
+  dh_sim_obj_release(&s->obj);
+  return rc;
 }

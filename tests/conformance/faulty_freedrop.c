@@ -1,7 +1,7 @@
 /* Fault: free_stream discards the commands still queued on the stream instead of
  * letting them finish. Expected clause: stream.free_pending. */
 #include "faulty.h"
-#include "backends/sim/sim_impl.h"
+#include "backends/sim/sim_internal.h"
 
 static int bad_free_stream(DLDevice dev, dh_stream_t stream) {
   dh_sim_device_t* d;

@@ -29,6 +29,7 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+# The file each mutant's text is in (build() finds the text in any sim source).
 B = "sim_backend.c"
 D = "sim_device.c"
 S = "sim_stream.c"
@@ -227,13 +228,13 @@ MUTANTS = [
        "  for (int i = 0; i < DH_SIM_MAX_DEVICES; i++) dh_sim_tls_stream[i] = stream;\n  return 0;")],
      "stream.*", "set_stream sets the current stream of every device"),
     ("device_set_invalid_ok", B,
-     [("static int dh_sim_b_set_device(DLDevice dev) {\n  dh_sim_device_t* d;\n  if (dh_sim_device_get(dev, &d) != 0) return -1;",
-       "static int dh_sim_b_set_device(DLDevice dev) {\n  dh_sim_device_t* d;\n"
+     [("int dh_sim_b_set_device(DLDevice dev) {\n  dh_sim_device_t* d;\n  if (dh_sim_device_get(dev, &d) != 0) return -1;",
+       "int dh_sim_b_set_device(DLDevice dev) {\n  dh_sim_device_t* d;\n"
        "  if (dh_sim_device_get(dev, &d) != 0) { dh_error_clear(); return 0; }")],
      "device.*,attr.*", "set_device accepts any device id"),
     ("device_set_second_fails", B,
-     [("static int dh_sim_b_set_device(DLDevice dev) {\n  dh_sim_device_t* d;\n  if (dh_sim_device_get(dev, &d) != 0) return -1;",
-       "static int dh_sim_b_set_device(DLDevice dev) {\n  dh_sim_device_t* d;\n  if (dh_sim_device_get(dev, &d) != 0) return -1;\n"
+     [("int dh_sim_b_set_device(DLDevice dev) {\n  dh_sim_device_t* d;\n  if (dh_sim_device_get(dev, &d) != 0) return -1;",
+       "int dh_sim_b_set_device(DLDevice dev) {\n  dh_sim_device_t* d;\n  if (dh_sim_device_get(dev, &d) != 0) return -1;\n"
        "  if (d->id == 1) return dh_error_set(\"IndexError\", \"sim: device 1 is busy\");")],
      "device.*,attr.*", "set_device refuses device id 1"),
     ("functions_no_fill", B,
@@ -294,16 +295,21 @@ MUTANTS = [
 def build(tmp, name, file_, repl, cc, build_dir):
     src = os.path.join(tmp, "src")
     shutil.copytree("backends/sim", src)
-    path = os.path.join(src, file_)
-    text = open(path).read()
+    srcs = sorted(os.path.join(src, f) for f in os.listdir(src) if f.endswith(".c"))
+    texts = {p: open(p).read() for p in srcs}
     for old, new in repl:
-        n = text.count(old)
-        if n != 1:
-            return "stale mutant: %r found %d times in backends/sim/%s" % (old[:60], n, file_)
-        text = text.replace(old, new)
-    open(path, "w").write(text)
+        # `file_` names the file the text is in; when code moves between the sim's
+        # files, the one source that holds the text is used.
+        where = [p for p in srcs if texts[p].count(old) == 1]
+        if os.path.join(src, file_) in where:
+            where = [os.path.join(src, file_)]
+        if len(where) != 1 or sum(t.count(old) for t in texts.values()) != 1:
+            return "stale mutant: %r found %d times in backends/sim/*.c" % (
+                old[:60], sum(t.count(old) for t in texts.values()))
+        texts[where[0]] = texts[where[0]].replace(old, new)
+    for p, text in texts.items():
+        open(p, "w").write(text)
     out = os.path.join(tmp, "libdevharness_sim.so")
-    srcs = [os.path.join(src, f) for f in ("sim_device.c", "sim_stream.c", "sim_backend.c", "entry.c")]
     cmd = [cc, "-Iinclude", "-I.", "-D_GNU_SOURCE", "-std=c11", "-Wall", "-Wextra", "-O1",
            "-fPIC", "-pthread", "-fvisibility=hidden", "-shared", "-o", out] + srcs + \
           ["-L" + os.path.join(build_dir, "lib"), "-ldevharness",

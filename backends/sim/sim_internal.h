@@ -1,11 +1,17 @@
 /*
- * backends/sim/sim_impl.h — private declarations shared by the sim's source files.
+ * backends/sim/sim_internal.h — private declarations shared by the sim's source files.
  *
- * Layering (each file only uses the ones above it):
- *   sim_device.c   configuration, devices, the handle table, device memory
- *   sim_stream.c   streams = worker threads with FIFO command queues; events; markers
- *   sim_backend.c  the dh_backend_t entries (TVM DeviceAPI), module functions, raw twin
- *   entry.c        dh_backend_entry (the only exported symbol)
+ * Layering (each file calls only the ones below it; tests/backends/call_graph.t checks):
+ *   sim_entry.c    dh_backend_entry (the only exported symbol), apart so that faulty
+ *                  variants link the rest with an entry of their own (sim.h)
+ *   sim_backend.c  the vtable dh_sim_backend; init/shutdown/fork handler composed
+ *   sim_kernels.c  module functions noop, fill
+ *   sim_raw.c      the raw twin for the benchmarks
+ *   sim_memory.c   device buffers; alloc/free/host entries; copy_data_from_to
+ *   sim_stream.c   streams = worker threads with FIFO command queues; events; markers;
+ *                  the stream and event entries
+ *   sim_device.c   configuration, devices, the handle table, objects, the clock; the
+ *                  attribute and set_device entries
  *
  * Object lifetime: buffers, streams and events are reference-counted objects
  * (dh_sim_obj_t header). The handle table holds one reference while the handle is
@@ -13,8 +19,8 @@
  * command holds references to what it touches, so freeing a handle while work on it
  * is still queued never frees memory under the worker.
  */
-#ifndef DEVHARNESS_BACKENDS_SIM_SIM_IMPL_H_
-#define DEVHARNESS_BACKENDS_SIM_SIM_IMPL_H_
+#ifndef DEVHARNESS_BACKENDS_SIM_SIM_INTERNAL_H_
+#define DEVHARNESS_BACKENDS_SIM_SIM_INTERNAL_H_
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -97,10 +103,18 @@ typedef struct dh_sim_state {
 
 extern dh_sim_state_t dh_sim_state;
 
-/* Reads the configuration, creates the devices. Idempotent. 0/-1. */
-int dh_sim_init(void);
-/* Drains and frees every stream, frees every buffer and event. */
-void dh_sim_shutdown(void);
+/* Reads the configuration, creates the devices; registers atfork_child as the
+ * fork handler of the child (once). Idempotent. 0/-1. */
+int dh_sim_init(void (*atfork_child)(void));
+/* close_stream(obj) on every stream (draining it, consuming the table's reference),
+ * then frees every event and buffer, then staging_drain(). The stream layer's
+ * functions are passed in by sim_backend.c so this file never calls up into it. */
+void dh_sim_shutdown(void (*close_stream)(dh_sim_obj_t* obj), void (*staging_drain)(void));
+/* The fork handler's device part, in a child forked after init: re-arms the locks,
+ * calls streams_atfork_child() and hands each default stream to stream_orphan. */
+struct dh_sim_stream;
+void dh_sim_device_atfork_child(void (*streams_atfork_child)(void),
+                                void (*stream_orphan)(struct dh_sim_stream* s));
 
 /* The device for dev: -1 with RuntimeError if not initialised, IndexError for an id
  * outside 0..n-1 (and device_type kDLCPU). */
@@ -241,4 +255,42 @@ int dh_sim_event_record(dh_sim_event_t* e, dh_sim_stream_t* s);
 /* Waits for the event's last queued record; ValueError if it was never recorded. */
 int dh_sim_event_wait(dh_sim_event_t* e, uint64_t* out_time_ns);
 
-#endif /* DEVHARNESS_BACKENDS_SIM_SIM_IMPL_H_ */
+/* A sim DLDevice of id `id`. */
+static inline DLDevice dh_sim_dev(int id) {
+  DLDevice d = {(DLDeviceType)DH_SIM_DEVICE_TYPE, id};
+  return d;
+}
+
+/*---------------------------------------------------------------- entries */
+
+/* The vtable entries of sim_device.c, sim_memory.c and sim_stream.c, named after the
+ * dh_backend_t fields they fill (backend.h). */
+const char* dh_sim_b_unavailable_reason(void);
+int dh_sim_b_get_attr(DLDevice dev, int32_t kind, dh_any_t* out_value);
+int dh_sim_b_get_target_property(DLDevice dev, const char* name, dh_any_t* out_value);
+int dh_sim_b_set_device(DLDevice dev);
+int dh_sim_b_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
+                              DLDataType type_hint, void** out_ptr);
+int dh_sim_b_free_data_space(DLDevice dev, void* ptr);
+int dh_sim_b_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr);
+int dh_sim_b_free_host(DLDevice dev, void* ptr);
+int dh_sim_b_copy_data_from_to(const void* from, size_t from_offset, void* to,
+                               size_t to_offset, size_t nbytes, DLDevice dev_from,
+                               DLDevice dev_to, DLDataType type_hint, dh_stream_t stream);
+int dh_sim_b_create_stream(DLDevice dev, dh_stream_t* out_stream);
+int dh_sim_b_free_stream(DLDevice dev, dh_stream_t stream);
+int dh_sim_b_set_stream(DLDevice dev, dh_stream_t stream);
+int dh_sim_b_get_current_stream(DLDevice dev, dh_stream_t* out_stream);
+int dh_sim_b_stream_sync(DLDevice dev, dh_stream_t stream);
+int dh_sim_b_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst);
+int dh_sim_b_event_create(DLDevice dev, dh_event_t* out_event);
+int dh_sim_b_event_record(DLDevice dev, dh_event_t event, dh_stream_t stream);
+int dh_sim_b_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end, double* out_ms);
+int dh_sim_b_event_free(DLDevice dev, dh_event_t event);
+/* sim_kernels.c: noop(Device), fill(DLTensorPtr, Int) (backend.h dh_backend_func_t). */
+int dh_sim_f_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+int dh_sim_f_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+/* sim_raw.c */
+extern const dh_raw_twin_t dh_sim_raw_twin;
+
+#endif /* DEVHARNESS_BACKENDS_SIM_SIM_INTERNAL_H_ */

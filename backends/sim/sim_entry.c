@@ -1,7 +1,7 @@
 /*
- * backends/sim/entry.c — the plugin's one exported symbol.
+ * backends/sim/sim_entry.c — the plugin's one exported symbol.
  *
- * Kept apart from the backend itself (sim_backend.c) so faulty variants can link the
+ * Kept apart from the backend itself (sim_backend.c and the files below it) so faulty variants can link the
  * sim core (SIM_CORE_SRCS in backend.mk) with their own entry returning a modified
  * copy of dh_sim_backend (see sim.h).
  */

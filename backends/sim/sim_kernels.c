@@ -1,0 +1,81 @@
+/*
+ * backends/sim/sim_kernels.c — the sim's module functions (backend.h "Module
+ * functions every backend provides"): noop and fill, queued on the calling thread's
+ * current stream. Calls down into sim_memory.c, sim_stream.c and sim_device.c.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devharness/error.h"
+#include "devharness/tensor.h"
+#include "sim_internal.h"
+
+/*===========================================================================
+ * Module functions (backend.h "Module functions every backend provides")
+ *===========================================================================*/
+
+/* The calling thread's current stream of d, with a reference. */
+static int dh_sim_current_stream(dh_sim_device_t* d, dh_sim_stream_t** out) {
+  return dh_sim_stream_get(d, dh_env_get_stream(dh_sim_dev(d->id)), out);
+}
+
+/* noop(Device dev): enqueue the empty kernel on the current stream. */
+int dh_sim_f_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+  (void)self;
+  (void)result;
+  if (num_args < 1 || args[0].type_index != DH_TYPE_DEVICE)
+    return dh_error_set("TypeError", "sim.noop: expected (Device), got %d argument(s)%s%s",
+                        (int)num_args, num_args >= 1 ? ", first " : "",
+                        num_args >= 1 ? dh_type_index_name(args[0].type_index) : "");
+  dh_sim_device_t* d;
+  dh_sim_stream_t* s;
+  if (dh_sim_device_get(args[0].v_device, &d) != 0 || dh_sim_current_stream(d, &s) != 0)
+    return -1;
+  dh_sim_cmd_t* cmd = dh_sim_cmd_new(DH_SIM_CMD_NOOP);
+  int rc = cmd ? dh_sim_stream_enqueue(s, cmd) : -1;
+  dh_sim_obj_release(&s->obj);
+  return rc;
+}
+
+/* fill(DLTensorPtr dst, Int value): write (uint32_t)value to every 4-byte word. */
+int dh_sim_f_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+  (void)self;
+  (void)result;
+  if (num_args < 2 || dh_any_as_tensor(&args[0]) == NULL ||
+      args[1].type_index != DH_TYPE_INT)
+    return dh_error_set("TypeError", "sim.fill: expected (DLTensorPtr dst, Int value)");
+  const DLTensor* t = dh_any_as_tensor(&args[0]);
+  size_t nbytes;
+  if (t == NULL) return dh_error_set("TypeError", "sim.fill: dst is a NULL tensor");
+  if (!dh_tensor_is_contiguous(t))
+    return dh_error_set("ValueError", "sim.fill: dst is not contiguous");
+  if (dh_tensor_nbytes(t, &nbytes) != 0) return -1;
+  if (t->byte_offset % 4 || nbytes % 4)
+    return dh_error_set("ValueError",
+                        "sim.fill: byte_offset %llu and nbytes %zu must be multiples of 4",
+                        (unsigned long long)t->byte_offset, nbytes);
+  dh_sim_device_t* d;
+  dh_sim_buffer_t* b = NULL;
+  dh_sim_stream_t* s = NULL;
+  if (dh_sim_device_get(t->device, &d) != 0) return -1;
+  if (dh_sim_mem_get(d, t->data, &b) != 0 ||
+      dh_sim_mem_check_range(b, (size_t)t->byte_offset, nbytes, "fill") != 0 ||
+      dh_sim_current_stream(d, &s) != 0) {
+    dh_sim_obj_release(b ? &b->obj : NULL);
+    return -1;
+  }
+  dh_sim_cmd_t* cmd = dh_sim_cmd_new(DH_SIM_CMD_FILL);
+  if (cmd == NULL) {
+    dh_sim_obj_release(&b->obj);
+    dh_sim_obj_release(&s->obj);
+    return -1;
+  }
+  cmd->dst = b->data + t->byte_offset;
+  cmd->nbytes = nbytes;
+  cmd->pattern = (uint32_t)args[1].v_int64;
+  cmd->refs[0] = &b->obj;
+  int rc = dh_sim_stream_enqueue(s, cmd);
+  dh_sim_obj_release(&s->obj);
+  return rc;
+}
