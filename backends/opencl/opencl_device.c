@@ -456,7 +456,7 @@ int dh_ocl_ensure_realized(void) {
 void dh_ocl_shutdown(void) {
   int live = g_realized == 1 && !dh_ocl_stale;
   /* free whatever the callers leaked (OpenCL objects only when they belong to us) */
-  dh_ocl_hreg_release_all(live);
+  dh_ocl_hreg_release_all(live, dh_ocl_dev);
   for (int i = 0; i < dh_ocl_ndev; ++i) {
     if (live) release_device(&dh_ocl_dev[i]);
     pthread_mutex_destroy(&dh_ocl_dev[i].kernel_lock);

@@ -38,17 +38,19 @@
  * is not thread-safe for clSetKernelArg). No library constructors: nothing runs before
  * init, so a process may fork before initialising the backend.
  *
- * Files (one job each):
- *   opencl_error.c    OpenCL error codes -> names and devharness error kinds
- *   opencl_device.c   enumeration (forked probe), init/shutdown, opening the devices on
- *                     first use, get_attr, get_target_property, set_device
- *   opencl_memory.c   handle registry, data space / workspaces, pinned host memory, copies
- *   opencl_stream.c   streams (command queues), current stream per thread, stream_sync,
- *                     sync_stream_from_to, events
+ * Files (one job each; each calls only the files below it in this list, checked by
+ * tests/backends/call_graph.t):
+ *   opencl_backend.c  the dh_backend_t table and dh_backend_entry
+ *   opencl_raw.c      the raw twin (benchmarks)
  *   opencl_kernels.c  the embedded OpenCL C program and the module functions
  *                     noop / fill / echo / raise
- *   opencl_raw.c      the raw twin (benchmarks)
- *   opencl_backend.c  the dh_backend_t table and dh_backend_entry
+ *   opencl_memory.c   data space / workspaces, pinned host memory, copies
+ *   opencl_stream.c   streams (command queues), current stream per thread, stream_sync,
+ *                     sync_stream_from_to, events
+ *   opencl_device.c   enumeration (forked probe), init/shutdown, opening the devices on
+ *                     first use, get_attr, get_target_property, set_device
+ *   opencl_handles.c  the handle registry (every pointer handed out)
+ *   opencl_error.c    OpenCL error codes -> names and devharness error kinds
  *
  * Symbols: every object is compiled with -fvisibility=hidden (backend.mk) and the
  * declarations below are also wrapped in `#pragma GCC visibility push(hidden)`, so the
@@ -142,7 +144,7 @@ typedef struct ocl_device {
   int64_t image_pitch_alignment; /* 0 = not reported */
 
   /* bytes of live data space (PoCL overcommits: we refuse past global_mem_size);
-   * guarded by the registry lock (opencl_memory.c) */
+   * guarded by the registry lock (dh_ocl_hreg_lock, opencl_handles.c) */
   size_t live_bytes;
 
   /* built-in kernels, built lazily once (kernel_lock; opencl_kernels.c) */
@@ -183,7 +185,7 @@ int dh_ocl_get_target_property(DLDevice dev, const char* name, dh_any_t* out);
 int dh_ocl_set_device(DLDevice dev);
 
 /*===========================================================================
- * Handle registry and memory (opencl_memory.c)
+ * Handle registry (opencl_handles.c) and memory (opencl_memory.c)
  *===========================================================================*/
 
 /* Kinds of handle the backend hands out. */
@@ -226,8 +228,12 @@ int dh_ocl_hreg_remove(const void* key, hkind_t kind, hentry_t* out);
 
 /* Shutdown: frees every handle still registered (what the callers leaked), releasing
  * the OpenCL objects only when `live` (the devices are open in this process and it is
- * not a stale fork() child). Empties the registry. Not concurrent with other entries. */
-void dh_ocl_hreg_release_all(int live);
+ * not a stale fork() child; devs = the device table, for the host blocks' queues).
+ * Empties the registry. Not concurrent with other entries. */
+void dh_ocl_hreg_release_all(int live, const ocl_device_t* devs);
+
+/* The registry's mutex; opencl_memory.c also guards ocl_device_t.live_bytes with it. */
+extern pthread_mutex_t dh_ocl_hreg_lock;
 
 /* backend.h vtable entries. */
 int dh_ocl_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,

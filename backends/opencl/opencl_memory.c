@@ -1,8 +1,8 @@
 /*
- * backends/opencl/opencl_memory.c — memory of the OpenCL backend: the handle registry
- * (every pointer handed out, so a stale, foreign or double-freed one is a ValueError,
- * never a crash), alloc/free data space and workspaces, pinned host memory, and
- * copy_data_from_to.
+ * backends/opencl/opencl_memory.c — memory of the OpenCL backend: alloc/free data
+ * space and workspaces, pinned host memory, and copy_data_from_to. Every pointer
+ * handed out is registered (opencl_handles.c), so a stale, foreign or double-freed one
+ * is a ValueError, never a crash.
  *
  * alloc_data_space returns the cl_mem itself (opaque; offsets go through the copy
  * offsets / DLTensor.byte_offset). nbytes 0 returns NULL (freeing NULL is a no-op).
@@ -11,7 +11,7 @@
  * stream_sync; D2D is clEnqueueCopyBuffer (overlapping ranges of one buffer go through
  * a temporary buffer; different devices through host memory, blocking).
  *
- * Thread-safety: the registry has one mutex (g_hlock), which also guards each device's
+ * Thread-safety: the registry's mutex (dh_ocl_hreg_lock) also guards each device's
  * live_bytes.
  */
 #include <inttypes.h>
@@ -20,108 +20,6 @@
 #include <string.h>
 
 #include "opencl_internal.h"
-
-/*===========================================================================
- * Handle registry: every pointer we hand out, so bad ones are errors not crashes
- *===========================================================================*/
-
-#define HBUCKETS 1024
-static hentry_t* g_htab[HBUCKETS];
-static pthread_mutex_t g_hlock = PTHREAD_MUTEX_INITIALIZER;
-
-static size_t hhash(const void* p) {
-  uintptr_t x = (uintptr_t)p;
-  x ^= x >> 17;
-  x *= 0x9E3779B97F4A7C15ull;
-  return (size_t)(x >> 40) % HBUCKETS;
-}
-
-/* Adds an entry; -1 OutOfMemoryError. Caller does not hold the lock. */
-int dh_ocl_hreg_add(void* key, hkind_t kind, int dev, size_t size, cl_mem mem) {
-  hentry_t* e = calloc(1, sizeof *e);
-  if (!e) return dh_error_set("OutOfMemoryError", "opencl: out of host memory for a handle");
-  e->key = key; e->kind = kind; e->dev = dev; e->size = size; e->mem = mem;
-  pthread_mutex_lock(&g_hlock);
-  size_t b = hhash(key);
-  e->next = g_htab[b];
-  g_htab[b] = e;
-  pthread_mutex_unlock(&g_hlock);
-  return 0;
-}
-
-/* Looks up key of kind; copies the entry to *out. 1 found, 0 not. */
-int dh_ocl_hreg_find(const void* key, hkind_t kind, hentry_t* out) {
-  int found = 0;
-  pthread_mutex_lock(&g_hlock);
-  for (hentry_t* e = g_htab[hhash(key)]; e; e = e->next)
-    if (e->key == key && e->kind == kind) {
-      if (out) *out = *e;
-      found = 1;
-      break;
-    }
-  pthread_mutex_unlock(&g_hlock);
-  return found;
-}
-
-/* Removes key of kind; copies it to *out. 1 removed, 0 not found. */
-int dh_ocl_hreg_remove(const void* key, hkind_t kind, hentry_t* out) {
-  int found = 0;
-  pthread_mutex_lock(&g_hlock);
-  for (hentry_t** pe = &g_htab[hhash(key)]; *pe; pe = &(*pe)->next) {
-    hentry_t* e = *pe;
-    if (e->key == key && e->kind == kind) {
-      if (out) *out = *e;
-      *pe = e->next;
-      free(e);
-      found = 1;
-      break;
-    }
-  }
-  pthread_mutex_unlock(&g_hlock);
-  return found;
-}
-
-/* Frees every handle still registered (shutdown: what the callers leaked). */
-void dh_ocl_hreg_release_all(int live) {
-  pthread_mutex_lock(&g_hlock);
-  for (size_t b = 0; b < HBUCKETS; ++b) {
-    hentry_t* e = g_htab[b];
-    while (e) {
-      hentry_t* n = e->next;
-      switch (e->kind) {
-        case H_BUFFER:
-          if (live) clReleaseMemObject((cl_mem)e->key);
-          break;
-        case H_HOST:
-          if (live) {
-            clEnqueueUnmapMemObject(dh_ocl_dev[e->dev].default_queue, e->mem, e->key, 0, NULL, NULL);
-            clFinish(dh_ocl_dev[e->dev].default_queue);
-            clReleaseMemObject(e->mem);
-          }
-          break;
-        case H_STREAM: {
-          ocl_stream_t* s = e->key;
-          if (live) {
-            clFinish(s->q);
-            clReleaseCommandQueue(s->q);
-          }
-          free(s);
-          break;
-        }
-        case H_EVENT: {
-          ocl_event_t* ev = e->key;
-          if (live && ev->ev) clReleaseEvent(ev->ev);
-          free(ev);
-          break;
-        }
-      }
-      free(e);
-      e = n;
-    }
-    g_htab[b] = NULL;
-  }
-  pthread_mutex_unlock(&g_hlock);
-}
 
 /*===========================================================================
  * Memory
@@ -145,11 +43,11 @@ static int alloc_buffer(DLDevice dev, size_t nbytes, size_t alignment, const cha
                         "opencl:%d: %s: %zu bytes exceed CL_DEVICE_MAX_MEM_ALLOC_SIZE (%" PRId64
                         " bytes)",
                         dev.device_id, where, nbytes, od->max_mem_alloc_size);
-  pthread_mutex_lock(&g_hlock);
+  pthread_mutex_lock(&dh_ocl_hreg_lock);
   int over = (int64_t)(od->live_bytes + nbytes) > od->global_mem_size;
   if (!over) od->live_bytes += nbytes;
   size_t live = od->live_bytes;
-  pthread_mutex_unlock(&g_hlock);
+  pthread_mutex_unlock(&dh_ocl_hreg_lock);
   if (over)
     return dh_error_set("OutOfMemoryError",
                         "opencl:%d: %s: %zu bytes do not fit: %zu bytes live of "
@@ -158,17 +56,17 @@ static int alloc_buffer(DLDevice dev, size_t nbytes, size_t alignment, const cha
   cl_int e = CL_SUCCESS;
   cl_mem m = clCreateBuffer(od->ctx, CL_MEM_READ_WRITE, nbytes, NULL, &e);
   if (e != CL_SUCCESS || !m) {
-    pthread_mutex_lock(&g_hlock);
+    pthread_mutex_lock(&dh_ocl_hreg_lock);
     od->live_bytes -= nbytes;
-    pthread_mutex_unlock(&g_hlock);
+    pthread_mutex_unlock(&dh_ocl_hreg_lock);
     if (e == CL_INVALID_BUFFER_SIZE) e = CL_MEM_OBJECT_ALLOCATION_FAILURE;
     return OCL_FAIL("clCreateBuffer", e);
   }
   if (dh_ocl_hreg_add(m, H_BUFFER, dev.device_id, nbytes, NULL) != 0) {
     clReleaseMemObject(m);
-    pthread_mutex_lock(&g_hlock);
+    pthread_mutex_lock(&dh_ocl_hreg_lock);
     od->live_bytes -= nbytes;
-    pthread_mutex_unlock(&g_hlock);
+    pthread_mutex_unlock(&dh_ocl_hreg_lock);
     return -1;
   }
   *out_ptr = m;
@@ -189,9 +87,9 @@ static int free_buffer(DLDevice dev, void* ptr, const char* where) {
   if (!dh_ocl_hreg_remove(ptr, H_BUFFER, &e))
     return dh_error_set("ValueError", "opencl:%d: %s: %p was freed concurrently",
                         dev.device_id, where, ptr);
-  pthread_mutex_lock(&g_hlock);
+  pthread_mutex_lock(&dh_ocl_hreg_lock);
   dh_ocl_dev[e.dev].live_bytes -= e.size;
-  pthread_mutex_unlock(&g_hlock);
+  pthread_mutex_unlock(&dh_ocl_hreg_lock);
   /* OpenCL keeps the object alive until enqueued commands using it are done. */
   cl_int err = clReleaseMemObject((cl_mem)ptr);
   if (err != CL_SUCCESS) return OCL_FAIL("clReleaseMemObject", err);
