@@ -7,6 +7,7 @@
 # -fvisibility=hidden so the plugin exports only dh_backend_entry.
 GLSLC ?= glslc
 VK_SRCS    := backends/vulkan/vulkan_loader.c backends/vulkan/vulkan_device.c \
+              backends/vulkan/vulkan_buffers.c \
               backends/vulkan/vulkan_memory.c backends/vulkan/vulkan_stream.c \
               backends/vulkan/vulkan_kernels.c backends/vulkan/vulkan_raw.c \
               backends/vulkan/vulkan_backend.c

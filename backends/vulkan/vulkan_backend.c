@@ -6,6 +6,19 @@
 #include "vulkan_internal.h"
 
 /*===========================================================================
+ * Lifecycle: vulkan_device.c is handed what it needs from the files above it
+ *===========================================================================*/
+static void vk_device_release(dhvk_device_t* d) {
+  dh_vk_streams_destroy_all(d);
+  dh_vk_memory_release(d);
+  dh_vk_pipelines_destroy(d);
+}
+
+static const dhvk_device_hooks_t k_hooks = {dh_vk_stream_new, vk_device_release};
+
+static int vk_init(void) { return dh_vk_init(&k_hooks); }
+
+/*===========================================================================
  * Entry
  *===========================================================================*/
 static const dh_backend_t k_backend = {
@@ -18,7 +31,7 @@ static const dh_backend_t k_backend = {
     .device_type = kDLVulkan,
     .caps = DH_CAP_ASYNC_COPY | DH_CAP_EVENT_TIMING | DH_CAP_PINNED_HOST,
     .target_kind = "vulkan",
-    .init = dh_vk_init,
+    .init = vk_init,
     .shutdown = dh_vk_shutdown,
     .unavailable_reason = dh_vk_unavailable_reason,
     .get_attr = dh_vk_get_attr,

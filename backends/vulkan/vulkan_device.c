@@ -26,6 +26,7 @@ static char g_val_first[1024];
  * fork, so every entry fails cleanly instead of hanging (fork before init instead). */
 static volatile int g_forked;
 static int g_atfork_registered;
+static const dhvk_device_hooks_t* g_hooks; /* from dh_vk_init */
 static void on_fork_child(void) {
   if (g_inited) g_forked = 1;
 }
@@ -199,7 +200,7 @@ static int device_setup(VkPhysicalDevice phys, int idx) {
     default: break;
   }
   snprintf(d->device_type, sizeof d->device_type, "%s", dt);
-  if (dh_vk_stream_new(d, idx, &d->default_stream) != 0) {
+  if (g_hooks->stream_new(d, idx, &d->default_stream) != 0) {
     dh_vk_fn.vkDestroyDevice(d->device, NULL);
     d->device = VK_NULL_HANDLE;
     return -1;
@@ -207,8 +208,9 @@ static int device_setup(VkPhysicalDevice phys, int idx) {
   return 1;
 }
 
-int dh_vk_init(void) {
+int dh_vk_init(const dhvk_device_hooks_t* hooks) {
   if (g_inited) return 0;
+  g_hooks = hooks;
   g_inited = 1;
   g_forked = 0;
   g_reason[0] = 0;
@@ -323,9 +325,7 @@ void dh_vk_shutdown(void) {
     dhvk_device_t* d = &g_devs[i];
     if (!d->device) continue;
     dh_vk_fn.vkDeviceWaitIdle(d->device);
-    dh_vk_streams_destroy_all(d);
-    dh_vk_memory_release(d);
-    dh_vk_pipelines_destroy(d);
+    g_hooks->release(d);
     dh_vk_fn.vkDestroyDevice(d->device, NULL);
     pthread_mutex_destroy(&d->queue_lock);
     pthread_mutex_destroy(&d->lock);

@@ -2,17 +2,19 @@
  * backends/vulkan/vulkan_internal.h — private declarations shared by the files of the
  * Vulkan backend (libdevharness_vulkan.so). Not installed, not part of the plugin ABI.
  *
- * Files (one job each):
- *   vulkan_loader.c   dlopen of libvulkan.so.1, the entry-point table dh_vk_fn, VkResult names
- *   vulkan_device.c   instance, validation messenger, physical devices, init/shutdown,
- *                     attributes, target properties
- *   vulkan_memory.c   buffers, memory types, staging cache, workspaces, pinned host memory,
- *                     copies
+ * Files (one job each; each calls only the files below it in this list, checked by
+ * tests/backends/call_graph.t):
+ *   vulkan_backend.c  the dh_backend_t table and dh_backend_entry (the only exported
+ *                     symbol); hands vulkan_device.c its hooks (dhvk_device_hooks_t)
+ *   vulkan_raw.c      the raw twin (api_name "Vulkan")
+ *   vulkan_kernels.c  SPIR-V pipelines and the module functions noop/fill/echo/raise
+ *   vulkan_memory.c   data space, workspaces, pinned host memory, copies
  *   vulkan_stream.c   streams (timeline semaphores), submission retirement, stream_sync,
  *                     sync_stream_from_to, the current stream, events (timestamp queries)
- *   vulkan_kernels.c  SPIR-V pipelines and the module functions noop/fill/echo/raise
- *   vulkan_raw.c      the raw twin (api_name "Vulkan")
- *   vulkan_backend.c  the dh_backend_t table and dh_backend_entry (the only exported symbol)
+ *   vulkan_buffers.c  buffers, memory types, the data-space handle check, staging cache
+ *   vulkan_device.c   instance, validation messenger, physical devices, init/shutdown,
+ *                     attributes, target properties
+ *   vulkan_loader.c   dlopen of libvulkan.so.1, the entry-point table dh_vk_fn, VkResult names
  *
  * Symbols shared between these files are prefixed dh_vk_ and have hidden visibility
  * (backend.mk compiles with -fvisibility=hidden and this header pushes hidden visibility),
@@ -304,9 +306,19 @@ typedef struct dhvk_device {
 /*===========================================================================
  * vulkan_device.c: lifecycle, validation, device lookup, attributes
  *===========================================================================*/
+/* What the device layer needs from the files above it, handed in by vulkan_backend.c
+ * so that calls between the files run one way: stream_new makes a new device's default
+ * stream (vulkan_stream.c); release frees a device's streams, memory and pipelines at
+ * shutdown, after vkDeviceWaitIdle and before vkDestroyDevice. */
+typedef struct dhvk_device_hooks {
+  int (*stream_new)(dhvk_device_t* d, int dev, dhvk_stream_t** out);
+  void (*release)(dhvk_device_t* d);
+} dhvk_device_hooks_t;
+
 /* backend.h init / shutdown / unavailable_reason (see the Design comment: loader, devices,
- * fork). init returns 0 also when no device is usable; unavailable_reason then says why. */
-int dh_vk_init(void);
+ * fork). init returns 0 also when no device is usable; unavailable_reason then says why.
+ * init keeps `hooks` (static storage) for shutdown. */
+int dh_vk_init(const dhvk_device_hooks_t* hooks);
 void dh_vk_shutdown(void);
 const char* dh_vk_unavailable_reason(void);
 
@@ -329,7 +341,8 @@ int dh_vk_check_dev(DLDevice dev, dhvk_device_t** out);
 int dh_vk_val_check(void);
 
 /*===========================================================================
- * vulkan_memory.c: buffers, staging, workspaces, pinned host memory, copies
+ * vulkan_buffers.c (buffers, staging cache) and vulkan_memory.c (workspaces, pinned
+ * host memory, copies)
  *===========================================================================*/
 /* Creates a buffer of nbytes on device d (index dev). host: 1 = HOST_VISIBLE|
  * HOST_COHERENT, persistently mapped (staging / pinned), 0 = DEVICE_LOCAL (any type as

@@ -1,0 +1,162 @@
+/*
+ * backends/vulkan/vulkan_buffers.c — buffers (VkBuffer + its own VkDeviceMemory), the
+ * data-space handle check, memory-type choice and the per-device staging cache. Below
+ * vulkan_stream.c (which returns staging buffers when a submission completes) and
+ * vulkan_memory.c; calls only vulkan_device.c and the loader. See vulkan_internal.h
+ * (Memory).
+ */
+#include "vulkan_internal.h"
+
+/*===========================================================================
+ * Handles and memory types
+ *===========================================================================*/
+int dh_vk_check_buf(const void* p, int dev, const char* what, dhvk_buf_t** out) {
+  const dhvk_buf_t* b = p;
+  if (!b) return dh_error_set("ValueError", "%s is NULL", what);
+  if (b->magic != DHVK_BUF_MAGIC)
+    return dh_error_set("ValueError", "%s %p is not a vulkan data-space handle", what, p);
+  if (dev >= 0 && b->dev != dev)
+    return dh_error_set("ValueError", "%s belongs to vulkan:%d, not vulkan:%d", what, b->dev, dev);
+  *out = (dhvk_buf_t*)b;
+  return 0;
+}
+
+static uint32_t find_type(const VkPhysicalDeviceMemoryProperties* m, uint32_t bits,
+                          VkMemoryPropertyFlags want) {
+  for (uint32_t i = 0; i < m->memoryTypeCount; i++)
+    if ((bits & (1u << i)) && (m->memoryTypes[i].propertyFlags & want) == want) return i;
+  return UINT32_MAX;
+}
+
+/*===========================================================================
+ * Buffers
+ *===========================================================================*/
+/* host: 1 = HOST_VISIBLE|HOST_COHERENT mapped (staging / pinned), 0 = device-local. */
+int dh_vk_buf_create(dhvk_device_t* d, int dev, size_t nbytes, int host, dhvk_buf_t** out) {
+  dhvk_buf_t* b = calloc(1, sizeof *b);
+  if (!b) return dh_error_set("OutOfMemoryError", "out of host memory for a buffer record");
+  b->magic = DHVK_BUF_MAGIC;
+  b->dev = dev;
+  b->size = nbytes;
+  if (nbytes == 0 && !host) {
+    *out = b;
+    return 0;
+  }
+  size_t alloc_bytes = nbytes ? nbytes : 4;
+  b->cap = alloc_bytes;
+  VkDeviceSize heap_max = 0;
+  for (uint32_t i = 0; i < d->mem.memoryHeapCount; i++)
+    if (d->mem.memoryHeaps[i].size > heap_max) heap_max = d->mem.memoryHeaps[i].size;
+  if ((d->max_alloc && alloc_bytes > d->max_alloc) || alloc_bytes > heap_max) {
+    free(b);
+    return dh_error_set("OutOfMemoryError",
+                        "cannot allocate %zu bytes on vulkan:%d: maxMemoryAllocationSize is %" PRIu64
+                        " bytes, largest heap %" PRIu64 " bytes",
+                        nbytes, dev, (uint64_t)d->max_alloc, (uint64_t)heap_max);
+  }
+  VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                           .size = alloc_bytes,
+                           .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                    VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                           .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+  VkResult r = dh_vk_fn.vkCreateBuffer(d->device, &bi, NULL, &b->buffer);
+  if (r != VK_SUCCESS) {
+    free(b);
+    return dh_vk_fail(r, "vkCreateBuffer");
+  }
+  VkMemoryRequirements req;
+  dh_vk_fn.vkGetBufferMemoryRequirements(d->device, b->buffer, &req);
+  VkMemoryPropertyFlags want = host ? (VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)
+                                    : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  uint32_t type = find_type(&d->mem, req.memoryTypeBits, want);
+  if (type == UINT32_MAX && !host) type = find_type(&d->mem, req.memoryTypeBits, 0);
+  if (type == UINT32_MAX) {
+    dh_vk_fn.vkDestroyBuffer(d->device, b->buffer, NULL);
+    free(b);
+    return dh_error_set("RuntimeError", "vulkan:%d has no %s memory type for a buffer", dev,
+                        host ? "HOST_VISIBLE|HOST_COHERENT" : "usable");
+  }
+  VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                             .allocationSize = req.size,
+                             .memoryTypeIndex = type};
+  r = dh_vk_fn.vkAllocateMemory(d->device, &ai, NULL, &b->memory);
+  if (r != VK_SUCCESS) {
+    dh_vk_fn.vkDestroyBuffer(d->device, b->buffer, NULL);
+    free(b);
+    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
+      return dh_error_set("OutOfMemoryError", "cannot allocate %zu bytes on vulkan:%d: %s",
+                          nbytes, dev, dh_vk_result_name(r));
+    return dh_vk_fail(r, "vkAllocateMemory");
+  }
+  r = dh_vk_fn.vkBindBufferMemory(d->device, b->buffer, b->memory, 0);
+  if (r == VK_SUCCESS && host) r = dh_vk_fn.vkMapMemory(d->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped);
+  if (r != VK_SUCCESS) {
+    dh_vk_fn.vkDestroyBuffer(d->device, b->buffer, NULL);
+    dh_vk_fn.vkFreeMemory(d->device, b->memory, NULL);
+    free(b);
+    return dh_vk_fail(r, host ? "vkBindBufferMemory/vkMapMemory" : "vkBindBufferMemory");
+  }
+  *out = b;
+  return 0;
+}
+
+void dh_vk_buf_destroy(dhvk_device_t* d, dhvk_buf_t* b) {
+  if (!b) return;
+  if (b->buffer) dh_vk_fn.vkDestroyBuffer(d->device, b->buffer, NULL);
+  if (b->memory) dh_vk_fn.vkFreeMemory(d->device, b->memory, NULL); /* implicitly unmaps */
+  b->magic = 0;
+  free(b);
+}
+
+/*===========================================================================
+ * Staging cache: host-visible buffers are expensive to create and first touch (page
+ * faults on every use of fresh memory), so retired ones are kept per device, up to
+ * DHVK_STAGING_CACHE bytes, and reused for copies of up to their size. Capacities are
+ * powers of two from 64 KiB.
+ *===========================================================================*/
+#define DHVK_STAGING_MIN ((size_t)64 << 10)
+#define DHVK_STAGING_CACHE ((size_t)256 << 20)
+
+int dh_vk_staging_get(dhvk_device_t* d, int dev, size_t nbytes, dhvk_buf_t** out) {
+  size_t cap = DHVK_STAGING_MIN;
+  while (cap < nbytes && cap < ((size_t)1 << 62)) cap <<= 1;
+  if (d->max_alloc && cap > d->max_alloc) cap = nbytes;
+  pthread_mutex_lock(&d->staging_lock);
+  dhvk_buf_t **best = NULL, **pp;
+  for (pp = &d->staging_free; *pp; pp = &(*pp)->next)
+    if ((*pp)->size >= nbytes && (*pp)->size <= 2 * cap && (!best || (*pp)->size < (*best)->size))
+      best = pp;
+  if (best) {
+    dhvk_buf_t* b = *best;
+    *best = b->next;
+    b->next = NULL;
+    d->staging_bytes -= b->size;
+    pthread_mutex_unlock(&d->staging_lock);
+    *out = b;
+    return 0;
+  }
+  pthread_mutex_unlock(&d->staging_lock);
+  return dh_vk_buf_create(d, dev, cap, 1, out);
+}
+
+void dh_vk_staging_put(dhvk_device_t* d, dhvk_buf_t* b) {
+  if (!b) return;
+  pthread_mutex_lock(&d->staging_lock);
+  if (b->size <= DHVK_STAGING_CACHE) {
+    /* evict others until it fits */
+    while (d->staging_free && d->staging_bytes + b->size > DHVK_STAGING_CACHE) {
+      dhvk_buf_t* old = d->staging_free;
+      d->staging_free = old->next;
+      d->staging_bytes -= old->size;
+      dh_vk_buf_destroy(d, old);
+    }
+    b->next = d->staging_free;
+    d->staging_free = b;
+    d->staging_bytes += b->size;
+    b = NULL;
+  }
+  pthread_mutex_unlock(&d->staging_lock);
+  dh_vk_buf_destroy(d, b);
+}
