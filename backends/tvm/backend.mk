@@ -11,15 +11,30 @@
 # (DEVHARNESS_TVM_ROOT / DEVHARNESS_TVM_FFI_ROOT override them at run time). The adapter
 # is built when the venv has TVM's headers; else the plugins report it missing.
 
-DH_TVM_SRCS := backends/tvm/tvm_cpu.c backends/tvm/tvm_cuda.c
+# Every C file is compiled twice, once per flavour (-DDH_TVM_CUDA=0 / 1), into
+# $(OBJDIR)/backends/tvm/cpu/ and $(OBJDIR)/backends/tvm/cuda/ (tvm_internal.h).
+DH_TVM_ROOMS   := tvm_device tvm_memory tvm_stream tvm_raw tvm_backend
 DH_TVM_ADAPTER := $(PLUGINDIR)/tvm/libdh_tvm_adapter.so
+DH_TVM_CPU_OBJS  := $(patsubst %,$(OBJDIR)/backends/tvm/cpu/%.o,$(DH_TVM_ROOMS)) \
+                    $(call obj,$(DH_HOST_MEMCPY_TWIN_SRC))
+DH_TVM_CUDA_OBJS := $(patsubst %,$(OBJDIR)/backends/tvm/cuda/%.o,$(DH_TVM_ROOMS))
 
-$(eval $(call dh_plugin,tvm-cpu,backends/tvm/tvm_cpu.c,-ldl))
-$(eval $(call dh_plugin,tvm-cuda,backends/tvm/tvm_cuda.c,-ldl))
+$(OBJDIR)/backends/tvm/cpu/%.o: backends/tvm/%.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -DDH_TVM_CUDA=0 $(CFLAGS) -MMD -MP -c $< -o $@
+$(OBJDIR)/backends/tvm/cuda/%.o: backends/tvm/%.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -DDH_TVM_CUDA=1 $(CFLAGS) -MMD -MP -c $< -o $@
+$(DH_TVM_CPU_OBJS) $(DH_TVM_CUDA_OBJS): CFLAGS += -fvisibility=hidden
+$(DH_TVM_CPU_OBJS) $(DH_TVM_CUDA_OBJS): CPPFLAGS += -DDH_TVM_ROOT_DEFAULT='"$(TVM_ROOT)"' -DDH_TVM_FFI_ROOT_DEFAULT='"$(TVM_FFI_ROOT)"'
 
-$(call obj,$(DH_TVM_SRCS)): CFLAGS += -fvisibility=hidden
-$(call obj,$(DH_TVM_SRCS)): CPPFLAGS += -DDH_TVM_ROOT_DEFAULT='"$(TVM_ROOT)"' -DDH_TVM_FFI_ROOT_DEFAULT='"$(TVM_FFI_ROOT)"'
-$(call obj,$(DH_TVM_SRCS)): backends/tvm/tvm_backend.c backends/tvm/tvm_adapter.h
+PLUGINS += $(PLUGINDIR)/libdevharness_tvm-cpu.so $(PLUGINDIR)/libdevharness_tvm-cuda.so
+$(PLUGINDIR)/libdevharness_tvm-cpu.so: $(DH_TVM_CPU_OBJS) $(RUNTIME_LIB)
+	@mkdir -p $(@D)
+	$(CC) -shared $(LDFLAGS) -o $@ $(filter %.o,$^) -L$(LIBDIR) -ldevharness -Wl,-rpath,'$$ORIGIN/..' -ldl
+$(PLUGINDIR)/libdevharness_tvm-cuda.so: $(DH_TVM_CUDA_OBJS) $(RUNTIME_LIB)
+	@mkdir -p $(@D)
+	$(CC) -shared $(LDFLAGS) -o $@ $(filter %.o,$^) -L$(LIBDIR) -ldevharness -Wl,-rpath,'$$ORIGIN/..' -ldl
 
 $(call obj,backends/tvm/tvm_adapter.cc): CPPFLAGS += -isystem $(TVM_ROOT)/include -isystem $(TVM_FFI_ROOT)/include
 # -fno-sanitize=vptr: under UBSan the vptr checks need UBSan's C++ runtime, which the

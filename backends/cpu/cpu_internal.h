@@ -1,0 +1,71 @@
+/*
+ * backends/cpu/cpu_internal.h — private declarations shared by the cpu backend's
+ * files. Not installed. Each file calls only the ones below it (tests/backends/
+ * call_graph.t checks it):
+ *   cpu_backend.c  the vtable and dh_backend_entry
+ *   cpu_kernels.c  module functions noop, fill
+ *   cpu_raw.c      the raw twin ("memcpy", backends/common/host_memcpy_twin.c)
+ *   cpu_stream.c   streams (a single queue: NULL), syncs
+ *   cpu_memory.c   data space, copy_data_from_to
+ *   cpu_device.c   device facts (init), availability, attributes, set_device
+ */
+#ifndef DEVHARNESS_BACKENDS_CPU_INTERNAL_H_
+#define DEVHARNESS_BACKENDS_CPU_INTERNAL_H_
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "devharness/backend.h"
+
+/* Device facts, read once by init (cpu_device.c). */
+typedef struct dh_cpu_info {
+  int initialised;
+  char model[256];        /* kDeviceName */
+  char driver[128];       /* kDriverVersion: kernel release */
+  char mtriple[96];       /* "x86_64-linux-gnu" */
+  int64_t cores;          /* physical cores (hwloc), else online CPUs */
+  int64_t pus;            /* hardware threads */
+  int64_t l2_bytes;       /* first L2 cache, 0 = unknown */
+  int64_t total_memory;   /* bytes, sysinfo totalram * mem_unit as TVM computes it */
+  int64_t max_clock_khz;  /* 0 = unknown */
+} dh_cpu_info_t;
+extern dh_cpu_info_t dh_cpu_info;
+
+/* Bytes handed out by alloc_data_space and not yet freed (cpu_memory.c adds and
+ * subtracts; kAvailableGlobalMemory subtracts them). */
+extern atomic_llong dh_cpu_live_bytes;
+
+/* ---- cpu_device.c */
+int dh_cpu_init(void);
+void dh_cpu_shutdown(void);
+const char* dh_cpu_unavailable_reason(void);
+/* 0 when dev is cpu:0; else -1 with ValueError (type) or IndexError (id). */
+int dh_cpu_check_device(DLDevice dev);
+int dh_cpu_get_attr(DLDevice dev, int32_t kind, dh_any_t* out_value);
+int dh_cpu_get_target_property(DLDevice dev, const char* name, dh_any_t* out_value);
+int dh_cpu_set_device(DLDevice dev);
+
+/* ---- cpu_memory.c */
+int dh_cpu_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
+                            DLDataType type_hint, void** out_ptr);
+int dh_cpu_free_data_space(DLDevice dev, void* ptr);
+int dh_cpu_copy_data_from_to(const void* from, size_t from_offset, void* to,
+                             size_t to_offset, size_t nbytes, DLDevice dev_from,
+                             DLDevice dev_to, DLDataType type_hint, dh_stream_t stream);
+
+/* ---- cpu_stream.c */
+int dh_cpu_create_stream(DLDevice dev, dh_stream_t* out_stream);
+int dh_cpu_free_stream(DLDevice dev, dh_stream_t stream);
+int dh_cpu_set_stream(DLDevice dev, dh_stream_t stream);
+int dh_cpu_get_current_stream(DLDevice dev, dh_stream_t* out_stream);
+int dh_cpu_stream_sync(DLDevice dev, dh_stream_t stream);
+int dh_cpu_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst);
+
+/* ---- cpu_kernels.c: noop(Device), fill(DLTensorPtr, Int) */
+int dh_cpu_f_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+int dh_cpu_f_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+
+/* ---- cpu_raw.c */
+extern const dh_raw_twin_t dh_cpu_raw_twin;
+
+#endif /* DEVHARNESS_BACKENDS_CPU_INTERNAL_H_ */

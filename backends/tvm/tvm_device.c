@@ -1,0 +1,230 @@
+/*
+ * backends/tvm/tvm_device.c — the tvm-* backends' devices: loading TVM's libraries and
+ * the adapter (init), availability, the device mapping, and the attribute entries
+ * (TVM's DeviceAPI::GetAttr and GetTargetProperty, through tvm_adapter.cc). The lowest
+ * file of the backend (tvm_internal.h lists the files).
+ */
+#include <dlfcn.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devharness/backend.h"
+
+#include "backends/tvm/tvm_internal.h"
+
+const dh_tvm_adapter_t* dh_tvm_a;
+void* dh_tvm_api;
+int32_t dh_tvm_count;
+char dh_tvm_reason[3 * PATH_MAX];
+
+/*---------------------------------------------------------------- strings */
+
+/* Strings TVM answered, interned until the process ends (get_attr strings are
+ * backend-owned and live until shutdown; the same text gives the same pointer). */
+typedef struct str_node {
+  struct str_node* next;
+  char s[];
+} str_node_t;
+static str_node_t* g_strs;
+static pthread_mutex_t g_str_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static const char* intern(const char* s) {
+  pthread_mutex_lock(&g_str_mu);
+  for (str_node_t* n = g_strs; n; n = n->next)
+    if (strcmp(n->s, s) == 0) {
+      pthread_mutex_unlock(&g_str_mu);
+      return n->s;
+    }
+  size_t len = strlen(s);
+  str_node_t* n = malloc(sizeof *n + len + 1);
+  if (n != NULL) {
+    memcpy(n->s, s, len + 1);
+    n->next = g_strs;
+    g_strs = n;
+  }
+  pthread_mutex_unlock(&g_str_mu);
+  return n ? n->s : NULL;
+}
+
+/*---------------------------------------------------------------- loading */
+
+int dh_tvm_err(const char* op, const dh_tvm_err_t* e) {
+  return dh_error_set(e->kind[0] ? e->kind : "RuntimeError", "TVM %s: %s", op, e->message);
+}
+
+static void* open_lib(const char* dir, const char* file, const char* env_hint) {
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  dlerror();
+  void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (h == NULL) {
+    const char* why = dlerror();
+    snprintf(dh_tvm_reason, sizeof dh_tvm_reason, "cannot load %s: %s%s", path, why ? why : "unknown reason", env_hint);
+  }
+  return h;
+}
+
+/* Folder of this plugin (for tvm/libdh_tvm_adapter.so). */
+static void plugin_dir(char* out, size_t size) {
+  Dl_info info;
+  out[0] = '\0';
+  if (dladdr((void*)plugin_dir, &info) && info.dli_fname) {
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", info.dli_fname);
+    snprintf(out, size, "%s", dirname(tmp));
+  }
+}
+
+static int count_devices(void) {
+#if DH_TVM_CUDA
+  /* TVM's CUDA kExist is device_id < cudaGetDeviceCount; ids from 0 up to the first 0. */
+  int32_t n = 0;
+  for (; n < 64; n++) {
+    dh_tvm_value_t v;
+    dh_tvm_err_t e;
+    if (dh_tvm_a->get_attr(dh_tvm_api, (DLDevice){TVM_TYPE, n}, 0, &v, &e) != 0) {
+      if (n == 0) snprintf(dh_tvm_reason, sizeof dh_tvm_reason, "TVM GetAttr(kExist) on cuda:0 failed: %s: %s", e.kind, e.message);
+      break;
+    }
+    if (v.type != DH_TVM_VALUE_INT || v.v_int != 1) break;
+  }
+  if (n == 0 && !dh_tvm_reason[0]) snprintf(dh_tvm_reason, sizeof dh_tvm_reason, "TVM's CUDA DeviceAPI reports no device");
+  return n;
+#else
+  /* TVM's CPU DeviceAPI serves the host and answers kExist 1 for every id (apache/tvm
+   * 0.27 src/runtime/cpu_device_api.cc:56-58); devharness lists the host once. */
+  return 1;
+#endif
+}
+
+int dh_tvm_init(void) {
+  const char* hint = " (set DEVHARNESS_TVM_ROOT / DEVHARNESS_TVM_FFI_ROOT to the tvm and tvm_ffi package "
+                     "folders, or run `make deps` for the project venv)";
+  const char* root = getenv("DEVHARNESS_TVM_ROOT");
+  const char* ffi_root = getenv("DEVHARNESS_TVM_FFI_ROOT");
+  if (root == NULL || root[0] == '\0') root = DH_TVM_ROOT_DEFAULT;
+  if (ffi_root == NULL || ffi_root[0] == '\0') ffi_root = DH_TVM_FFI_ROOT_DEFAULT;
+  if (root[0] == '\0' || ffi_root[0] == '\0') {
+    snprintf(dh_tvm_reason, sizeof dh_tvm_reason, "apache-tvm not configured: built without a project venv%s", hint);
+    return 0;
+  }
+  char ffi_lib[PATH_MAX], rt_lib[PATH_MAX];
+  snprintf(ffi_lib, sizeof ffi_lib, "%s/lib", ffi_root);
+  snprintf(rt_lib, sizeof rt_lib, "%s/lib", root);
+  /* TVM's libraries are never closed: their registries and threads live to exit. */
+  if (open_lib(ffi_lib, "libtvm_ffi.so", hint) == NULL) return 0;
+  if (open_lib(rt_lib, "libtvm_runtime.so", hint) == NULL) return 0;
+  if (EXTRA_LIB != NULL && open_lib(rt_lib, EXTRA_LIB, "") == NULL) return 0;
+  char adapter[PATH_MAX];
+  const char* env_adapter = getenv("DEVHARNESS_TVM_ADAPTER");
+  if (env_adapter && env_adapter[0]) {
+    snprintf(adapter, sizeof adapter, "%s", env_adapter);
+  } else {
+    char dir[PATH_MAX - 64];
+    plugin_dir(dir, sizeof dir);
+    snprintf(adapter, sizeof adapter, "%s/tvm/libdh_tvm_adapter.so", dir);
+  }
+  dlerror();
+  void* h = dlopen(adapter, RTLD_NOW | RTLD_LOCAL);
+  if (h == NULL) {
+    const char* why = dlerror();
+    snprintf(dh_tvm_reason, sizeof dh_tvm_reason, "cannot load the TVM adapter %s: %s", adapter, why ? why : "?");
+    return 0;
+  }
+  void* sym = dlsym(h, DH_TVM_ADAPTER_SYMBOL);
+  if (sym == NULL) {
+    snprintf(dh_tvm_reason, sizeof dh_tvm_reason, "%s: missing symbol %s", adapter, DH_TVM_ADAPTER_SYMBOL);
+    return 0;
+  }
+  dh_tvm_adapter_fn fn;
+  memcpy(&fn, &sym, sizeof fn);
+  const dh_tvm_adapter_t* a = fn();
+  dh_tvm_err_t e;
+  void* api = NULL;
+  if (a->get_api((DLDevice){TVM_TYPE, 0}, &api, &e) != 0) {
+    snprintf(dh_tvm_reason, sizeof dh_tvm_reason, "TVM DeviceAPI::Get: %s: %s", e.kind, e.message);
+    return 0;
+  }
+  if (api == NULL) {
+    snprintf(dh_tvm_reason, sizeof dh_tvm_reason, "TVM has no device_api.%s registered", TVM_TYPE == kDLCPU ? "cpu" : "cuda");
+    return 0;
+  }
+  dh_tvm_a = a;
+  dh_tvm_api = api;
+  dh_tvm_count = count_devices();
+  if (dh_tvm_count > 0) dh_tvm_reason[0] = '\0';
+  return 0;
+}
+
+const char* dh_tvm_unavailable_reason(void) { return dh_tvm_count > 0 ? NULL : dh_tvm_reason; }
+
+int dh_tvm_device_count(int32_t* out) {
+  *out = dh_tvm_count;
+  return 0;
+}
+
+/*---------------------------------------------------------------- mapping */
+
+/* TVM's device for a devharness device: kDLCPU stays, DH_TYPE becomes TVM_TYPE. */
+DLDevice dh_tvm_to_tvm(DLDevice d) {
+  if ((int32_t)d.device_type == DH_TYPE) d.device_type = (DLDeviceType)TVM_TYPE;
+  return d;
+}
+
+int dh_tvm_ready(DLDevice dev, const char* op) {
+  if (dh_tvm_a == NULL) return dh_error_set("IndexError", "%s:%d: %s: no device: %s", BACKEND_NAME, (int)dev.device_id, op,
+                                     dh_tvm_reason);
+  return 0;
+}
+
+static int store_value(const dh_tvm_value_t* v, dh_any_t* out, const char* what) {
+  switch (v->type) {
+    case DH_TVM_VALUE_NONE: *out = dh_any_none(); return 0;
+    case DH_TVM_VALUE_INT: *out = dh_any_int(v->v_int); return 0;
+    case DH_TVM_VALUE_FLOAT: *out = dh_any_float(v->v_float); return 0;
+    case DH_TVM_VALUE_STR: {
+      const char* s = intern(v->str);
+      if (s == NULL) return dh_error_set("OutOfMemoryError", "%s: out of memory", what);
+      *out = dh_any_str(s);
+      return 0;
+    }
+    default:
+      return dh_error_set("TypeError", "%s: TVM answered a %s, which devharness cannot pass on", what, v->str);
+  }
+}
+
+/*---------------------------------------------------------------- DeviceAPI */
+
+int dh_tvm_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
+  *out = dh_any_none();
+  if (dh_tvm_a == NULL) {
+    if (kind == DH_ATTR_EXIST) {
+      *out = dh_any_int(0);
+      return 0;
+    }
+    return dh_tvm_ready(dev, "get_attr");
+  }
+  dh_tvm_value_t v;
+  dh_tvm_err_t e;
+  if (dh_tvm_a->get_attr(dh_tvm_api, dh_tvm_to_tvm(dev), kind, &v, &e) != 0) return dh_tvm_err("GetAttr", &e);
+  return store_value(&v, out, "TVM GetAttr");
+}
+
+int dh_tvm_get_target_property(DLDevice dev, const char* name, dh_any_t* out) {
+  *out = dh_any_none();
+  if (dh_tvm_ready(dev, "get_target_property")) return -1;
+  dh_tvm_value_t v;
+  dh_tvm_err_t e;
+  if (dh_tvm_a->get_target_property(dh_tvm_api, dh_tvm_to_tvm(dev), name, &v, &e) != 0) return dh_tvm_err("GetTargetProperty", &e);
+  return store_value(&v, out, "TVM GetTargetProperty");
+}
+
+int dh_tvm_set_device(DLDevice dev) {
+  if (dh_tvm_ready(dev, "set_device")) return -1;
+  dh_tvm_err_t e;
+  return dh_tvm_a->set_device(dh_tvm_api, dh_tvm_to_tvm(dev), &e) ? dh_tvm_err("SetDevice", &e) : 0;
+}

@@ -1,0 +1,97 @@
+/*
+ * backends/tvm/tvm_internal.h — private declarations shared by the tvm-* backends'
+ * files. Not installed. Every C file here is compiled once per flavour, with
+ * -DDH_TVM_CUDA=0 (libdevharness_tvm-cpu.so) or 1 (libdevharness_tvm-cuda.so), by
+ * backends/tvm/backend.mk. Each file calls only the ones below it
+ * (tests/backends/call_graph.t checks each flavour):
+ *   tvm_backend.c   the vtable and dh_backend_entry
+ *   tvm_raw.c       tvm-cpu's raw twin (backends/common/host_memcpy_twin.c)
+ *   tvm_stream.c    stream entries
+ *   tvm_memory.c    data space, workspaces, copies
+ *   tvm_device.c    loading TVM and the adapter (init), availability, attributes
+ *   tvm_adapter.cc  the C++ adapter over tvm::runtime::DeviceAPI, a library of its own
+ *                   (tvm/libdh_tvm_adapter.so) that tvm_device.c dlopens
+ */
+#ifndef DEVHARNESS_BACKENDS_TVM_INTERNAL_H_
+#define DEVHARNESS_BACKENDS_TVM_INTERNAL_H_
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "backends/tvm/tvm_adapter.h"
+#include "devharness/backend.h"
+
+#ifndef DH_TVM_CUDA
+#error "compile with -DDH_TVM_CUDA=0 (tvm-cpu) or 1 (tvm-cuda): backends/tvm/backend.mk"
+#endif
+#ifndef DH_TVM_ROOT_DEFAULT
+#define DH_TVM_ROOT_DEFAULT ""
+#endif
+#ifndef DH_TVM_FFI_ROOT_DEFAULT
+#define DH_TVM_FFI_ROOT_DEFAULT ""
+#endif
+
+#define DH_TVM_TYPE_BASE 48
+#if DH_TVM_CUDA
+#define TVM_TYPE kDLCUDA
+#define BACKEND_NAME "tvm-cuda"
+#define EXTRA_LIB "libtvm_runtime_cuda.so"
+#define CAPS DH_CAP_ASYNC_COPY
+#define TARGET_KIND "cuda"
+#else
+#define TVM_TYPE kDLCPU
+#define BACKEND_NAME "tvm-cpu"
+#define EXTRA_LIB NULL
+/* TVM's CPU DeviceAPI keeps the base CreateStream (nullptr: one queue) and answers
+ * SupportsDevicePointerArithmeticsOnHost() true (apache/tvm 0.27
+ * src/runtime/device_api.cc:163, src/runtime/cpu_device_api.cc:124). */
+#define CAPS (DH_CAP_SINGLE_QUEUE | DH_CAP_HOST_POINTER_ARITHMETIC)
+#define TARGET_KIND NULL
+#endif
+#define DH_TYPE (DH_TVM_TYPE_BASE + TVM_TYPE)
+
+
+#if DH_TVM_CUDA
+#define DH_TVM_RAW_TWIN NULL /* the cuda backend's CUDA-driver twin is the raw API for the same GPU */
+#else
+extern const dh_raw_twin_t dh_tvm_raw_twin; /* tvm_raw.c */
+#define DH_TVM_RAW_TWIN (&dh_tvm_raw_twin)
+#endif
+
+/* ---- tvm_device.c */
+extern const dh_tvm_adapter_t* dh_tvm_a; /* the adapter's table; NULL without a device */
+extern void* dh_tvm_api;                 /* TVM's DeviceAPI* for TVM_TYPE */
+extern int32_t dh_tvm_count;             /* devices */
+extern char dh_tvm_reason[3 * PATH_MAX]; /* why no device */
+
+/* Stores TVM's error e of operation op (its kind, else RuntimeError); returns -1. */
+int dh_tvm_err(const char* op, const dh_tvm_err_t* e);
+/* TVM's device for a devharness device: kDLCPU stays, DH_TYPE becomes TVM_TYPE. */
+DLDevice dh_tvm_to_tvm(DLDevice d);
+/* 0 when TVM is loaded; else -1 IndexError naming op and the reason. */
+int dh_tvm_ready(DLDevice dev, const char* op);
+int dh_tvm_init(void);
+const char* dh_tvm_unavailable_reason(void);
+int dh_tvm_device_count(int32_t* out);
+int dh_tvm_get_attr(DLDevice dev, int32_t kind, dh_any_t* out);
+int dh_tvm_get_target_property(DLDevice dev, const char* name, dh_any_t* out);
+int dh_tvm_set_device(DLDevice dev);
+
+/* ---- tvm_memory.c */
+int dh_tvm_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment, DLDataType type_hint,
+                            void** out);
+int dh_tvm_free_data_space(DLDevice dev, void* ptr);
+int dh_tvm_alloc_workspace(DLDevice dev, size_t nbytes, DLDataType type_hint, void** out);
+int dh_tvm_free_workspace(DLDevice dev, void* ptr);
+int dh_tvm_copy(const void* from, size_t from_offset, void* to, size_t to_offset, size_t nbytes,
+                DLDevice dev_from, DLDevice dev_to, DLDataType type_hint, dh_stream_t stream);
+
+/* ---- tvm_stream.c */
+int dh_tvm_create_stream(DLDevice dev, dh_stream_t* out);
+int dh_tvm_free_stream(DLDevice dev, dh_stream_t s);
+int dh_tvm_set_stream(DLDevice dev, dh_stream_t s);
+int dh_tvm_get_current_stream(DLDevice dev, dh_stream_t* out);
+int dh_tvm_stream_sync(DLDevice dev, dh_stream_t s);
+int dh_tvm_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst);
+
+#endif /* DEVHARNESS_BACKENDS_TVM_INTERNAL_H_ */
