@@ -61,6 +61,77 @@ static void raw_teardown(void* p) {
   free(c);
 }
 
+/* The buffers of a copy op (raw_setup): device buffers, staging written once, and the
+ * host side the flags ask for. -1 with the error set; the caller tears c down. */
+static int raw_buffers(raw_ctx_t* c, int id) {
+  dhvk_device_t* d = c->d;
+  dh_raw_op_t op = c->op;
+  uint32_t flags = c->flags;
+  int bidir = op == DH_RAW_COPY_BIDIR;
+  size_t an = (c->nbytes + 4095) & ~(size_t)4095;
+  if (dh_vk_buf_create(d, id, c->nbytes, 0, &c->dev_a)) return -1;
+  if ((op == DH_RAW_COPY_D2D || bidir) && dh_vk_buf_create(d, id, c->nbytes, 0, &c->dev_b))
+    return -1;
+  /* Staging exists for every copy op: for D2D it only writes the device buffers once. */
+  if (dh_vk_buf_create(d, id, c->nbytes, 1, &c->staging)) return -1;
+  /* Written: untouched pages of a fresh allocation may all map the kernel's zero page,
+   * and a copy reading them reads one cached page instead of nbytes of memory. */
+  memset(c->staging->mapped, 0x5a, c->nbytes);
+  if (bidir) {
+    if (dh_vk_buf_create(d, id, c->nbytes, 1, &c->staging2)) return -1;
+    memset(c->staging2->mapped, 0xa5, c->nbytes);
+  }
+  if (op == DH_RAW_COPY_H2D && (flags & DH_RAW_PINNED) && (flags & DH_RAW_HOST_SOURCE_RELEASED) &&
+      c->nbytes > RAW_PINNED_STAGE_MAX) {
+    c->wait_each = 1; /* the device reads the pinned buffer; each copy is waited for */
+  } else if (op == DH_RAW_COPY_H2D && (flags & DH_RAW_PINNED) &&
+             (flags & DH_RAW_HOST_SOURCE_RELEASED)) {
+    if (dh_vk_buf_create(d, id, c->nbytes, 1, &c->pin_src)) return -1;
+    c->host = c->pin_src->mapped;
+    memset(c->host, 0x5a, c->nbytes);
+  } else if (op != DH_RAW_COPY_D2D && !(flags & DH_RAW_PINNED)) {
+    /* 4096-aligned like the bench's harness side, and written (no zero-page reads). */
+    c->host = aligned_alloc(4096, an);
+    if (bidir) c->host2 = aligned_alloc(4096, an);
+    if (!c->host || (bidir && !c->host2))
+      return dh_error_set("OutOfMemoryError", "out of host memory");
+    memset(c->host, 0x5a, c->nbytes);
+    if (bidir) memset(c->host2, 0xa5, c->nbytes);
+  }
+  return 0;
+}
+
+/* Writes the device buffers once from staging (a one-time command buffer, waited for
+ * with c->fence). -1 with the error set; the caller tears c down. */
+static int raw_write_device(raw_ctx_t* c, const VkBufferCopy* region) {
+  dhvk_device_t* d = c->d;
+  VkResult r;
+  /* Write the device buffers once, from staging (one-time command buffer). */
+  VkCommandBuffer once;
+  VkCommandBufferAllocateInfo oi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                    .commandPool = c->pool,
+                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                    .commandBufferCount = 1};
+  if ((r = dh_vk_fn.vkAllocateCommandBuffers(d->device, &oi, &once)) != VK_SUCCESS)
+    return dh_vk_fail(r, "vkAllocateCommandBuffers");
+  VkCommandBufferBeginInfo ob = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+  dh_vk_fn.vkBeginCommandBuffer(once, &ob);
+  dh_vk_fn.vkCmdCopyBuffer(once, c->staging->buffer, c->dev_a->buffer, 1, region);
+  if (c->dev_b) dh_vk_fn.vkCmdCopyBuffer(once, c->staging->buffer, c->dev_b->buffer, 1, region);
+  dh_vk_fn.vkEndCommandBuffer(once);
+  VkSubmitInfo osi = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
+                      .pCommandBuffers = &once};
+  pthread_mutex_lock(&d->queue_lock);
+  r = dh_vk_fn.vkQueueSubmit(d->queue, 1, &osi, c->fence);
+  pthread_mutex_unlock(&d->queue_lock);
+  if (r == VK_SUCCESS) r = dh_vk_fn.vkWaitForFences(d->device, 1, &c->fence, VK_TRUE, DHVK_WAIT_NS);
+  if (r == VK_SUCCESS) r = dh_vk_fn.vkResetFences(d->device, 1, &c->fence);
+  dh_vk_fn.vkFreeCommandBuffers(d->device, c->pool, 1, &once);
+  if (r != VK_SUCCESS) return dh_vk_fail(r, "raw setup: writing the device buffers");
+  return 0;
+}
+
 static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags, void** out) {
   dhvk_device_t* d = NULL;
   if (!out) return dh_error_set("ValueError", "raw setup: out_ctx is NULL");
@@ -86,43 +157,7 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
     return 0;
   }
   if (op == DH_RAW_LAUNCH && dh_vk_ensure_pipelines(d)) { raw_teardown(c); return -1; }
-  int bidir = op == DH_RAW_COPY_BIDIR;
-  size_t an = (c->nbytes + 4095) & ~(size_t)4095;
-  if (op != DH_RAW_LAUNCH) {
-    if (dh_vk_buf_create(d, id, c->nbytes, 0, &c->dev_a)) { raw_teardown(c); return -1; }
-    if ((op == DH_RAW_COPY_D2D || bidir) && dh_vk_buf_create(d, id, c->nbytes, 0, &c->dev_b)) {
-      raw_teardown(c);
-      return -1;
-    }
-    /* Staging exists for every copy op: for D2D it only writes the device buffers once. */
-    if (dh_vk_buf_create(d, id, c->nbytes, 1, &c->staging)) { raw_teardown(c); return -1; }
-    /* Written: untouched pages of a fresh allocation may all map the kernel's zero page,
-     * and a copy reading them reads one cached page instead of nbytes of memory. */
-    memset(c->staging->mapped, 0x5a, c->nbytes);
-    if (bidir) {
-      if (dh_vk_buf_create(d, id, c->nbytes, 1, &c->staging2)) { raw_teardown(c); return -1; }
-      memset(c->staging2->mapped, 0xa5, c->nbytes);
-    }
-    if (op == DH_RAW_COPY_H2D && (flags & DH_RAW_PINNED) && (flags & DH_RAW_HOST_SOURCE_RELEASED) &&
-        c->nbytes > RAW_PINNED_STAGE_MAX) {
-      c->wait_each = 1; /* the device reads the pinned buffer; each copy is waited for */
-    } else if (op == DH_RAW_COPY_H2D && (flags & DH_RAW_PINNED) &&
-               (flags & DH_RAW_HOST_SOURCE_RELEASED)) {
-      if (dh_vk_buf_create(d, id, c->nbytes, 1, &c->pin_src)) { raw_teardown(c); return -1; }
-      c->host = c->pin_src->mapped;
-      memset(c->host, 0x5a, c->nbytes);
-    } else if (op != DH_RAW_COPY_D2D && !(flags & DH_RAW_PINNED)) {
-      /* 4096-aligned like the bench's harness side, and written (no zero-page reads). */
-      c->host = aligned_alloc(4096, an);
-      if (bidir) c->host2 = aligned_alloc(4096, an);
-      if (!c->host || (bidir && !c->host2)) {
-        raw_teardown(c);
-        return dh_error_set("OutOfMemoryError", "out of host memory");
-      }
-      memset(c->host, 0x5a, c->nbytes);
-      if (bidir) memset(c->host2, 0xa5, c->nbytes);
-    }
-  }
+  if (op != DH_RAW_LAUNCH && raw_buffers(c, id)) { raw_teardown(c); return -1; }
   VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                 .queueFamilyIndex = d->queue_family};
   VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
@@ -151,36 +186,7 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
   dh_vk_fn.vkCmdPipelineBarrier(c->cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
                        0, 1, &mb, 0, NULL, 0, NULL);
   VkBufferCopy region = {.size = c->nbytes};
-  if (c->dev_a) {
-    /* Write the device buffers once, from staging (one-time command buffer). */
-    VkCommandBuffer once;
-    VkCommandBufferAllocateInfo oi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                      .commandPool = c->pool,
-                                      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                      .commandBufferCount = 1};
-    if ((r = dh_vk_fn.vkAllocateCommandBuffers(d->device, &oi, &once)) != VK_SUCCESS) {
-      raw_teardown(c);
-      return dh_vk_fail(r, "vkAllocateCommandBuffers");
-    }
-    VkCommandBufferBeginInfo ob = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    dh_vk_fn.vkBeginCommandBuffer(once, &ob);
-    dh_vk_fn.vkCmdCopyBuffer(once, c->staging->buffer, c->dev_a->buffer, 1, &region);
-    if (c->dev_b) dh_vk_fn.vkCmdCopyBuffer(once, c->staging->buffer, c->dev_b->buffer, 1, &region);
-    dh_vk_fn.vkEndCommandBuffer(once);
-    VkSubmitInfo osi = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
-                        .pCommandBuffers = &once};
-    pthread_mutex_lock(&d->queue_lock);
-    r = dh_vk_fn.vkQueueSubmit(d->queue, 1, &osi, c->fence);
-    pthread_mutex_unlock(&d->queue_lock);
-    if (r == VK_SUCCESS) r = dh_vk_fn.vkWaitForFences(d->device, 1, &c->fence, VK_TRUE, DHVK_WAIT_NS);
-    if (r == VK_SUCCESS) r = dh_vk_fn.vkResetFences(d->device, 1, &c->fence);
-    dh_vk_fn.vkFreeCommandBuffers(d->device, c->pool, 1, &once);
-    if (r != VK_SUCCESS) {
-      raw_teardown(c);
-      return dh_vk_fail(r, "raw setup: writing the device buffers");
-    }
-  }
+  if (c->dev_a && raw_write_device(c, &region)) { raw_teardown(c); return -1; }
   switch (op) {
     case DH_RAW_COPY_H2D: dh_vk_fn.vkCmdCopyBuffer(c->cb, c->staging->buffer, c->dev_a->buffer, 1, &region); break;
     case DH_RAW_COPY_D2H:
