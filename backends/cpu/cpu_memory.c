@@ -17,7 +17,7 @@
 #include "cpu_internal.h"
 
 int dh_cpu_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
-                                   DLDataType type_hint, void** out_ptr) {
+                            DLDataType type_hint, void** out_ptr) {
   (void)type_hint;
   if (out_ptr == NULL) return dh_error_set("ValueError", "cpu: alloc_data_space: out_ptr is NULL");
   *out_ptr = NULL;
@@ -50,8 +50,8 @@ int dh_cpu_free_data_space(DLDevice dev, void* ptr) {
 }
 
 int dh_cpu_copy_data_from_to(const void* from, size_t from_offset, void* to,
-                                    size_t to_offset, size_t nbytes, DLDevice dev_from,
-                                    DLDevice dev_to, DLDataType type_hint, dh_stream_t stream) {
+                             size_t to_offset, size_t nbytes, DLDevice dev_from,
+                             DLDevice dev_to, DLDataType type_hint, dh_stream_t stream) {
   (void)type_hint;
   if (dev_from.device_type != kDLCPU || dev_to.device_type != kDLCPU)
     return dh_error_set("ValueError", "cpu: copy between device types %d and %d: cpu copies "

@@ -187,7 +187,7 @@ void dh_cuda_memory_release(void) {
  *===========================================================================*/
 
 int dh_cuda_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
-                                 DLDataType type_hint, void** out_ptr) {
+                             DLDataType type_hint, void** out_ptr) {
   (void)type_hint;
   if (!out_ptr) return dh_error_set("ValueError", "cuda: alloc_data_space: out_ptr is NULL");
   *out_ptr = NULL;
@@ -280,8 +280,8 @@ int dh_cuda_free_host(DLDevice dev, void* ptr) {
  *===========================================================================*/
 
 int dh_cuda_copy_data_from_to(const void* from, size_t from_offset, void* to,
-                                  size_t to_offset, size_t nbytes, DLDevice dev_from,
-                                  DLDevice dev_to, DLDataType type_hint, dh_stream_t stream) {
+                              size_t to_offset, size_t nbytes, DLDevice dev_from,
+                              DLDevice dev_to, DLDataType type_hint, dh_stream_t stream) {
   (void)type_hint;
   CUstream s = (CUstream)stream;
   int from_host = is_host_type(dev_from.device_type);

@@ -109,7 +109,7 @@ int dh_sim_mem_check_range(const dh_sim_buffer_t* b, size_t offset, size_t nbyte
 }
 
 int dh_sim_b_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
-                                     DLDataType type_hint, void** out_ptr) {
+                              DLDataType type_hint, void** out_ptr) {
   (void)type_hint;
   if (out_ptr == NULL) return dh_error_set("ValueError", "sim: alloc_data_space: out_ptr is NULL");
   *out_ptr = NULL;
@@ -149,8 +149,8 @@ int dh_sim_b_free_host(DLDevice dev, void* ptr) {
  *===========================================================================*/
 
 int dh_sim_b_copy_data_from_to(const void* from, size_t from_offset, void* to,
-                                      size_t to_offset, size_t nbytes, DLDevice dev_from,
-                                      DLDevice dev_to, DLDataType type_hint, dh_stream_t stream) {
+                               size_t to_offset, size_t nbytes, DLDevice dev_from,
+                               DLDevice dev_to, DLDataType type_hint, dh_stream_t stream) {
   (void)type_hint;
   int from_host = dev_from.device_type == kDLCPU;
   int to_host = dev_to.device_type == kDLCPU;

@@ -534,7 +534,7 @@ int dh_sim_b_event_record(DLDevice dev, dh_event_t event, dh_stream_t stream) {
 }
 
 int dh_sim_b_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end,
-                                     double* out_ms) {
+                              double* out_ms) {
   dh_sim_device_t* d;
   dh_sim_event_t *e0 = NULL, *e1 = NULL;
   if (out_ms == NULL) return dh_error_set("ValueError", "sim: event_elapsed_ms: out_ms is NULL");
