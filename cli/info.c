@@ -243,24 +243,17 @@ int dh_cli_info(int argc, char** argv) {
                                         {"device", required_argument, NULL, 'd'},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
-  optind = 1;
-  opterr = 0; /* one line of our own below instead of getopt's message + usage */
+  dh_cli_getopt_begin();
   int c;
   while ((c = getopt_long(argc, argv, "", kOpts, NULL)) != -1) {
     switch (c) {
       case 'j': as_json = 1; break;
       case 'd': device_spec = optarg; break;
       case 'h': fputs(kInfoUsage, stdout); return DH_EXIT_OK;
-      default:
-        dh_cli_bad_option("info", kOpts, argc, argv);
-        return DH_EXIT_USAGE;
+      default: return dh_cli_bad_option("info", kOpts, argc, argv);
     }
   }
-  if (optind < argc) {
-    char q[DH_TEXT_BUF];
-    fprintf(stderr, "devharness info: unexpected argument '%s'\n", dh_text_quote(argv[optind], q, sizeof q));
-    return DH_EXIT_USAGE;
-  }
+  if (dh_cli_no_operands("info", argc, argv) != DH_EXIT_OK) return DH_EXIT_USAGE;
   dh_plugins_load_default();
   DLDevice only;
   const dh_backend_t* only_backend = NULL;

@@ -1,9 +1,6 @@
 /* cli/main.c — the devharness command: subcommand dispatch, --help, --version. */
-#include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "runtime/text.h"
@@ -29,49 +26,6 @@ static const char kUsage[] =
     "exit codes: 0 ok, 1 violations or regression, 2 usage or input error\n"
     "environment: DEVHARNESS_PLUGIN_PATH (extra plugin folders), DEVHARNESS_TARGETS_PATH,\n"
     "             DEVHARNESS_SIM_DEVICES, DEVHARNESS_SIM_MEMORY_BYTES\n";
-
-const char* dh_cli_self_path(void) {
-  static char path[PATH_MAX];
-  if (path[0] == '\0') {
-    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-    if (n <= 0) {
-      snprintf(path, sizeof path, "devharness");
-    } else {
-      path[n] = '\0';
-    }
-  }
-  return path;
-}
-
-void dh_cli_print_error(const char* context) {
-  if (context != NULL && context[0] != '\0') {
-    fprintf(stderr, "devharness: %s: %s\n", context, dh_error_message());
-  } else {
-    fprintf(stderr, "devharness: %s\n", dh_error_message());
-  }
-}
-
-void dh_cli_bad_option(const char* cmd, const struct option* opts, int argc, char** argv) {
-  /* getopt_long has advanced optind past the offending word. optopt is 0 for an unknown
-   * long option, the option's val for a known one that lacks its value, and the
-   * character for an unknown short option. */
-  char q[DH_TEXT_BUF];
-  const char* word = dh_text_quote(optind > 0 && optind <= argc ? argv[optind - 1] : "", q, sizeof q);
-  int known = 0;
-  for (const struct option* o = opts; optopt != 0 && o->name != NULL; ++o) {
-    if (o->val == optopt && o->has_arg == required_argument) known = 1;
-  }
-  if (known) {
-    fprintf(stderr, "devharness %s: option '%s' needs a value (see devharness %s --help)\n",
-            cmd, word, cmd);
-  } else if (optopt != 0 && (word[0] != '-' || word[1] == '-' || strchr(word, optopt) == NULL)) {
-    fprintf(stderr, "devharness %s: unknown option '-%c' (see devharness %s --help)\n", cmd,
-            optopt, cmd);
-  } else {
-    fprintf(stderr, "devharness %s: unknown option '%s' (see devharness %s --help)\n", cmd, word,
-            cmd);
-  }
-}
 
 typedef int (*dh_cli_fn)(int, char**);
 

@@ -165,11 +165,16 @@ static int make_dir(const char* path) {
   return -1;
 }
 
-int dh_cli_run(int argc, char** argv) {
-  const char* output = "results";
-  const char* device = NULL;
-  const char* timeout = "10";
-  int no_bench = 0, full_bench = 0;
+typedef struct run_opts {
+  const char* output;
+  const char* device; /* NULL: every device */
+  const char* timeout;
+  int no_bench, full_bench;
+} run_opts_t;
+
+/* Reads the options. Returns -1 to go on, else the exit code (--help, usage error). */
+static int parse_run_opts(int argc, char** argv, run_opts_t* o) {
+  *o = (run_opts_t){"results", NULL, "10", 0, 0};
   static const struct option kOpts[] = {{"output", required_argument, NULL, 'o'},
                                         {"device", required_argument, NULL, 'd'},
                                         {"timeout", required_argument, NULL, 't'},
@@ -177,178 +182,174 @@ int dh_cli_run(int argc, char** argv) {
                                         {"full-bench", no_argument, NULL, 'f'},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
-  optind = 1;
-  opterr = 0; /* one line of our own below instead of getopt's message + usage */
+  dh_cli_getopt_begin();
   int c;
   while ((c = getopt_long(argc, argv, "o:", kOpts, NULL)) != -1) {
     switch (c) {
-      case 'o': output = optarg; break;
-      case 'd': device = optarg; break;
-      case 't': timeout = optarg; break;
-      case 'n': no_bench = 1; break;
-      case 'f': full_bench = 1; break;
+      case 'o': o->output = optarg; break;
+      case 'd': o->device = optarg; break;
+      case 't': o->timeout = optarg; break;
+      case 'n': o->no_bench = 1; break;
+      case 'f': o->full_bench = 1; break;
       case 'h': fputs(kRunUsage, stdout); return DH_EXIT_OK;
-      default:
-        dh_cli_bad_option("run", kOpts, argc, argv);
-        return DH_EXIT_USAGE;
+      default: return dh_cli_bad_option("run", kOpts, argc, argv);
     }
   }
-  if (optind < argc) {
-    char q[DH_TEXT_BUF];
-    fprintf(stderr, "devharness run: unexpected argument '%s'\n", dh_text_quote(argv[optind], q, sizeof q));
-    return DH_EXIT_USAGE;
-  }
-  char* end = NULL;
-  long tmo = strtol(timeout, &end, 10);
-  if (end == timeout || *end != '\0' || tmo <= 0 || tmo > 86400) {
+  if (dh_cli_no_operands("run", argc, argv) != DH_EXIT_OK) return DH_EXIT_USAGE;
+  long tmo;
+  if (dh_cli_parse_long(o->timeout, 1, 86400, &tmo) != 0) {
     fprintf(stderr, "devharness run: --timeout %s: expected a whole number of seconds 1..86400\n",
-            timeout);
+            o->timeout);
     return DH_EXIT_USAGE;
   }
-
   /* A bad --device is a usage error found before anything is created: one line, exit
    * 2, no results folder. Plugins are loaded here only to resolve the spec and are
    * unloaded again; every step below runs in its own fresh process. */
-  if (device != NULL) {
+  if (o->device != NULL) {
     dh_plugins_load_default();
     DLDevice dev;
-    int bad = dh_device_parse(device, &dev, NULL) != 0;
+    int bad = dh_device_parse(o->device, &dev, NULL) != 0;
     if (bad) fprintf(stderr, "devharness run: --device: %s\n", dh_error_message()); /* names the spec */
     dh_plugins_unload_all();
     if (bad) return DH_EXIT_USAGE;
   }
+  return -1;
+}
 
-  /* Results folder: OUTPUT/.run-STAMP.partial, renamed to OUTPUT/run-STAMP at the end. */
+/* The results folder: written as OUTPUT/.run-STAMP-PID.partial, renamed to
+ * OUTPUT/run-STAMP when complete. */
+typedef struct run_dir {
+  char stamp[32];
+  char partial[PATH_MAX], final_dir[PATH_MAX];
+  char info_txt[PATH_MAX], info_json[PATH_MAX], tap[PATH_MAX], junit[PATH_MAX], bench[PATH_MAX],
+      bench_txt[PATH_MAX];
+} run_dir_t;
+
+/* Creates the partial folder. 0, or DH_EXIT_USAGE after one line on stderr. */
+static int make_run_dir(const char* output, run_dir_t* d) {
+  char q[DH_TEXT_BUF];
   if (strlen(output) >= PATH_MAX - 256) {
     fprintf(stderr, "devharness run: --output: path too long\n");
     return DH_EXIT_USAGE;
   }
   if (make_dir(output) != 0) {
-    char q[DH_TEXT_BUF];
     fprintf(stderr, "devharness run: --output %s: cannot create folder: %s\n", dh_text_quote(output, q, sizeof q), strerror(errno));
     return DH_EXIT_USAGE;
   }
-  char stamp[32];
   time_t t = time(NULL);
-  strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&t));
-  char partial[PATH_MAX], final_dir[PATH_MAX], name[96];
-  snprintf(name, sizeof name, ".run-%s-%d.partial", stamp, (int)getpid());
-  path_join(partial, output, name);
-  snprintf(name, sizeof name, "run-%s", stamp);
-  path_join(final_dir, output, name);
-  if (mkdir(partial, 0755) != 0) {
-    char q[DH_TEXT_BUF];
+  strftime(d->stamp, sizeof d->stamp, "%Y%m%d-%H%M%S", localtime(&t));
+  char name[96];
+  snprintf(name, sizeof name, ".run-%s-%d.partial", d->stamp, (int)getpid());
+  path_join(d->partial, output, name);
+  snprintf(name, sizeof name, "run-%s", d->stamp);
+  path_join(d->final_dir, output, name);
+  if (mkdir(d->partial, 0755) != 0) {
     fprintf(stderr, "devharness run: --output %s: not writable: %s\n", dh_text_quote(output, q, sizeof q), strerror(errno));
     return DH_EXIT_USAGE;
   }
-  char p_info_txt[PATH_MAX], p_info_json[PATH_MAX], p_tap[PATH_MAX], p_junit[PATH_MAX],
-      p_bench[PATH_MAX], p_bench_txt[PATH_MAX];
-  path_join(p_info_txt, partial, "info.txt");
-  path_join(p_info_json, partial, "info.json");
-  path_join(p_tap, partial, "conformance.tap");
-  path_join(p_junit, partial, "conformance.junit.xml");
-  path_join(p_bench, partial, "bench.json");
-  path_join(p_bench_txt, partial, "bench.txt");
+  path_join(d->info_txt, d->partial, "info.txt");
+  path_join(d->info_json, d->partial, "info.json");
+  path_join(d->tap, d->partial, "conformance.tap");
+  path_join(d->junit, d->partial, "conformance.junit.xml");
+  path_join(d->bench, d->partial, "bench.json");
+  path_join(d->bench_txt, d->partial, "bench.txt");
+  return 0;
+}
 
-  const int total = no_bench ? 2 : 4;
-  run_step_t steps[4] = {{"info", 0, 0}, {"conformance", 0, 0}, {"bench", 0, 0}, {"plots", 0, 0}};
-  double t0;
+/* Step 1: info.json and info.txt. */
+static int step_info(const run_opts_t* o, const run_dir_t* d) {
+  char* a1[] = {"devharness", "info", "--json", NULL};
+  char* a2[] = {"devharness", "info", NULL};
+  char* a1d[] = {"devharness", "info", "--json", "--device", (char*)o->device, NULL};
+  char* a2d[] = {"devharness", "info", "--device", (char*)o->device, NULL};
+  int rc = spawn_self(o->device ? a1d : a1, d->info_json);
+  if (rc == 0) rc = spawn_self(o->device ? a2d : a2, d->info_txt);
+  return rc;
+}
 
-  progress(1, total, "info: backends, devices, attributes");
-  t0 = now_s();
-  {
-    char* a1[] = {"devharness", "info", "--json", NULL};
-    char* a2[] = {"devharness", "info", NULL};
-    char* a1d[] = {"devharness", "info", "--json", "--device", (char*)device, NULL};
-    char* a2d[] = {"devharness", "info", "--device", (char*)device, NULL};
-    steps[0].rc = spawn_self(device ? a1d : a1, p_info_json);
-    if (steps[0].rc == 0) steps[0].rc = spawn_self(device ? a2d : a2, p_info_txt);
+/* Step 2: conformance.tap and conformance.junit.xml. */
+static int step_conformance(const run_opts_t* o, const run_dir_t* d) {
+  char* args[16];
+  int n = 0;
+  args[n++] = "devharness";
+  args[n++] = "conformance";
+  args[n++] = "--tap";
+  args[n++] = (char*)d->tap;
+  args[n++] = "--junit";
+  args[n++] = (char*)d->junit;
+  args[n++] = "--timeout";
+  args[n++] = (char*)o->timeout;
+  if (o->device) {
+    args[n++] = "--device";
+    args[n++] = (char*)o->device;
   }
-  steps[0].seconds = now_s() - t0;
-  if (steps[0].rc == DH_EXIT_USAGE) {
-    fprintf(stderr, "devharness run: info failed (bad --device?); no results written\n");
-    char cmd[PATH_MAX + 16];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", partial);
-    if (system(cmd) != 0) fprintf(stderr, "devharness run: could not remove %s\n", partial);
+  args[n] = NULL;
+  /* stdout is the TAP stream, already in conformance.tap: not kept twice */
+  return spawn_self(args, "/dev/null");
+}
+
+/* Step 3: bench.json and bench.txt. */
+static int step_bench(const run_opts_t* o, const run_dir_t* d) {
+  char* args[16];
+  int n = 0;
+  args[n++] = "devharness";
+  args[n++] = "bench";
+  if (!o->full_bench) args[n++] = "--quick";
+  args[n++] = "--out";
+  args[n++] = (char*)d->bench;
+  if (o->device) {
+    args[n++] = "--device";
+    args[n++] = (char*)o->device;
+  }
+  args[n] = NULL;
+  return spawn_self(args, d->bench_txt);
+}
+
+/* Runs one step with its progress line and time into *step. */
+static void run_step(run_step_t* step, int num, int total, const char* what,
+                     int (*fn)(const run_opts_t*, const run_dir_t*), const run_opts_t* o,
+                     const run_dir_t* d) {
+  progress(num, total, what);
+  double t0 = now_s();
+  step->rc = fn(o, d);
+  step->seconds = now_s() - t0;
+}
+
+/* Step 4: plots, run in the results folder, so plot.log names bench.json and plots/,
+ * not the temporary .partial folder's paths; not run when the benchmarks failed. */
+static int step_plots(const run_opts_t* o, const run_dir_t* d) {
+  (void)o;
+  char* pargs[] = {"devharness", "plot", "bench.json", "-o", "plots", NULL};
+  return spawn_self_in(pargs, "plot.log", d->partial);
+}
+
+/* Renames the complete folder into place and points OUTPUT/latest at it. */
+static int publish(const char* output, const run_dir_t* d, char latest[PATH_MAX]) {
+  if (rename(d->partial, d->final_dir) != 0) {
+    fprintf(stderr, "devharness run: cannot rename %s to %s: %s\n", d->partial, d->final_dir, strerror(errno));
     return DH_EXIT_USAGE;
   }
-
-  progress(2, total, "conformance: every clause on every device");
-  t0 = now_s();
-  {
-    char* args[16];
-    int n = 0;
-    args[n++] = "devharness";
-    args[n++] = "conformance";
-    args[n++] = "--tap";
-    args[n++] = p_tap;
-    args[n++] = "--junit";
-    args[n++] = p_junit;
-    args[n++] = "--timeout";
-    args[n++] = (char*)timeout;
-    if (device) {
-      args[n++] = "--device";
-      args[n++] = (char*)device;
-    }
-    args[n] = NULL;
-    /* stdout is the TAP stream, already in conformance.tap: not kept twice */
-    steps[1].rc = spawn_self(args, "/dev/null");
-  }
-  steps[1].seconds = now_s() - t0;
-
-  if (!no_bench) {
-    progress(3, total, full_bench ? "bench: full benchmark run" : "bench: quick benchmarks");
-    t0 = now_s();
-    char* args[16];
-    int n = 0;
-    args[n++] = "devharness";
-    args[n++] = "bench";
-    if (!full_bench) args[n++] = "--quick";
-    args[n++] = "--out";
-    args[n++] = p_bench;
-    if (device) {
-      args[n++] = "--device";
-      args[n++] = (char*)device;
-    }
-    args[n] = NULL;
-    steps[2].rc = spawn_self(args, p_bench_txt);
-    steps[2].seconds = now_s() - t0;
-
-    progress(4, total, "plots: bandwidth and latency");
-    t0 = now_s();
-    if (steps[2].rc == 0) {
-      /* run in the results folder, so plot.log names bench.json and plots/, not the
-       * temporary .partial folder's paths */
-      char* pargs[] = {"devharness", "plot", "bench.json", "-o", "plots", NULL};
-      steps[3].rc = spawn_self_in(pargs, "plot.log", partial);
-    } else {
-      steps[3].rc = -1; /* not run */
-    }
-    steps[3].seconds = now_s() - t0;
-  }
-
-  /* Complete: rename into place and point latest at it. */
-  if (rename(partial, final_dir) != 0) {
-    fprintf(stderr, "devharness run: cannot rename %s to %s: %s\n", partial, final_dir, strerror(errno));
-    return DH_EXIT_USAGE;
-  }
-  char latest[PATH_MAX], latest_tmp[PATH_MAX], target[96];
+  char latest_tmp[PATH_MAX], target[96], name[96];
   path_join(latest, output, "latest");
   snprintf(name, sizeof name, ".latest-%d", (int)getpid());
   path_join(latest_tmp, output, name);
-  snprintf(target, sizeof target, "run-%s", stamp);
+  snprintf(target, sizeof target, "run-%s", d->stamp);
   unlink(latest_tmp);
   if (symlink(target, latest_tmp) != 0 || rename(latest_tmp, latest) != 0) {
     fprintf(stderr, "devharness run: warning: cannot update %s: %s\n", latest, strerror(errno));
   }
+  return 0;
+}
 
-  /* Summary table. */
-  char f_tap[PATH_MAX], f_bench[PATH_MAX];
-  path_join(f_tap, final_dir, "conformance.tap");
-  path_join(f_bench, final_dir, "bench.json");
+/* The per-device table (conformance tallies, peak copy bandwidth) and NO DEVICE lines;
+ * returns the number of violations. */
+static int print_devices(const run_opts_t* o, const run_dir_t* d, char f_tap[PATH_MAX]) {
+  char f_bench[PATH_MAX];
+  path_join(f_tap, d->final_dir, "conformance.tap");
+  path_join(f_bench, d->final_dir, "bench.json");
   dev_tally_t tallies[256];
   int ndev = parse_tap(f_tap, tallies, 256);
-  json_t* bench = no_bench ? NULL : json_load_file(f_bench, 0, NULL);
+  json_t* bench = o->no_bench ? NULL : json_load_file(f_bench, 0, NULL);
   int w = 14; /* the device column fits the longest name ("tvm-cuda (no device)") */
   for (int i = 0; i < ndev; ++i)
     if ((int)strlen(tallies[i].device) > w) w = (int)strlen(tallies[i].device);
@@ -373,17 +374,58 @@ int dh_cli_run(int argc, char** argv) {
       printf("NO DEVICE: %.*s not tested (every clause skipped): %s\n",
              (int)(strstr(tallies[i].device, " (no device)") - tallies[i].device), tallies[i].device,
              tallies[i].why[0] ? tallies[i].why : "see conformance.tap");
+  return fail_total;
+}
+
+/* The steps table; returns the run's exit code. */
+static int print_steps(const run_step_t* steps, int total) {
   printf("\nsteps:\n");
   int worst = DH_EXIT_OK;
   for (int i = 0; i < total; ++i) {
     /* conformance exit 3: no selected device at all (nothing tested) */
-    int no_dev = i == 1 && steps[i].rc == 3;
+    int no_dev = i == 1 && steps[i].rc == DH_EXIT_NO_DEVICE;
     const char* verdict = steps[i].rc == 0 ? "ok" : steps[i].rc == -1 ? "not run" : no_dev ? "NO DEVICE" : "FAILED";
     printf("  %-12s %-9s exit %-3d %6.1f s\n", steps[i].title, verdict, steps[i].rc, steps[i].seconds);
-    if (no_dev && worst == DH_EXIT_OK) worst = 3;
+    if (no_dev && worst == DH_EXIT_OK) worst = DH_EXIT_NO_DEVICE;
     else if (steps[i].rc != 0 && !no_dev) worst = DH_EXIT_VIOLATION;
   }
-  printf("\nresults: %s (also %s)\n", final_dir, latest);
+  return worst;
+}
+
+int dh_cli_run(int argc, char** argv) {
+  run_opts_t o;
+  int rc = parse_run_opts(argc, argv, &o);
+  if (rc >= 0) return rc;
+  static run_dir_t d;
+  if (make_run_dir(o.output, &d) != 0) return DH_EXIT_USAGE;
+
+  const int total = o.no_bench ? 2 : 4;
+  run_step_t steps[4] = {{"info", 0, 0}, {"conformance", 0, 0}, {"bench", 0, 0}, {"plots", 0, 0}};
+  run_step(&steps[0], 1, total, "info: backends, devices, attributes", step_info, &o, &d);
+  if (steps[0].rc == DH_EXIT_USAGE) {
+    fprintf(stderr, "devharness run: info failed (bad --device?); no results written\n");
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", d.partial);
+    if (system(cmd) != 0) fprintf(stderr, "devharness run: could not remove %s\n", d.partial);
+    return DH_EXIT_USAGE;
+  }
+  run_step(&steps[1], 2, total, "conformance: every clause on every device", step_conformance, &o, &d);
+  if (!o.no_bench) {
+    run_step(&steps[2], 3, total, o.full_bench ? "bench: full benchmark run" : "bench: quick benchmarks",
+             step_bench, &o, &d);
+    if (steps[2].rc == 0) {
+      run_step(&steps[3], 4, total, "plots: bandwidth and latency", step_plots, &o, &d);
+    } else {
+      progress(4, total, "plots: bandwidth and latency");
+      steps[3].rc = -1; /* not run */
+    }
+  }
+
+  char latest[PATH_MAX], f_tap[PATH_MAX];
+  if (publish(o.output, &d, latest) != 0) return DH_EXIT_USAGE;
+  int fail_total = print_devices(&o, &d, f_tap);
+  int worst = print_steps(steps, total);
+  printf("\nresults: %s (also %s)\n", d.final_dir, latest);
   if (fail_total > 0) printf("conformance: %d violation(s); see %s\n", fail_total, f_tap);
   return worst;
 }

@@ -16,28 +16,6 @@
 #include "internal.h"
 #include "runtime/text.h"
 
-const char* dh_device_type_name(int32_t t) {
-  switch (t) {
-    case 1: return "cpu";
-    case 2: return "cuda";
-    case 3: return "cuda_host";
-    case 4: return "opencl";
-    case 7: return "vulkan";
-    case 8: return "metal";
-    case 9: return "vpi";
-    case 10: return "rocm";
-    case 11: return "rocm_host";
-    case 12: return "ext_dev";
-    case 13: return "cuda_managed";
-    case 14: return "oneapi";
-    case 15: return "webgpu";
-    case 16: return "hexagon";
-    case 17: return "maia";
-    case 18: return "trn";
-    default: return "unknown";
-  }
-}
-
 const char* dh_device_format(DLDevice dev, char* buf, size_t size) {
   if (buf == NULL || size == 0) return buf;
   dh__slot* s = dh__slot_by_type(dev.device_type);

@@ -1,5 +1,7 @@
-/* runtime/attr_kind.c — names and value types of TVM's DeviceAttrKind (docs/contract.md
- * §Attributes). */
+/* runtime/names.c — TVM's names: device types (DLDeviceType, as tvm-ffi's
+ * Device.DEVICE_TYPE_TO_NAME spells them) and the names and value types of
+ * DeviceAttrKind (docs/contract.md §Attributes). A leaf: every runtime file may call it,
+ * it calls none of them (tests/runtime/call_cycles.t). */
 #include "devharness/device_api.h"
 
 static const struct {
@@ -39,4 +41,26 @@ int32_t dh_attr_kind_type(int32_t kind) {
 int dh_attr_kind_is_json(int32_t kind) {
   if (kind < 0 || kind >= DH_ATTR_KIND_COUNT) return 0;
   return kAttrInfo[kind].is_json;
+}
+
+const char* dh_device_type_name(int32_t t) {
+  switch (t) {
+    case 1: return "cpu";
+    case 2: return "cuda";
+    case 3: return "cuda_host";
+    case 4: return "opencl";
+    case 7: return "vulkan";
+    case 8: return "metal";
+    case 9: return "vpi";
+    case 10: return "rocm";
+    case 11: return "rocm_host";
+    case 12: return "ext_dev";
+    case 13: return "cuda_managed";
+    case 14: return "oneapi";
+    case 15: return "webgpu";
+    case 16: return "hexagon";
+    case 17: return "maia";
+    case 18: return "trn";
+    default: return "unknown";
+  }
 }

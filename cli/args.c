@@ -1,0 +1,105 @@
+/* cli/args.c — see cli/args.h. */
+#include "cli/args.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "devharness/error.h"
+#include "runtime/text.h"
+
+void dh_cli_getopt_begin(void) {
+  optind = 1;
+  opterr = 0;
+}
+
+int dh_cli_bad_option(const char* cmd, const struct option* opts, int argc, char** argv) {
+  /* getopt_long has advanced optind past the offending word. optopt is 0 for an unknown
+   * long option, the option's val for a known one that lacks its value, and the
+   * character for an unknown short option. */
+  char q[DH_TEXT_BUF];
+  const char* word = dh_text_quote(optind > 0 && optind <= argc ? argv[optind - 1] : "", q, sizeof q);
+  int known = 0;
+  for (const struct option* o = opts; optopt != 0 && o->name != NULL; ++o) {
+    if (o->val == optopt && o->has_arg == required_argument) known = 1;
+  }
+  if (known) {
+    fprintf(stderr, "devharness %s: option '%s' needs a value (see devharness %s --help)\n",
+            cmd, word, cmd);
+  } else if (optopt != 0 && (word[0] != '-' || word[1] == '-' || strchr(word, optopt) == NULL)) {
+    fprintf(stderr, "devharness %s: unknown option '-%c' (see devharness %s --help)\n", cmd,
+            optopt, cmd);
+  } else {
+    fprintf(stderr, "devharness %s: unknown option '%s' (see devharness %s --help)\n", cmd, word,
+            cmd);
+  }
+  return DH_EXIT_USAGE;
+}
+
+int dh_cli_no_operands(const char* cmd, int argc, char** argv) {
+  if (optind >= argc) return DH_EXIT_OK;
+  return dh_cli_usage_error(cmd, "unexpected argument '%s'", dh_cli_quote(argv[optind]));
+}
+
+const char* dh_cli_quote(const char* s) {
+  static char bufs[4][DH_TEXT_BUF];
+  static int next;
+  char* b = bufs[next++ & 3];
+  return dh_text_quote(s, b, DH_TEXT_BUF);
+}
+
+int dh_cli_usage_error(const char* cmd, const char* fmt, ...) {
+  char msg[8192];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "devharness %s: ", cmd);
+  for (const unsigned char* p = (const unsigned char*)msg; *p; p++) {
+    if (*p == '\n') fputs("\\n", stderr);
+    else if (*p < 0x20 || *p == 0x7f) fprintf(stderr, "\\x%02x", *p);
+    else fputc(*p, stderr);
+  }
+  fputc('\n', stderr);
+  return DH_EXIT_USAGE;
+}
+
+int dh_cli_parse_long(const char* text, long min, long max, long* out) {
+  if (text == NULL || *text == '\0') return -1;
+  char* end = NULL;
+  long v = strtol(text, &end, 10);
+  if (*end != '\0' || v < min || v > max) return -1;
+  *out = v;
+  return 0;
+}
+
+int dh_cli_choice(const char* text, const char* const* choices) {
+  for (int i = 0; text != NULL && choices[i] != NULL; i++)
+    if (strcmp(text, choices[i]) == 0) return i;
+  return -1;
+}
+
+void dh_cli_print_error(const char* context) {
+  if (context != NULL && context[0] != '\0') {
+    fprintf(stderr, "devharness: %s: %s\n", context, dh_error_message());
+  } else {
+    fprintf(stderr, "devharness: %s\n", dh_error_message());
+  }
+}
+
+const char* dh_cli_self_path(void) {
+  static char path[PATH_MAX];
+  if (path[0] == '\0') {
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (n <= 0) {
+      snprintf(path, sizeof path, "devharness");
+    } else {
+      path[n] = '\0';
+    }
+  }
+  return path;
+}
