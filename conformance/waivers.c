@@ -6,11 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <unistd.h>
 
+#include "devharness/error.h"
+#include "runtime/json_read.h"
 #include "runtime/text.h"
 
 int dc_glob_valid(const char* glob, const char** why) {
@@ -88,51 +86,19 @@ int dc_waivers_check_clauses(const dc_waivers_t* w, size_t first, const char* co
   return 0;
 }
 
-/* Waiver files are hand-written lists; anything past this is refused from its size. */
-#define DC_WAIVERS_MAX_FILE_BYTES ((long long)1 << 20)
-
 int dc_waivers_load(dc_waivers_t* w, const char* path, char* err, size_t err_size) {
   char q[400];
   char shown[DH_TEXT_BUF]; /* the file name as messages show it: escaped, capped */
   dh_text_quote(path, shown, sizeof shown);
-  /* regular files only, opened O_NONBLOCK: a FIFO or device named by mistake is refused
-   * at once instead of blocking the run */
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) {
-    snprintf(err, err_size, "%s: cannot open waiver file: %s", shown, strerror(errno));
-    return -1;
-  }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    snprintf(err, err_size, "%s: is %s, not a regular file (a waiver file is a JSON file)", shown,
-             S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
-             : S_ISCHR(st.st_mode) ? "a character device" : S_ISBLK(st.st_mode) ? "a block device"
-             : S_ISSOCK(st.st_mode) ? "a socket" : "of an unknown file type");
-    close(fd);
-    return -1;
-  }
-  if ((long long)st.st_size > DC_WAIVERS_MAX_FILE_BYTES) {
-    snprintf(err, err_size, "%s: file is %lld bytes, larger than the 1 MiB limit for waiver files",
-             shown, (long long)st.st_size);
-    close(fd);
-    return -1;
-  }
-  json_error_t je;
-  json_t* root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je);
-  close(fd);
-  if (!root) {
-    if (je.line <= 0)
-      snprintf(err, err_size, "%s: cannot read waiver file: %s", shown, je.text);
-    else
-      snprintf(err, err_size, "%s:%d:%d: JSON syntax error: %s", shown, je.line, je.column, je.text);
+  /* the one bounded reader (runtime/json_read.h): regular files only, 1 MiB, UTF-8, no
+   * duplicate keys, an object; its message names the file and line:column */
+  json_t* root = NULL;
+  if (dh_json_read_file(path, &root) != 0) {
+    snprintf(err, err_size, "%s", dh_error_message());
     return -1;
   }
   int rc = -1;
-  json_t* arr = json_is_object(root) ? json_object_get(root, "waivers") : NULL;
-  if (!json_is_object(root)) {
-    snprintf(err, err_size, "%s: expected a JSON object {\"waivers\": [...]}", shown);
-    goto out;
-  }
+  json_t* arr = json_object_get(root, "waivers");
   const char* key;
   json_t* val;
   json_object_foreach(root, key, val) {

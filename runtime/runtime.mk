@@ -1,5 +1,5 @@
-# runtime/runtime.mk — libdevharness.so, the runtime core (every runtime/*.c, including
-# the targets engineer's runtime/target*.c).
+# runtime/runtime.mk — libdevharness.so, the runtime core (every runtime/*.c; the file
+# map is runtime/README.md).
 RUNTIME_SRCS := $(sort $(wildcard runtime/*.c))
 RUNTIME_OBJS := $(call obj,$(RUNTIME_SRCS))
 # -Bsymbolic-functions: calls between the runtime's own exported functions

@@ -1,5 +1,5 @@
 /*
- * runtime/target_internal.h — internal hooks of runtime/target.c, exported from
+ * runtime/target_internal.h — internal hooks of runtime/target*.c, exported from
  * libdevharness.so for tests only (not a public header; not installed).
  *
  * The live-device merge of TVM's from_device (apache/tvm v0.27.0 src/target/target.cc:

@@ -1,7 +1,9 @@
 /* runtime/text.c — see runtime/text.h. */
 #include "runtime/text.h"
 
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Length of the valid UTF-8 sequence at p (1..4), 0 when it is not one. */
@@ -43,4 +45,42 @@ const char* dh_text_quote(const char* s, char* buf, size_t size) {
     if (n > 0 && o + (size_t)n + 1 <= size) memcpy(buf + o, tail, (size_t)n + 1);
   }
   return buf;
+}
+
+/* Makes room for n more bytes plus the NUL; 0, or -1 when out of memory. */
+static int sbuf_reserve(dh_sbuf_t* b, size_t n) {
+  if (b->len + n + 1 <= b->cap) return 0;
+  size_t cap = b->cap ? b->cap : 256;
+  while (cap < b->len + n + 1) cap *= 2;
+  char* p = realloc(b->s, cap);
+  if (!p) return -1;
+  b->s = p;
+  b->cap = cap;
+  return 0;
+}
+
+void dh_sbuf_add(dh_sbuf_t* b, const char* t) {
+  size_t n = strlen(t);
+  if (sbuf_reserve(b, n) != 0) return;
+  memcpy(b->s + b->len, t, n + 1);
+  b->len += n;
+}
+
+void dh_sbuf_addf(dh_sbuf_t* b, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int k = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (k < 0 || sbuf_reserve(b, (size_t)k) != 0) return;
+  va_start(ap, fmt);
+  vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)k;
+}
+
+const char* dh_sbuf_str(const dh_sbuf_t* b) { return b->s ? b->s : ""; }
+
+void dh_sbuf_clear(dh_sbuf_t* b) {
+  b->len = 0;
+  if (b->s) b->s[0] = '\0';
 }

@@ -1,7 +1,8 @@
 /*
  * runtime/text.h — user-supplied text (file names, tags, kinds, option names, device
- * specs) made safe to put in a one-line message (internal to devharness: the runtime,
- * the conformance runner and the command use it; not part of the installed API).
+ * specs) made safe to put in a one-line message, and a growable string for building
+ * messages and reports (internal to devharness: the runtime, the conformance runner
+ * and the command use it; not part of the installed API).
  */
 #ifndef DH_RUNTIME_TEXT_H
 #define DH_RUNTIME_TEXT_H
@@ -21,5 +22,23 @@
  * DH_TEXT_SHOW_MAX bytes of s with "...(N bytes)". NULL is shown as "(null)". Returns
  * buf. Thread-safe (no state). */
 const char* dh_text_quote(const char* s, char* buf, size_t size);
+
+/* A growable NUL-terminated string. Zero-initialise ({0}); free(b.s) when done. Out of
+ * memory leaves the text cut short (messages are never fatal). Not thread-safe (one
+ * owner). */
+typedef struct dh_sbuf {
+  char* s;    /* NULL until something is added */
+  size_t len; /* bytes in s, without the NUL */
+  size_t cap;
+} dh_sbuf_t;
+
+/* Appends t. */
+void dh_sbuf_add(dh_sbuf_t* b, const char* t);
+/* Appends printf-formatted text. */
+void dh_sbuf_addf(dh_sbuf_t* b, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The text so far ("" when nothing was added). */
+const char* dh_sbuf_str(const dh_sbuf_t* b);
+/* Empties b, keeping its storage. */
+void dh_sbuf_clear(dh_sbuf_t* b);
 
 #endif
