@@ -23,14 +23,18 @@ int dh_cli_bad_option(const char* cmd, const struct option* opts, int argc, char
    * character for an unknown short option. */
   char q[DH_TEXT_BUF];
   const char* word = dh_text_quote(optind > 0 && optind <= argc ? argv[optind - 1] : "", q, sizeof q);
-  int known = 0;
+  const struct option* match = NULL;
   for (const struct option* o = opts; optopt != 0 && o->name != NULL; ++o) {
-    if (o->val == optopt && o->has_arg == required_argument) known = 1;
+    if (o->val == optopt) match = o;
   }
-  if (known) {
+  if (match && match->has_arg == required_argument) {
     fprintf(stderr, "devharness %s: option '%s' needs a value (see devharness %s --help)\n",
             cmd, word, cmd);
-  } else if (optopt != 0 && (word[0] != '-' || word[1] == '-' || strchr(word, optopt) == NULL)) {
+  } else if (match && match->has_arg == no_argument && strncmp(word, "--", 2) == 0 && strchr(word, '=')) {
+    fprintf(stderr, "devharness %s: option '--%s' takes no value (see devharness %s --help)\n", cmd,
+            match->name, cmd);
+  } else if (optopt > 0 && optopt < 128 &&
+             (word[0] != '-' || word[1] == '-' || strchr(word, optopt) == NULL)) {
     fprintf(stderr, "devharness %s: unknown option '-%c' (see devharness %s --help)\n", cmd,
             optopt, cmd);
   } else {

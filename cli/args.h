@@ -16,7 +16,7 @@
 #define DH_EXIT_OK 0        /* success: every clause kept, every step ran */
 #define DH_EXIT_VIOLATION 1 /* violations, a failed step, a benchmark regression */
 #define DH_EXIT_USAGE 2     /* usage or input error: bad option, file, target, device spec */
-#define DH_EXIT_NO_DEVICE 3 /* conformance/run: no selected backend has a device, nothing
+#define DH_EXIT_NO_DEVICE 3 /* `conformance`, `run`: no selected backend has a device, nothing
                                was tested (every clause is # SKIP with the reason) */
 
 struct option;

@@ -1,6 +1,6 @@
 /*
- * runtime/device_api.c — DeviceAPI dispatch by device type, device specs, copies and
- * module-function calls (devharness/device_api.h).
+ * runtime/device_api.c — DeviceAPI dispatch by device type, copies and module-function
+ * calls (devharness/device_api.h); device specs are runtime/device_spec.c.
  *
  * Every dispatch: one acquire load from the device-type table, one acquire load of the
  * slot's init state, then the backend's entry. Errors are prefixed
@@ -197,53 +197,6 @@ int dh_device_call(DLDevice dev, const char* name, const dh_any_t* args, int32_t
   int rc = dh_func_call(&fn, args, num_args, out_result);
   dh_func_release(&fn);
   return rc;
-}
-
-int dh_device_parse(const char* spec, DLDevice* out_device, const dh_backend_t** out_backend) {
-  if (out_backend) *out_backend = NULL;
-  if (spec == NULL) return dh_error_set("ParseError", "device spec is NULL (expected NAME:ID, e.g. sim:0)");
-  const char* colon = strchr(spec, ':');
-  char shown[DH_TEXT_BUF], id_shown[DH_TEXT_BUF]; /* user text as messages show it */
-  dh_text_quote(spec, shown, sizeof shown);
-  if (spec[0] == '\0') return dh_error_set("ParseError", "device spec '' is empty (expected NAME:ID, e.g. sim:0)");
-  if (colon == NULL)
-    return dh_error_set("ParseError", "device spec '%s': missing ':' (expected NAME:ID, e.g. sim:0)", shown);
-  if (colon == spec) return dh_error_set("ParseError", "device spec '%s': empty backend name before ':'", shown);
-  const char* id = colon + 1;
-  dh_text_quote(id, id_shown, sizeof id_shown);
-  if (*id == '\0') return dh_error_set("ParseError", "device spec '%s': missing device id after ':'", shown);
-  long long v = 0;
-  for (const char* p = id; *p; p++) {
-    if (*p < '0' || *p > '9')
-      return dh_error_set("ParseError", "device spec '%s': device id '%s' is not a non-negative decimal integer",
-                          shown, id_shown);
-    v = v * 10 + (*p - '0');
-    if (v > INT32_MAX)
-      return dh_error_set("ParseError", "device spec '%s': device id '%s' is too large (max %d)", shown, id_shown,
-                          INT32_MAX);
-  }
-  char name[64];
-  size_t nlen = (size_t)(colon - spec);
-  if (nlen >= sizeof name)
-    return dh_error_set("ParseError", "device spec '%s': backend name longer than %zu bytes", shown,
-                        sizeof name - 1);
-  memcpy(name, spec, nlen);
-  name[nlen] = '\0';
-  const dh_backend_t* b;
-  if (dh_device_api_get(name, &b) != 0) return dh_error_prefix("device spec '%s'", shown);
-  DLDevice dev = {(DLDeviceType)b->device_type, (int32_t)v};
-  int count = 0;
-  if (dh_backend_device_count(b, &count) != 0) return dh_error_prefix("device spec '%s'", shown);
-  dh_any_t exist = dh_any_int(0);
-  if (dh_device_get_attr(dev, DH_ATTR_EXIST, &exist) != 0) return dh_error_prefix("device spec '%s'", shown);
-  if (exist.v_int64 == 0) {
-    const char* why = dh_backend_unavailable_reason(b);
-    return dh_error_set("IndexError", "device spec '%s': backend %s has no device %lld (%d device%s%s%s)", shown,
-                        name, v, count, count == 1 ? "" : "s", why ? ": " : "", why ? why : "");
-  }
-  if (out_device) *out_device = dev;
-  if (out_backend) *out_backend = b;
-  return 0;
 }
 
 int dh_device_api_get_by_type(int32_t device_type, const dh_backend_t** out_backend) {

@@ -99,7 +99,7 @@ int dh_device_api_get_by_type(int32_t device_type, const dh_backend_t** out_back
 
 /* TVM's name for a DLDeviceType ("cpu", "cuda", "cuda_host", "opencl", "vulkan",
  * "metal", "vpi", "rocm", "rocm_host", "ext_dev", "cuda_managed", "oneapi", "webgpu",
- * "hexagon"), or "unknown". Static storage. */
+ * "hexagon", "maia", "trn"), or "unknown". Static storage (runtime/names.c). */
 const char* dh_device_type_name(int32_t device_type);
 
 /* Runs the backend's init once (idempotent, thread-safe). Returns 0 when the
@@ -117,7 +117,7 @@ int dh_backend_device_count(const dh_backend_t* backend, int* out_count);
 
 /*===========================================================================
  * Attribute kinds (TVM DeviceAttrKind, docs/contract.md §Attributes). Pure; thread-safe.
- * (runtime/attr_kind.c)
+ * (runtime/names.c)
  *===========================================================================*/
 
 /* TVM's snake-case name of an attribute kind ("exist", "max_threads_per_block",
@@ -135,11 +135,27 @@ int dh_attr_kind_is_json(int32_t kind);
  * Device specs: "name:id"
  *===========================================================================*/
 
-/* Parses "sim:0" / "cuda:1" (backend name, colon, decimal id 0..INT32_MAX) and
- * resolves the backend. Errors: "ParseError" for malformed specs (naming the spec
- * and what is wrong: empty name, missing colon, id not a non-negative decimal
- * integer or too large); "KeyError" when no such backend ("Device API foo is not
- * enabled: ..."); "IndexError" when the backend has no device with that id. */
+/* The one syntax of a device spec, for every command and option that takes one
+ * (--device, `targets detect`): NAME:ID with exactly one ':', as tvm-ffi's
+ * Device("cuda:0") splits it (apache-tvm-ffi 0.1.15 python/tvm_ffi/cython/device.pxi:
+ * split(":"), more than two parts refused); NAME is a backend name (1 to
+ * DH_DEVICE_NAME_MAX - 1 bytes, as plugin.c accepts them: [a-z][a-z0-9_-]*, checked when
+ * resolved); ID is decimal digits only (no sign, blanks or 0x) with a value
+ * 0..INT32_MAX, DLPack's int32_t DLDevice.device_id (dlpack.h). */
+#define DH_DEVICE_NAME_MAX 64
+
+/* Splits spec into the backend name (into name, name_size bytes) and the device id;
+ * resolves nothing, loads and initialises no backend (the conformance runner splits
+ * specs in a process that must not initialise one). Errors: "ParseError" naming the
+ * spec (escaped, runtime/text.h) and what is wrong: NULL or empty, missing ':', more
+ * than one ':', empty name, name longer than name_size - 1 bytes, missing id, id not a
+ * non-negative decimal integer, id above INT32_MAX. Thread-safe. */
+int dh_device_spec_split(const char* spec, char* name, size_t name_size, int32_t* out_id);
+
+/* Parses "sim:0" / "cuda:1" (dh_device_spec_split) and resolves the backend. Errors:
+ * dh_device_spec_split's "ParseError"s; "KeyError" when no such backend ("Device API
+ * foo is not enabled: ..."); "IndexError" when the backend has no device with that
+ * id. Initialises the backend (it asks for the device count and kExist). */
 int dh_device_parse(const char* spec, DLDevice* out_device, const dh_backend_t** out_backend);
 
 /* Writes "name:id" for dev into buf (NUL-terminated, truncated to buf_size). Returns

@@ -52,6 +52,11 @@ static void test_bad_specs(void** state) {
       {"sim: 1", "ParseError", "device id ' 1' is not a non-negative decimal integer"},
       {"opencl:99999999999", "ParseError", "device spec 'opencl:99999999999': device id '99999999999' is too large (max 2147483647)"},
       {"opencl:2147483648", "ParseError", "is too large"},
+      {"sim:0:1", "ParseError", "device spec 'sim:0:1': more than one ':'"},
+      {"a:b:0", "ParseError", "device spec 'a:b:0': more than one ':'"},
+      {"sim::0", "ParseError", "more than one ':'"},
+      {"sim:+1", "ParseError", "device id '+1' is not a non-negative decimal integer"},
+      {"rtgood:2147483647", "IndexError", "backend rtgood has no device 2147483647"},
       {"foo:0", "KeyError", "device spec 'foo:0': Device API foo is not enabled: no plugin libdevharness_foo.so found in"},
       {"rtgood:1", "IndexError", "device spec 'rtgood:1': backend rtgood has no device 1 (1 device)"},
   };
@@ -67,6 +72,41 @@ static void test_bad_specs(void** state) {
     assert_contains(dh_error_message(), cases[i].message);
   }
   assert_int_equal(dh_device_parse(NULL, NULL, NULL), -1);
+  assert_string_equal(dh_error_kind(), "ParseError");
+}
+
+/* dh_device_spec_split: the syntax alone, nothing resolved (the runner's parser too). */
+static void test_spec_split(void** state) {
+  (void)state;
+  char name[DH_DEVICE_NAME_MAX];
+  int32_t id = -5;
+  assert_int_equal(dh_device_spec_split("tvm-cpu:0", name, sizeof name, &id), 0);
+  assert_string_equal(name, "tvm-cpu");
+  assert_int_equal(id, 0);
+  /* no backend is needed: "nosuch" is not loaded */
+  assert_int_equal(dh_device_spec_split("nosuch:007", name, sizeof name, &id), 0);
+  assert_string_equal(name, "nosuch");
+  assert_int_equal(id, 7);
+  assert_int_equal(dh_device_spec_split("x:2147483647", name, sizeof name, &id), 0);
+  assert_int_equal(id, 2147483647);
+  id = -5;
+  assert_int_equal(dh_device_spec_split("x:2147483648", name, sizeof name, &id), -1);
+  assert_string_equal(dh_error_kind(), "ParseError");
+  assert_contains(dh_error_message(), "is too large (max 2147483647)");
+  assert_int_equal(id, -5); /* untouched on error */
+  assert_int_equal(dh_device_spec_split("x:1:2", name, sizeof name, &id), -1);
+  assert_contains(dh_error_message(), "more than one ':'");
+  char small[4];
+  assert_int_equal(dh_device_spec_split("abc:0", small, sizeof small, &id), 0);
+  assert_string_equal(small, "abc");
+  assert_int_equal(dh_device_spec_split("abcd:0", small, sizeof small, &id), -1);
+  assert_contains(dh_error_message(), "backend name longer than 3 bytes");
+  char longname[DH_DEVICE_NAME_MAX + 8];
+  memset(longname, 'b', DH_DEVICE_NAME_MAX);
+  memcpy(longname + DH_DEVICE_NAME_MAX, ":0", 3);
+  assert_int_equal(dh_device_spec_split(longname, name, sizeof name, &id), -1);
+  assert_contains(dh_error_message(), "backend name longer than 63 bytes");
+  assert_int_equal(dh_device_spec_split(NULL, name, sizeof name, &id), -1);
   assert_string_equal(dh_error_kind(), "ParseError");
 }
 
@@ -357,6 +397,7 @@ int main(void) {
       cmocka_unit_test(test_numel_nbytes),
       cmocka_unit_test(test_contiguity),
       cmocka_unit_test(test_cpu_copy_checks_and_memcpy_fallback),
+      cmocka_unit_test(test_spec_split),
       cmocka_unit_test_setup_teardown(test_bad_specs, load_good, unload),
       cmocka_unit_test_setup_teardown(test_good_spec_and_format, load_good, unload),
       cmocka_unit_test_setup_teardown(test_dispatch_through_plugin, load_good, unload),

@@ -1,0 +1,178 @@
+/*
+ * conformance/runner.h — what the files of `devharness conformance` share (internal to
+ * conformance/; the runner's public entry is conformance/conformance.h).
+ *
+ * Files (one job each; calls run down this list, never up):
+ *   runner.c         dh_conformance_main: clause selection, waivers, device discovery,
+ *                    the run over every device, the summary and exit code
+ *   runner_opts.c    the options (getopt_long, cli/args.h) and --help
+ *   runner_report.c  reporters: the TAP stream, JUnit XML, the clause list (text and the
+ *                    markdown of docs/conformance.md)
+ *   runner_case.c    one case: skips and waivers, the child that runs the clause, its
+ *                    result; the device probe; a device's cases run --jobs at a time
+ *   runner_proc.c    isolated children: fork into an own process group, result pipe,
+ *                    stdout/stderr to a file, timeout and SIGKILL of the group
+ *
+ * Fork safety: the parent loads plugins (dlopen only) but never initialises a
+ * backend — backends start threads and fork copies only the calling thread. Devices
+ * are discovered in a forked probe child per backend; every case runs in a fresh
+ * child (own process group) that sets the device, runs the clause, writes its result
+ * record to a pipe and _exits. A child that does not answer within --timeout seconds
+ * has its process group SIGKILLed.
+ */
+#ifndef DEVHARNESS_CONFORMANCE_RUNNER_H_
+#define DEVHARNESS_CONFORMANCE_RUNNER_H_
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "check.h"
+#include "runtime/text.h"
+#include "waivers.h"
+
+/* snprintf that truncates silently (messages are bounded on purpose). */
+static inline void dc_fmt(char* dst, size_t size, const char* f, ...) __attribute__((format(printf, 3, 4)));
+static inline void dc_fmt(char* dst, size_t size, const char* f, ...) {
+  va_list ap;
+  va_start(ap, f);
+  vsnprintf(dst, size, f, ap);
+  va_end(ap);
+}
+
+/*--- options (runner_opts.c) ---*/
+
+typedef struct dc_opts {
+  const char** filters;
+  size_t n_filters;
+  const char* device_spec;
+  const char** plugins;
+  size_t n_plugins;
+  const char* target_arg;
+  const char* tap_path;
+  const char* junit_path;
+  const char** waiver_paths;
+  size_t n_waiver_paths;
+  int timeout_s;
+  int no_fork;
+  int list;
+  int markdown;
+  int tap_version;
+  int verify_xfails;
+  int progress;
+  int jobs;
+  int profile;      /* --profile; 0 = each backend's default (strict unless it declares one) */
+  long max_waived;  /* -1: no limit */
+} dc_opts_t;
+
+/* Parses argv into *o. Returns -1 to go on, else the exit code (--help: DH_EXIT_OK,
+ * a usage error: DH_EXIT_USAGE after one line on stderr). */
+int dc_opts_parse(int argc, char** argv, dc_opts_t* o);
+/* Frees what dc_opts_parse allocated and zeroes *o. */
+void dc_opts_free(dc_opts_t* o);
+/* One line "devharness conformance: <message>" on stderr; returns DH_EXIT_USAGE. */
+int dc_usage_error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+/* 1 when clause id is selected by the --filter globs (every clause without one). */
+int dc_selected(const dc_opts_t* o, const char* id);
+/* "tvm", "strict" or "unset". */
+const char* dc_profile_name(int profile);
+
+/*--- isolated children (runner_proc.c) ---*/
+
+typedef struct dc_child_result {
+  int status;        /* 0 answered, 1 crashed, 2 timed out, 3 no answer (exit) */
+  char note[96];
+  char* data;        /* what the child wrote (malloc'd) */
+  size_t size;
+  char err_tail[1024];
+  double ms;
+} dc_child_result_t;
+
+/* A child in flight. */
+typedef struct dc_job {
+  pid_t pid;
+  int rfd;          /* read end of the result pipe; -1 after EOF */
+  FILE* errf;       /* the child's stdout+stderr */
+  double t0, deadline;
+  int timeout_s;
+  size_t cap;
+  int timed_out;
+  int active;       /* started and not yet finished */
+  dc_child_result_t r;
+} dc_job_t;
+
+/* Forks fn(arg, fd) in its own process group with stdout/stderr going to a temporary
+ * file; fd is the write end of the result pipe. On failure j->active is 0 and j->r says
+ * why. */
+void dc_job_start(dc_job_t* j, void (*fn)(void* arg, int fd), void* arg, int timeout_s);
+/* Waits until one of the n (at most 64) jobs finishes (or none is active) and finishes
+ * it (reaped; its group killed on timeout; j->r filled). Returns its index, or -1. */
+int dc_jobs_wait_any(dc_job_t* jobs, size_t n);
+/* Runs fn(arg, fd) in a forked child and waits for it. */
+void dc_run_child(void (*fn)(void* arg, int fd), void* arg, int timeout_s, dc_child_result_t* r);
+/* write(2) until all n bytes are written; -1 on error. */
+int dc_write_all(int fd, const void* p, size_t n);
+
+/*--- devices and cases (runner_case.c) ---*/
+
+typedef struct dc_device {
+  const dh_backend_t* backend;
+  int id;            /* device id, or -1 for a backend without devices */
+  int count;         /* devices of the backend */
+  char name[96];     /* "sim:0" or "cuda (no device)" */
+  char reason[512];  /* why no device / probe failure */
+  int probe_failed;  /* the probe itself crashed or errored (a violation) */
+  dc_waivers_t waivers; /* backend's automatic waiver file */
+  int profile;       /* DC_PROFILE_TVM / DC_PROFILE_STRICT this device runs */
+  int profile_from_backend; /* 1 when profile is the backend's default_profile */
+} dc_device_t;
+
+typedef struct dc_case {
+  const dh_clause_t* clause;
+  int status;       /* DC_PASS / DC_FAIL / DC_SKIP */
+  int todo;         /* xfail waiver applied */
+  int counts;       /* 1 when it is a violation of the run */
+  char reason[512]; /* skip / todo reason */
+  char note[96];    /* "crashed: SIGSEGV" / "timed out after 10 s" */
+  dh_conf_ctx_t r;
+  char err_tail[1024];
+  double ms;
+  const dc_waiver_t* waiver; /* matching waiver, or NULL */
+  int waived;       /* a waiver decided this case (skip applied, or xfail applied) */
+} dc_case_t;
+
+/* The run's --target (NULL: none) and --waivers list, set by runner.c before the first
+ * case. */
+extern dh_target_t* dc_run_target;
+extern dc_waivers_t dc_run_waivers;
+
+/* Counts the devices of backend b in a forked probe child (in this process with
+ * --no-fork): *count, or 0 with the reason; *failed when the probe itself failed. */
+void dc_probe(const dc_opts_t* o, const dh_backend_t* b, int* count, char* reason, size_t rsize,
+              int* failed);
+/* Runs clause cl on device d (a forked child unless --no-fork) into *out. */
+void dc_run_case(const dc_opts_t* o, const dc_device_t* d, const dh_clause_t* cl, dc_case_t* out);
+/* Runs every case of one device with up to o->jobs children at a time; on_done(k, user)
+ * is called for the cases in clause order, each as soon as it and those before it are
+ * known. */
+void dc_run_device_parallel(const dc_opts_t* o, const dc_device_t* d, const dh_clause_t** cl,
+                            size_t ncl, dc_case_t* cases,
+                            void (*on_done)(size_t k, void* user), void* user);
+
+/*--- reporters (runner_report.c) ---*/
+
+/* A TAP description or directive reason: '#' and '\\' escaped, control characters as
+ * spaces. */
+void dc_tap_text(dh_sbuf_t* b, const char* s);
+/* One case as a TAP line of a device's subtest (YAML diagnostics for a failure). */
+void dc_tap_case(dh_sbuf_t* b, int num, const dc_case_t* k);
+/* Writes piece to out (flushed) and appends it to all; empties piece. */
+void dc_emit(dh_sbuf_t* all, FILE* out, dh_sbuf_t* piece);
+/* JUnit XML of every device's cases (cases[device][clause]). */
+void dc_junit(dh_sbuf_t* x, const dc_device_t* devs, size_t nd, dc_case_t* const* cases, size_t nc);
+/* Writes text to path through a temporary name + rename; -1 after one line on stderr. */
+int dc_write_file(const char* path, const char* text, size_t n);
+/* --list: the selected clauses as text, or as docs/conformance.md (--format markdown). */
+int dc_list(const dc_opts_t* o, const dh_clause_t* const* cl, size_t n);
+
+#endif /* DEVHARNESS_CONFORMANCE_RUNNER_H_ */

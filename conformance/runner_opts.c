@@ -1,0 +1,208 @@
+/* conformance/runner_opts.c — the options of `devharness conformance` and its --help
+ * (conformance/runner.h has the file map). */
+#include <fnmatch.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/args.h"
+#include "runner.h"
+
+static void usage(FILE* f) {
+  fprintf(f,
+          "usage: devharness conformance [options]\n"
+          "\n"
+          "Runs every conformance clause on every device of every loaded backend; each case\n"
+          "runs in a forked child with a timeout. TAP on stdout (TAP-14 subtests, one per\n"
+          "device, under a 'TAP version 13' header unless --tap-version 14).\n"
+          "\n"
+          "options:\n"
+          "  --device NAME:ID     run on this device only (e.g. cpu:0, sim:1)\n"
+          "  --plugin PATH        load only this plugin instead of default discovery (repeatable)\n"
+          "  --target FILE|TAG    check devices of that kind against the target (attr.target_match)\n"
+          "  --filter GLOB        run clauses whose id matches (fnmatch; repeatable, comma-separated)\n"
+          "  --waivers FILE       waiver file {\"waivers\": [{clause, kind: skip|xfail, reason}]};\n"
+          "                       targets/waivers/<backend>.json is loaded automatically\n"
+          "  --verify-xfails      an xfail clause that passes is a failure\n"
+          "  --profile tvm|strict clauses to hold devices to: tvm = TVM's documented DeviceAPI\n"
+          "                       contract, strict = tvm + devharness's sharper rules (default:\n"
+          "                       strict, or the backend's declared default_profile)\n"
+          "  --max-waived N       more than N cases decided by a waiver (skip or xfail) is a\n"
+          "                       failure of the run (exit 1); the summary always counts them\n"
+          "  --timeout SEC        per-case timeout (default 10)\n"
+          "  --no-fork            run cases in this process (for debuggers; no timeout)\n"
+          "  --jobs N             run up to N cases of a device at once (default 1; output\n"
+          "                       order unchanged; timing-sensitive clauses prefer 1)\n"
+          "  --tap FILE           also write the TAP stream to FILE\n"
+          "  --junit FILE         write JUnit XML to FILE\n"
+          "  --tap-version 13|14  header of the TAP stream (default 13: prove 3.44 rejects 14)\n"
+          "  --list               list clause ids, levels and statements, run nothing\n"
+          "  --format text|markdown  format of --list (markdown: the docs/conformance.md table)\n"
+          "  --help               this text\n"
+          "\n"
+          "exit status (cli/args.h): 0 every clause kept, 1 violations, 2 usage or input error,\n"
+          "  3 no device: no selected backend has a device, nothing was tested (every\n"
+          "  clause and device is # SKIP with the reason)\n");
+}
+
+int dc_usage_error(const char* fmt, ...) {
+  char msg[8192];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return dh_cli_usage_error("conformance", "%s", msg);
+}
+
+/* Option values are pointers into argv; --filter is split at commas into a copy. */
+static char** g_owned; /* the copies, freed by dc_opts_free */
+static size_t g_n_owned;
+
+/* Appends value (split at commas when split) to a growable array of strings. */
+static int add_list(const char*** arr, size_t* n, const char* value, int split) {
+  char* copy = strdup(value);
+  if (!copy) return -1;
+  char** no = realloc(g_owned, (g_n_owned + 1) * sizeof *no);
+  if (!no) {
+    free(copy);
+    return -1;
+  }
+  g_owned = no;
+  g_owned[g_n_owned++] = copy;
+  char* save = NULL;
+  for (char* tok = split ? strtok_r(copy, ",", &save) : copy; tok;
+       tok = split ? strtok_r(NULL, ",", &save) : NULL) {
+    const char** na = realloc(*arr, (*n + 1) * sizeof *na);
+    if (!na) return -1;
+    *arr = na;
+    (*arr)[(*n)++] = tok;
+    if (!split) break;
+  }
+  return 0;
+}
+
+enum {
+  OPT_DEVICE = 256, OPT_PLUGIN, OPT_TARGET, OPT_FILTER, OPT_WAIVERS, OPT_TIMEOUT, OPT_TAP,
+  OPT_JUNIT, OPT_TAP_VERSION, OPT_FORMAT, OPT_PROFILE, OPT_MAX_WAIVED, OPT_NO_FORK, OPT_LIST,
+  OPT_VERIFY_XFAILS
+};
+
+static const struct option kOpts[] = {
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"plugin", required_argument, NULL, OPT_PLUGIN},
+    {"target", required_argument, NULL, OPT_TARGET},
+    {"filter", required_argument, NULL, OPT_FILTER},
+    {"waivers", required_argument, NULL, OPT_WAIVERS},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"tap", required_argument, NULL, OPT_TAP},
+    {"junit", required_argument, NULL, OPT_JUNIT},
+    {"tap-version", required_argument, NULL, OPT_TAP_VERSION},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"jobs", required_argument, NULL, 'j'},
+    {"profile", required_argument, NULL, OPT_PROFILE},
+    {"max-waived", required_argument, NULL, OPT_MAX_WAIVED},
+    {"no-fork", no_argument, NULL, OPT_NO_FORK},
+    {"list", no_argument, NULL, OPT_LIST},
+    {"verify-xfails", no_argument, NULL, OPT_VERIFY_XFAILS},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+
+/* An option with a value checked against a range or a list; -1 when c is not one. */
+static int parse_checked(int c, const char* val, dc_opts_t* o) {
+  static const char* const kTapVersions[] = {"13", "14", NULL};
+  static const char* const kFormats[] = {"text", "markdown", NULL};
+  static const char* const kProfiles[] = {"tvm", "strict", NULL};
+  long t = 0;
+  int i;
+  switch (c) {
+    case OPT_TIMEOUT:
+      if (dh_cli_parse_long(val, 1, 86400, &t) != 0)
+        return dc_usage_error("--timeout: expected whole seconds 1..86400, got \"%s\"", dh_cli_quote(val));
+      o->timeout_s = (int)t;
+      return 0;
+    case 'j':
+      if (dh_cli_parse_long(val, 1, 64, &t) != 0)
+        return dc_usage_error("--jobs: expected 1..64 parallel cases, got \"%s\"", dh_cli_quote(val));
+      o->jobs = (int)t;
+      return 0;
+    case OPT_MAX_WAIVED:
+      if (dh_cli_parse_long(val, 0, 100000000, &t) != 0)
+        return dc_usage_error("--max-waived: expected a count 0..100000000 of waived cases, got \"%s\"",
+                              dh_cli_quote(val));
+      o->max_waived = t;
+      return 0;
+    case OPT_TAP_VERSION:
+      if ((i = dh_cli_choice(val, kTapVersions)) < 0)
+        return dc_usage_error("--tap-version: expected 13 or 14, got \"%s\"", dh_cli_quote(val));
+      o->tap_version = i == 0 ? 13 : 14;
+      return 0;
+    case OPT_FORMAT:
+      if ((i = dh_cli_choice(val, kFormats)) < 0)
+        return dc_usage_error("--format: expected text or markdown, got \"%s\"", dh_cli_quote(val));
+      o->markdown = i == 1;
+      return 0;
+    case OPT_PROFILE:
+      if ((i = dh_cli_choice(val, kProfiles)) < 0)
+        return dc_usage_error("--profile: expected tvm or strict, got \"%s\"", dh_cli_quote(val));
+      o->profile = i == 0 ? DC_PROFILE_TVM : DC_PROFILE_STRICT;
+      return 0;
+  }
+  return -1;
+}
+
+int dc_opts_parse(int argc, char** argv, dc_opts_t* o) {
+  memset(o, 0, sizeof *o);
+  o->timeout_s = 10;
+  o->tap_version = 13;
+  o->jobs = 1;
+  o->max_waived = -1;
+  dh_cli_getopt_begin();
+  int c;
+  while ((c = getopt_long(argc, argv, "hj:", kOpts, NULL)) != -1) {
+    int bad = 0;
+    switch (c) {
+      case 'h': usage(stdout); return DH_EXIT_OK;
+      case OPT_DEVICE: o->device_spec = optarg; break;
+      case OPT_PLUGIN: bad = add_list(&o->plugins, &o->n_plugins, optarg, 0); break;
+      case OPT_TARGET: o->target_arg = optarg; break;
+      case OPT_FILTER: bad = add_list(&o->filters, &o->n_filters, optarg, 1); break;
+      case OPT_WAIVERS: bad = add_list(&o->waiver_paths, &o->n_waiver_paths, optarg, 0); break;
+      case OPT_TAP: o->tap_path = optarg; break;
+      case OPT_JUNIT: o->junit_path = optarg; break;
+      case OPT_NO_FORK: o->no_fork = 1; break;
+      case OPT_LIST: o->list = 1; break;
+      case OPT_VERIFY_XFAILS: o->verify_xfails = 1; break;
+      case '?':
+      case ':': return dh_cli_bad_option("conformance", kOpts, argc, argv);
+      default:
+        if (parse_checked(c, optarg, o) != 0) return DH_EXIT_USAGE;
+    }
+    if (bad) return dc_usage_error("out of memory");
+  }
+  if (dh_cli_no_operands("conformance", argc, argv) != DH_EXIT_OK) return DH_EXIT_USAGE;
+  return -1;
+}
+
+void dc_opts_free(dc_opts_t* o) {
+  free(o->filters);
+  free(o->plugins);
+  free(o->waiver_paths);
+  memset(o, 0, sizeof *o);
+  for (size_t i = 0; i < g_n_owned; i++) free(g_owned[i]);
+  free(g_owned);
+  g_owned = NULL;
+  g_n_owned = 0;
+}
+
+const char* dc_profile_name(int p) {
+  return p == DC_PROFILE_TVM ? "tvm" : p == DC_PROFILE_STRICT ? "strict" : "unset";
+}
+
+int dc_selected(const dc_opts_t* o, const char* id) {
+  if (o->n_filters == 0) return 1;
+  for (size_t i = 0; i < o->n_filters; i++)
+    if (fnmatch(o->filters[i], id, 0) == 0) return 1;
+  return 0;
+}

@@ -1,0 +1,204 @@
+/* conformance/runner_proc.c — isolated children of `devharness conformance`: each in
+ * its own process group, its result through a pipe, its stdout/stderr into a temporary
+ * file (the last lines kept for the report), killed with its group at the timeout
+ * (conformance/runner.h has the file map; the same split as libuv's test runner,
+ * test/runner-unix.c). */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runner.h"
+
+int dc_write_all(int fd, const void* p, size_t n) {
+  const char* c = p;
+  while (n) {
+    ssize_t k = write(fd, c, n);
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    c += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+static const char* sig_name(int sig, char* buf, size_t n) {
+  const char* abbr = sigabbrev_np(sig);
+  if (abbr) dc_fmt(buf, n, "SIG%s", abbr);
+  else dc_fmt(buf, n, "signal %d", sig);
+  return buf;
+}
+
+/* Last `lines` lines of the file behind fd (from its start), into out. */
+static void tail_of(int fd, char* out, size_t out_size, int lines) {
+  out[0] = 0;
+  off_t end = lseek(fd, 0, SEEK_END);
+  if (end <= 0) return;
+  size_t want = (size_t)end < out_size - 1 ? (size_t)end : out_size - 1;
+  if (pread(fd, out, want, end - (off_t)want) != (ssize_t)want) {
+    out[0] = 0;
+    return;
+  }
+  out[want] = 0;
+  size_t len = want;
+  while (len && out[len - 1] == '\n') out[--len] = 0;
+  int seen = 0;
+  for (size_t i = len; i > 0; i--) {
+    if (out[i - 1] == '\n' && ++seen == lines) {
+      memmove(out, out + i, len - i + 1);
+      return;
+    }
+  }
+}
+
+void dc_job_start(dc_job_t* j, void (*fn)(void* arg, int fd), void* arg, int timeout_s) {
+  memset(j, 0, sizeof *j);
+  j->rfd = -1;
+  j->timeout_s = timeout_s;
+  int pfd[2];
+  FILE* errf = tmpfile();
+  if (!errf || pipe(pfd) != 0) {
+    j->r.status = 3;
+    dc_fmt(j->r.note, sizeof j->r.note, "runner: pipe/tmpfile failed: %s", strerror(errno));
+    if (errf) fclose(errf);
+    return;
+  }
+  int errfd = fileno(errf);
+  fflush(stdout);
+  fflush(stderr);
+  j->t0 = dc_now_ms();
+  j->deadline = j->t0 + timeout_s * 1000.0;
+  pid_t pid = fork();
+  if (pid < 0) {
+    j->r.status = 3;
+    dc_fmt(j->r.note, sizeof j->r.note, "runner: fork failed: %s", strerror(errno));
+    close(pfd[0]);
+    close(pfd[1]);
+    fclose(errf);
+    return;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    close(pfd[0]);
+    dup2(errfd, 1);
+    dup2(errfd, 2);
+    signal(SIGPIPE, SIG_DFL);
+    fn(arg, pfd[1]);
+    _exit(0);
+  }
+  setpgid(pid, pid); /* also here, so the kill below cannot miss the group */
+  close(pfd[1]);
+  j->pid = pid;
+  j->rfd = pfd[0];
+  j->errf = errf;
+  j->active = 1;
+}
+
+/* Reads what is available (after poll said so); 1 at EOF. */
+static int job_read(dc_job_t* j) {
+  if (j->r.size + 4096 > j->cap) {
+    size_t cap = j->cap ? j->cap * 2 : 8192;
+    char* nd = realloc(j->r.data, cap);
+    if (!nd) return 1;
+    j->r.data = nd;
+    j->cap = cap;
+  }
+  ssize_t n = read(j->rfd, j->r.data + j->r.size, j->cap - j->r.size);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return 0;
+  if (n <= 0) return 1;
+  j->r.size += (size_t)n;
+  return 0;
+}
+
+/* After EOF or the deadline: reaps the child (killing its group on timeout) and
+ * fills j->r. */
+static void job_finish(dc_job_t* j) {
+  if (j->rfd >= 0) close(j->rfd);
+  j->rfd = -1;
+  int st = 0;
+  if (!j->timed_out) {
+    /* EOF seen: the child is exiting; give it until the deadline */
+    for (;;) {
+      pid_t w = waitpid(j->pid, &st, WNOHANG);
+      if (w == j->pid) break;
+      if (w < 0 && errno != EINTR) break;
+      if (dc_now_ms() > j->deadline) {
+        j->timed_out = 1;
+        break;
+      }
+      struct timespec ts = {0, 1000000};
+      nanosleep(&ts, NULL);
+    }
+  }
+  dc_child_result_t* r = &j->r;
+  if (j->timed_out) {
+    kill(-j->pid, SIGKILL);
+    kill(j->pid, SIGKILL);
+    waitpid(j->pid, &st, 0);
+    r->status = 2;
+    dc_fmt(r->note, sizeof r->note, "timed out after %d s", j->timeout_s);
+  } else if (WIFSIGNALED(st)) {
+    char sb[32];
+    r->status = 1;
+    dc_fmt(r->note, sizeof r->note, "crashed: %s", sig_name(WTERMSIG(st), sb, sizeof sb));
+  } else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
+    r->status = 3;
+    dc_fmt(r->note, sizeof r->note, "crashed: exit status %d", WEXITSTATUS(st));
+  }
+  /* anything else left in the group (stray grandchildren) */
+  kill(-j->pid, SIGKILL);
+  r->ms = dc_now_ms() - j->t0;
+  tail_of(fileno(j->errf), r->err_tail, sizeof r->err_tail, 6);
+  fclose(j->errf);
+  j->errf = NULL;
+  j->active = 0;
+}
+
+int dc_jobs_wait_any(dc_job_t* jobs, size_t n) {
+  struct pollfd pf[64];
+  size_t idx[64];
+  for (;;) {
+    size_t m = 0;
+    double now = dc_now_ms(), next = now + 100000;
+    for (size_t i = 0; i < n && m < 64; i++) {
+      if (!jobs[i].active) continue;
+      if (now >= jobs[i].deadline) {
+        jobs[i].timed_out = 1;
+        job_finish(&jobs[i]);
+        return (int)i;
+      }
+      if (jobs[i].deadline < next) next = jobs[i].deadline;
+      pf[m].fd = jobs[i].rfd;
+      pf[m].events = POLLIN;
+      pf[m].revents = 0;
+      idx[m++] = i;
+    }
+    if (m == 0) return -1;
+    int k = poll(pf, (nfds_t)m, (int)(next - now) + 1);
+    if (k < 0 && errno != EINTR) return -1;
+    for (size_t q = 0; k > 0 && q < m; q++) {
+      if (!pf[q].revents) continue;
+      dc_job_t* j = &jobs[idx[q]];
+      if (job_read(j)) {
+        job_finish(j);
+        return (int)idx[q];
+      }
+    }
+  }
+}
+
+void dc_run_child(void (*fn)(void* arg, int fd), void* arg, int timeout_s, dc_child_result_t* r) {
+  dc_job_t j;
+  dc_job_start(&j, fn, arg, timeout_s);
+  if (j.active) dc_jobs_wait_any(&j, 1);
+  *r = j.r;
+}
+
