@@ -3,8 +3,8 @@
 # $(BUILD)/bin/devharness-bench; the call suite's module $(BUILD)/lib/devharness_bench_ffi_noop.so.
 
 BENCH_SRCS := bench/gbench.cc bench/common.c bench/devop.c bench/call.c bench/alloc.c \
-              bench/copy.c bench/sync.c bench/launch.c bench/main.c bench/scripts.c \
-              bench/ffi_peer.c
+              bench/copy.c bench/sync.c bench/launch.c bench/main.c bench/summary.c \
+              bench/scripts.c bench/ffi_peer.c
 BENCH_OBJS := $(call obj,$(BENCH_SRCS))
 BENCH_LDLIBS := -lbenchmark -lstdc++ -lhwloc -ljansson -ldl -lm $(TVM_FFI_LINK)
 BENCH_DRIVER := $(BINDIR)/devharness-bench
@@ -14,9 +14,10 @@ CLI_OBJS += $(BENCH_OBJS)
 CLI_LDLIBS += $(BENCH_LDLIBS)
 ALL_TARGETS += $(BENCH_DRIVER) $(BENCH_FFI_NOOP)
 
-$(BENCH_DRIVER): $(BENCH_OBJS) $(OBJDIR)/bench/driver.o $(RUNTIME_LIB)
+# cli/args.o: the exit codes and option helpers every command shares (cli/args.h).
+$(BENCH_DRIVER): $(BENCH_OBJS) $(OBJDIR)/bench/driver.o $(OBJDIR)/cli/args.o $(RUNTIME_LIB)
 	@mkdir -p $(@D)
-	$(CXX) $(LDFLAGS) -o $@ $(BENCH_OBJS) $(OBJDIR)/bench/driver.o $(RUNTIME_LINK) $(BENCH_LDLIBS)
+	$(CXX) $(LDFLAGS) -o $@ $(BENCH_OBJS) $(OBJDIR)/bench/driver.o $(OBJDIR)/cli/args.o $(RUNTIME_LINK) $(BENCH_LDLIBS)
 
 # A module exporting __tvm_ffi_noop; needs nothing from the runtime.
 $(BENCH_FFI_NOOP): $(OBJDIR)/bench/ffi_noop.o

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "cli/args.h"
 
 /* Finds `name`: $env, <exe dir>/../../bench/<name>, <exe dir>/../share/devharness/<name>. */
 static int find_script(const char* env, const char* name, char* buf, size_t size) {
@@ -34,19 +35,20 @@ static int find_script(const char* env, const char* name, char* buf, size_t size
   return -1;
 }
 
-/* Runs python3 SCRIPT argv[1..]; returns its exit status (2 if it cannot start). */
+/* Runs python3 SCRIPT argv[1..]; returns its exit status (DH_EXIT_USAGE if it cannot
+ * start or is killed). */
 static int run_script(const char* cmd, const char* env, const char* name, int argc,
                       char** argv) {
   char path[PATH_MAX * 2 + 64];
   if (find_script(env, name, path, sizeof path) != 0) {
     fprintf(stderr, "devharness %s: cannot find %s (looked in %s; set %s)\n", cmd, name, path,
             env);
-    return 2;
+    return DH_EXIT_USAGE;
   }
   const char* py = getenv("DEVHARNESS_PYTHON");
   if (!py || !*py) py = "/usr/bin/python3";
   char** args = calloc((size_t)argc + 3, sizeof *args);
-  if (!args) return 2;
+  if (!args) return DH_EXIT_USAGE;
   args[0] = (char*)py;
   args[1] = path;
   for (int i = 1; i < argc; ++i) args[i + 1] = argv[i];
@@ -56,20 +58,20 @@ static int run_script(const char* cmd, const char* env, const char* name, int ar
   if (pid < 0) {
     fprintf(stderr, "devharness %s: fork: %s\n", cmd, strerror(errno));
     free(args);
-    return 2;
+    return DH_EXIT_USAGE;
   }
   if (pid == 0) {
     execv(py, args);
     fprintf(stderr, "devharness %s: cannot run %s: %s\n", cmd, py, strerror(errno));
-    _exit(2);
+    _exit(DH_EXIT_USAGE);
   }
   free(args);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return 2;
+    if (errno != EINTR) return DH_EXIT_USAGE;
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   fprintf(stderr, "devharness %s: %s killed by signal %d\n", cmd, name, WTERMSIG(status));
-  return 2;
+  return DH_EXIT_USAGE;
 }
 
 int dh_plot_main(int argc, char** argv) {
