@@ -393,15 +393,11 @@ static int write_summary(const char* out, json_t* sum) {
 
 /* Everything after the options: devices, context, pinning, the suites, the summary. */
 static int run_bench(bench_args_t* a, dh_bench_device_t** devs) {
-  char exe[PATH_MAX] = "."; /* the executable's folder */
-  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (len > 0) {
-    exe[len] = '\0';
-    char* slash = strrchr(exe, '/');
-    if (slash) *slash = '\0';
-  } else {
-    snprintf(exe, sizeof exe, ".");
-  }
+  char exe[PATH_MAX]; /* the executable's folder */
+  snprintf(exe, sizeof exe, "%s", dh_cli_self_path());
+  char* slash = strrchr(exe, '/');
+  if (slash) *slash = '\0';
+  else snprintf(exe, sizeof exe, ".");
   /* Backends and devices (inits every backend, before pinning: their threads stay free). */
   dh_plugins_load_default();
   for (size_t i = 0; i < dh_plugin_refusal_count(); ++i)

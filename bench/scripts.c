@@ -21,11 +21,10 @@ static int find_script(const char* env, const char* name, char* buf, size_t size
     return access(buf, R_OK) == 0 ? 0 : -1;
   }
   char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return -1;
-  exe[n] = '\0';
+  snprintf(exe, sizeof exe, "%s", dh_cli_self_path());
   char* slash = strrchr(exe, '/');
-  if (slash) *slash = '\0';
+  if (!slash) return -1; /* /proc/self/exe unreadable */
+  *slash = '\0';
   static const char* const kRel[] = {"../../bench", "../share/devharness", "../../../bench"};
   for (size_t i = 0; i < sizeof kRel / sizeof kRel[0]; ++i) {
     snprintf(buf, size, "%s/%s/%s", exe, kRel[i], name);
