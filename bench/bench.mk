@@ -14,7 +14,8 @@ CLI_OBJS += $(BENCH_OBJS)
 CLI_LDLIBS += $(BENCH_LDLIBS)
 ALL_TARGETS += $(BENCH_DRIVER) $(BENCH_FFI_NOOP)
 
-# cli/args.o: the exit codes and option helpers every command shares (cli/args.h).
+# The object of cli/args.c: the exit codes and option helpers every command shares
+# (cli/args.h).
 $(BENCH_DRIVER): $(BENCH_OBJS) $(OBJDIR)/bench/driver.o $(OBJDIR)/cli/args.o $(RUNTIME_LIB)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) -o $@ $(BENCH_OBJS) $(OBJDIR)/bench/driver.o $(OBJDIR)/cli/args.o $(RUNTIME_LINK) $(BENCH_LDLIBS)
