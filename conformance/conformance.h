@@ -14,8 +14,9 @@ extern "C" {
  * "conformance"; the options are described by `--help` (printed on stdout).
  * Output: TAP on stdout (TAP-14 subtests under a "TAP version 13" header by default),
  * optionally --tap FILE and --junit FILE (written through a temporary name + rename).
- * Returns the exit code: 0 every clause kept, 1 violations, 2 usage or input error
- * (one line on stderr naming the option or file). Not thread-safe: call from the
+ * Returns the exit code (cli/args.h): DH_EXIT_OK every clause kept, DH_EXIT_VIOLATION
+ * violations, DH_EXIT_USAGE usage or input error (one line on stderr naming the option
+ * or file), DH_EXIT_NO_DEVICE no selected backend has a device. Not thread-safe: call from the
  * main thread of a process that has not initialised any backend (the runner forks).
  */
 int dh_conformance_main(int argc, char** argv);
