@@ -2,6 +2,7 @@
  * cli/targets.c — `devharness targets list|show|validate|detect` on top of
  * devharness/target.h (TVM target rules: apache/tvm v0.27.0 src/target/target.cc).
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,22 +119,30 @@ int dh_cli_targets(int argc, char** argv) {
     return DH_EXIT_USAGE;
   }
   const char* sub = argv[1];
-  /* detect --tvm: the form TVM's tvm.target.Target(...) accepts */
-  int tvm = 0;
-  if (strcmp(sub, "detect") == 0) {
-    int w = 2;
-    for (int a = 2; a < argc; ++a) {
-      if (strcmp(argv[a], "--tvm") == 0) tvm = 1;
-      else argv[w++] = argv[a];
-    }
-    argc = w;
+  /* the options after the subcommand (getopt_long over argv + 1, the subcommand as its
+   * argv[0]); files and tags never start with '-' here (write ./-file for such a file) */
+  static const struct option kOpts[] = {{"tvm", no_argument, NULL, 't'},
+                                        {"help", no_argument, NULL, 'h'},
+                                        {NULL, 0, NULL, 0}};
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "targets %s", dh_cli_quote(sub));
+  int tvm = 0, c;
+  if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0) {
+    fputs(kTargetsUsage, stdout);
+    return DH_EXIT_OK;
   }
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+  dh_cli_getopt_begin();
+  while ((c = getopt_long(argc - 1, argv + 1, "h", kOpts, NULL)) != -1) {
+    if (c == 'h') {
       fputs(kTargetsUsage, stdout);
       return DH_EXIT_OK;
     }
+    if (c == 't' && strcmp(sub, "detect") == 0) tvm = 1; /* the form TVM's Target(...) accepts */
+    else if (c == 't') return dh_cli_usage_error(cmd, "unknown option '--tvm' (see devharness targets --help)");
+    else return dh_cli_bad_option(cmd, kOpts, argc - 1, argv + 1);
   }
+  char** args = argv + 1 + optind; /* the operands */
+  int n = argc - 1 - optind;
   static const struct {
     const char* name;
     int min_args, max_args; /* after the subcommand */
@@ -142,30 +151,15 @@ int dh_cli_targets(int argc, char** argv) {
                {"detect", 1, 1, " [--tvm] DEVICE"}};
   for (size_t i = 0; i < sizeof kSubs / sizeof kSubs[0]; ++i) {
     if (strcmp(sub, kSubs[i].name) != 0) continue;
-    int n = argc - 2;
-    for (int a = 2; a < argc; ++a) {
-      /* Files and tags never start with '-' here; such a word is an unknown option
-       * (write ./-file for a file named so). */
-      if (argv[a][0] == '-' && argv[a][1] != '\0') {
-        char q[DH_TEXT_BUF];
-        fprintf(stderr, "devharness targets %s: unknown option '%s' (see devharness targets --help)\n",
-                sub, dh_text_quote(argv[a], q, sizeof q));
-        return DH_EXIT_USAGE;
-      }
-    }
-    if (n < kSubs[i].min_args || (kSubs[i].max_args >= 0 && n > kSubs[i].max_args)) {
-      fprintf(stderr, "devharness targets %s: %s (usage: devharness targets %s%s)\n", sub,
-              n < kSubs[i].min_args ? "missing argument" : "too many arguments", sub,
-              kSubs[i].args);
-      return DH_EXIT_USAGE;
-    }
+    if (n < kSubs[i].min_args || (kSubs[i].max_args >= 0 && n > kSubs[i].max_args))
+      return dh_cli_usage_error(cmd, "%s (usage: devharness targets %s%s)",
+                                n < kSubs[i].min_args ? "missing argument" : "too many arguments", sub,
+                                kSubs[i].args);
     if (i == 0) return cmd_list();
-    if (i == 1) return cmd_show(argv[2]);
-    if (i == 2) return cmd_validate(argc - 2, argv + 2);
-    return cmd_detect(argv[2], tvm);
+    if (i == 1) return cmd_show(args[0]);
+    if (i == 2) return cmd_validate(n, args);
+    return cmd_detect(args[0], tvm);
   }
-  char q[DH_TEXT_BUF];
-  fprintf(stderr, "devharness targets: unknown subcommand '%s' (expected list, show, validate or detect)\n",
-          dh_text_quote(sub, q, sizeof q));
-  return DH_EXIT_USAGE;
+  return dh_cli_usage_error("targets", "unknown subcommand '%s' (expected list, show, validate or detect)",
+                            dh_cli_quote(sub));
 }
