@@ -5,7 +5,7 @@
  * kind declares typed options with defaults; the common options kind, keys, tag,
  * device, model, libs, host, from_device exist for every kind.
  *
- * Files (one job each; calls run down this list, never up — tests/runtime/call_cycles.t):
+ * Files (one job each; calls run down this list, never up — tests/backends/call_graph.t):
  *   target_detect.c  dh_target_detect, dh_target_check_device: targets from and against
  *                    a live device
  *   target_parse.c   parsing and validation: tag presets, options, host, from_device,

@@ -1,11 +1,24 @@
 #!/usr/bin/python3
-"""tests/backends/call_graph.t — calls run one way inside every backend: the graph of
-files of one backend folder (an edge A -> B when A's object file needs a symbol that
-B's object defines, read with `nm` from the build's objects $BUILD/obj/backends/<b>/)
-has no cycle. A folder built once per flavour (backends/tvm) has its objects in
-sub-folders, one graph each. A backend whose objects are not built (its SDK is absent) is a
-SKIP with the reason. The first point checks the cycle finder itself on a graph with a cycle.
-Prints TAP."""
+"""tests/backends/call_graph.t — calls between the files of a folder run one way.
+
+    tests/backends/call_graph.t         runtime/, cli/ and every backends/<name>/ of the build
+    tests/backends/call_graph.t DIR...  every object file (*.o) in each DIR, one graph per DIR
+
+For a folder, every object file is a node; file A has an edge to file B when A leaves
+undefined a symbol that B defines (`nm -P`: a function called or a variable used in
+another file of the folder). The test fails when that file-level graph has a cycle, and
+names each cycle's files with the symbols behind every edge, e.g.
+"plugin.o -> device_api.o (dh_device_type_name)". A cycle means a small helper lives in
+a higher-level file; moving it down, into the file the others build on, makes the calls
+run one way again. Only references between files count: static functions and the inline
+helpers of a shared header make no edge.
+
+By default the objects are those of $BUILD/obj (BUILD=build) whose source is in the
+folder (a renamed or removed source's stale object is left out). A backend folder built
+once per flavour (backends/tvm: cpu/ and cuda/ sub-folders of its objects) is one graph
+per flavour. A folder whose objects are not built (a backend's SDK is absent) is a SKIP
+with the reason. The first point checks the cycle finder itself. Prints TAP."""
+import glob
 import os
 import subprocess
 import sys
@@ -34,71 +47,123 @@ def symbols(obj):
     return defined, undefined
 
 
-def find_cycle(graph):
-    """One cycle of graph {node: set(nodes)} as a list [a, b, ..., a], or None."""
-    state, stack = {}, []
-
-    def visit(n):
-        state[n] = 1
-        stack.append(n)
-        for m in sorted(graph.get(n, ())):
-            if state.get(m) == 1:
-                return stack[stack.index(m):] + [m]
-            if m not in state:
-                c = visit(m)
-                if c:
-                    return c
-        stack.pop()
-        state[n] = 2
-        return None
-
-    for n in sorted(graph):
-        if n not in state:
-            c = visit(n)
-            if c:
-                return c
-    return None
+def graph(objs):
+    """{file: {other file: sorted symbols}} for the object files objs {name: path}."""
+    syms = {n: symbols(p) for n, p in objs.items()}
+    owner = {}
+    for n, (defined, _) in sorted(syms.items()):
+        for s in defined:
+            owner.setdefault(s, n)
+    edges = {n: {} for n in syms}
+    for n, (_, undefined) in syms.items():
+        for s in undefined:
+            m = owner.get(s)
+            if m and m != n:
+                edges[n].setdefault(m, []).append(s)
+    for n in edges:
+        for m in edges[n]:
+            edges[n][m].sort()
+    return edges
 
 
-ok(find_cycle({"a.o": {"b.o"}, "b.o": {"c.o"}, "c.o": {"a.o"}}) == ["a.o", "b.o", "c.o", "a.o"]
-   and find_cycle({"a.o": {"b.o"}, "b.o": set()}) is None,
-   "the cycle finder finds a -> b -> c -> a and nothing in a -> b")
+def cycles(edges):
+    """The strongly connected components with more than one file (Tarjan), sorted."""
+    index, low, stack, on, out = {}, {}, [], set(), []
 
-backends = sorted(d for d in os.listdir(os.path.join(ROOT, "backends"))
-                  if os.path.isdir(os.path.join(ROOT, "backends", d)))
-for b in backends:
-    srcs = sorted(f for f in os.listdir(os.path.join(ROOT, "backends", b))
-                  if f.endswith((".c", ".cc")))
-    # A folder built once per flavour (backends/tvm: cpu/ and cuda/) has its objects in
-    # sub-folders of its object folder; each flavour is a graph of its own.
-    top = os.path.join(OBJDIR, "backends", b)
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return sorted(out)
+
+
+def describe(comp, edges):
+    """One line per edge inside a component: "a.o -> b.o (sym, sym, ...)"."""
+    lines = []
+    for n in comp:
+        for m in sorted(edges[n]):
+            if m in comp:
+                syms = edges[n][m]
+                lines.append("%s -> %s (%s%s)" % (n, m, ", ".join(syms[:4]), ", ..." if len(syms) > 4 else ""))
+    return lines
+
+
+def check(label, objs):
+    edges = graph(objs)
+    found = cycles(edges)
+    diag = []
+    for comp in found:
+        diag.append("cycle among %s:" % ", ".join(comp))
+        diag.extend("  " + l for l in describe(comp, edges))
+    n_edges = sum(len(v) for v in edges.values())
+    ok(not found, "%s: no call cycle between its %d files (%d file-to-file edges)" % (label, len(objs), n_edges),
+       "\n".join(diag))
+
+
+def built_objects(srcdir, objdir):
+    """{object name: path} of the sources in srcdir that have an object in objdir."""
+    objs = {}
+    for src in sorted(os.listdir(srcdir)):
+        if src.endswith((".c", ".cc")):
+            o = os.path.join(objdir, os.path.splitext(src)[0] + ".o")
+            if os.path.exists(o):
+                objs[os.path.basename(o)] = o
+    return objs
+
+
+def check_source_folder(rel):
+    """rel (e.g. "runtime", "backends/sim"): one graph, or one per flavour sub-folder."""
+    top = os.path.join(OBJDIR, rel)
     variants = [("", top)]
     if os.path.isdir(top):
         variants += [(" (%s)" % d, os.path.join(top, d)) for d in sorted(os.listdir(top))
                      if os.path.isdir(os.path.join(top, d))]
     checked = 0
     for label, folder in variants:
-        objs = {}
-        for s_ in srcs:
-            o = os.path.join(folder, os.path.splitext(s_)[0] + ".o")
-            if os.path.exists(o):
-                objs[s_] = o
+        objs = built_objects(os.path.join(ROOT, rel), folder)
         if not objs or (label == "" and len(variants) > 1 and len(objs) < 2):
             continue
         checked += 1
-        syms = {s_: symbols(o) for s_, o in objs.items()}
-        owner = {}
-        for s_, (defined, _) in syms.items():
-            for name in defined:
-                owner.setdefault(name, s_)
-        graph = {s_: {owner[u] for u in undef if u in owner and owner[u] != s_}
-                 for s_, (_, undef) in syms.items()}
-        cycle = find_cycle(graph)
-        edges = ", ".join("%s -> %s" % (a, c) for a in sorted(graph) for c in sorted(graph[a]))
-        ok(cycle is None,
-           "backends/%s%s: no call cycle between its %d files" % (b, label, len(objs)),
-           "cycle: %s\nedges: %s" % (" -> ".join(cycle or []), edges))
+        check(rel + label, objs)
     if not checked:
-        skip("backends/%s: no call cycle between its files" % b,
-             "no object of backends/%s under %s (not built here)" % (b, OBJDIR))
+        skip("%s: no call cycle between its files" % rel, "no object of %s under %s (not built here)" % (rel, OBJDIR))
+
+
+e = {"a.o": {"b.o": ["f"]}, "b.o": {"c.o": ["g"]}, "c.o": {"a.o": ["h"]}, "d.o": {"a.o": ["i"]}}
+ok(cycles(e) == [["a.o", "b.o", "c.o"]] and cycles({"a.o": {"b.o": ["f"]}, "b.o": {}}) == []
+   and describe(["a.o", "b.o", "c.o"], e) == ["a.o -> b.o (f)", "b.o -> c.o (g)", "c.o -> a.o (h)"],
+   "the cycle finder finds a -> b -> c -> a (not d, which only calls into it) and nothing in a -> b")
+
+if len(sys.argv) > 1:
+    for d in sys.argv[1:]:
+        objs = {os.path.basename(o): o for o in sorted(glob.glob(os.path.join(d, "*.o")))}
+        if objs:
+            check(d, objs)
+        else:
+            skip("%s: no call cycle between its files" % d, "no object files in %s" % d)
+else:
+    folders = ["runtime", "cli"] + ["backends/" + d for d in sorted(os.listdir(os.path.join(ROOT, "backends")))
+                                    if os.path.isdir(os.path.join(ROOT, "backends", d))]
+    for rel in folders:
+        check_source_folder(rel)
 print("1..%d" % count())

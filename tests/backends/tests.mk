@@ -1,3 +1,4 @@
-# tests/backends/tests.mk — checks over every backend folder: tests/backends/call_graph.t
-# (no call cycle between the files of one backend, from the objects' symbols).
+# tests/backends/tests.mk — tests/backends/call_graph.t: calls between the files of every
+# backend folder, and of runtime/ and cli/, run one way (no cycle in the file graph of
+# the objects' symbols, read with nm).
 TEST_SCRIPTS += tests/backends/call_graph.t

@@ -91,7 +91,3 @@ $(TESTDIR)/runtime_ffi_interop: $(RT_FFI_CXX_MODULE) $(PLUGINS)
 # Python's tvm_ffi against libdevharness, the plugins and runtime_ffi_module.so.
 TEST_SCRIPTS += tests/runtime/tvm_ffi_python.sh
 TEST_SCRIPTS += tests/runtime/packed_family.sh
-# Calls between runtime files run one way: no cycle in the file-level call graph that
-# `nm` shows between the objects of build/obj/runtime and build/obj/cli
-# (tests/runtime/call_cycles.t; give it other object folders as arguments).
-TEST_SCRIPTS += tests/runtime/call_cycles.t
