@@ -69,6 +69,37 @@ static inline int dh__slot_init(dh__slot* slot) {
  * Errors: "TypeError" (NULL tensor), "ValueError" naming the mismatch. */
 DH__INTERNAL int dh__tensor_check_copy(const DLTensor* from, const DLTensor* to, size_t* out_nbytes);
 
+/* The common case of dh__tensor_check_copy for one side, inline in the copy path, in
+ * one walk over the shape: byte size and TVM's IsContiguous (extent-1 dimensions take
+ * any stride) at once, overflow found with __builtin_mul_overflow instead of a division
+ * per dimension. Walking from the last dimension, the stride a compact tensor must have
+ * at dimension i is the element count of the dimensions after it, so one product serves
+ * both checks. Returns 1 with the byte size stored when the side is certainly valid;
+ * 0 when it may not be (NULL, negative ndim, NULL shape, an extent <= 0, overflow, not
+ * compact): then the caller runs dh__tensor_check_copy, which decides and names the
+ * error with the messages and the order of checks of dh_tensor_nbytes and
+ * dh_tensor_is_contiguous. With every extent >= 1 partial products never exceed the
+ * total, so the order of the multiplications does not change which shapes overflow; a
+ * zero extent (which hides later overflows from dh_tensor_numel's forward walk only) is
+ * left to the full check. Tested against the full check in tests/runtime/test_device.c
+ * (test_copy_checks_fast_and_full_agree). */
+static inline int dh__tensor_side_nbytes_fast(const DLTensor* t, size_t* out_nbytes) {
+  if (t == NULL) return 0;
+  const int ndim = t->ndim;
+  const int64_t* shape = t->shape;
+  const int64_t* strides = t->strides;
+  if (ndim < 0 || (ndim > 0 && shape == NULL)) return 0;
+  int64_t n = 1;
+  for (int i = ndim - 1; i >= 0; i--) {
+    const int64_t d = shape[i];
+    if (d <= 0) return 0;
+    if (strides != NULL && d != 1 && strides[i] != n) return 0;
+    if (__builtin_mul_overflow(n, d, &n)) return 0;
+  }
+  const size_t per = ((size_t)t->dtype.bits * t->dtype.lanes + 7) / 8;
+  return !__builtin_mul_overflow((size_t)n, per, out_nbytes);
+}
+
 /* Exported from libdevharness.so for tests only (tests/fuzz/fuzz_plugin_abi.c): not
  * part of the public contract, not declared in any installed header. */
 #define DH__TEST_EXPORT __attribute__((visibility("default")))

@@ -312,6 +312,63 @@ static void test_cpu_copy_checks_and_memcpy_fallback(void** state) {
   assert_contains(dh_error_message(), "cannot copy between vulkan:0 and opencl:0");
 }
 
+/* The copy path checks the common case inline (runtime/internal.h
+ * dh__tensor_side_nbytes_fast) and leaves the rest to the full check: both must give
+ * TVM's answers, including at the fast path's edges. */
+static void test_copy_checks_fast_and_full_agree(void** state) {
+  (void)state;
+  unsigned char src[64], dst[64];
+  for (int i = 0; i < 64; i++) src[i] = (unsigned char)(i + 1), dst[i] = 0;
+  /* explicit compact strides, and extent-1 dimensions with any stride (TVM IsContiguous) */
+  int64_t shape[3] = {2, 1, 8}, strides[3] = {8, 99, 1};
+  DLTensor a = {src, kCPU, 3, kU8, shape, strides, 0};
+  int64_t n16 = 16;
+  DLTensor b = {dst, kCPU, 1, kU8, &n16, NULL, 0};
+  assert_int_equal(dh_device_copy_data_from_to(&a, &b, NULL), 0);
+  assert_memory_equal(dst, src, 16);
+  /* the stride of an extent > 1 dimension must be the product of the later extents */
+  int64_t bad_strides[3] = {9, 99, 1};
+  a.strides = bad_strides;
+  assert_int_equal(dh_device_copy_data_from_to(&a, &b, NULL), -1);
+  assert_contains(dh_error_message(), "from is not contiguous: strides [9, 99, 1] for shape [2, 1, 8]");
+  /* a 0-d tensor is one element */
+  DLTensor scalar = {src + 5, kCPU, 0, {kDLFloat, 32, 1}, NULL, NULL, 0};
+  int64_t n4 = 4;
+  DLTensor four = {dst, kCPU, 1, kU8, &n4, NULL, 0};
+  assert_int_equal(dh_device_copy_data_from_to(&scalar, &four, NULL), 0);
+  assert_memory_equal(dst, src + 5, 4);
+  /* element count overflow, found at the same dimension as dh_tensor_numel's */
+  int64_t huge[2] = {INT64_MAX / 2 + 1, 2};
+  DLTensor h = {src, kCPU, 2, kU8, huge, NULL, 0};
+  assert_int_equal(dh_device_copy_data_from_to(&h, &b, NULL), -1);
+  assert_contains(dh_error_message(), "from: tensor element count overflows int64 at dimension 1");
+  /* a zero extent after an overflowing prefix: dh_tensor_numel walks forward and
+   * refuses it; the inline check must not accept it as 0 bytes */
+  int64_t zero_after[3] = {INT64_MAX, 2, 0};
+  DLTensor z = {src, kCPU, 3, kU8, zero_after, NULL, 0};
+  int64_t n0 = 0;
+  DLTensor empty = {dst, kCPU, 1, kU8, &n0, NULL, 0};
+  assert_int_equal(dh_device_copy_data_from_to(&z, &empty, NULL), -1);
+  assert_contains(dh_error_message(), "overflows int64 at dimension 1");
+  /* a zero extent is otherwise a 0-byte no-op */
+  int64_t zero_first[2] = {0, INT64_MAX};
+  z.shape = zero_first;
+  z.ndim = 2;
+  assert_int_equal(dh_device_copy_data_from_to(&z, &empty, NULL), 0);
+  /* byte size overflowing size_t */
+  int64_t big = INT64_MAX / 2;
+  DLTensor f64 = {src, kCPU, 1, {kDLFloat, 64, 1}, &big, NULL, 0};
+  assert_int_equal(dh_device_copy_data_from_to(&f64, &b, NULL), -1);
+  assert_contains(dh_error_message(), "byte size overflows size_t");
+  /* negative ndim and a NULL shape */
+  DLTensor negnd = {src, kCPU, -1, kU8, &n16, NULL, 0};
+  assert_int_equal(dh_device_copy_data_from_to(&negnd, &b, NULL), -1);
+  assert_contains(dh_error_message(), "from: tensor ndim is negative (-1)");
+  DLTensor noshape = {dst, kCPU, 1, kU8, NULL, NULL, 0};
+  assert_int_equal(dh_device_copy_data_from_to(&b, &noshape, NULL), -1);
+  assert_contains(dh_error_message(), "to: tensor has ndim 1 but shape is NULL");
+}
+
 /*---------------------------------------------------------------- dispatch */
 
 static void test_dispatch_through_plugin(void** state) {
@@ -398,6 +455,7 @@ int main(void) {
       cmocka_unit_test(test_contiguity),
       cmocka_unit_test(test_cpu_copy_checks_and_memcpy_fallback),
       cmocka_unit_test(test_spec_split),
+      cmocka_unit_test(test_copy_checks_fast_and_full_agree),
       cmocka_unit_test_setup_teardown(test_bad_specs, load_good, unload),
       cmocka_unit_test_setup_teardown(test_good_spec_and_format, load_good, unload),
       cmocka_unit_test_setup_teardown(test_dispatch_through_plugin, load_good, unload),
