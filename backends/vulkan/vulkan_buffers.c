@@ -112,12 +112,17 @@ void dh_vk_buf_destroy(dhvk_device_t* d, dhvk_buf_t* b) {
 
 /*===========================================================================
  * Staging cache: host-visible buffers are expensive to create and first touch (page
- * faults on every use of fresh memory), so retired ones are kept per device, up to
- * DHVK_STAGING_CACHE bytes, and reused for copies of up to their size. Capacities are
- * powers of two from 64 KiB.
+ * faults on every use of fresh memory), so retired ones of up to DHVK_STAGING_BUF_MAX
+ * bytes are kept per device, DHVK_STAGING_CACHE bytes in all, and reused for copies of
+ * up to their size. Capacities are powers of two from 64 KiB. The total holds two of the
+ * largest: an H2D and a D2H in flight at once on two streams (a bidirectional copy) each
+ * hold one. With room for one only, every 256 MiB bidirectional copy created, first
+ * touched and destroyed a 256 MiB staging buffer (bench copy/bidir/pageable on
+ * lavapipe: harness/raw 2.2-3.3).
  *===========================================================================*/
 #define DHVK_STAGING_MIN ((size_t)64 << 10)
-#define DHVK_STAGING_CACHE ((size_t)256 << 20)
+#define DHVK_STAGING_BUF_MAX ((size_t)256 << 20)
+#define DHVK_STAGING_CACHE (2 * DHVK_STAGING_BUF_MAX)
 
 int dh_vk_staging_get(dhvk_device_t* d, int dev, size_t nbytes, dhvk_buf_t** out) {
   size_t cap = DHVK_STAGING_MIN;
@@ -144,7 +149,7 @@ int dh_vk_staging_get(dhvk_device_t* d, int dev, size_t nbytes, dhvk_buf_t** out
 void dh_vk_staging_put(dhvk_device_t* d, dhvk_buf_t* b) {
   if (!b) return;
   pthread_mutex_lock(&d->staging_lock);
-  if (b->size <= DHVK_STAGING_CACHE) {
+  if (b->size <= DHVK_STAGING_BUF_MAX) {
     /* evict others until it fits */
     while (d->staging_free && d->staging_bytes + b->size > DHVK_STAGING_CACHE) {
       dhvk_buf_t* old = d->staging_free;

@@ -68,7 +68,8 @@
  * (the stream is drained, as the CUDA backend synchronises every H2D copy), which
  * keeps the host-source rule without a staging memcpy. D2D on one device is
  * a single vkCmdCopyBuffer; D2D across two devices goes through the host synchronously.
- * Staging buffers are cached per device (256 MiB cap) and workspaces pooled (64 MiB cap);
+ * Staging buffers are cached per device (512 MiB in all, buffers of up to 256 MiB) and
+ * workspaces pooled (64 MiB cap);
  * free_data_space / free_workspace / free_host wait for the device's queued work first
  * (as cudaFree does), so a buffer is never destroyed while a submission uses it.
  *
@@ -359,8 +360,8 @@ void dh_vk_buf_destroy(dhvk_device_t* d, dhvk_buf_t* b);
  * are powers of two from 64 KiB). Takes d->staging_lock. */
 int dh_vk_staging_get(dhvk_device_t* d, int dev, size_t nbytes, dhvk_buf_t** out);
 
-/* Returns a staging buffer to d's cache (256 MiB cap, evicting older ones), or destroys
- * it when larger than the cap; NULL is a no-op. Takes d->staging_lock. */
+/* Returns a staging buffer to d's cache (512 MiB in all, evicting older ones), or
+ * destroys it when larger than 256 MiB; NULL is a no-op. Takes d->staging_lock. */
 void dh_vk_staging_put(dhvk_device_t* d, dhvk_buf_t* b);
 
 /* Checks that p is a vulkan data-space handle (magic) of device dev (dev < 0: any);
