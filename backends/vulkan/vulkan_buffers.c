@@ -114,11 +114,12 @@ void dh_vk_buf_destroy(dhvk_device_t* d, dhvk_buf_t* b) {
  * Staging cache: host-visible buffers are expensive to create and first touch (page
  * faults on every use of fresh memory), so retired ones of up to DHVK_STAGING_BUF_MAX
  * bytes are kept per device, DHVK_STAGING_CACHE bytes in all, and reused for copies of
- * up to their size. Capacities are powers of two from 64 KiB. The total holds two of the
- * largest: an H2D and a D2H in flight at once on two streams (a bidirectional copy) each
- * hold one. With room for one only, every 256 MiB bidirectional copy created, first
+ * up to their size; the least recently returned go first. Capacities are powers of two
+ * from 64 KiB. The total holds two of the largest: an H2D and a D2H in flight at once on
+ * two streams (a bidirectional copy) each hold one. With room for one only, or with the
+ * most recently returned evicted first, every 256 MiB bidirectional copy created, first
  * touched and destroyed a 256 MiB staging buffer (bench copy/bidir/pageable on
- * lavapipe: harness/raw 2.2-3.3).
+ * lavapipe: harness/raw 2.2-3.3; now about 1.0).
  *===========================================================================*/
 #define DHVK_STAGING_MIN ((size_t)64 << 10)
 #define DHVK_STAGING_BUF_MAX ((size_t)256 << 20)
@@ -150,10 +151,15 @@ void dh_vk_staging_put(dhvk_device_t* d, dhvk_buf_t* b) {
   if (!b) return;
   pthread_mutex_lock(&d->staging_lock);
   if (b->size <= DHVK_STAGING_BUF_MAX) {
-    /* evict others until it fits */
+    /* Evict the least recently returned (the list's tail: returns go to the head)
+     * until it fits. Evicting from the head threw away the buffer returned just before,
+     * which the same work needs again next (an H2D and a D2H of a bidirectional copy
+     * return theirs one after the other). */
     while (d->staging_free && d->staging_bytes + b->size > DHVK_STAGING_CACHE) {
-      dhvk_buf_t* old = d->staging_free;
-      d->staging_free = old->next;
+      dhvk_buf_t** tail = &d->staging_free;
+      while ((*tail)->next) tail = &(*tail)->next;
+      dhvk_buf_t* old = *tail;
+      *tail = NULL;
       d->staging_bytes -= old->size;
       dh_vk_buf_destroy(d, old);
     }
