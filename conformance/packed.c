@@ -48,20 +48,42 @@ static void describe(const dh_any_t* v, char* buf, size_t n) {
            v->type_index, v->zero_padding, v->v_uint64);
 }
 
+/* Echoes v through both routes to the backend's own "echo": dh_device_call (the
+ * slot's reference to the function) and the tvm-ffi global "<backend>.echo" the loader
+ * registered from the backend's function table. */
 static void echo_one(dh_conf_ctx_t* c, int line, const dh_any_t* v) {
-  dh_any_t args[2] = {dh_any_int(0), *v};
-  dh_any_t rv = dh_any_none();
-  if (dh_device_call(c->dev, DH_FUNC_ECHO, args, 2, &rv) != 0) {
-    dc_fail_call(c, __FILE__, line, "echo(0, value)");
-    return;
+  char key[128];
+  snprintf(key, sizeof key, "%s.%s", c->backend->name, DH_FUNC_ECHO);
+  for (int route = 0; route < 2; route++) {
+    dh_any_t args[2] = {dh_any_int(0), *v};
+    dh_any_t rv = dh_any_none();
+    int rc;
+    if (route == 0) {
+      rc = dh_device_call(c->dev, DH_FUNC_ECHO, args, 2, &rv);
+    } else {
+      dh_function_t fn;
+      if (dh_func_get(key, &fn) != 0) {
+        dc_fail_call(c, __FILE__, line, "dh_func_get(\"<backend>.echo\")");
+        return;
+      }
+      rc = dh_func_call(&fn, args, 2, &rv);
+      dh_func_release(&fn);
+    }
+    if (rc != 0) {
+      dc_fail_call(c, __FILE__, line, route ? "<backend>.echo(0, value) through tvm-ffi" : "echo(0, value)");
+      return;
+    }
+    if (!same(&rv, v)) {
+      char e[160], g[160];
+      describe(v, e, sizeof e);
+      describe(&rv, g, sizeof g);
+      dh_any_release(&rv);
+      dc_fail(c, __FILE__, line, e, g, "echo returned a different %s%s", dh_type_index_name(v->type_index),
+              route ? " (called as the tvm-ffi global <backend>.echo)" : "");
+      return;
+    }
+    dh_any_release(&rv);
   }
-  if (!same(&rv, v)) {
-    char e[160], g[160];
-    describe(v, e, sizeof e);
-    describe(&rv, g, sizeof g);
-    dc_fail(c, __FILE__, line, e, g, "echo returned a different %s", dh_type_index_name(v->type_index));
-  }
-  dh_any_release(&rv);
 }
 #define ECHO(v)                           \
   do {                                    \
@@ -314,6 +336,48 @@ static void fill_offset(dh_conf_ctx_t* c) { with_bufs(c, fill_offset_body, 0); }
 static void fill_bad(dh_conf_ctx_t* c) { with_bufs(c, fill_bad_body, 0); }
 static void fill_in_order(dh_conf_ctx_t* c) { with_bufs(c, fill_in_order_body, 1); }
 
+/* The backend's optional "trap" (devharness backend.h DH_FUNC_TRAP): a kernel that fails
+ * on the device, on the default stream between an upload and a download. The failure is
+ * reported (by trap itself or by the next stream_sync) with a message; the upload queued
+ * before it has landed; once reported, the stream works again: a download and its
+ * stream_sync succeed, twice. */
+static void device_failure_body(dh_conf_ctx_t* c, uint8_t** h, void** d) {
+  if (!(h[0] = dc_host_alloc(c, FN)) || !(h[1] = dc_host_alloc(c, FN))) return;
+  if (!(d[0] = dc_dev_alloc(c, FN))) return;
+  dc_pattern(h[0], FN, 97);
+  TRY(dc_copy(c, __LINE__, h[0], dc_host(), 0, d[0], c->dev, 0, FN, NULL));
+  dh_any_t arg = dh_any_device(c->dev), rv = dh_any_none();
+  int rc_launch = dh_device_call(c->dev, DH_FUNC_TRAP, &arg, 1, &rv);
+  char why[DC_VAL_MAX] = "";
+  if (rc_launch != 0) snprintf(why, sizeof why, "%s", dh_error_message());
+  int rc_sync = dh_device_stream_sync(c->dev, NULL);
+  if (rc_launch == 0 && rc_sync != 0) snprintf(why, sizeof why, "%s", dh_error_message());
+  if (rc_launch == 0 && rc_sync == 0)
+    FAIL("-1 from trap or from the next stream_sync", "0 and 0",
+         "a kernel that failed on the device was never reported (trap and stream_sync both succeeded)");
+  if (why[0] == '\0') FAIL("a message naming the failure", "\"\"", "the device-side failure has no message");
+  for (int round = 0; round < 2; round++) {
+    dc_sentinel(h[1], FN);
+    TRY(dc_copy(c, __LINE__, d[0], c->dev, 0, h[1], dc_host(), 0, FN, NULL));
+    if (dh_device_stream_sync(c->dev, NULL) != 0) {
+      char call[96];
+      snprintf(call, sizeof call, "stream_sync #%d after the failure was reported (%s)", round + 1, why);
+      dc_fail_call(c, __FILE__, __LINE__, call);
+      return;
+    }
+    CHECK_BYTES("the upload queued before the failing kernel, read after the failure", h[1], h[0], FN, 0);
+  }
+}
+static void device_failure(dh_conf_ctx_t* c) {
+  int found = 0;
+  for (size_t i = 0; i < c->backend->num_functions; i++)
+    if (strcmp(c->backend->functions[i].name, DH_FUNC_TRAP) == 0) found = 1;
+  if (!found)
+    SKIP("the backend has no \"trap\" function: it cannot provoke a device-side failure "
+         "(devharness backend.h DH_FUNC_TRAP)");
+  with_bufs(c, device_failure_body, 0);
+}
+
 #define FFI "tvm-ffi 0.1.15 include/tvm/ffi/c_api.h:480-515 TVMFFISafeCallType (TVMFFIAny arguments)"
 #define ECHO_CLAUSE(id, what, fn)                                                                 \
   {"packed.echo_" id, "echo returns a " what " argument intact", DC_MUST, FFI, DC_NEED_FUNCTIONS, \
@@ -365,5 +429,11 @@ const dh_clause_t dc_packed_clauses[] = {
      "fill launched through a packed call lands in order on the current stream", DC_MUST,
      "devharness backend.h fill; IREE HAL CTS (fill->copy->fill)", DC_NEED_FUNCTIONS, fill_in_order,
      NULL, DC_PROFILE_STRICT},
+    {"packed.device_failure", "a kernel that fails on the device (trap) is reported with a message; "
+     "work queued before it lands and the stream works after the report", DC_MUST,
+     "IREE HAL CTS runtime/src/iree/hal/cts/core/semaphore_test.cc (Failure, "
+     "FailurePreservesStatusCode); OpenCL-CTS test_conformance/events/test_callbacks.cpp "
+     "(callback_on_error: a failed command's status reaches the host); devharness backend.h "
+     "DH_FUNC_TRAP", DC_NEED_FUNCTIONS, device_failure, NULL, DC_PROFILE_STRICT},
 };
 const size_t dc_packed_count = sizeof dc_packed_clauses / sizeof dc_packed_clauses[0];

@@ -399,6 +399,80 @@ static void threads(dh_conf_ctx_t* c) {
     }
 }
 
+/* The backend's optional module function "trap" (devharness backend.h DH_FUNC_TRAP). */
+static int has_trap(const dh_backend_t* b) {
+  for (size_t i = 0; i < b->num_functions; i++)
+    if (b->functions != NULL && strcmp(b->functions[i].name, DH_FUNC_TRAP) == 0) return 1;
+  return 0;
+}
+
+/* Waits until the work queued on s so far has run, without syncing s: two events
+ * recorded on s and event_elapsed_ms (which waits for both, event.elapsed_waits);
+ * without event timing, 200 ms of sleep. */
+static void drain_without_sync(dh_conf_ctx_t* c, dh_stream_t s) {
+  const dh_backend_t* b = c->backend;
+  dh_event_t e[2] = {NULL, NULL};
+  int ok = (b->caps & DH_CAP_EVENT_TIMING) && b->event_create && b->event_record && b->event_elapsed_ms &&
+           b->event_free && b->event_create(c->dev, &e[0]) == 0 && b->event_create(c->dev, &e[1]) == 0 &&
+           b->event_record(c->dev, e[0], s) == 0 && b->event_record(c->dev, e[1], s) == 0;
+  double ms = 0;
+  if (!ok || b->event_elapsed_ms(c->dev, e[0], e[1], &ms) != 0) {
+    struct timespec ts = {0, 200 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  for (int i = 0; i < 2; i++)
+    if (e[i]) b->event_free(c->dev, e[i]);
+  dh_error_clear();
+}
+
+/* A kernel that fails on the device (trap) on stream s; the failure must surface at
+ * the next stream_sync of s, and only there: the default stream's sync, after s has
+ * run the trap, is not told. Single-queue backends: the default stream alone. */
+static void error_at_sync(dh_conf_ctx_t* c) {
+  if (!has_trap(c->backend))
+    SKIP("the backend has no \"trap\" function: it cannot provoke a device-side failure "
+         "(devharness backend.h DH_FUNC_TRAP)");
+  dh_stream_t s = NULL;
+  if (!(c->backend->caps & DH_CAP_SINGLE_QUEUE)) TRY(dc_stream_create(c, &s));
+  if (dh_device_set_stream(c->dev, s) != 0) {
+    dc_fail_call(c, __FILE__, __LINE__, "set_stream");
+    dh_device_free_stream(c->dev, s);
+    return;
+  }
+  dh_any_t arg = dh_any_device(c->dev), rv = dh_any_none();
+  int rc = dh_device_call(c->dev, DH_FUNC_TRAP, &arg, 1, &rv);
+  dh_device_set_stream(c->dev, NULL);
+  if (rc != 0) {
+    char why[DC_VAL_MAX];
+    snprintf(why, sizeof why, "%s: %s", dh_error_kind() ? dh_error_kind() : "?", dh_error_message());
+    dh_device_stream_sync(c->dev, s);
+    dh_device_free_stream(c->dev, s);
+    SKIP("trap reported the failure at launch (%s): the backend runs it synchronously, nothing "
+         "is left to surface at sync", why);
+  }
+  int rc_other = 0;
+  char other[DC_VAL_MAX] = "";
+  if (s != NULL) {
+    drain_without_sync(c, s);
+    rc_other = dh_device_stream_sync(c->dev, NULL);
+    if (rc_other != 0) snprintf(other, sizeof other, "-1 (%s: %s)", dh_error_kind(), dh_error_message());
+  }
+  int rc_own = dh_device_stream_sync(c->dev, s);
+  char own[DC_VAL_MAX] = "0 (success)";
+  if (rc_own != 0) snprintf(own, sizeof own, "-1 (%s: %s)", dh_error_kind(), dh_error_message());
+  dh_device_stream_sync(c->dev, s); /* whatever is left of the failure */
+  dh_device_stream_sync(c->dev, NULL);
+  dh_device_free_stream(c->dev, s);
+  if (rc_other != 0)
+    FAIL("0 (the failure belongs to another stream)", other,
+         "stream_sync of the default stream reported the failure of a kernel trapped on a created stream");
+  if (rc_own == 0)
+    FAIL("-1 with the device-side failure", own,
+         "stream_sync after a kernel that failed on the device returned success: the failure was lost");
+  if (!strstr(own, ": ") || strlen(own) < 12)
+    FAIL("an error that names the failure", own, "stream_sync reported the failure without a message");
+}
+
 const dh_clause_t dc_stream_clauses[] = {
     {"stream.create_free", "create_stream and free_stream succeed (NULL allowed for single queue)",
      DC_MUST, "TVM docs §DeviceAPI \"Create stream\" (device_target_interactions.rst:121-124)", 0,
@@ -444,5 +518,11 @@ const dh_clause_t dc_stream_clauses[] = {
      DC_MUST, "devharness backend.h free_stream", 0, free_pending, NULL, DC_PROFILE_STRICT},
     {"stream.threads", "4 threads each with their own stream round-trip data concurrently", DC_MUST,
      "devharness backend.h threading", 0, threads, NULL, DC_PROFILE_STRICT},
+    {"stream.error_at_sync", "a kernel that fails on the device (trap) makes the next stream_sync "
+     "of its stream fail, and not the sync of another stream", DC_MUST,
+     "IREE HAL CTS runtime/src/iree/hal/cts/core/semaphore_test.cc (Failure, FailThenWait: the wait "
+     "after a failure returns the failure); apache/tvm 0.27 src/runtime/cuda/cuda_device_api.cc "
+     "StreamSync (CUDA_CALL: a kernel's asynchronous error raises there); devharness backend.h "
+     "DH_FUNC_TRAP", DC_NEED_FUNCTIONS, error_at_sync, NULL, DC_PROFILE_STRICT},
 };
 const size_t dc_stream_count = sizeof dc_stream_clauses / sizeof dc_stream_clauses[0];

@@ -144,6 +144,19 @@ typedef enum dh_attr_kind {
  * CLOCK_RATE, GLOBAL_MEMORY_BUS_WIDTH). Used by `devharness bench` and plot to draw and
  * quote the ceiling of device-to-device copies; a backend that cannot tell omits it. */
 #define DH_FUNC_MEMORY_PEAK_BANDWIDTH "memory_peak_bandwidth"
+/* Optional: "trap" (Device dev) -> None. Enqueues on the calling thread's current
+ * stream of dev a kernel that fails on the device (as a kernel that traps or faults
+ * does) and returns 0 without waiting; work queued on that stream before it completes
+ * normally. The failure surfaces at the next stream_sync of that stream: -1 with an
+ * error (any kind, a message that names the failure), and that sync alone reports it;
+ * the sync of another stream does not. After it was reported the stream and the device
+ * work normally again (the next sync returns 0). A backend that runs kernels
+ * synchronously may return the error from the call itself instead. A backend that
+ * cannot provoke a recoverable device-side failure (e.g. one whose device errors
+ * poison the context, as CUDA's sticky errors do) omits it, and the clauses that use
+ * it (stream.error_at_sync, packed.device_failure) are skipped with that reason.
+ * Errors: missing/wrong argument -> TypeError. */
+#define DH_FUNC_TRAP "trap"
 
 /* Reference implementations of "echo" and "raise" with exactly the semantics above. They have nothing device-specific in
  * them, so a backend normally lists these in its function table:

@@ -3,9 +3,11 @@
  *
  * Every fallible devharness function, every backend vtable entry and every packed
  * function returns int: 0 on success, -1 on error. On -1 the details — a kind and a
- * message — are tvm-ffi's raised error of the calling thread: dh_error_set calls
- * TVMFFIErrorSetRaisedFromCStr, and dh_error_kind/dh_error_message read the error
- * TVMFFIErrorMoveFromRaised would return (apache-tvm-ffi 0.1.15 include/tvm/ffi/c_api.h).
+ * message — are tvm-ffi's raised error of the calling thread: dh_error_set creates it
+ * with TVMFFIErrorCreate (an empty backtrace: capturing one costs ~0.15 s on a
+ * process's first error) and raises it with TVMFFIErrorSetRaised, and
+ * dh_error_kind/dh_error_message read the error TVMFFIErrorMoveFromRaised would return
+ * (apache-tvm-ffi 0.1.15 include/tvm/ffi/c_api.h).
  * So an error a backend sets reaches a tvm-ffi caller (Python's tvm_ffi raises it as
  * the exception class named by the kind), and an error raised by tvm-ffi code (C++
  * TVM_FFI_THROW, a Python callback) is what these functions read. A later error on the

@@ -52,6 +52,31 @@ FAULTS = {
     "capslie": ("cap.pinned_host", "DH_CAP_PINNED_HOST claimed but alloc_host is NULL"),
     "noevents": ("cap.event_timing", "DH_CAP_EVENT_TIMING claimed but an event entry is NULL"),
     "singlelie": ("cap.single_queue", "DH_CAP_SINGLE_QUEUE claimed but create_stream returned"),
+    # the backend's own module functions (its function table, called through tvm-ffi)
+    "echonone": ("packed.echo_none", "echo returned a different None"),
+    "echoint": ("packed.echo_int", "echo returned a different Int"),
+    "echobool": ("packed.echo_bool", "echo returned a different Bool"),
+    "echoptr": ("packed.echo_ptr", "echo returned a different OpaquePtr"),
+    "echodtype": ("packed.echo_dtype", "echo returned a different DataType"),
+    "echodevice": ("packed.echo_device", "echo returned a different Device"),
+    "echotensor": ("packed.echo_tensor", "echo returned a different DLTensorPtr"),
+    "echostr": ("packed.echo_str", "echo returned a different RawStr"),
+    "echobytes": ("packed.echo_bytes", "echo returned a different ByteArrayPtr"),
+    "echosmall": ("packed.echo_small", "echo returned a different SmallBytes"),
+    "echomixed": ("packed.echo_mixed", "6 mixed arguments) returned the wrong argument"),
+    "echoindex": ("packed.echo_index_error", "expected: \"-1 with IndexError\""),
+    "echotype": ("packed.echo_type_error", "expected: \"-1 with TypeError\""),
+    "raisemsg": ("packed.raise_message", "the error message was not carried to the caller"),
+    "stickyerr": ("packed.error_then_success", "left over from the previous call"),
+    # clauses that had no faulty backend
+    "wsnull": ("mem.workspace", "alloc_workspace(8192) returned a NULL handle"),
+    "devsmall": ("device.each_id_works", "round trip on device id 1: byte 0"),
+    "unavail": ("device.init_twice", "a backend with a device reports unavailable"),
+    "sizecache": ("mem.realloc_cycle", "dh_device_alloc_data_space(c->dev, 4096 + (size_t)i"),
+    # derived from the cpu (tests/conformance/faulty_cpu.h): pointers are host addresses
+    "cpualign": ("mem.alignment", "alloc_data_space(alignment 256) returned a misaligned address"),
+    "cpudefalign": ("mem.default_alignment", "alloc_data_space(alignment 1) is not kAllocAlignment"),
+    "cpuhandle": ("cap.host_pointer", "bytes read through the handle as a host address"),
 }
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))

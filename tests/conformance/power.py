@@ -27,32 +27,22 @@ POWER_C = os.path.join(ROOT, "conformance", "power.c")
 # Why a clause has no faulty backend or mutant that fails it.
 CORE = ("checked by the core before any backend is called (runtime/device_api.c), so no "
         "backend fault can reach it")
-RUNTIME_PACKED = ("exercises the runtime's shared echo/raise (runtime/backend_funcs.c), not the "
-                  "backend; to reach the backend's own functions when the runtime calls them through libtvm_ffi")
 NOTES = {
     "attr.exist_valid": ("subsumed: the runner counts a device only when kExist is 1 for it, so a "
                          "device kExist denies is never run; attr.exist_count names that fault"),
     "attr.types": None,
     "attr.target_match": "runs only with --target; tests/conformance/suite.t feeds it a mismatching target",
-    "mem.alignment": ("needs DH_CAP_HOST_POINTER_ARITHMETIC (addresses observable); the sim's handles "
-                      "are opaque, and no faulty cpu backend exists yet"),
-    "mem.default_alignment": ("needs DH_CAP_HOST_POINTER_ARITHMETIC; the sim's handles are opaque, and "
-                              "no faulty cpu backend exists yet"),
-    "cap.host_pointer": ("applies only to backends claiming DH_CAP_HOST_POINTER_ARITHMETIC (cpu); no "
-                         "faulty cpu backend exists yet"),
-    "mem.sizes_small": "no faulty backend or mutant yet (an allocator short by a few bytes would corrupt the heap rather than fail cleanly)",
-    "mem.realloc_cycle": "no faulty backend or mutant yet",
-    "mem.workspace": "no faulty backend or mutant yet (the sim leaves workspaces to the core's data-space fallback)",
+    "mem.sizes_small": ("subsumed: copy.h2d_d2h_sizes allocates and round-trips every one of these "
+                        "sizes the same way (alloc, H2D and D2H at offset 0, NULL stream), so a "
+                        "backend fault in them fails both"),
     "copy.size_mismatch": CORE,
     "copy.non_contiguous": CORE,
     "copy.null_tensor": CORE,
     "packed.unknown_function": "the core's function lookup (runtime/device_api.c dh_device_call) answers before the backend",
     "packed.noop": "equivalent: an empty kernel that is not queued cannot be observed (mutate.py noop_not_queued survives for that reason)",
     "device.set_each": "subsumed: the runner counts a device only when set_device accepts it; attr.exist_count names a refusing id",
-    "device.each_id_works": "no faulty backend or mutant yet",
     "device.registry_same": "tests the runtime's registry (runtime/plugin.c), not the backend",
     "device.registry_function": "tests the runtime's registry (runtime/plugin.c), not the backend",
-    "device.init_twice": "no faulty backend or mutant yet (the sim's init is idempotent by design)",
     "device.unknown_backend": "tests the runtime's registry (runtime/plugin.c), not the backend",
     "device.format_parse": "tests the runtime's device formatting and parsing, not the backend",
 }
@@ -120,8 +110,6 @@ def write():
     for i in ids:
         f, m = cell(fa.get(i, [])), cell(mu.get(i, []))
         note = NOTES.get(i) or ""
-        if not note and i.startswith(("packed.echo_", "packed.raise_", "packed.error_then")):
-            note = RUNTIME_PACKED
         if f or m:
             note = ""
         elif not note:

@@ -7,7 +7,9 @@
 CONF_FAULTS := wrongbyte ignoreoffset hostread nowait earlysync overlap existerr errkind \
     wsleak segv hang attrtype setdevkind freenull negzero perthread oomkind initcrash tvmdefault \
     truncmib zerowrite freedrop racyalloc phantom evnowait nocross doublefree stalecopy \
-    freereuse syncopy capslie noevents singlelie
+    freereuse syncopy capslie noevents singlelie echonone echoint echobool echoptr echodtype \
+    echodevice echotensor echostr echobytes echosmall echomixed echoindex echotype raisemsg stickyerr \
+    wsnull devsmall unavail sizecache
 CONF_FAULTY_DIR := $(TESTDIR)/conformance
 CONF_FAULTY_LIBS := $(foreach f,$(CONF_FAULTS),$(CONF_FAULTY_DIR)/libdevharness_faulty_$(f).so)
 
@@ -21,6 +23,20 @@ endef
 $(foreach f,$(CONF_FAULTS),$(eval $(call dc_faulty_rule,$(f))))
 ALL_TARGETS += $(CONF_FAULTY_LIBS)
 endif
+
+# Faulty cpu backends (tests/conformance/faulty_cpu.h): no backend sources; each
+# dlopens the built cpu plugin at load time, so it needs that plugin built first.
+CONF_CPU_FAULTS := cpualign cpudefalign cpuhandle
+CONF_CPU_FAULTY_LIBS := $(foreach f,$(CONF_CPU_FAULTS),$(CONF_FAULTY_DIR)/libdevharness_faulty_$(f).so)
+define dc_cpu_faulty_rule
+$(CONF_FAULTY_DIR)/libdevharness_faulty_$(1).so: $(call obj,tests/conformance/faulty_$(1).c) $(RUNTIME_LIB)
+	@mkdir -p $$(@D)
+	$$(CC) -shared $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) -L$(LIBDIR) -ldevharness -ldl \
+	    -Wl,-rpath,'$$$$ORIGIN/../../lib'
+endef
+$(foreach f,$(CONF_CPU_FAULTS),$(eval $(call dc_cpu_faulty_rule,$(f))))
+CONF_FAULTY_LIBS += $(CONF_CPU_FAULTY_LIBS)
+ALL_TARGETS += $(CONF_CPU_FAULTY_LIBS)
 
 TEST_SCRIPTS += tests/conformance/faulty.t tests/conformance/suite.t tests/conformance/profiles.t \
     tests/conformance/power.py tests/conformance/reports.t
