@@ -431,7 +431,7 @@ const dh_clause_t dc_packed_clauses[] = {
      NULL, DC_PROFILE_STRICT},
     {"packed.device_failure", "a kernel that fails on the device (trap) is reported with a message; "
      "work queued before it lands and the stream works after the report", DC_MUST,
-     "IREE HAL CTS runtime/src/iree/hal/cts/core/semaphore_test.cc (Failure, "
+     "IREE HAL CTS cts/core/semaphore_test.cc (Failure, "
      "FailurePreservesStatusCode); OpenCL-CTS test_conformance/events/test_callbacks.cpp "
      "(callback_on_error: a failed command's status reaches the host); devharness backend.h "
      "DH_FUNC_TRAP", DC_NEED_FUNCTIONS, device_failure, NULL, DC_PROFILE_STRICT},

@@ -520,7 +520,7 @@ const dh_clause_t dc_stream_clauses[] = {
      "devharness backend.h threading", 0, threads, NULL, DC_PROFILE_STRICT},
     {"stream.error_at_sync", "a kernel that fails on the device (trap) makes the next stream_sync "
      "of its stream fail, and not the sync of another stream", DC_MUST,
-     "IREE HAL CTS runtime/src/iree/hal/cts/core/semaphore_test.cc (Failure, FailThenWait: the wait "
+     "IREE HAL CTS cts/core/semaphore_test.cc (Failure, FailThenWait: the wait "
      "after a failure returns the failure); apache/tvm 0.27 src/runtime/cuda/cuda_device_api.cc "
      "StreamSync (CUDA_CALL: a kernel's asynchronous error raises there); devharness backend.h "
      "DH_FUNC_TRAP", DC_NEED_FUNCTIONS, error_at_sync, NULL, DC_PROFILE_STRICT},
