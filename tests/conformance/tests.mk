@@ -9,7 +9,8 @@ CONF_FAULTS := wrongbyte ignoreoffset hostread nowait earlysync overlap existerr
     truncmib zerowrite freedrop racyalloc phantom evnowait nocross doublefree stalecopy \
     freereuse syncopy capslie noevents singlelie echonone echoint echobool echoptr echodtype \
     echodevice echotensor echostr echobytes echosmall echomixed echoindex echotype raisemsg stickyerr \
-    wsnull devsmall unavail sizecache
+    wsnull devsmall unavail sizecache hugeid negkind totalzero availleak oombreak srcclobber \
+    lanesdrop fillsigned setmod
 CONF_FAULTY_DIR := $(TESTDIR)/conformance
 CONF_FAULTY_LIBS := $(foreach f,$(CONF_FAULTS),$(CONF_FAULTY_DIR)/libdevharness_faulty_$(f).so)
 
