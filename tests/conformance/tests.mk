@@ -10,7 +10,9 @@ CONF_FAULTS := wrongbyte ignoreoffset hostread nowait earlysync overlap existerr
     freereuse syncopy capslie noevents singlelie echonone echoint echobool echoptr echodtype \
     echodevice echotensor echostr echobytes echosmall echomixed echoindex echotype raisemsg stickyerr \
     wsnull devsmall unavail sizecache hugeid negkind totalzero availleak oombreak srcclobber \
-    lanesdrop fillsigned setmod
+    lanesdrop fillsigned setmod existneg threaddims emptyname computemajor warpzero availabove \
+    availfixed unstable kindindex idvalue limit48 lanesrefused streamfreenull samestream getnull \
+    alldevices nooparg filloffset fillround bigsrcoff d2dbigoff odd33
 CONF_FAULTY_DIR := $(TESTDIR)/conformance
 CONF_FAULTY_LIBS := $(foreach f,$(CONF_FAULTS),$(CONF_FAULTY_DIR)/libdevharness_faulty_$(f).so)
 
