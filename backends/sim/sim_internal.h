@@ -158,6 +158,7 @@ typedef enum dh_sim_cmd_kind {
   DH_SIM_CMD_SIGNAL,      /* mark a marker done (sync_stream_from_to, src side) */
   DH_SIM_CMD_WAIT,        /* block until a marker is done (dst side) */
   DH_SIM_CMD_HOST_FN,     /* call fn(ctx) */
+  DH_SIM_CMD_TRAP,        /* a kernel that fails on the device (module function trap) */
   DH_SIM_CMD_STOP         /* worker exits (free_stream; always the last command) */
 } dh_sim_cmd_kind_t;
 
@@ -200,6 +201,8 @@ typedef struct dh_sim_stream {
   uint64_t submitted;       /* seq of the last queued command */
   uint64_t completed;       /* seq of the last finished command */
   int closed;               /* STOP queued: no more commands accepted */
+  uint64_t failed_seq;      /* seq of the first failed command (TRAP) not yet reported by
+                               dh_sim_stream_sync; 0: none */
 } dh_sim_stream_t;
 
 /* Event: the host monotonic time at which the worker ran its last record command. */
@@ -242,6 +245,9 @@ int dh_sim_stream_enqueue(dh_sim_stream_t* s, dh_sim_cmd_t* cmd);
 /* Waits until every command queued before the call has finished. Called from the
  * stream's own worker -> RuntimeError (would deadlock). */
 int dh_sim_stream_wait(dh_sim_stream_t* s);
+/* stream_sync: waits as dh_sim_stream_wait, then reports (RuntimeError) and clears the
+ * first failure of a command queued before the call (a TRAP kernel), if any. */
+int dh_sim_stream_sync(dh_sim_stream_t* s);
 /* Queues STOP, waits for the worker to drain and exit. Later enqueues fail. */
 int dh_sim_stream_close(dh_sim_stream_t* s);
 /* Makes dst wait for the work queued on src so far (a marker signalled on src,
@@ -290,6 +296,8 @@ int dh_sim_b_event_free(DLDevice dev, dh_event_t event);
 /* sim_kernels.c: noop(Device), fill(DLTensorPtr, Int) (backend.h dh_backend_func_t). */
 int dh_sim_f_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
 int dh_sim_f_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+/* sim_kernels.c: trap(Device): a kernel that fails on the device (backend.h DH_FUNC_TRAP). */
+int dh_sim_f_trap(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
 /* sim_raw.c */
 extern const dh_raw_twin_t dh_sim_raw_twin;
 

@@ -1,6 +1,7 @@
 /*
  * backends/sim/sim_kernels.c — the sim's module functions (backend.h "Module
- * functions every backend provides"): noop and fill, queued on the calling thread's
+ * functions every backend provides"): noop and fill, and the optional trap (a kernel that
+ * fails on the device, backend.h DH_FUNC_TRAP), queued on the calling thread's
  * current stream. Calls down into sim_memory.c, sim_stream.c and sim_device.c.
  */
 #include <inttypes.h>
@@ -33,6 +34,23 @@ int dh_sim_f_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* 
   if (dh_sim_device_get(args[0].v_device, &d) != 0 || dh_sim_current_stream(d, &s) != 0)
     return -1;
   dh_sim_cmd_t* cmd = dh_sim_cmd_new(DH_SIM_CMD_NOOP);
+  int rc = cmd ? dh_sim_stream_enqueue(s, cmd) : -1;
+  dh_sim_obj_release(&s->obj);
+  return rc;
+}
+
+/* trap(Device dev): enqueue a kernel that fails on the device on the current stream;
+ * the next stream_sync of that stream reports it (backend.h DH_FUNC_TRAP). */
+int dh_sim_f_trap(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+  (void)self;
+  (void)result;
+  if (num_args < 1 || args[0].type_index != DH_TYPE_DEVICE)
+    return dh_error_set("TypeError", "sim.trap: expected (Device), got %d argument(s)", (int)num_args);
+  dh_sim_device_t* d;
+  dh_sim_stream_t* s;
+  if (dh_sim_device_get(args[0].v_device, &d) != 0 || dh_sim_current_stream(d, &s) != 0)
+    return -1;
+  dh_sim_cmd_t* cmd = dh_sim_cmd_new(DH_SIM_CMD_TRAP);
   int rc = cmd ? dh_sim_stream_enqueue(s, cmd) : -1;
   dh_sim_obj_release(&s->obj);
   return rc;

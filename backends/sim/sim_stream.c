@@ -181,6 +181,8 @@ static void dh_sim_cmd_run(dh_sim_cmd_t* cmd) {
     case DH_SIM_CMD_HOST_FN:
       cmd->fn(cmd->ctx);
       break;
+    case DH_SIM_CMD_TRAP: /* fails; the worker records it on its stream */
+      break;
     case DH_SIM_CMD_STOP:
       break;
   }
@@ -201,12 +203,14 @@ static void* dh_sim_worker_main(void* arg) {
     pthread_mutex_unlock(&s->mu);
 
     int stop = cmd->kind == DH_SIM_CMD_STOP;
+    int trap = cmd->kind == DH_SIM_CMD_TRAP;
     uint64_t seq = cmd->seq;
     dh_sim_cmd_run(cmd);
     dh_sim_cmd_discard(cmd); /* drop buffer references before reporting completion */
 
     pthread_mutex_lock(&s->mu);
     s->completed = seq;
+    if (trap && s->failed_seq == 0) s->failed_seq = seq;
     pthread_cond_broadcast(&s->done_cv);
     pthread_mutex_unlock(&s->mu);
     if (stop) return NULL;
@@ -318,6 +322,19 @@ int dh_sim_stream_wait(dh_sim_stream_t* s) {
   uint64_t target = s->submitted;
   while (s->completed < target) pthread_cond_wait(&s->done_cv, &s->mu);
   pthread_mutex_unlock(&s->mu);
+  return 0;
+}
+
+int dh_sim_stream_sync(dh_sim_stream_t* s) {
+  if (dh_sim_stream_wait(s) != 0) return -1;
+  pthread_mutex_lock(&s->mu);
+  uint64_t failed = s->failed_seq;
+  s->failed_seq = 0;
+  pthread_mutex_unlock(&s->mu);
+  if (failed != 0)
+    return dh_error_set("RuntimeError",
+                        "sim:%d: kernel 'trap' failed on the device (command %llu of this stream)",
+                        s->device_id, (unsigned long long)failed);
   return 0;
 }
 
@@ -478,7 +495,7 @@ int dh_sim_b_stream_sync(DLDevice dev, dh_stream_t stream) {
   dh_sim_device_t* d;
   dh_sim_stream_t* s;
   if (dh_sim_device_get(dev, &d) != 0 || dh_sim_stream_get(d, stream, &s) != 0) return -1;
-  int rc = dh_sim_stream_wait(s);
+  int rc = dh_sim_stream_sync(s);
   dh_sim_obj_release(&s->obj);
   return rc;
 }

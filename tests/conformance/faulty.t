@@ -104,6 +104,11 @@ FAULTS = {
     "bigsrcoff": ("copy.src_offsets", "H2D from host byte_offset 4095"),
     "d2dbigoff": ("copy.d2d_offsets", "D2D byte_offset 0 -> 4095 (777 bytes)"),
     "odd33": ("copy.offset_matrix", "33 bytes at byte_offset 1 (host and device)"),
+    # a kernel that fails on the device (the sim's module function trap)
+    "trapswallow": (("packed.device_failure", "stream.error_at_sync"),
+                    "stream_sync after a kernel that failed on the device returned success"),
+    "trapsticky": ("packed.device_failure", "stream_sync #1 after the device-side failure was reported failed"),
+    "trapglobal": ("stream.error_at_sync", "stream_sync of the default stream reported the failure"),
     # derived from the cpu (tests/conformance/faulty_cpu.h): pointers are host addresses
     "cpualign": ("mem.alignment", "alloc_data_space(alignment 256) returned a misaligned address"),
     "cpudefalign": ("mem.default_alignment", "alloc_data_space(alignment 1) is not kAllocAlignment"),
