@@ -33,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 B = "sim_backend.c"
 D = "sim_device.c"
 S = "sim_stream.c"
+K = "sim_kernels.c"
 
 MUTANTS = [
     # ---- copies: dropped offsets, off-by-one and truncated sizes, host source
@@ -211,8 +212,8 @@ MUTANTS = [
      [("if (charged > avail) {", "if (charged > avail || nbytes > ((size_t)48 << 20)) {")],
      "mem.*", "allocations above 48 MiB fail (OutOfMemoryError)"),
     ("mem_lanes_refused", B,
-     [("                                     DLDataType type_hint, void** out_ptr) {\n  (void)type_hint;",
-       "                                     DLDataType type_hint, void** out_ptr) {\n"
+     [("                              DLDataType type_hint, void** out_ptr) {\n  (void)type_hint;",
+       "                              DLDataType type_hint, void** out_ptr) {\n"
        "  if (type_hint.lanes > 1) return dh_error_set(\"ValueError\", \"sim: lanes\");")],
      "mem.*", "allocation refuses a type hint with lanes > 1"),
     ("table_cap_64", D,
@@ -242,7 +243,7 @@ MUTANTS = [
     ("stream_sync_ignores_failure", S,
      [("int rc = dh_sim_stream_sync(s);", "int rc = dh_sim_stream_wait(s);")],
      "stream.error_at_sync,packed.device_failure", "stream_sync waits but does not report failures"),
-    ("trap_not_queued", "sim_kernels.c",
+    ("trap_not_queued", K,
      [("dh_sim_cmd_new(DH_SIM_CMD_TRAP)", "dh_sim_cmd_new(DH_SIM_CMD_NOOP)")],
      "stream.error_at_sync,packed.device_failure", "trap queues an empty kernel that cannot fail"),
     ("device_set_invalid_ok", B,
@@ -281,8 +282,8 @@ MUTANTS = [
      [("  if (dh_sim_stream_get(ds, stream, &s) != 0) goto fail;", "  if (dh_sim_stream_get(ds, NULL, &s) != 0) goto fail;")],
      "copy.*,stream.*", "copies always go to the default stream, whatever stream is passed"),
     ("stream_completed_early", S,
-     [("    int stop = cmd->kind == DH_SIM_CMD_STOP;\n    uint64_t seq = cmd->seq;\n    dh_sim_cmd_run(cmd);",
-       "    int stop = cmd->kind == DH_SIM_CMD_STOP;\n    uint64_t seq = cmd->seq;\n"
+     [("    uint64_t seq = cmd->seq;\n    dh_sim_cmd_run(cmd);",
+       "    uint64_t seq = cmd->seq;\n"
        "    pthread_mutex_lock(&s->mu);\n    s->completed = seq;\n    pthread_cond_broadcast(&s->done_cv);\n"
        "    pthread_mutex_unlock(&s->mu);\n    dh_sim_cmd_run(cmd);")],
      "stream.*", "the worker reports a command complete before running it"),
