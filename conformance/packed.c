@@ -361,7 +361,8 @@ static void device_failure_body(dh_conf_ctx_t* c, uint8_t** h, void** d) {
     TRY(dc_copy(c, __LINE__, d[0], c->dev, 0, h[1], dc_host(), 0, FN, NULL));
     if (dh_device_stream_sync(c->dev, NULL) != 0) {
       char call[96];
-      snprintf(call, sizeof call, "stream_sync #%d after the device-side failure was reported", round + 1);
+      snprintf(call, sizeof call, "stream_sync (round %d) after the device-side failure was reported",
+               round + 1);
       dc_fail_call(c, __FILE__, __LINE__, call);
       return;
     }

@@ -107,7 +107,8 @@ FAULTS = {
     # a kernel that fails on the device (the sim's module function trap)
     "trapswallow": (("packed.device_failure", "stream.error_at_sync"),
                     "stream_sync after a kernel that failed on the device returned success"),
-    "trapsticky": ("packed.device_failure", "stream_sync #1 after the device-side failure was reported failed"),
+    "trapsticky": ("packed.device_failure",
+                   "stream_sync (round 1) after the device-side failure was reported failed"),
     "trapglobal": ("stream.error_at_sync", "stream_sync of the default stream reported the failure"),
     # derived from the cpu (tests/conformance/faulty_cpu.h): pointers are host addresses
     "cpualign": ("mem.alignment", "alloc_data_space(alignment 256) returned a misaligned address"),
