@@ -1,6 +1,6 @@
 /*
- * backends/cpu/cpu_kernels.c — the cpu backend's module functions (backend.h): noop
- * and fill, run on the calling thread.
+ * backends/cpu/cpu_kernels.c — the cpu backend's module functions (backend.h): noop,
+ * fill and the optional trap, run on the calling thread.
  */
 #include <inttypes.h>
 #include <dlpack/dlpack.h>
@@ -24,6 +24,18 @@ int dh_cpu_f_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* 
   if (num_args < 1 || args[0].type_index != DH_TYPE_DEVICE)
     return dh_error_set("TypeError", "cpu.noop: expected (Device)");
   return dh_cpu_check_device(args[0].v_device);
+}
+
+/* trap: the kernel runs (and fails) on the calling thread, so the call itself reports
+ * the failure (backend.h DH_FUNC_TRAP: "a backend that runs kernels synchronously may
+ * return the error from the call itself"); there is nothing left for stream_sync. */
+int dh_cpu_f_trap(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+  (void)self;
+  (void)result;
+  if (num_args < 1 || args[0].type_index != DH_TYPE_DEVICE)
+    return dh_error_set("TypeError", "cpu.trap: expected (Device)");
+  if (dh_cpu_check_device(args[0].v_device) != 0) return -1;
+  return dh_error_set("RuntimeError", "cpu: kernel 'trap' failed (run on the calling thread)");
 }
 
 int dh_cpu_f_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {

@@ -499,6 +499,32 @@ static void test_concurrent_alloc_free(void** state) {
 
 /*------------------------------------------------------------------ packed */
 
+/* trap (backend.h DH_FUNC_TRAP): the failure surfaces at the next stream_sync of the
+ * stream it was queued on, once; another stream's sync does not see it. */
+static void test_trap(void** state) {
+  (void)state;
+  dh_function_t trap;
+  assert_int_equal(dh_func_get("sim.trap", &trap), 0);
+  dh_stream_t s = NULL;
+  assert_int_equal(B->create_stream(D0, &s), 0);
+  assert_int_equal(B->set_stream(D0, s), 0);
+  dh_any_t arg = dh_any_device(D0), rv;
+  assert_int_equal(dh_func_call(&trap, &arg, 1, &rv), 0);
+  assert_int_equal(B->set_stream(D0, NULL), 0);
+  assert_int_equal(B->stream_sync(D0, NULL), 0);
+  assert_dh_error(B->stream_sync(D0, s), "RuntimeError");
+  assert_non_null(strstr(dh_error_message(), "kernel 'trap' failed on the device"));
+  assert_int_equal(B->stream_sync(D0, s), 0);
+  /* on the default stream too */
+  assert_int_equal(dh_func_call(&trap, &arg, 1, &rv), 0);
+  assert_dh_error(B->stream_sync(D0, NULL), "RuntimeError");
+  assert_int_equal(B->stream_sync(D0, NULL), 0);
+  arg = dh_any_int(0);
+  assert_dh_error(dh_func_call(&trap, &arg, 1, &rv), "TypeError");
+  assert_int_equal(B->free_stream(D0, s), 0);
+  dh_func_release(&trap);
+}
+
 static void test_module_functions(void** state) {
   (void)state;
   dh_function_t echo, raise, noop, fill;
@@ -587,6 +613,7 @@ int main(void) {
       cmocka_unit_test(test_event_timing),
       cmocka_unit_test(test_concurrent_alloc_free),
       cmocka_unit_test(test_module_functions),
+      cmocka_unit_test(test_trap),
       cmocka_unit_test(test_raw_twin),
   };
   cmocka_set_message_output(CM_OUTPUT_TAP);
