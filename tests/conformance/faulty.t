@@ -110,6 +110,9 @@ FAULTS = {
     "trapsticky": ("packed.device_failure",
                    "stream_sync (round 1) after the device-side failure was reported failed"),
     "trapglobal": ("stream.error_at_sync", "stream_sync of the default stream reported the failure"),
+    "queuecap": ("copy.many_disjoint", "device buffer after 64 disjoint H2D copies and one sync"),
+    "streamcap": ("stream.create_free_many", "of 64) failed"),
+    "hostdstearly": ("copy.host_dst_outside", "host buffer after D2H to host byte_offset 4095: byte 4094"),
     # derived from the cpu (tests/conformance/faulty_cpu.h): pointers are host addresses
     "cpualign": ("mem.alignment", "alloc_data_space(alignment 256) returned a misaligned address"),
     "cpudefalign": ("mem.default_alignment", "alloc_data_space(alignment 1) is not kAllocAlignment"),

@@ -12,7 +12,8 @@ CONF_FAULTS := wrongbyte ignoreoffset hostread nowait earlysync overlap existerr
     wsnull devsmall unavail sizecache hugeid negkind totalzero availleak oombreak srcclobber \
     lanesdrop fillsigned setmod existneg threaddims emptyname computemajor warpzero availabove \
     availfixed unstable kindindex idvalue limit48 lanesrefused streamfreenull samestream getnull \
-    alldevices nooparg filloffset fillround bigsrcoff d2dbigoff odd33 trapswallow trapsticky trapglobal
+    alldevices nooparg filloffset fillround bigsrcoff d2dbigoff odd33 trapswallow trapsticky trapglobal \
+    queuecap streamcap hostdstearly
 CONF_FAULTY_DIR := $(TESTDIR)/conformance
 CONF_FAULTY_LIBS := $(foreach f,$(CONF_FAULTS),$(CONF_FAULTY_DIR)/libdevharness_faulty_$(f).so)
 
