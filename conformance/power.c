@@ -76,7 +76,7 @@ const dc_power_t dc_power[] = {
     {"stream.set_get", "faulty_getnull (only)", "stream_get_current_null (only)", ""},
     {"stream.per_thread", "faulty_perthread (only)", "stream_default_not_null, stream_tls_global", ""},
     {"stream.per_device", "faulty_alldevices (only)", "stream_set_all_devices (only), stream_default_not_null", ""},
-    {"stream.free_pending", "faulty_freedrop (only)", "stream_free_drops_work (only), stream_free_fails", ""},
+    {"stream.free_pending", "faulty_freedrop (only)", "stream_free_drops_work (only), stream_free_fails, stream_sync_no_wait", ""},
     {"stream.threads", "", "copy_ignores_stream, stream_completed_early, stream_sync_no_wait", ""},
     {"stream.error_at_sync", "faulty_trapglobal (only), faulty_trapswallow", "stream_sync_ignores_failure, stream_tls_global, trap_failure_dropped, trap_not_queued", ""},
     {"packed.functions_found", "", "functions_no_fill", ""},
