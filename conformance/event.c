@@ -14,6 +14,12 @@
 #include "check.h"
 
 #define EV_BIG (8 * DC_MIB)
+/* event.elapsed_waits queues this many 8 MiB copies before the end event (96 MiB: about
+ * 10 ms on a host-memory backend), so that a backend answering event_elapsed_ms without
+ * waiting is still copying when D is read, even when the host thread is preempted
+ * (under ASan with a busy CPU beside it, 3 copies let the worker finish first in about
+ * 1 run of 3). */
+#define EV_WAITS_COPIES 12
 
 /* Host/device state of one event clause. */
 typedef struct {
@@ -83,7 +89,7 @@ static int ev_elapsed(dh_conf_ctx_t* c, ev_t* v, int a, int b, double* ms) {
 
 /* event_elapsed_ms waits for the end event: the device work queued before the end
  * record is done when it returns. B holds an old pattern, S the new one; the stream
- * copies B -> D three times, then S -> D, then records the end; right after
+ * copies B -> D EV_WAITS_COPIES times, then S -> D, then records the end; right after
  * event_elapsed_ms, D is read through the default stream and must hold the new
  * pattern. (Device-side only: a staged D2H may finish its host part at stream_sync.) */
 static void elapsed_waits_body(dh_conf_ctx_t* c, ev_t* v) {
@@ -92,7 +98,8 @@ static void elapsed_waits_body(dh_conf_ctx_t* c, ev_t* v) {
   dc_pattern(v->got, EV_BIG, 502);
   TRY(dc_upload(c, __LINE__, v->B, 0, v->got, EV_BIG));
   EV_RECORD(0);
-  for (int i = 0; i < 3; i++) TRY(dc_copy(c, __LINE__, v->B, c->dev, 0, v->D, c->dev, 0, EV_BIG, v->s));
+  for (int i = 0; i < EV_WAITS_COPIES; i++)
+    TRY(dc_copy(c, __LINE__, v->B, c->dev, 0, v->D, c->dev, 0, EV_BIG, v->s));
   TRY(dc_copy(c, __LINE__, v->S, c->dev, 0, v->D, c->dev, 0, EV_BIG, v->s));
   EV_RECORD(1);
   double ms = -1;
