@@ -1,6 +1,8 @@
 /*
  * backends/vulkan/vulkan_raw.c — the raw twin (api_name "Vulkan"): the same operations
- * through Vulkan directly, as pre-recorded command buffers submitted with a fence, with
+ * through Vulkan directly, as pre-recorded command buffers whose last submission signals
+ * a timeline semaphore the host waits on (vkWaitSemaphores: the primitive the harness's
+ * streams wait with, and the one Khronos recommends over fences since Vulkan 1.2), with
  * timestamp queries for device time; the baseline the bench compares the DeviceAPI path
  * against (backend.h dh_raw_twin_t).
  *
@@ -29,7 +31,9 @@ typedef struct raw_ctx {
   uint32_t flags;
   VkCommandPool pool;
   VkCommandBuffer cb, ts_begin, ts_end;
-  VkFence fence;
+  VkFence fence;   /* setup's one-time write of the device buffers only */
+  VkSemaphore done; /* timeline signalled by run()'s last submission, value done_value */
+  uint64_t done_value;
   VkQueryPool qp;
   VkSemaphore sem; /* idle timeline for STREAM_SYNC */
   dhvk_buf_t *dev_a, *dev_b, *staging;
@@ -48,6 +52,7 @@ static void raw_teardown(void* p) {
    * queue go idle before destroying what it used (see dh_vk_queue_quiesce). */
   if (dh_vk_queue_quiesce(d)) dh_error_clear();
   if (c->fence) dh_vk_fn.vkDestroyFence(d->device, c->fence, NULL);
+  if (c->done) dh_vk_fn.vkDestroySemaphore(d->device, c->done, NULL);
   if (c->pool) dh_vk_fn.vkDestroyCommandPool(d->device, c->pool, NULL);
   if (c->qp) dh_vk_fn.vkDestroyQueryPool(d->device, c->qp, NULL);
   if (c->sem) dh_vk_fn.vkDestroySemaphore(d->device, c->sem, NULL);
@@ -161,10 +166,14 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
   VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                 .queueFamilyIndex = d->queue_family};
   VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkSemaphoreTypeCreateInfo dti = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                   .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
+  VkSemaphoreCreateInfo dsi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &dti};
   if ((r = dh_vk_fn.vkCreateCommandPool(d->device, &pi, NULL, &c->pool)) != VK_SUCCESS ||
-      (r = dh_vk_fn.vkCreateFence(d->device, &fi, NULL, &c->fence)) != VK_SUCCESS) {
+      (r = dh_vk_fn.vkCreateFence(d->device, &fi, NULL, &c->fence)) != VK_SUCCESS ||
+      (r = dh_vk_fn.vkCreateSemaphore(d->device, &dsi, NULL, &c->done)) != VK_SUCCESS) {
     raw_teardown(c);
-    return dh_vk_fail(r, "raw setup (command pool, fence)");
+    return dh_vk_fail(r, "raw setup (command pool, fence, timeline semaphore)");
   }
   VkCommandBuffer cbs[3];
   VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
@@ -229,12 +238,32 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
   return 0;
 }
 
-static int raw_submit(raw_ctx_t* c, VkCommandBuffer cb, VkFence fence) {
-  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
+/* Submits cb; with signal, the submission signals c->done at the next value. */
+static int raw_submit(raw_ctx_t* c, VkCommandBuffer cb, int signal) {
+  uint64_t v = c->done_value + 1;
+  VkTimelineSemaphoreSubmitInfo ti = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                                      .signalSemaphoreValueCount = 1,
+                                      .pSignalSemaphoreValues = &v};
+  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                     .pNext = signal ? &ti : NULL,
+                     .commandBufferCount = 1,
+                     .pCommandBuffers = &cb,
+                     .signalSemaphoreCount = signal ? 1 : 0,
+                     .pSignalSemaphores = signal ? &c->done : NULL};
   pthread_mutex_lock(&c->d->queue_lock);
-  VkResult r = dh_vk_fn.vkQueueSubmit(c->d->queue, 1, &si, fence);
+  VkResult r = dh_vk_fn.vkQueueSubmit(c->d->queue, 1, &si, VK_NULL_HANDLE);
   pthread_mutex_unlock(&c->d->queue_lock);
-  return r == VK_SUCCESS ? 0 : dh_vk_fail(r, "vkQueueSubmit");
+  if (r != VK_SUCCESS) return dh_vk_fail(r, "vkQueueSubmit");
+  if (signal) c->done_value = v;
+  return 0;
+}
+
+/* Waits until the last signalling submission is done. */
+static int raw_wait(raw_ctx_t* c) {
+  VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+                            .semaphoreCount = 1, .pSemaphores = &c->done, .pValues = &c->done_value};
+  VkResult r = dh_vk_fn.vkWaitSemaphores(c->d->device, &wi, DHVK_WAIT_NS);
+  return r == VK_SUCCESS ? 0 : dh_vk_fail(r, "vkWaitSemaphores");
 }
 
 static int raw_run(void* p, uint32_t repeat, double* out_ms) {
@@ -254,28 +283,22 @@ static int raw_run(void* p, uint32_t repeat, double* out_ms) {
   }
   int timed = out_ms && c->qp && c->op != DH_RAW_COPY_BIDIR;
   void* staging = c->staging ? c->staging->mapped : NULL;
-  if (timed && raw_submit(c, c->ts_begin, VK_NULL_HANDLE)) return -1;
+  if (timed && raw_submit(c, c->ts_begin, 0)) return -1;
   for (uint32_t i = 0; i < repeat; i++) {
     if ((c->op == DH_RAW_COPY_H2D || c->op == DH_RAW_COPY_BIDIR) && c->host)
       memcpy(staging, c->host, c->nbytes);
     if (c->wait_each) {
       /* Under the contract a large pinned source is free only once its copy is done. */
-      if (raw_submit(c, c->cb, c->fence)) return -1;
-      VkResult wr = dh_vk_fn.vkWaitForFences(d->device, 1, &c->fence, VK_TRUE, DHVK_WAIT_NS);
-      if (wr != VK_SUCCESS) return dh_vk_fail(wr, "vkWaitForFences");
-      dh_vk_fn.vkResetFences(d->device, 1, &c->fence);
+      if (raw_submit(c, c->cb, 1) || raw_wait(c)) return -1;
       continue;
     }
-    if (raw_submit(c, c->cb, (!timed && i + 1 == repeat) ? c->fence : VK_NULL_HANDLE)) return -1;
+    if (raw_submit(c, c->cb, !timed && i + 1 == repeat)) return -1;
   }
-  if (timed && raw_submit(c, c->ts_end, c->fence)) return -1;
+  if (timed && raw_submit(c, c->ts_end, 1)) return -1;
   if (repeat == 0 && !timed) return 0;
   VkResult r = VK_SUCCESS;
-  if (timed || !c->wait_each) { /* wait_each: every copy was waited for already */
-    r = dh_vk_fn.vkWaitForFences(d->device, 1, &c->fence, VK_TRUE, DHVK_WAIT_NS);
-    if (r != VK_SUCCESS) return dh_vk_fail(r, "vkWaitForFences");
-    dh_vk_fn.vkResetFences(d->device, 1, &c->fence);
-  }
+  /* wait_each: every copy was waited for already */
+  if ((timed || !c->wait_each) && raw_wait(c)) return -1;
   if (c->op == DH_RAW_COPY_D2H && c->host)
     for (uint32_t i = 0; i < repeat; i++) memcpy(c->host, staging, c->nbytes);
   if (c->op == DH_RAW_COPY_BIDIR && c->host2)
