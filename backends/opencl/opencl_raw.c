@@ -8,8 +8,9 @@
  *       blocking write (the OpenCL way to have the source reusable on return, what the
  *       harness does).
  *  D2H: clEnqueueReadBuffer non-blocking + clFinish. D2D: clEnqueueCopyBuffer.
- *  BIDIR: a write on the twin's queue and a read on a second queue at once, both
- *       finished (no device time).
+ *  BIDIR: a read on a second queue, flushed, then a write on the twin's queue, both
+ *       non-blocking and then finished (no device time); the harness issues its D2H
+ *       first too (bench/copy.c).
  * Host buffers are 4096-aligned (the bench's harness side is too); every buffer is
  * written in setup. STREAM_SYNC and BIDIR use a plain (non-profiling) queue: they
  * never report device time.
@@ -154,11 +155,12 @@ static int raw_run(void* p, uint32_t repeat, double* out_ms) {
                                  c->nbytes, c->host, 0, NULL, NULL);
         break;
       case DH_RAW_COPY_BIDIR:
-        e = clEnqueueWriteBuffer(c->q, c->a, CL_FALSE, 0, c->nbytes, c->host, 0, NULL, NULL);
-        if (e == CL_SUCCESS)
-          e = clEnqueueReadBuffer(c->q2, c->b, CL_FALSE, 0, c->nbytes, c->host2, 0, NULL, NULL);
-        if (e == CL_SUCCESS) e = clFlush(c->q);
+        /* D2H first and flushed, then the H2D, as the harness issues them (bench/copy.c) */
+        e = clEnqueueReadBuffer(c->q2, c->b, CL_FALSE, 0, c->nbytes, c->host2, 0, NULL, NULL);
         if (e == CL_SUCCESS) e = clFlush(c->q2);
+        if (e == CL_SUCCESS)
+          e = clEnqueueWriteBuffer(c->q, c->a, CL_FALSE, 0, c->nbytes, c->host, 0, NULL, NULL);
+        if (e == CL_SUCCESS) e = clFlush(c->q);
         break;
       case DH_RAW_COPY_D2H:
         e = clEnqueueReadBuffer(c->q, c->a, CL_FALSE, 0, c->nbytes, c->host, 0, NULL, NULL);
