@@ -268,7 +268,7 @@ typedef struct dc_power {
 extern const dc_power_t dc_power[];
 extern const size_t dc_power_count;
 
-/* Every clause in catalogue order; *out_count receives the count. */
+/* Every clause in catalogue order (conformance/catalogue.c); *out_count receives the count. */
 const dh_clause_t* const* dc_catalogue(size_t* out_count);
 
 #endif /* DEVHARNESS_CONFORMANCE_CHECK_H_ */

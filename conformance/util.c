@@ -191,19 +191,3 @@ double dc_now_ms(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
-
-const dh_clause_t* const* dc_catalogue(size_t* out_count) {
-  static const dh_clause_t* all[512];
-  static size_t n = 0;
-  if (n == 0) {
-    const dh_clause_t* tabs[] = {dc_attr_clauses,   dc_mem_clauses,    dc_copy_clauses,
-                                 dc_stream_clauses, dc_packed_clauses, dc_device_clauses,
-                                 dc_event_clauses,  dc_cap_clauses};
-    size_t counts[] = {dc_attr_count,   dc_mem_count,    dc_copy_count, dc_stream_count,
-                       dc_packed_count, dc_device_count, dc_event_count, dc_cap_count};
-    for (size_t t = 0; t < sizeof counts / sizeof counts[0]; t++)
-      for (size_t i = 0; i < counts[t] && n < 512; i++) all[n++] = &tabs[t][i];
-  }
-  *out_count = n;
-  return all;
-}
