@@ -34,7 +34,6 @@ typedef struct raw_ctx {
   VkCommandPool pool;
   VkCommandBuffer cb, ts_begin, ts_end;
   VkCommandBuffer cb2; /* BIDIR: the H2D half (cb holds the D2H half) */
-  VkFence fence;   /* setup's one-time write of the device buffers only */
   VkSemaphore done; /* timeline signalled by run()'s last submission, value done_value */
   uint64_t done_value;
   VkQueryPool qp;
@@ -51,10 +50,9 @@ static void raw_teardown(void* p) {
   if (!c) return;
   dhvk_device_t* d = c->d;
   /* run() always waits for its last submission, so nothing is pending here; but the
-   * queue thread may still be finishing it (fence/semaphore mutex, cleanup): let the
+   * queue thread may still be finishing it (semaphore mutex, cleanup): let the
    * queue go idle before destroying what it used (see dh_vk_queue_quiesce). */
   if (dh_vk_queue_quiesce(d)) dh_error_clear();
-  if (c->fence) dh_vk_fn.vkDestroyFence(d->device, c->fence, NULL);
   if (c->done) dh_vk_fn.vkDestroySemaphore(d->device, c->done, NULL);
   if (c->pool) dh_vk_fn.vkDestroyCommandPool(d->device, c->pool, NULL);
   if (c->qp) dh_vk_fn.vkDestroyQueryPool(d->device, c->qp, NULL);
@@ -109,8 +107,36 @@ static int raw_buffers(raw_ctx_t* c, int id) {
   return 0;
 }
 
+/* Submits cb; with signal, the submission signals c->done at the next value. */
+static int raw_submit(raw_ctx_t* c, VkCommandBuffer cb, int signal) {
+  uint64_t v = c->done_value + 1;
+  VkTimelineSemaphoreSubmitInfo ti = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                                      .signalSemaphoreValueCount = 1,
+                                      .pSignalSemaphoreValues = &v};
+  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                     .pNext = signal ? &ti : NULL,
+                     .commandBufferCount = 1,
+                     .pCommandBuffers = &cb,
+                     .signalSemaphoreCount = signal ? 1 : 0,
+                     .pSignalSemaphores = signal ? &c->done : NULL};
+  pthread_mutex_lock(&c->d->queue_lock);
+  VkResult r = dh_vk_fn.vkQueueSubmit(c->d->queue, 1, &si, VK_NULL_HANDLE);
+  pthread_mutex_unlock(&c->d->queue_lock);
+  if (r != VK_SUCCESS) return dh_vk_fail(r, "vkQueueSubmit");
+  if (signal) c->done_value = v;
+  return 0;
+}
+
+/* Waits until the last signalling submission is done. */
+static int raw_wait(raw_ctx_t* c) {
+  VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+                            .semaphoreCount = 1, .pSemaphores = &c->done, .pValues = &c->done_value};
+  VkResult r = dh_vk_fn.vkWaitSemaphores(c->d->device, &wi, DHVK_WAIT_NS);
+  return r == VK_SUCCESS ? 0 : dh_vk_fail(r, "vkWaitSemaphores");
+}
+
 /* Writes the device buffers once from staging (a one-time command buffer, waited for
- * with c->fence). -1 with the error set; the caller tears c down. */
+ * with c->done). -1 with the error set; the caller tears c down. */
 static int raw_write_device(raw_ctx_t* c, const VkBufferCopy* region) {
   dhvk_device_t* d = c->d;
   VkResult r;
@@ -128,16 +154,9 @@ static int raw_write_device(raw_ctx_t* c, const VkBufferCopy* region) {
   dh_vk_fn.vkCmdCopyBuffer(once, c->staging->buffer, c->dev_a->buffer, 1, region);
   if (c->dev_b) dh_vk_fn.vkCmdCopyBuffer(once, c->staging->buffer, c->dev_b->buffer, 1, region);
   dh_vk_fn.vkEndCommandBuffer(once);
-  VkSubmitInfo osi = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
-                      .pCommandBuffers = &once};
-  pthread_mutex_lock(&d->queue_lock);
-  r = dh_vk_fn.vkQueueSubmit(d->queue, 1, &osi, c->fence);
-  pthread_mutex_unlock(&d->queue_lock);
-  if (r == VK_SUCCESS) r = dh_vk_fn.vkWaitForFences(d->device, 1, &c->fence, VK_TRUE, DHVK_WAIT_NS);
-  if (r == VK_SUCCESS) r = dh_vk_fn.vkResetFences(d->device, 1, &c->fence);
+  int rc = raw_submit(c, once, 1) || raw_wait(c) ? -1 : 0;
   dh_vk_fn.vkFreeCommandBuffers(d->device, c->pool, 1, &once);
-  if (r != VK_SUCCESS) return dh_vk_fail(r, "raw setup: writing the device buffers");
-  return 0;
+  return rc;
 }
 
 static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags, void** out) {
@@ -168,15 +187,13 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
   if (op != DH_RAW_LAUNCH && raw_buffers(c, id)) { raw_teardown(c); return -1; }
   VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                 .queueFamilyIndex = d->queue_family};
-  VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   VkSemaphoreTypeCreateInfo dti = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
                                    .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
   VkSemaphoreCreateInfo dsi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &dti};
   if ((r = dh_vk_fn.vkCreateCommandPool(d->device, &pi, NULL, &c->pool)) != VK_SUCCESS ||
-      (r = dh_vk_fn.vkCreateFence(d->device, &fi, NULL, &c->fence)) != VK_SUCCESS ||
       (r = dh_vk_fn.vkCreateSemaphore(d->device, &dsi, NULL, &c->done)) != VK_SUCCESS) {
     raw_teardown(c);
-    return dh_vk_fail(r, "raw setup (command pool, fence, timeline semaphore)");
+    return dh_vk_fail(r, "raw setup (command pool, timeline semaphore)");
   }
   VkCommandBuffer cbs[4];
   VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
@@ -242,34 +259,6 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
   if (dh_vk_val_check()) { raw_teardown(c); return -1; }
   *out = c;
   return 0;
-}
-
-/* Submits cb; with signal, the submission signals c->done at the next value. */
-static int raw_submit(raw_ctx_t* c, VkCommandBuffer cb, int signal) {
-  uint64_t v = c->done_value + 1;
-  VkTimelineSemaphoreSubmitInfo ti = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
-                                      .signalSemaphoreValueCount = 1,
-                                      .pSignalSemaphoreValues = &v};
-  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-                     .pNext = signal ? &ti : NULL,
-                     .commandBufferCount = 1,
-                     .pCommandBuffers = &cb,
-                     .signalSemaphoreCount = signal ? 1 : 0,
-                     .pSignalSemaphores = signal ? &c->done : NULL};
-  pthread_mutex_lock(&c->d->queue_lock);
-  VkResult r = dh_vk_fn.vkQueueSubmit(c->d->queue, 1, &si, VK_NULL_HANDLE);
-  pthread_mutex_unlock(&c->d->queue_lock);
-  if (r != VK_SUCCESS) return dh_vk_fail(r, "vkQueueSubmit");
-  if (signal) c->done_value = v;
-  return 0;
-}
-
-/* Waits until the last signalling submission is done. */
-static int raw_wait(raw_ctx_t* c) {
-  VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
-                            .semaphoreCount = 1, .pSemaphores = &c->done, .pValues = &c->done_value};
-  VkResult r = dh_vk_fn.vkWaitSemaphores(c->d->device, &wi, DHVK_WAIT_NS);
-  return r == VK_SUCCESS ? 0 : dh_vk_fail(r, "vkWaitSemaphores");
 }
 
 static int raw_run(void* p, uint32_t repeat, double* out_ms) {
