@@ -31,6 +31,7 @@
  * DH_RAW_PINNED for the twin; pageable: aligned_alloc'ed and written host memory.
  * Sizes: 4 B to 256 MiB in x4 steps (quick: 4 B, 64 KiB, 1 MiB; bidir 1 MiB).
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,18 +173,33 @@ typedef struct harness_op {
   int64_t s[4];
   dh_stream_t s1, s2;
   int bidir;
+  int h2d_first; /* bidir: pageable and the twin's bidir_order says H2D first */
 } harness_op_t;
 
-/* bidir issues its D2H (s2) before its H2D (s1): under TVM's host-source rule an H2D
+/* bidir issues its two copies in the twin's order (backend.h dh_raw_twin_t.bidir_order),
+ * by default the D2H (s2) before the H2D (s1): under TVM's host-source rule an H2D
  * may return only once its source is consumed (OpenCL's blocking write; a staged or
  * waited-for copy elsewhere), while a D2H returns once queued, so this order is the one
  * that lets the two directions run at once, as a user of the contract would issue them.
+ * Where a D2H into pageable memory returns only once done (CUDA) the H2D goes first
+ * with pageable buffers (DH_RAW_BIDIR_PAGEABLE_H2D_FIRST).
  * The twins issue both without waiting in between. */
 static int harness_issue(const copy_ctx_t* x, harness_op_t* h) {
-  if (h->bidir && dh_device_copy_data_from_to(&h->from2, &h->to2, h->s2) != 0) return -1;
-  if (dh_device_copy_data_from_to(&h->from, &h->to, h->s1) != 0) return -1;
   (void)x;
+  if (h->bidir && !h->h2d_first && dh_device_copy_data_from_to(&h->from2, &h->to2, h->s2) != 0)
+    return -1;
+  if (dh_device_copy_data_from_to(&h->from, &h->to, h->s1) != 0) return -1;
+  if (h->bidir && h->h2d_first && dh_device_copy_data_from_to(&h->from2, &h->to2, h->s2) != 0)
+    return -1;
   return 0;
+}
+
+/* The twin's dh_raw_twin_t.bidir_order, 0 when it has none or predates the field. */
+static uint32_t twin_bidir_order(const dh_backend_t* b) {
+  const dh_raw_twin_t* r = b->raw;
+  if (!r || r->struct_size < offsetof(dh_raw_twin_t, bidir_order) + sizeof r->bidir_order)
+    return 0;
+  return r->bidir_order;
 }
 
 static int harness_wait(const copy_ctx_t* x, harness_op_t* h) {
@@ -245,6 +261,8 @@ static void bm_copy(dh_gb_state_t* st, void* user) {
         h.s1 = c->p[4];
         h.s2 = c->p[5];
         h.bidir = 1;
+        h.h2d_first = !x->pinned &&
+                      (twin_bidir_order(x->d->backend) & DH_RAW_BIDIR_PAGEABLE_H2D_FIRST);
         break;
       default:
         dh_tensor_init_bytes(&h.from, c->p[1], x->d->dev, 0, n, &h.s[0]);

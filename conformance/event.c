@@ -27,6 +27,7 @@ typedef struct {
   dh_stream_t s;
   void *S, *D, *B;
   uint8_t *want, *got;
+  int got_pinned; /* got is from the backend's alloc_host (free_host it) */
 } ev_t;
 
 static int has_events(const dh_backend_t* b) {
@@ -45,7 +46,10 @@ static void ev_free(dh_conf_ctx_t* c, ev_t* v) {
   if (v->D) dh_device_free_data_space(c->dev, v->D);
   if (v->B) dh_device_free_data_space(c->dev, v->B);
   free(v->want);
-  free(v->got);
+  if (v->got_pinned)
+    b->free_host(c->dev, v->got);
+  else
+    free(v->got);
   dh_error_clear();
 }
 
@@ -258,11 +262,27 @@ static void cap_host_pointer(dh_conf_ctx_t* c) {
 /* DH_CAP_ASYNC_COPY: copy_data_from_to returns before the copy is done. A D2H queued
  * behind 32 MiB of D2D copies has not landed when the call returns; three tries, one
  * is enough (a try fails only when the host thread was descheduled for the whole
- * queue). */
+ * queue). The D2H lands in pinned memory from alloc_host when the backend has it
+ * (DH_CAP_PINNED_HOST): a D2H into pageable memory returns only once it is done on
+ * CUDA (CUDA Runtime API 13.0, "API synchronization behavior", Asynchronous: "for
+ * transfers from device memory to pageable host memory, the function will return only
+ * once the copy has completed"), and seen so on an H100. */
 static void cap_async_copy_body(dh_conf_ctx_t* c, ev_t* v) {
-  if (!(c->backend->caps & DH_CAP_ASYNC_COPY)) SKIP("DH_CAP_ASYNC_COPY not claimed");
+  const dh_backend_t* b = c->backend;
+  if (!(b->caps & DH_CAP_ASYNC_COPY)) SKIP("DH_CAP_ASYNC_COPY not claimed");
   TRY(dc_stream_create(c, &v->s));
-  if (!(v->want = dc_host_alloc(c, EV_BIG)) || !(v->got = dc_host_alloc(c, EV_BIG))) return;
+  if (!(v->want = dc_host_alloc(c, EV_BIG))) return;
+  if ((b->caps & DH_CAP_PINNED_HOST) && b->alloc_host && b->free_host) {
+    void* p = NULL;
+    if (b->alloc_host(c->dev, EV_BIG, &p) != 0 || !p) {
+      dc_fail_call(c, __FILE__, __LINE__, "alloc_host(32 MiB D2H destination)");
+      return;
+    }
+    v->got = p;
+    v->got_pinned = 1;
+  } else if (!(v->got = dc_host_alloc(c, EV_BIG))) {
+    return;
+  }
   if (!(v->S = dc_dev_alloc(c, EV_BIG)) || !(v->D = dc_dev_alloc(c, EV_BIG))) return;
   dc_pattern(v->want, EV_BIG, 503);
   TRY(dc_upload(c, __LINE__, v->S, 0, v->want, EV_BIG));

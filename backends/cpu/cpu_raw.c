@@ -25,6 +25,9 @@ static int dh_cpu_raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_
 }
 
 const dh_raw_twin_t dh_cpu_raw_twin = {
-    sizeof(dh_raw_twin_t), "memcpy", dh_cpu_raw_setup, dh_host_memcpy_twin_run,
-    dh_host_memcpy_twin_teardown,
+    .struct_size = sizeof(dh_raw_twin_t),
+    .api_name = "memcpy",
+    .setup = dh_cpu_raw_setup,
+    .run = dh_host_memcpy_twin_run,
+    .teardown = dh_host_memcpy_twin_teardown,
 };

@@ -7,10 +7,12 @@
  * calls no other file of it (cuda_internal.h has the file map).
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,6 +249,30 @@ static void unload_driver(void) {
   memset(&dh_cuda_drv, 0, sizeof dh_cuda_drv);
 }
 
+size_t dh_cuda_stage_pinned_max = DH_CUDA_STAGE_PINNED_MAX;
+
+/* Reads DH_CUDA_STAGE_PINNED_MAX_ENV (decimal bytes) into dh_cuda_stage_pinned_max;
+ * -1 with the reason set when it is not a byte count. */
+static int read_stage_pinned_max(void) {
+  dh_cuda_stage_pinned_max = DH_CUDA_STAGE_PINNED_MAX;
+  const char* v = getenv(DH_CUDA_STAGE_PINNED_MAX_ENV);
+  if (!v) return 0;
+  char* end = NULL;
+  errno = 0;
+  unsigned long long n = strtoull(v, &end, 10);
+  if (!*v || *v == '-' || *v == '+' || *end || errno || n > SIZE_MAX) {
+    char q[48]; /* shown with bytes outside printable ASCII as '?', cut at 40 */
+    size_t k = 0;
+    for (; v[k] && k < 40; k++) q[k] = (v[k] >= 0x20 && v[k] < 0x7f) ? v[k] : '?';
+    q[k] = '\0';
+    set_reason("%s='%s%s': not a byte count (decimal digits, e.g. 262144)",
+               DH_CUDA_STAGE_PINNED_MAX_ENV, q, v[k] ? "..." : "");
+    return -1;
+  }
+  dh_cuda_stage_pinned_max = (size_t)n;
+  return 0;
+}
+
 int dh_cuda_device_init(void) {
   g_available = 0;
   g_num_devices = 0;
@@ -257,6 +283,8 @@ int dh_cuda_device_init(void) {
     memset(&dh_cuda_devices[i], 0, sizeof dh_cuda_devices[i]);
     pthread_mutex_init(&dh_cuda_devices[i].mu, NULL);
   }
+
+  if (read_stage_pinned_max()) return 0; /* no device, with the reason */
 
   /* Always "libcuda.so.1" (the driver's soname; libcuda.so is the toolkit's link
    * stub), found by the dynamic loader's search: LD_LIBRARY_PATH, then ld.so.cache. */

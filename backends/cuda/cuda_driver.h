@@ -52,6 +52,7 @@
   X(event_create, "cuEventCreate", (CUevent * pe, unsigned int flags))                    \
   X(event_record, "cuEventRecord", (CUevent e, CUstream s))                               \
   X(event_synchronize, "cuEventSynchronize", (CUevent e))                                 \
+  X(event_query, "cuEventQuery", (CUevent e))                                             \
   X(event_destroy, "cuEventDestroy_v2", (CUevent e))                                      \
   X(module_load_data, "cuModuleLoadData", (CUmodule * pm, const void* image))             \
   X(module_unload, "cuModuleUnload", (CUmodule m))                                        \

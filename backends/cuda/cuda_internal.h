@@ -69,16 +69,41 @@
 /* H2D staging (cuda_memory.c): pageable host->device copies are memcpy'd
  * into backend-owned pinned slots and enqueued from there, so the call returns once the
  * bytes are staged (the host source is free, TVM's rule) without waiting for the
- * device; copies larger than a slot are pipelined through the slots in
- * DH_CUDA_STAGE_SLOT_BYTES chunks (the DMA of chunk i overlaps the memcpy of chunk
- * i+1). Pinned sources of up to DH_CUDA_STAGE_PINNED_MAX bytes are staged the same way
- * (the memcpy costs less than waiting for the DMA); larger pinned sources are copied
- * directly and the call waits for that copy only (an event recorded after it). DH_CUDA_STAGE_SLOTS slots per
- * device, allocated on the first staged copy, each guarded by an event recorded after
- * the copy that reads it; a slot is reused once its event has completed. */
+ * device. A copy is cut into chunks (dh_cuda_stage_chunk) so that the DMA of chunk i
+ * overlaps the memcpy of chunk i+1. Pinned sources of up to DH_CUDA_STAGE_PINNED_MAX
+ * bytes are staged the same way, so a small upload returns without waiting for the
+ * device; larger pinned sources are copied directly and the call waits for that copy
+ * only (an event recorded after it). DH_CUDA_STAGE_SLOTS slots per device, allocated
+ * on the first staged copy, each guarded by an event recorded after the copy that
+ * reads it; a slot is reused once its event has completed.
+ * Where the threshold belongs (H100, copy then sync, docs/benchmarks.md "CUDA
+ * staging"): staging a pinned 64 KiB source cost 15.7 us against 10.0 waiting for it
+ * (the host's memcpy into pinned memory ran at 11-13 GB/s), 256 KiB 33 against 13.5;
+ * at 16 KiB and below both were within 0.5 us. */
 #define DH_CUDA_STAGE_SLOTS 8
 #define DH_CUDA_STAGE_SLOT_BYTES ((size_t)1 << 20)
-#define DH_CUDA_STAGE_PINNED_MAX ((size_t)256 << 10)
+#define DH_CUDA_STAGE_PINNED_MAX ((size_t)16 << 10)
+/* Chunks: at least this many per copy ... */
+#define DH_CUDA_STAGE_MIN_CHUNKS 4
+/* ... of at least this many bytes (fewer chunks below 4 x 64 KiB), at most a slot. */
+#define DH_CUDA_STAGE_CHUNK_MIN ((size_t)64 << 10)
+
+/* Bytes of the next chunk of a staged copy of `total` bytes with `left` still to go:
+ * total / DH_CUDA_STAGE_MIN_CHUNKS rounded up, clamped to [DH_CUDA_STAGE_CHUNK_MIN,
+ * DH_CUDA_STAGE_SLOT_BYTES], at most `left` (3 MiB + 5 bytes: 4 chunks, 1 MiB: 4 of
+ * 256 KiB, 64 KiB: one). Used by the backend and its raw twin. */
+static inline size_t dh_cuda_stage_chunk(size_t total, size_t left) {
+  size_t c = total / DH_CUDA_STAGE_MIN_CHUNKS + (total % DH_CUDA_STAGE_MIN_CHUNKS != 0);
+  if (c < DH_CUDA_STAGE_CHUNK_MIN) c = DH_CUDA_STAGE_CHUNK_MIN;
+  if (c > DH_CUDA_STAGE_SLOT_BYTES) c = DH_CUDA_STAGE_SLOT_BYTES;
+  return left < c ? left : c;
+}
+/* The pinned staging threshold in use: DH_CUDA_STAGE_PINNED_MAX, or the byte count in
+ * the environment variable DEVHARNESS_CUDA_STAGE_PINNED_MAX (read once by
+ * dh_cuda_device_init; 0 = never stage a pinned source), so the threshold can be
+ * measured (docs/benchmarks.md). The raw twin under the same contract uses it too. */
+#define DH_CUDA_STAGE_PINNED_MAX_ENV "DEVHARNESS_CUDA_STAGE_PINNED_MAX"
+extern size_t dh_cuda_stage_pinned_max;
 
 typedef struct dh_cuda_stage_slot {
   void* host;     /* cuMemHostAlloc'd, DH_CUDA_STAGE_SLOT_BYTES */
@@ -100,6 +125,8 @@ typedef struct dh_cuda_device {
   int stage_ready;    /* staging slots allocated */
   dh_cuda_stage_slot_t stage[DH_CUDA_STAGE_SLOTS];
   unsigned stage_next; /* next slot to try (atomic) */
+  unsigned stage_last; /* slot released last: tried first while its copy is done, so a
+                          copy-then-sync loop keeps writing one cache-warm slot (atomic) */
   int strings_ready;  /* cached strings below filled */
   char name[256];           /* cuDeviceGetName */
   char compute_version[16]; /* "9.0" */

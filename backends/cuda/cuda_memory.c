@@ -84,9 +84,30 @@ static void stage_free(dh_cuda_device_t* d) {
   d->stage_ready = 0;
 }
 
-/* Takes a free slot (lock-free: round robin + compare-and-swap on `busy`) and waits
- * for the copy that last read it. Release with stage_release. */
+/* The slot released last, if no thread holds it and the copy that read it is done
+ * (cuEventQuery); else NULL. Reusing it keeps the staging memcpy in the CPU's cache. */
+static dh_cuda_stage_slot_t* stage_try_last(dh_cuda_device_t* d) {
+  dh_cuda_stage_slot_t* sl = &d->stage[__atomic_load_n(&d->stage_last, __ATOMIC_RELAXED) %
+                                       DH_CUDA_STAGE_SLOTS];
+  int expected = 0;
+  if (!__atomic_compare_exchange_n(&sl->busy, &expected, 1, 0, __ATOMIC_ACQUIRE,
+                                   __ATOMIC_RELAXED))
+    return NULL;
+  if (sl->pending) {
+    if (dh_cuda_drv.event_query(sl->done) != CUDA_SUCCESS) { /* not done, or failed: */
+      __atomic_store_n(&sl->busy, 0, __ATOMIC_RELEASE);       /* the round robin waits */
+      return NULL;
+    }
+    sl->pending = 0;
+  }
+  return sl;
+}
+
+/* Takes a free slot (lock-free: the last released one when its copy is done, else round
+ * robin + compare-and-swap on `busy`) and waits for the copy that last read it. Release
+ * with stage_release. */
 static int stage_acquire(dh_cuda_device_t* d, dh_cuda_stage_slot_t** out) {
+  if ((*out = stage_try_last(d)) != NULL) return 0;
   for (unsigned tries = 1;; ++tries) {
     unsigned i = __atomic_fetch_add(&d->stage_next, 1, __ATOMIC_RELAXED) % DH_CUDA_STAGE_SLOTS;
     dh_cuda_stage_slot_t* sl = &d->stage[i];
@@ -108,7 +129,8 @@ static int stage_acquire(dh_cuda_device_t* d, dh_cuda_stage_slot_t** out) {
   }
 }
 
-static void stage_release(dh_cuda_stage_slot_t* sl) {
+static void stage_release(dh_cuda_device_t* d, dh_cuda_stage_slot_t* sl) {
+  __atomic_store_n(&d->stage_last, (unsigned)(sl - d->stage), __ATOMIC_RELAXED);
   __atomic_store_n(&sl->busy, 0, __ATOMIC_RELEASE);
 }
 
@@ -117,13 +139,13 @@ static int h2d_staged(dh_cuda_device_t* d, CUdeviceptr dst, size_t to_offset, co
                       size_t nbytes, CUstream s) {
   if (stage_ensure(d)) return -1;
   for (size_t off = 0; off < nbytes;) {
-    size_t chunk = nbytes - off < DH_CUDA_STAGE_SLOT_BYTES ? nbytes - off : DH_CUDA_STAGE_SLOT_BYTES;
+    size_t chunk = dh_cuda_stage_chunk(nbytes, nbytes - off);
     dh_cuda_stage_slot_t* sl;
     if (stage_acquire(d, &sl)) return -1;
     memcpy(sl->host, src + off, chunk);
     CUresult r = dh_cuda_drv.memcpy_htod_async(dst + off, sl->host, chunk, s);
     if (r != CUDA_SUCCESS) {
-      stage_release(sl);
+      stage_release(d, sl);
       return dh_cuda_fail(r, "cuMemcpyHtoDAsync_v2(%zu bytes, to_offset %zu)", chunk,
                           to_offset + off);
     }
@@ -132,11 +154,11 @@ static int h2d_staged(dh_cuda_device_t* d, CUdeviceptr dst, size_t to_offset, co
       /* The copy reading the slot is queued and cannot be tracked: drain the stream
        * before the slot can be reused. */
       dh_cuda_drv.stream_synchronize(s);
-      stage_release(sl);
+      stage_release(d, sl);
       return dh_cuda_fail(r, "cuEventRecord after a staged host-to-device copy");
     }
     sl->pending = 1;
-    stage_release(sl);
+    stage_release(d, sl);
     off += chunk;
   }
   return 0;
@@ -156,7 +178,7 @@ static int h2d_pinned_wait(dh_cuda_device_t* d, CUdeviceptr dst, size_t to_offse
   }
   r = dh_cuda_drv.event_record(sl->done, s);
   if (r == CUDA_SUCCESS) r = dh_cuda_drv.event_synchronize(sl->done);
-  stage_release(sl);
+  stage_release(d, sl);
   if (r != CUDA_SUCCESS) {
     dh_cuda_drv.stream_synchronize(s);
     return dh_cuda_fail(r, "waiting for a pinned host-to-device copy (cuEventRecord/Synchronize)");
@@ -303,7 +325,7 @@ int dh_cuda_copy_data_from_to(const void* from, size_t from_offset, void* to,
     if (dh_cuda_enter(dev_to, "copy_data_from_to", &dt)) return -1;
     CUdeviceptr dst = (CUdeviceptr)(uintptr_t)to + to_offset;
     const char* src = (const char*)from + from_offset;
-    if (nbytes > DH_CUDA_STAGE_PINNED_MAX) {
+    if (nbytes > dh_cuda_stage_pinned_max) {
       unsigned int mt = 0;
       if (dh_cuda_drv.pointer_get_attribute(&mt, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
                                             (CUdeviceptr)(uintptr_t)src) == CUDA_SUCCESS &&

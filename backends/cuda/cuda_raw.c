@@ -12,12 +12,16 @@
  *      source is free once each copy is issued) done the best way the driver allows:
  *      the source is memcpy'd into the twin's own pinned slots (RAW_SLOTS of
  *      min(nbytes, RAW_SLOT_MAX) bytes, each guarded by an event) and enqueued from
- *      there, chunk by chunk for large pageable sources; a pinned source above
- *      RAW_PINNED_STAGE_MAX is copied directly and waited for (event) before the next
- *      copy.
+ *      there in dh_cuda_stage_chunk chunks, as the backend does; a pinned source above
+ *      dh_cuda_stage_pinned_max (the backend's threshold) is copied directly and waited
+ *      for (event) before the next copy. Like the backend, it reuses the slot it used
+ *      last while that slot's copy is done (cuEventQuery), so a copy-then-sync loop
+ *      writes one cache-warm slot.
  *  DH_RAW_COPY_BIDIR: cuMemcpyHtoDAsync_v2 on one stream and cuMemcpyDtoHAsync_v2 on a
  *      second one at once (nvbandwidth's bidirectional copy), then both synchronised;
- *      no device time (two streams).
+ *      no device time (two streams). With pageable memory the H2D goes first
+ *      (bidir_order): a D2H into pageable memory returns only once it is done; with
+ *      pinned memory the D2H, as the bench issues the harness's pair.
  *  DH_RAW_COPY_D2D: cuMemcpyDtoDAsync_v2 between two device buffers.
  *  DH_RAW_STREAM_SYNC: cuStreamSynchronize on the idle stream, `repeat` times.
  *  DH_RAW_LAUNCH: cuLaunchKernel(dh_cuda_noop, <<<1, 1>>>) `repeat` times, then sync.
@@ -36,8 +40,7 @@
 #include "cuda_internal.h"
 
 #define RAW_SLOTS 8
-#define RAW_SLOT_MAX ((size_t)1 << 20)
-#define RAW_PINNED_STAGE_MAX ((size_t)256 << 10) /* as the backend's DH_CUDA_STAGE_PINNED_MAX */
+#define RAW_SLOT_MAX DH_CUDA_STAGE_SLOT_BYTES
 
 typedef struct raw_ctx {
   DLDevice dev;
@@ -57,6 +60,7 @@ typedef struct raw_ctx {
   CUevent slot_done[RAW_SLOTS];
   int slot_pending[RAW_SLOTS];
   unsigned slot_next;
+  unsigned slot_last; /* slot used last, reused while its copy is done */
   size_t slot_bytes;
 } raw_ctx_t;
 
@@ -147,7 +151,7 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
         }
         c->host_pinned = 1;
       } else {
-        *hp = malloc(n);
+        *hp = aligned_alloc(4096, (n + 4095) & ~(size_t)4095); /* as the bench's buffers */
         if (!*hp) {
           dh_error_set("OutOfMemoryError", "cuda raw: setup: cannot malloc %zu bytes", n);
           goto fail;
@@ -208,7 +212,7 @@ fail:
 static int raw_h2d_released(raw_ctx_t* c) {
   int id = c->dev.device_id;
   CUresult r;
-  if (c->host_pinned && c->nbytes > RAW_PINNED_STAGE_MAX) {
+  if (c->host_pinned && c->nbytes > dh_cuda_stage_pinned_max) {
     if ((r = dh_cuda_drv.memcpy_htod_async(c->d0, c->host, c->nbytes, c->stream)) != CUDA_SUCCESS ||
         (r = dh_cuda_drv.event_record(c->slot_done[0], c->stream)) != CUDA_SUCCESS ||
         (r = dh_cuda_drv.event_synchronize(c->slot_done[0])) != CUDA_SUCCESS)
@@ -216,10 +220,14 @@ static int raw_h2d_released(raw_ctx_t* c) {
     return 0;
   }
   for (size_t off = 0; off < c->nbytes;) {
-    size_t chunk = c->nbytes - off < c->slot_bytes ? c->nbytes - off : c->slot_bytes;
-    unsigned i = c->slot_next++ % RAW_SLOTS;
-    if (c->slot_pending[i] && (r = dh_cuda_drv.event_synchronize(c->slot_done[i])) != CUDA_SUCCESS)
-      return dh_cuda_fail(r, "cuda:%d: raw: cuEventSynchronize(slot)", id);
+    size_t chunk = dh_cuda_stage_chunk(c->nbytes, c->nbytes - off); /* as the backend */
+    unsigned i = c->slot_last;
+    if (c->slot_pending[i] && dh_cuda_drv.event_query(c->slot_done[i]) != CUDA_SUCCESS) {
+      i = c->slot_next++ % RAW_SLOTS;
+      if (c->slot_pending[i] && (r = dh_cuda_drv.event_synchronize(c->slot_done[i])) != CUDA_SUCCESS)
+        return dh_cuda_fail(r, "cuda:%d: raw: cuEventSynchronize(slot)", id);
+    }
+    c->slot_last = i;
     memcpy(c->slot[i], (const char*)c->host + off, chunk);
     if ((r = dh_cuda_drv.memcpy_htod_async(c->d0 + off, c->slot[i], chunk, c->stream)) != CUDA_SUCCESS ||
         (r = dh_cuda_drv.event_record(c->slot_done[i], c->stream)) != CUDA_SUCCESS)
@@ -234,10 +242,14 @@ static int raw_one(raw_ctx_t* c) {
   CUresult r = CUDA_SUCCESS;
   int id = c->dev.device_id;
   switch (c->op) {
-    case DH_RAW_COPY_BIDIR:
-      if (c->nbytes &&
+    case DH_RAW_COPY_BIDIR: /* pageable: the H2D first (bidir_order), pinned: the D2H */
+      if (c->nbytes && !c->host_pinned &&
           ((r = dh_cuda_drv.memcpy_htod_async(c->d0, c->host, c->nbytes, c->stream)) != CUDA_SUCCESS ||
            (r = dh_cuda_drv.memcpy_dtoh_async(c->host2, c->d1, c->nbytes, c->stream2)) != CUDA_SUCCESS))
+        return dh_cuda_fail(r, "cuda:%d: raw: bidirectional copy (%zu)", id, c->nbytes);
+      if (c->nbytes && c->host_pinned &&
+          ((r = dh_cuda_drv.memcpy_dtoh_async(c->host2, c->d1, c->nbytes, c->stream2)) != CUDA_SUCCESS ||
+           (r = dh_cuda_drv.memcpy_htod_async(c->d0, c->host, c->nbytes, c->stream)) != CUDA_SUCCESS))
         return dh_cuda_fail(r, "cuda:%d: raw: bidirectional copy (%zu)", id, c->nbytes);
       return 0;
     case DH_RAW_COPY_H2D:
@@ -299,4 +311,5 @@ const dh_raw_twin_t dh_cuda_raw_twin = {
     .setup = raw_setup,
     .run = raw_run,
     .teardown = raw_teardown,
+    .bidir_order = DH_RAW_BIDIR_PAGEABLE_H2D_FIRST, /* a D2H into pageable memory returns once done */
 };

@@ -159,6 +159,10 @@ fail:
 }
 
 const dh_raw_twin_t dh_sim_raw_twin = {
-    sizeof(dh_raw_twin_t), "sim internal", dh_sim_raw_setup, dh_sim_raw_run, dh_sim_raw_teardown,
+    .struct_size = sizeof(dh_raw_twin_t),
+    .api_name = "sim internal",
+    .setup = dh_sim_raw_setup,
+    .run = dh_sim_raw_run,
+    .teardown = dh_sim_raw_teardown,
 };
 

@@ -35,6 +35,9 @@ static void dh_skeleton_raw_teardown(void* ctx) {
 }
 
 const dh_raw_twin_t dh_skeleton_raw_twin = {
-    sizeof(dh_raw_twin_t), "skeleton", dh_skeleton_raw_setup, dh_skeleton_raw_run,
-    dh_skeleton_raw_teardown,
+    .struct_size = sizeof(dh_raw_twin_t),
+    .api_name = "skeleton",
+    .setup = dh_skeleton_raw_setup,
+    .run = dh_skeleton_raw_run,
+    .teardown = dh_skeleton_raw_teardown,
 };

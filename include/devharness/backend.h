@@ -103,7 +103,10 @@ typedef enum dh_attr_kind {
 /* Data-space pointers are host addresses; pointer arithmetic is allowed (TVM
  * SupportsDevicePointerArithmeticsOnHost) and alignment is checkable. */
 #define DH_CAP_HOST_POINTER_ARITHMETIC (1u << 1)
-/* copy_data_from_to may return before the copy is done (it is queued on the stream). */
+/* copy_data_from_to may return before the copy is done (it is queued on the stream);
+ * clause cap.async_copy checks it with a D2H into host memory from alloc_host when
+ * DH_CAP_PINNED_HOST is claimed (a D2H into pageable memory returns once done on CUDA),
+ * else into malloc'd memory. */
 #define DH_CAP_ASYNC_COPY (1u << 2)
 /* event_create/record/elapsed/free are provided (device-side timing). */
 #define DH_CAP_EVENT_TIMING (1u << 3)
@@ -211,7 +214,20 @@ typedef struct dh_raw_twin {
   int (*run)(void* ctx, uint32_t repeat, double* out_device_ms);
   /* Frees everything setup made. NULL is a no-op. */
   void (*teardown)(void* ctx);
+  /* DH_RAW_COPY_BIDIR: which copy run() issues first, and so the order in which the
+   * bench issues the harness's pair (like for like). 0 = the D2H first: under TVM's
+   * host-source rule an H2D returns only once its source is consumed while a D2H
+   * returns once queued (OpenCL's blocking write). DH_RAW_BIDIR_PAGEABLE_H2D_FIRST =
+   * the H2D first when the host buffers are pageable (no DH_RAW_PINNED): the API's
+   * D2H into pageable memory returns only once done (CUDA Runtime API 13.0, "API
+   * synchronization behavior") while the harness's H2D returns once staged. Read only
+   * when struct_size covers it (older plugins: 0). */
+  uint32_t bidir_order;
 } dh_raw_twin_t;
+
+/* dh_raw_twin_t.bidir_order: with pageable host memory, issue the H2D of a
+ * bidirectional copy first (pinned: the D2H first, as with 0). */
+#define DH_RAW_BIDIR_PAGEABLE_H2D_FIRST 1u
 
 /*===========================================================================
  * The backend struct

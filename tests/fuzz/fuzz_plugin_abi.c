@@ -96,7 +96,7 @@ static int st_event_free(DLDevice d, dh_event_t e) { (void)d; (void)e; return 0;
 static int st_call(void* self, const dh_any_t* args, int32_t n, dh_any_t* res) {
   (void)self; (void)args; (void)n; (void)res; return 0;
 }
-static const dh_raw_twin_t st_raw = {sizeof(dh_raw_twin_t), "stub", NULL, NULL, NULL};
+static const dh_raw_twin_t st_raw = {.struct_size = sizeof(dh_raw_twin_t), .api_name = "stub"};
 
 /*---------------------------------------------------------------- the independent rules */
 

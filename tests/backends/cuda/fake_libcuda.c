@@ -450,6 +450,15 @@ EXPORT CUresult cuEventSynchronize(CUevent e) {
   __atomic_add_fetch(&g_stats.event_syncs, 1, __ATOMIC_RELAXED);
   return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
+/* Done when nothing is queued (cuEventRecord runs the queue, so a recorded event is). */
+EXPORT CUresult cuEventQuery(CUevent e) {
+  NEED_CTX();
+  if (!e) return CUDA_ERROR_INVALID_HANDLE;
+  pthread_mutex_lock(&g_mu);
+  int queued = g_q_head != NULL;
+  pthread_mutex_unlock(&g_mu);
+  return queued ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+}
 EXPORT CUresult cuEventElapsedTime_v2(float* ms, CUevent a, CUevent b) {
   NEED_CTX();
   if (!ms || !a || !b) return CUDA_ERROR_INVALID_HANDLE;

@@ -49,6 +49,9 @@
 /* Staging slots per device: backends/cuda/cuda_internal.h DH_CUDA_STAGE_SLOTS (the test
  * fails if the two disagree: it counts the pinned buffers and events they hold). */
 #define DH_CUDA_STAGE_SLOTS 8
+/* The pinned staging threshold the child runs with: DH_CUDA_STAGE_PINNED_MAX (16 KiB),
+ * or DEVHARNESS_CUDA_STAGE_PINNED_MAX when the test sets it (set in child_main). */
+static size_t k_pinned_max = (size_t)16 << 10;
 
 /*---------------------------------------------------------------- helpers */
 
@@ -286,6 +289,32 @@ static void check_h2d_staging(const dh_backend_t* b, DLDevice d, const fake_stat
   bad = 0;
   for (size_t i = 0; i < big; i++) bad += back[i] != (unsigned char)(i * 13 + 1);
   CHECK(bad == 0, "large pageable H2D: device has the original bytes (%d wrong)", bad);
+
+  /* pinned up to the threshold (cuda_internal.h DH_CUDA_STAGE_PINNED_MAX, 16 KiB, or
+   * DEVHARNESS_CUDA_STAGE_PINNED_MAX): staged, no wait; one byte more: direct, waited */
+  CHECK_OK(b->alloc_host(d, k_pinned_max + 1, (void**)&pin), "alloc_host threshold + 1");
+  if (pin) {
+    for (int pass = 0; pass < 2; pass++) {
+      size_t n = k_pinned_max + (size_t)pass;
+      if (n == 0) continue;
+      for (size_t i = 0; i < n; i++) pin[i] = (unsigned char)(i * 7 + pass);
+      s0 = *st;
+      CHECK_OK(b->copy_data_from_to(pin, 0, dbuf, 0, n, cpu, d, k_u8, NULL), "H2D pinned at the threshold");
+      CHECK(st->htod_pinned == s0.htod_pinned + 1 && st->stream_sync == s0.stream_sync,
+            "pinned H2D of %zu bytes: one copy, no stream sync", n);
+      CHECK((st->event_syncs > s0.event_syncs) == (pass == 1),
+            "pinned H2D of %zu bytes (threshold %zu): %s", n, k_pinned_max,
+            pass ? "direct, waited for by event" : "staged, no wait");
+      memset(pin, 0xee, n);
+      CHECK_OK(b->copy_data_from_to(dbuf, 0, back, 0, n, d, cpu, k_u8, NULL), "D2H");
+      CHECK_OK(b->stream_sync(d, NULL), "sync");
+      bad = 0;
+      for (size_t i = 0; i < n; i++) bad += back[i] != (unsigned char)(i * 7 + pass);
+      CHECK(bad == 0, "pinned H2D of %zu bytes: device has the original bytes (%d wrong)", n, bad);
+    }
+    CHECK_OK(b->free_host(d, pin), "free_host");
+    pin = NULL;
+  }
 
   /* large pinned: copied directly, the call waits for that copy (an event), not the stream */
   CHECK_OK(b->alloc_host(d, big, (void**)&pin), "alloc_host 3 MiB + 5");
@@ -601,11 +630,16 @@ static void check_device(const dh_backend_t* b, int fake) {
 static __attribute__((unused)) int child_main(const char* mode) {
   alarm(30);
   void* drv = NULL;
+  const char* env_max = getenv("DEVHARNESS_CUDA_STAGE_PINNED_MAX");
+  if (env_max) k_pinned_max = (size_t)strtoull(env_max, NULL, 10);
   if (strcmp(mode, "fakedev") == 0) drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   const dh_backend_t* b = load_plugin();
   if (!b) return 1;
   if (strcmp(mode, "nodev") == 0) {
     check_unavailable(b, "cuInit failed: CUDA_ERROR_NO_DEVICE (100)");
+  } else if (strcmp(mode, "badenv") == 0) {
+    /* a bad threshold: no device, the reason names the variable and its value */
+    check_unavailable(b, "DEVHARNESS_CUDA_STAGE_PINNED_MAX='12k\\x?': not a byte count");
   } else if (strcmp(mode, "fakedev") == 0) {
     check_device(b, 1);
     /* a child forked after init gets a clear error, not a driver failure */
@@ -654,7 +688,8 @@ static __attribute__((unused)) int child_main(const char* mode) {
 /* Runs this program in `mode` with LD_LIBRARY_PATH=<exe dir>/cuda-fake/<fake_dir>.
  * The child's stdout goes to stderr (keeps TAP clean). Returns the exit status, or
  * -1 if it could not run or died. */
-static __attribute__((unused)) int run_child(const char* mode, const char* fake_dir) {
+static __attribute__((unused)) int run_child_env(const char* mode, const char* fake_dir,
+                                                 const char* pinned_max) {
   fflush(NULL);
   pid_t pid = fork();
   if (pid < 0) return -1;
@@ -662,6 +697,10 @@ static __attribute__((unused)) int run_child(const char* mode, const char* fake_
     char lib[PATH_MAX + 64];
     snprintf(lib, sizeof lib, "%s/cuda-fake/%s", g_exe_dir, fake_dir);
     setenv("LD_LIBRARY_PATH", lib, 1);
+    if (pinned_max)
+      setenv("DEVHARNESS_CUDA_STAGE_PINNED_MAX", pinned_max, 1);
+    else
+      unsetenv("DEVHARNESS_CUDA_STAGE_PINNED_MAX");
     setenv("DH_CUDA_TEST_MODE", mode, 1);
     dup2(2, 1);
     execl(g_exe_path, "test_cuda_backend", (char*)NULL);
@@ -674,6 +713,11 @@ static __attribute__((unused)) int run_child(const char* mode, const char* fake_
     return -1;
   }
   return WEXITSTATUS(status);
+}
+
+/* run_child_env without DEVHARNESS_CUDA_STAGE_PINNED_MAX. */
+static __attribute__((unused)) int run_child(const char* mode, const char* fake_dir) {
+  return run_child_env(mode, fake_dir, NULL);
 }
 
 /*---------------------------------------------------------------- cmocka tests */
@@ -720,6 +764,16 @@ static __attribute__((unused)) void test_fake_device(void** state) {
   assert_int_equal(rc, 0);
 }
 
+/* DEVHARNESS_CUDA_STAGE_PINNED_MAX: 0 (a 1-byte pinned source is waited for, none is
+ * staged), 65536 (64 KiB staged, 64 KiB + 1 waited for), and a bad value (no device,
+ * the reason quotes it with its control byte shown as '?'). */
+static __attribute__((unused)) void test_fake_stage_threshold(void** state) {
+  (void)state;
+  assert_int_equal(run_child_env("fakedev", "dev", "0"), 0);
+  assert_int_equal(run_child_env("fakedev", "dev", "65536"), 0);
+  assert_int_equal(run_child_env("badenv", "dev", "12k\\x\x01"), 0);
+}
+
 #ifndef DH_CUDA_TEST_GPU
 /* cuda_backend: runs everywhere (no GPU needed). */
 int main(void) {
@@ -731,6 +785,7 @@ int main(void) {
       cmocka_unit_test(test_init_reports_reason),
       cmocka_unit_test(test_fake_cuinit_fails),
       cmocka_unit_test(test_fake_device),
+      cmocka_unit_test(test_fake_stage_threshold),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

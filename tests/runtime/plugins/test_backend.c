@@ -144,7 +144,7 @@ static int ev_create(DLDevice dev, dh_event_t* out) {
   *out = NULL;
   return 0;
 }
-static const dh_raw_twin_t kRaw = {sizeof(dh_raw_twin_t), "memcpy", NULL, NULL, NULL};
+static const dh_raw_twin_t kRaw = {.struct_size = sizeof(dh_raw_twin_t), .api_name = "memcpy"};
 
 /* A later minor: this ABI's struct plus fields it does not know. */
 typedef struct {
