@@ -4,13 +4,14 @@
  * bench can compare the harness's overhead with the bare API.
  *
  *  H2D: clEnqueueWriteBuffer non-blocking, `repeat` of them, then clFinish (the fastest
- *       use: the source is read until the finish); with DH_RAW_HOST_SOURCE_RELEASED a
- *       blocking write (the OpenCL way to have the source reusable on return, what the
- *       harness does).
+ *       use: the source is read until the finish), except from pageable memory of
+ *       RAW_BLOCKING_WRITE_MIN bytes and more, where a blocking write is the faster one
+ *       (see the constant); with DH_RAW_HOST_SOURCE_RELEASED always a blocking write
+ *       (the OpenCL way to have the source reusable on return, what the harness does).
  *  D2H: clEnqueueReadBuffer non-blocking + clFinish. D2D: clEnqueueCopyBuffer.
- *  BIDIR: a read on a second queue, flushed, then a write on the twin's queue, both
- *       non-blocking and then finished (no device time); the harness issues its D2H
- *       first too (bench/copy.c).
+ *  BIDIR: a read on a second queue, flushed, then a write on the twin's queue (blocking
+ *       as for H2D above), then both finished (no device time); the harness issues its
+ *       D2H first too (bench/copy.c).
  * Host buffers are 4096-aligned (the bench's harness side is too); every buffer is
  * written in setup. STREAM_SYNC and BIDIR use a plain (non-profiling) queue: they
  * never report device time.
@@ -20,6 +21,14 @@
 #include <string.h>
 
 #include "opencl_internal.h"
+
+/* From this size up the twin writes pageable memory with a blocking
+ * clEnqueueWriteBuffer: on NVIDIA's OpenCL (driver 580.159, H100) a non-blocking write
+ * from pageable memory was slower than a blocking one from 1 MiB up (harness/raw 0.91
+ * at 1 MiB, 0.79 at 256 MiB, bidir 0.72 and 0.80), on PoCL they are level there (0.95
+ * [0.94-1.06] at 1 MiB, 1.01 at 256 MiB); below it the non-blocking write is faster on
+ * both (NVIDIA 4 B: 14.9 us against 17.8). docs/benchmarks.md, "On an NVIDIA H100". */
+#define RAW_BLOCKING_WRITE_MIN ((size_t)1 << 20)
 
 /*===========================================================================
  * Raw twin: the same operations through OpenCL directly (benchmarks)
@@ -133,6 +142,11 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
   return 0;
 }
 
+/* Whether the twin's fastest H2D is a blocking write (RAW_BLOCKING_WRITE_MIN). */
+static int raw_write_blocks(const raw_ctx_t* c) {
+  return c->pinned == NULL && c->nbytes >= RAW_BLOCKING_WRITE_MIN;
+}
+
 /* Device time is measured exactly as the harness's events measure it (event_record):
  * a profiled marker before and after the batch, END(after) - END(before), so the
  * harness/raw ratio compares like with like. */
@@ -149,17 +163,20 @@ static int raw_run(void* p, uint32_t repeat, double* out_ms) {
   }
   for (uint32_t i = 0; i < repeat && e == CL_SUCCESS; ++i) {
     switch (c->op) {
-      case DH_RAW_COPY_H2D: /* blocking only under the harness's contract */
+      case DH_RAW_COPY_H2D: /* blocking under the harness's contract, or where faster */
         e = clEnqueueWriteBuffer(c->q, c->a,
-                                 (c->flags & DH_RAW_HOST_SOURCE_RELEASED) ? CL_TRUE : CL_FALSE, 0,
-                                 c->nbytes, c->host, 0, NULL, NULL);
+                                 (c->flags & DH_RAW_HOST_SOURCE_RELEASED) || raw_write_blocks(c)
+                                     ? CL_TRUE
+                                     : CL_FALSE,
+                                 0, c->nbytes, c->host, 0, NULL, NULL);
         break;
       case DH_RAW_COPY_BIDIR:
         /* D2H first and flushed, then the H2D, as the harness issues them (bench/copy.c) */
         e = clEnqueueReadBuffer(c->q2, c->b, CL_FALSE, 0, c->nbytes, c->host2, 0, NULL, NULL);
         if (e == CL_SUCCESS) e = clFlush(c->q2);
         if (e == CL_SUCCESS)
-          e = clEnqueueWriteBuffer(c->q, c->a, CL_FALSE, 0, c->nbytes, c->host, 0, NULL, NULL);
+          e = clEnqueueWriteBuffer(c->q, c->a, raw_write_blocks(c) ? CL_TRUE : CL_FALSE, 0,
+                                   c->nbytes, c->host, 0, NULL, NULL);
         if (e == CL_SUCCESS) e = clFlush(c->q);
         break;
       case DH_RAW_COPY_D2H:

@@ -694,8 +694,11 @@ static __attribute__((unused)) int run_child_env(const char* mode, const char* f
   pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
-    char lib[PATH_MAX + 64];
-    snprintf(lib, sizeof lib, "%s/cuda-fake/%s", g_exe_dir, fake_dir);
+    /* The fake first; the rest of the path kept (libcmocka may live there). */
+    char lib[2 * PATH_MAX + 64];
+    const char* old = getenv("LD_LIBRARY_PATH");
+    snprintf(lib, sizeof lib, "%s/cuda-fake/%s%s%s", g_exe_dir, fake_dir, old && *old ? ":" : "",
+             old && *old ? old : "");
     setenv("LD_LIBRARY_PATH", lib, 1);
     if (pinned_max)
       setenv("DEVHARNESS_CUDA_STAGE_PINNED_MAX", pinned_max, 1);
