@@ -246,6 +246,8 @@ typedef struct dhvk_stream {
   VkDescriptorPool dpool;
   VkSemaphore sem;
   uint64_t submitted;      /* last value signalled by a submission */
+  uint64_t reached;        /* highest value known reached (<= submitted): a submission
+                              waits on the stream's previous value only above it */
   dhvk_sub_t subs[DHVK_MAX_INFLIGHT]; /* ring of in-flight submissions */
   size_t sub_head, sub_count;
   VkCommandBuffer free_cbs[DHVK_MAX_INFLIGHT];

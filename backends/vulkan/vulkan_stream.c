@@ -120,6 +120,8 @@ static void stream_retire(dhvk_device_t* d, dhvk_stream_t* s, uint64_t upto) {
   if (s->sub_count == 0) return;
   uint64_t done = upto;
   if (!done && dh_vk_fn.vkGetSemaphoreCounterValue(d->device, s->sem, &done) != VK_SUCCESS) return;
+  uint64_t known = done < s->submitted ? done : s->submitted;
+  if (known > s->reached) s->reached = known;
   while (s->sub_count) {
     dhvk_sub_t* sub = &s->subs[s->sub_head];
     if (sub->value > done) break;
@@ -202,7 +204,10 @@ static VkResult queue_submit_waits(dhvk_device_t* d, dhvk_stream_t* s, VkCommand
   uint64_t wval[nw];
   VkPipelineStageFlags wstage[nw];
   uint32_t n = 0;
-  if (s->submitted) {
+  /* In-stream order: wait for the stream's previous submission, unless it is known to
+   * be done (after a stream_sync, as the raw twin's submissions, which wait on
+   * nothing). */
+  if (s->submitted > s->reached) {
     wsem[n] = s->sem;
     wval[n] = s->submitted;
     wstage[n] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
