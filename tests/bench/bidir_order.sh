@@ -1,0 +1,46 @@
+#!/bin/sh
+# tests/bench/bidir_order.sh — the bench issues the harness's bidirectional pair in the
+# order its raw twin names (include/devharness/backend.h dh_raw_twin_t.bidir_order,
+# bench/copy.c harness_issue), TAP. Uses the test plugin tests/bench/bidirorder.c (the
+# sim, logging each copy's direction): with DH_RAW_BIDIR_PAGEABLE_H2D_FIRST a pageable
+# pair is H2D then D2H, a pinned pair D2H then H2D; with 0 a pageable pair is D2H then
+# H2D. The last copy logged is the second of the last pair timed.
+set -u
+BUILD=${BUILD:-build}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+case "$BUILD" in /*) b=$BUILD ;; *) b=$root/$BUILD ;; esac
+DH=${DEVHARNESS:-$b/bin/devharness}
+plugdir=$b/tests/bench/plugins
+tmp=$(mktemp -d /tmp/dh_bidir_order.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "TAP version 13"
+echo "1..3"
+if [ ! -f "$plugdir/libdevharness_bidirorder.so" ] || [ ! -x "$DH" ]; then
+    for i in 1 2 3; do echo "ok $i - bidir order $i # SKIP test plugin or devharness not built (make all)"; done
+    exit 0
+fi
+n=0
+# order memory expected-last-copy description
+run() {
+    n=$((n + 1))
+    rm -f "$tmp/log"
+    DH_TEST_BIDIR_ORDER=$1 DEVHARNESS_PLUGIN_PATH="$plugdir" DH_TEST_COPY_LOG="$tmp/log" \
+        "$DH" bench --suite copy --device bidirorder:0 \
+        --benchmark_filter="copy/bidir/$2/bidirorder:0/harness/4/" \
+        --benchmark_min_time=0.001 >"$tmp/out" 2>&1
+    rc=$?
+    last=$(tail -n 1 "$tmp/log" 2>/dev/null)
+    pairs=$(grep -c '^d2h$' "$tmp/log" 2>/dev/null)
+    if [ "$rc" -eq 0 ] && [ "$last" = "$3" ] && [ "${pairs:-0}" -ge 2 ]; then
+        echo "ok $n - $4"
+    else
+        echo "not ok $n - $4"
+        echo "# exit $rc, last copy '$last' (expected '$3'), $pairs D2H copies logged"
+        sed 's/^/# /' "$tmp/out" | tail -n 5
+    fi
+}
+run 1 pageable d2h "bidir_order H2D first, pageable: the harness issues H2D then D2H"
+run 1 pinned h2d "bidir_order H2D first, pinned: the harness issues D2H then H2D"
+run 0 pageable h2d "bidir_order 0, pageable: the harness issues D2H then H2D"
