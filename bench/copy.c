@@ -7,8 +7,9 @@
  *   raw:          the backend's raw twin (vendor API: memcpy, clEnqueue*, vkCmdCopyBuffer,
  *                 cuMemcpy*Async) with repeat = 1, which also waits for completion: the
  *                 fastest correct use of the API;
- *   raw_released: H2D only, the twin under the harness's contract (DH_RAW_HOST_SOURCE_
- *                 RELEASED: the host source is free as soon as the copy is issued), so
+ *   raw_released: H2D and bidir, the twin under the harness's contract (DH_RAW_HOST_
+ *                 SOURCE_RELEASED: the host source of each H2D is free as soon as it is
+ *                 issued), so
  *                 both "harness vs what the API allows" and "harness vs the same
  *                 contract" ratios show.
  *   bidir:        an H2D and a D2H of <bytes> each at once (nvbandwidth's bidirectional
@@ -324,7 +325,9 @@ int dh_bench_suite_copy(const dh_bench_opts_t* o) {
         if (pinned && (!has_pinned || kDirs[k].op == DH_RAW_COPY_D2D)) continue;
         for (int impl = IMPL_HARNESS; impl <= IMPL_RAW_RELEASED; ++impl) {
           if (impl != IMPL_HARNESS && !d->backend->raw) continue;
-          if (impl == IMPL_RAW_RELEASED && kDirs[k].op != DH_RAW_COPY_H2D) continue;
+          if (impl == IMPL_RAW_RELEASED && kDirs[k].op != DH_RAW_COPY_H2D &&
+              kDirs[k].op != DH_RAW_COPY_BIDIR)
+            continue;
           copy_ctx_t* x = dh_bench_keep(sizeof *x);
           if (!x) return dh_error_set("OutOfMemoryError", "bench: out of memory");
           x->d = d;

@@ -8,7 +8,7 @@
  *      cuMemAlloc'd buffer, on a private non-blocking stream; `repeat` copies, then one
  *      cuStreamSynchronize: the fastest use of the API (the source is read until the
  *      final sync).
- *  DH_RAW_COPY_H2D with DH_RAW_HOST_SOURCE_RELEASED: the harness's contract (the
+ *  DH_RAW_COPY_H2D (and BIDIR's H2D) with DH_RAW_HOST_SOURCE_RELEASED: the harness's contract (the
  *      source is free once each copy is issued) done the best way the driver allows:
  *      the source is memcpy'd into the twin's own pinned slots (RAW_SLOTS of
  *      min(nbytes, RAW_SLOT_MAX) bytes, each guarded by an event) and enqueued from
@@ -55,7 +55,7 @@ typedef struct raw_ctx {
   /* BIDIR */
   CUstream stream2;
   void* host2;
-  /* H2D with DH_RAW_HOST_SOURCE_RELEASED */
+  /* H2D (and BIDIR's H2D) with DH_RAW_HOST_SOURCE_RELEASED */
   void* slot[RAW_SLOTS];
   CUevent slot_done[RAW_SLOTS];
   int slot_pending[RAW_SLOTS];
@@ -160,7 +160,7 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
       memset(*hp, 0x5a, n); /* written, every page faulted in now */
     }
   }
-  if (op == DH_RAW_COPY_H2D && (flags & DH_RAW_HOST_SOURCE_RELEASED)) {
+  if ((op == DH_RAW_COPY_H2D || op == DH_RAW_COPY_BIDIR) && (flags & DH_RAW_HOST_SOURCE_RELEASED)) {
     c->slot_bytes = n < RAW_SLOT_MAX ? n : RAW_SLOT_MAX;
     for (int i = 0; i < RAW_SLOTS; i++) {
       if ((r = dh_cuda_drv.mem_host_alloc(&c->slot[i], c->slot_bytes, CU_MEMHOSTALLOC_PORTABLE)) !=
@@ -243,14 +243,19 @@ static int raw_one(raw_ctx_t* c) {
   int id = c->dev.device_id;
   switch (c->op) {
     case DH_RAW_COPY_BIDIR: /* pageable: the H2D first (bidir_order), pinned: the D2H */
-      if (c->nbytes && !c->host_pinned &&
-          ((r = dh_cuda_drv.memcpy_htod_async(c->d0, c->host, c->nbytes, c->stream)) != CUDA_SUCCESS ||
-           (r = dh_cuda_drv.memcpy_dtoh_async(c->host2, c->d1, c->nbytes, c->stream2)) != CUDA_SUCCESS))
-        return dh_cuda_fail(r, "cuda:%d: raw: bidirectional copy (%zu)", id, c->nbytes);
-      if (c->nbytes && c->host_pinned &&
-          ((r = dh_cuda_drv.memcpy_dtoh_async(c->host2, c->d1, c->nbytes, c->stream2)) != CUDA_SUCCESS ||
-           (r = dh_cuda_drv.memcpy_htod_async(c->d0, c->host, c->nbytes, c->stream)) != CUDA_SUCCESS))
-        return dh_cuda_fail(r, "cuda:%d: raw: bidirectional copy (%zu)", id, c->nbytes);
+      if (!c->nbytes) return 0;
+      if (c->host_pinned && (r = dh_cuda_drv.memcpy_dtoh_async(c->host2, c->d1, c->nbytes,
+                                                              c->stream2)) != CUDA_SUCCESS)
+        return dh_cuda_fail(r, "cuda:%d: raw: bidirectional D2H (%zu)", id, c->nbytes);
+      if (c->flags & DH_RAW_HOST_SOURCE_RELEASED) {
+        if (raw_h2d_released(c)) return -1;
+      } else if ((r = dh_cuda_drv.memcpy_htod_async(c->d0, c->host, c->nbytes, c->stream)) !=
+                 CUDA_SUCCESS) {
+        return dh_cuda_fail(r, "cuda:%d: raw: bidirectional H2D (%zu)", id, c->nbytes);
+      }
+      if (!c->host_pinned && (r = dh_cuda_drv.memcpy_dtoh_async(c->host2, c->d1, c->nbytes,
+                                                               c->stream2)) != CUDA_SUCCESS)
+        return dh_cuda_fail(r, "cuda:%d: raw: bidirectional D2H (%zu)", id, c->nbytes);
       return 0;
     case DH_RAW_COPY_H2D:
       if (c->flags & DH_RAW_HOST_SOURCE_RELEASED) return c->nbytes ? raw_h2d_released(c) : 0;

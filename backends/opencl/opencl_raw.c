@@ -10,8 +10,8 @@
  *       (the OpenCL way to have the source reusable on return, what the harness does).
  *  D2H: clEnqueueReadBuffer non-blocking + clFinish. D2D: clEnqueueCopyBuffer.
  *  BIDIR: a read on a second queue, flushed, then a write on the twin's queue (blocking
- *       as for H2D above), then both finished (no device time); the harness issues its
- *       D2H first too (bench/copy.c).
+ *       as for H2D above, always with DH_RAW_HOST_SOURCE_RELEASED), then both finished
+ *       (no device time); the harness issues its D2H first too (bench/copy.c).
  * Host buffers are 4096-aligned (the bench's harness side is too); every buffer is
  * written in setup. STREAM_SYNC and BIDIR use a plain (non-profiling) queue: they
  * never report device time.
@@ -175,8 +175,11 @@ static int raw_run(void* p, uint32_t repeat, double* out_ms) {
         e = clEnqueueReadBuffer(c->q2, c->b, CL_FALSE, 0, c->nbytes, c->host2, 0, NULL, NULL);
         if (e == CL_SUCCESS) e = clFlush(c->q2);
         if (e == CL_SUCCESS)
-          e = clEnqueueWriteBuffer(c->q, c->a, raw_write_blocks(c) ? CL_TRUE : CL_FALSE, 0,
-                                   c->nbytes, c->host, 0, NULL, NULL);
+          e = clEnqueueWriteBuffer(c->q, c->a,
+                                   (c->flags & DH_RAW_HOST_SOURCE_RELEASED) || raw_write_blocks(c)
+                                       ? CL_TRUE
+                                       : CL_FALSE,
+                                   0, c->nbytes, c->host, 0, NULL, NULL);
         if (e == CL_SUCCESS) e = clFlush(c->q);
         break;
       case DH_RAW_COPY_D2H:

@@ -16,7 +16,10 @@
  *  BIDIR: the D2H (b -> staging2) is submitted first, then the pageable source is
  *      memcpy'd into staging while it runs, then the H2D (staging -> a) is submitted,
  *      with no barrier between the two, so the device may overlap them (one queue
- *      here); the harness issues its two copies in the same order (bench/copy.c).
+ *      here); the harness issues its two copies in the same order (bench/copy.c). With
+ *      DH_RAW_HOST_SOURCE_RELEASED a pinned source of up to RAW_PINNED_STAGE_MAX is
+ *      memcpy'd from a second buffer as for H2D; a larger one is read directly, and the
+ *      one wait at the end is the wait the harness's H2D makes.
  * Every buffer is written in setup (device buffers by a one-time copy from staging).
  */
 #include "vulkan_internal.h"
@@ -90,8 +93,8 @@ static int raw_buffers(raw_ctx_t* c, int id) {
   if (op == DH_RAW_COPY_H2D && (flags & DH_RAW_PINNED) && (flags & DH_RAW_HOST_SOURCE_RELEASED) &&
       c->nbytes > RAW_PINNED_STAGE_MAX) {
     c->wait_each = 1; /* the device reads the pinned buffer; each copy is waited for */
-  } else if (op == DH_RAW_COPY_H2D && (flags & DH_RAW_PINNED) &&
-             (flags & DH_RAW_HOST_SOURCE_RELEASED)) {
+  } else if ((op == DH_RAW_COPY_H2D || (bidir && c->nbytes <= RAW_PINNED_STAGE_MAX)) &&
+             (flags & DH_RAW_PINNED) && (flags & DH_RAW_HOST_SOURCE_RELEASED)) {
     if (dh_vk_buf_create(d, id, c->nbytes, 1, &c->pin_src)) return -1;
     c->host = c->pin_src->mapped;
     memset(c->host, 0x5a, c->nbytes);

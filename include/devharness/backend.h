@@ -193,10 +193,11 @@ typedef enum dh_raw_op {
 /* Flags for dh_raw_twin_t.setup. */
 /* Use pinned host memory where the API has it. */
 #define DH_RAW_PINNED (1u << 0)
-/* H2D only: give the harness's contract — the host source may be overwritten as soon
- * as each copy has been issued (conformance clause copy.host_source_released; TVM's
- * CopyDataFromTo rule). Without it a twin may read the source until run() returns
- * (the fastest use of the API). Twins for which both are the same ignore it. */
+/* H2D and BIDIR (its H2D): give the harness's contract — the host source may be
+ * overwritten as soon as each copy has been issued (conformance clause
+ * copy.host_source_released; TVM's CopyDataFromTo rule). Without it a twin may read
+ * the source until run() returns (the fastest use of the API). Twins for which both
+ * are the same ignore it. */
 #define DH_RAW_HOST_SOURCE_RELEASED (1u << 1)
 
 /* Vendor-API twin of copy/sync/launch. All entries 0/-1 with dh_error_set. */

@@ -4,7 +4,8 @@
 # bench/copy.c harness_issue), TAP. Uses the test plugin tests/bench/bidirorder.c (the
 # sim, logging each copy's direction): with DH_RAW_BIDIR_PAGEABLE_H2D_FIRST a pageable
 # pair is H2D then D2H, a pinned pair D2H then H2D; with 0 a pageable pair is D2H then
-# H2D. The last copy logged is the second of the last pair timed.
+# H2D. The last copy logged is the second of the last pair timed. Also: bidir has a
+# raw_released twin (the twin under the harness's host-source contract), as H2D has.
 set -u
 BUILD=${BUILD:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,9 +17,9 @@ tmp=$(mktemp -d /tmp/dh_bidir_order.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 echo "TAP version 13"
-echo "1..3"
+echo "1..4"
 if [ ! -f "$plugdir/libdevharness_bidirorder.so" ] || [ ! -x "$DH" ]; then
-    for i in 1 2 3; do echo "ok $i - bidir order $i # SKIP test plugin or devharness not built (make all)"; done
+    for i in 1 2 3 4; do echo "ok $i - bidir order $i # SKIP test plugin or devharness not built (make all)"; done
     exit 0
 fi
 n=0
@@ -44,3 +45,14 @@ run() {
 run 1 pageable d2h "bidir_order H2D first, pageable: the harness issues H2D then D2H"
 run 1 pinned h2d "bidir_order H2D first, pinned: the harness issues D2H then H2D"
 run 0 pageable h2d "bidir_order 0, pageable: the harness issues D2H then H2D"
+n=$((n + 1))
+DEVHARNESS_PLUGIN_PATH="$plugdir" "$DH" bench --suite copy --device bidirorder:0 \
+    --benchmark_list_tests=true >"$tmp/list" 2>&1
+if grep -qx 'copy/bidir/pageable/bidirorder:0/raw_released/4/manual_time' "$tmp/list" &&
+   grep -qx 'copy/bidir/pinned/bidirorder:0/raw_released/4/manual_time' "$tmp/list" &&
+   ! grep -q '^copy/d2h/.*/raw_released/' "$tmp/list"; then
+    echo "ok $n - bidir has raw_released pairs (pageable and pinned), d2h has none"
+else
+    echo "not ok $n - bidir has raw_released pairs (pageable and pinned), d2h has none"
+    grep '^copy/bidir/' "$tmp/list" | head -n 8 | sed 's/^/# /'
+fi

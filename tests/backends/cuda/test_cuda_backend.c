@@ -605,15 +605,20 @@ static void check_device(const dh_backend_t* b, int fake) {
   } ops[] = {{DH_RAW_COPY_H2D, DH_RAW_PINNED, "H2D pinned"}, {DH_RAW_COPY_H2D, 0, "H2D pageable"},
              {DH_RAW_COPY_D2H, DH_RAW_PINNED, "D2H pinned"}, {DH_RAW_COPY_D2H, 0, "D2H pageable"},
              {DH_RAW_COPY_D2D, 0, "D2D"}, {DH_RAW_STREAM_SYNC, 0, "STREAM_SYNC"},
-             {DH_RAW_LAUNCH, 0, "LAUNCH"}};
+             {DH_RAW_LAUNCH, 0, "LAUNCH"},
+             {DH_RAW_COPY_H2D, DH_RAW_HOST_SOURCE_RELEASED, "H2D pageable released"},
+             {DH_RAW_COPY_H2D, DH_RAW_PINNED | DH_RAW_HOST_SOURCE_RELEASED, "H2D pinned released"},
+             {DH_RAW_COPY_BIDIR, 0, "BIDIR pageable"}, {DH_RAW_COPY_BIDIR, DH_RAW_PINNED, "BIDIR pinned"},
+             {DH_RAW_COPY_BIDIR, DH_RAW_HOST_SOURCE_RELEASED, "BIDIR pageable released"},
+             {DH_RAW_COPY_BIDIR, DH_RAW_PINNED | DH_RAW_HOST_SOURCE_RELEASED, "BIDIR pinned released"}};
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
     void* ctx = NULL;
     double dms = 0;
     CHECK(b->raw->setup(d, ops[i].op, 1 << 20, ops[i].flags, &ctx) == 0 && ctx, "raw setup %s", ops[i].what);
     if (!ctx) continue;
     CHECK(b->raw->run(ctx, 10, &dms) == 0, "raw run %s", ops[i].what);
-    if (ops[i].op == DH_RAW_STREAM_SYNC)
-      CHECK(dms == -1, "no device time for sync");
+    if (ops[i].op == DH_RAW_STREAM_SYNC || ops[i].op == DH_RAW_COPY_BIDIR)
+      CHECK(dms == -1, "no device time for %s", ops[i].what);
     else
       CHECK(dms >= 0, "raw %s device time %g ms", ops[i].what, dms);
     CHECK(b->raw->run(ctx, 3, NULL) == 0, "raw run without timing %s", ops[i].what);
