@@ -142,9 +142,11 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
   return 0;
 }
 
-/* Whether the twin's fastest H2D is a blocking write (RAW_BLOCKING_WRITE_MIN). */
+/* Whether the twin's H2D write (H2D, BIDIR) blocks: always under the harness's contract
+ * (DH_RAW_HOST_SOURCE_RELEASED), else where it is the faster one (RAW_BLOCKING_WRITE_MIN). */
 static int raw_write_blocks(const raw_ctx_t* c) {
-  return c->pinned == NULL && c->nbytes >= RAW_BLOCKING_WRITE_MIN;
+  return (c->flags & DH_RAW_HOST_SOURCE_RELEASED) ||
+         (c->pinned == NULL && c->nbytes >= RAW_BLOCKING_WRITE_MIN);
 }
 
 /* Device time is measured exactly as the harness's events measure it (event_record):
@@ -164,22 +166,16 @@ static int raw_run(void* p, uint32_t repeat, double* out_ms) {
   for (uint32_t i = 0; i < repeat && e == CL_SUCCESS; ++i) {
     switch (c->op) {
       case DH_RAW_COPY_H2D: /* blocking under the harness's contract, or where faster */
-        e = clEnqueueWriteBuffer(c->q, c->a,
-                                 (c->flags & DH_RAW_HOST_SOURCE_RELEASED) || raw_write_blocks(c)
-                                     ? CL_TRUE
-                                     : CL_FALSE,
-                                 0, c->nbytes, c->host, 0, NULL, NULL);
+        e = clEnqueueWriteBuffer(c->q, c->a, raw_write_blocks(c) ? CL_TRUE : CL_FALSE, 0,
+                                 c->nbytes, c->host, 0, NULL, NULL);
         break;
       case DH_RAW_COPY_BIDIR:
         /* D2H first and flushed, then the H2D, as the harness issues them (bench/copy.c) */
         e = clEnqueueReadBuffer(c->q2, c->b, CL_FALSE, 0, c->nbytes, c->host2, 0, NULL, NULL);
         if (e == CL_SUCCESS) e = clFlush(c->q2);
         if (e == CL_SUCCESS)
-          e = clEnqueueWriteBuffer(c->q, c->a,
-                                   (c->flags & DH_RAW_HOST_SOURCE_RELEASED) || raw_write_blocks(c)
-                                       ? CL_TRUE
-                                       : CL_FALSE,
-                                   0, c->nbytes, c->host, 0, NULL, NULL);
+          e = clEnqueueWriteBuffer(c->q, c->a, raw_write_blocks(c) ? CL_TRUE : CL_FALSE, 0,
+                                   c->nbytes, c->host, 0, NULL, NULL);
         if (e == CL_SUCCESS) e = clFlush(c->q);
         break;
       case DH_RAW_COPY_D2H:
