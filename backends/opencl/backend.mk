@@ -5,7 +5,7 @@
 # only when supported. One file per job (opencl_internal.h lists them); the objects are
 # built with -fvisibility=hidden so dh_backend_entry is the plugin's only export.
 OPENCL_SRCS := backends/opencl/opencl_error.c backends/opencl/opencl_handles.c \
-               backends/opencl/opencl_device.c \
+               backends/opencl/opencl_queue.c backends/opencl/opencl_device.c \
                backends/opencl/opencl_memory.c backends/opencl/opencl_stream.c \
                backends/opencl/opencl_kernels.c backends/opencl/opencl_raw.c \
                backends/opencl/opencl_backend.c

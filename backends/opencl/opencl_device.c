@@ -161,14 +161,11 @@ static void release_device(ocl_device_t* od) {
   if (od->k_noop) clReleaseKernel(od->k_noop);
   if (od->k_fill) clReleaseKernel(od->k_fill);
   if (od->program) clReleaseProgram(od->program);
-  if (od->default_queue) {
-    clFinish(od->default_queue);
-    clReleaseCommandQueue(od->default_queue);
-  }
+  dh_ocl_queue_release(&od->default_queue);
+  dh_error_clear(); /* a failed finish at release changes nothing */
   if (od->ctx) clReleaseContext(od->ctx);
   od->k_noop = od->k_fill = NULL;
   od->program = NULL;
-  od->default_queue = NULL;
   od->ctx = NULL;
   od->kernels_built = 0;
 }
@@ -355,7 +352,10 @@ int dh_ocl_init(void) {
   int rc = -1;
   if (!in_process) rc = probe_in_child(&dh_ocl_dev, &dh_ocl_ndev, g_reason, sizeof g_reason);
   if (rc != 0 && probe_in_process(&dh_ocl_dev, &dh_ocl_ndev, g_reason, sizeof g_reason) != 0) return -1;
-  for (int i = 0; i < dh_ocl_ndev; ++i) pthread_mutex_init(&dh_ocl_dev[i].kernel_lock, NULL);
+  for (int i = 0; i < dh_ocl_ndev; ++i) {
+    pthread_mutex_init(&dh_ocl_dev[i].kernel_lock, NULL);
+    pthread_mutex_init(&dh_ocl_dev[i].queue_lock, NULL);
+  }
   if (!g_atfork_registered) {
     pthread_atfork(NULL, NULL, atfork_child);
     g_atfork_registered = 1;
@@ -419,11 +419,9 @@ static int realize_locked(void) {
       rc = -1;
       break;
     }
-    od->default_queue = clCreateCommandQueue(od->ctx, od->device, CL_QUEUE_PROFILING_ENABLE, &e);
-    if (e != CL_SUCCESS || !od->default_queue) {
-      od->default_queue = NULL;
-      snprintf(g_realize_error, sizeof g_realize_error, "opencl:%d: clCreateCommandQueue: %s", i,
-               dh_ocl_err_name(e));
+    if (dh_ocl_queue_open(od->ctx, od->device, &od->default_queue) != 0) {
+      snprintf(g_realize_error, sizeof g_realize_error, "opencl:%d: %s", i, dh_error_message());
+      dh_error_clear();
       rc = -1;
       break;
     }
@@ -460,6 +458,7 @@ void dh_ocl_shutdown(void) {
   for (int i = 0; i < dh_ocl_ndev; ++i) {
     if (live) release_device(&dh_ocl_dev[i]);
     pthread_mutex_destroy(&dh_ocl_dev[i].kernel_lock);
+    pthread_mutex_destroy(&dh_ocl_dev[i].queue_lock);
   }
   free(dh_ocl_dev);
   dh_ocl_dev = NULL;

@@ -86,16 +86,17 @@ void dh_ocl_hreg_release_all(int live, const ocl_device_t* devs) {
           break;
         case H_HOST:
           if (live) {
-            clEnqueueUnmapMemObject(devs[e->dev].default_queue, e->mem, e->key, 0, NULL, NULL);
-            clFinish(devs[e->dev].default_queue);
+            cl_command_queue q = devs[e->dev].default_queue.q;
+            clEnqueueUnmapMemObject(q, e->mem, e->key, 0, NULL, NULL);
+            clFinish(q);
             clReleaseMemObject(e->mem);
           }
           break;
         case H_STREAM: {
           ocl_stream_t* s = e->key;
           if (live) {
-            clFinish(s->q);
-            clReleaseCommandQueue(s->q);
+            dh_ocl_queue_release(&s->queue);
+            dh_error_clear(); /* a failed finish at shutdown changes nothing */
           }
           free(s);
           break;

@@ -16,8 +16,7 @@
  *    threads in clGetPlatformIDs, and they do not survive a later fork(): a child would
  *    hang in its first clFinish). Attributes come from that cache. The first operation
  *    that needs OpenCL (alloc, stream, copy, kernel, event, raw twin) opens the devices
- *    in this process: one context and one default in-order queue
- *    (CL_QUEUE_PROFILING_ENABLE) per device. A fork() child of a process that had opened
+ *    in this process: one context and one default in-order queue per device. A fork() child of a process that had opened
  *    them gets a RuntimeError saying so instead of a hang. DEVHARNESS_OPENCL_PROBE=
  *    inprocess skips the forked probe (debuggers); a failed probe falls back to it.
  *  - Memory: alloc_data_space returns the cl_mem itself (opaque; offsets go through
@@ -28,8 +27,11 @@
  *    the call returns, whatever memory it is); D2H is a non-blocking read, valid after
  *    stream_sync; D2D is clEnqueueCopyBuffer (overlapping ranges of one buffer go through
  *    a temporary buffer; different devices through host memory, blocking).
- *  - Streams: in-order queues with profiling; NULL = the device's default queue;
- *    sync_stream_from_to = marker on src + barrier with that event on dst.
+ *  - Streams: in-order queues; NULL = the device's default queue;
+ *    sync_stream_from_to = marker on src + barrier with that event on dst. A queue is
+ *    plain (no CL_QUEUE_PROFILING_ENABLE, as TVM's queues) until the first event_record
+ *    on it replaces it by a profiling one (ocl_queue_t below): profiling costs about
+ *    10 us per clFinish on NVIDIA's OpenCL.
  *  - Kernels: noop and fill from embedded OpenCL C, built once per device context
  *    lazily under a lock.
  *
@@ -50,6 +52,8 @@
  *   opencl_device.c   enumeration (forked probe), init/shutdown, opening the devices on
  *                     first use, get_attr, get_target_property, set_device
  *   opencl_handles.c  the handle registry (every pointer handed out)
+ *   opencl_queue.c    command queues: plain until the first event_record, then
+ *                     profiling (ocl_queue_t)
  *   opencl_error.c    OpenCL error codes -> names and devharness error kinds
  *
  * Symbols: every object is compiled with -fvisibility=hidden (backend.mk) and the
@@ -117,12 +121,31 @@ const char* dh_ocl_err_kind(cl_int e);
 /* One OpenCL device. The cached info is filled at init (in the probe child, then copied
  * over the pipe, so it must stay plain data); the cl_* handles are valid only once the
  * devices are opened in this process (dh_ocl_ensure_realized). */
+/* An in-order command queue that starts plain, without CL_QUEUE_PROFILING_ENABLE (as
+ * TVM's OpenCLWorkspace creates its queues, apache/tvm v0.27.0
+ * src/backend/opencl/runtime/opencl_device_api.cc), and is replaced once by a profiling
+ * queue on the first event_record on it (dh_ocl_queue_profiled; TVM recreates its queue
+ * when its timer starts, OpenCLWorkspace::EnableQueueProfiling in opencl_common.h). On
+ * NVIDIA's OpenCL (driver 580.159, H100) a profiling queue cost about 10 us per
+ * clFinish (docs/benchmarks.md, "On an NVIDIA H100").
+ *
+ * Ordering across the switch: the new queue first waits on a user event that is set
+ * only once the old queue has finished, and a thread that enqueued on the old queue
+ * while the switch happened finishes that queue itself (dh_ocl_queue_settle), so the
+ * commands of one thread stay in order. Both queues are kept until the stream (device)
+ * is released, so a thread that read the old one never uses a released queue. */
+typedef struct ocl_queue {
+  cl_command_queue q;       /* the current queue: read with dh_ocl_queue_get (atomic) */
+  cl_command_queue retired; /* the plain queue q replaced; NULL while q is plain (atomic) */
+} ocl_queue_t;
+
 typedef struct ocl_device {
   cl_platform_id platform;
   cl_device_id device;
   int platform_index, device_index;
   cl_context ctx;
-  cl_command_queue default_queue;
+  ocl_queue_t default_queue;
+  pthread_mutex_t queue_lock; /* serialises the switch of any of its queues to profiling */
 
   /* cached clGetDeviceInfo values (strings live until shutdown) */
   char name[256];
@@ -154,6 +177,37 @@ typedef struct ocl_device {
   cl_kernel k_noop;
   cl_kernel k_fill;
 } ocl_device_t;
+
+/*===========================================================================
+ * Command queues (opencl_queue.c)
+ *===========================================================================*/
+
+/* Opens `slot` with a new plain in-order queue of (ctx, device). 0, or -1 RuntimeError /
+ * OutOfMemoryError (slot->q NULL). Not concurrent with other uses of the slot. */
+int dh_ocl_queue_open(cl_context ctx, cl_device_id device, ocl_queue_t* slot);
+
+/* Finishes and releases the slot's queues (current and retired; either may be NULL)
+ * and empties it. 0, or -1 with the clFinish error (released anyway). Not concurrent
+ * with other uses of the slot. */
+int dh_ocl_queue_release(ocl_queue_t* slot);
+
+/* The current queue of `slot` (an atomic load). Thread-safe. */
+static inline cl_command_queue dh_ocl_queue_get(ocl_queue_t* slot) {
+  return __atomic_load_n(&slot->q, __ATOMIC_ACQUIRE);
+}
+
+/* After enqueueing on `used` (read from `slot`): when the slot was switched to a
+ * profiling queue meanwhile, finishes `used`, so that this thread's next command, on
+ * the new queue, runs after this one (ocl_queue_t). 0, or -1 with the clFinish error.
+ * One atomic load when nothing changed. Thread-safe. */
+int dh_ocl_queue_settle(ocl_queue_t* slot, cl_command_queue used);
+
+/* The profiling queue of `slot` (a queue of device `od`) in *out: the current queue
+ * when it is one already, else a new CL_QUEUE_PROFILING_ENABLE queue replaces the plain
+ * one (ordering as in ocl_queue_t; blocks until the plain queue has finished, as TVM's
+ * EnableQueueProfiling does). 0, or -1 RuntimeError / OutOfMemoryError (the slot keeps
+ * its plain queue). Thread-safe (od->queue_lock). */
+int dh_ocl_queue_profiled(ocl_device_t* od, ocl_queue_t* slot, cl_command_queue* out);
 
 /* The devices, ids 0 .. dh_ocl_ndev-1 (NULL / 0 before init, after shutdown, or when
  * there is none). Written only by init and shutdown; read-only in between, so other
@@ -193,7 +247,7 @@ typedef enum { H_BUFFER = 1, H_HOST = 2, H_STREAM = 3, H_EVENT = 4 } hkind_t;
 
 /* A stream handle (dh_stream_t points to one; owned by the registry entry). */
 typedef struct ocl_stream {
-  cl_command_queue q;
+  ocl_queue_t queue;
   int dev;
 } ocl_stream_t;
 
@@ -251,11 +305,16 @@ int dh_ocl_copy(const void* from, size_t from_offset, void* to, size_t to_offset
  * Streams and events (opencl_stream.c)
  *===========================================================================*/
 
-/* Resolves stream handle `stream` of device d (already checked) to its queue in *out:
- * NULL -> the device's default queue. Opens the devices first. 0, or -1: RuntimeError
- * (devices cannot be opened), ValueError (not a live stream, or one of another device),
- * naming `where`. Thread-safe. */
-int dh_ocl_resolve_queue(int d, dh_stream_t stream, const char* where, cl_command_queue* out);
+/* Resolves stream handle `stream` of device d (already checked) to its queue slot in
+ * *out_slot (NULL -> the device's default queue) and the slot's current queue in
+ * *out_q. Opens the devices first. 0, or -1: RuntimeError (devices cannot be opened),
+ * ValueError (not a live stream, or one of another device), naming `where`. A caller
+ * that enqueues on *out_q calls dh_ocl_queue_settle(slot, q) after it. Thread-safe. */
+int dh_ocl_resolve_queue(int d, dh_stream_t stream, const char* where, ocl_queue_t** out_slot,
+                         cl_command_queue* out_q);
+
+
+
 
 /* The calling thread's current stream of device d (set_stream; NULL = default queue),
  * as stored: it is not checked for liveness (dh_ocl_resolve_queue does that). d must be

@@ -94,10 +94,12 @@ int dh_ocl_fn_noop(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
   DLDevice dev;
   if (arg_device(&args[0], &dev, "noop") != 0) return -1;
   if (dh_ocl_check_dev(dev, "noop") != 0) return -1;
+  ocl_queue_t* slot;
   cl_command_queue q;
-  if (dh_ocl_resolve_queue(dev.device_id, dh_ocl_thread_stream(dev.device_id), "noop", &q) != 0) return -1;
+  if (dh_ocl_resolve_queue(dev.device_id, dh_ocl_thread_stream(dev.device_id), "noop", &slot, &q) != 0)
+    return -1;
   if (enqueue_noop(dev.device_id, q, NULL) != 0) return -1;
-  return 0;
+  return dh_ocl_queue_settle(slot, q);
 }
 
 int dh_ocl_fn_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
@@ -135,8 +137,9 @@ int dh_ocl_fn_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
     return dh_error_set("ValueError", "opencl.fill: range [%" PRIu64 ", %" PRIu64 ") exceeds "
                         "the buffer of %zu bytes", (uint64_t)t->byte_offset,
                         (uint64_t)(t->byte_offset + nbytes), e.size);
+  ocl_queue_t* slot;
   cl_command_queue q;
-  if (dh_ocl_resolve_queue(d, dh_ocl_thread_stream(d), "fill", &q) != 0) return -1;
+  if (dh_ocl_resolve_queue(d, dh_ocl_thread_stream(d), "fill", &slot, &q) != 0) return -1;
   if (dh_ocl_ensure_kernels(d) != 0) return -1;
   ocl_device_t* od = &dh_ocl_dev[d];
   cl_mem m = (cl_mem)t->data;
@@ -152,6 +155,6 @@ int dh_ocl_fn_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
     err = clEnqueueNDRangeKernel(q, od->k_fill, 1, NULL, &gsz, NULL, 0, NULL, NULL);
   pthread_mutex_unlock(&od->kernel_lock);
   if (err != CL_SUCCESS) return OCL_FAIL("clEnqueueNDRangeKernel(dh_fill)", err);
-  return 0;
+  return dh_ocl_queue_settle(slot, q);
 }
 

@@ -131,15 +131,16 @@ int dh_ocl_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr) {
   cl_int e = CL_SUCCESS;
   cl_mem m = clCreateBuffer(od->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, nbytes, NULL, &e);
   if (e != CL_SUCCESS || !m) return OCL_FAIL("clCreateBuffer(CL_MEM_ALLOC_HOST_PTR)", e);
-  void* p = clEnqueueMapBuffer(od->default_queue, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+  void* p = clEnqueueMapBuffer(dh_ocl_queue_get(&od->default_queue), m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
                                nbytes, 0, NULL, NULL, &e);
   if (e != CL_SUCCESS || !p) {
     clReleaseMemObject(m);
     return OCL_FAIL("clEnqueueMapBuffer", e);
   }
   if (dh_ocl_hreg_add(p, H_HOST, dev.device_id, nbytes, m) != 0) {
-    clEnqueueUnmapMemObject(od->default_queue, m, p, 0, NULL, NULL);
-    clFinish(od->default_queue);
+    cl_command_queue q = dh_ocl_queue_get(&od->default_queue);
+    clEnqueueUnmapMemObject(q, m, p, 0, NULL, NULL);
+    clFinish(q);
     clReleaseMemObject(m);
     return -1;
   }
@@ -155,7 +156,7 @@ int dh_ocl_free_host(DLDevice dev, void* ptr) {
   if (!dh_ocl_hreg_remove(ptr, H_HOST, &e))
     return dh_error_set("ValueError", "opencl:%d: free_host: %p is not pinned memory from "
                         "alloc_host", dev.device_id, ptr);
-  cl_command_queue q = dh_ocl_dev[e.dev].default_queue;
+  cl_command_queue q = dh_ocl_queue_get(&dh_ocl_dev[e.dev].default_queue);
   cl_int err = clEnqueueUnmapMemObject(q, e.mem, ptr, 0, NULL, NULL);
   if (err == CL_SUCCESS) err = clFinish(q);
   clReleaseMemObject(e.mem);
@@ -211,8 +212,9 @@ int dh_ocl_copy(const void* from, size_t from_offset, void* to, size_t to_offset
   }
   /* the stream belongs to the OpenCL side (the destination for D2D) */
   int sd = to_cl ? dev_to.device_id : dev_from.device_id;
+  ocl_queue_t* slot;
   cl_command_queue q;
-  if (dh_ocl_resolve_queue(sd, stream, "copy_data_from_to", &q) != 0) return -1;
+  if (dh_ocl_resolve_queue(sd, stream, "copy_data_from_to", &slot, &q) != 0) return -1;
   if (nbytes == 0) return 0; /* no-op, even on the NULL handle of a zero-byte allocation */
   if (from_cl && check_range((void*)from, dev_from.device_id, from_offset, nbytes, "source") != 0)
     return -1;
@@ -232,7 +234,7 @@ int dh_ocl_copy(const void* from, size_t from_offset, void* to, size_t to_offset
                             (char*)to + to_offset, 0, NULL, NULL);
     if (e != CL_SUCCESS) return OCL_FAIL("clEnqueueReadBuffer", e);
     clFlush(q);
-    return 0;
+    return dh_ocl_queue_settle(slot, q);
   }
   /* D2D */
   if (dev_from.device_id != dev_to.device_id) {
@@ -240,7 +242,7 @@ int dh_ocl_copy(const void* from, size_t from_offset, void* to, size_t to_offset
     void* tmp = malloc(nbytes);
     if (!tmp) return dh_error_set("OutOfMemoryError", "opencl: copy_data_from_to: no host "
                                   "memory for a %zu-byte staging buffer", nbytes);
-    cl_command_queue sq = dh_ocl_dev[dev_from.device_id].default_queue;
+    cl_command_queue sq = dh_ocl_queue_get(&dh_ocl_dev[dev_from.device_id].default_queue);
     e = clEnqueueReadBuffer(sq, (cl_mem)from, CL_TRUE, from_offset, nbytes, tmp, 0, NULL, NULL);
     if (e == CL_SUCCESS)
       e = clEnqueueWriteBuffer(q, (cl_mem)to, CL_TRUE, to_offset, nbytes, tmp, 0, NULL, NULL);
@@ -259,11 +261,11 @@ int dh_ocl_copy(const void* from, size_t from_offset, void* to, size_t to_offset
     clReleaseMemObject(tmp); /* freed by OpenCL once the copies are done */
     if (e != CL_SUCCESS) return OCL_FAIL("clEnqueueCopyBuffer", e);
     clFlush(q);
-    return 0;
+    return dh_ocl_queue_settle(slot, q);
   }
   e = clEnqueueCopyBuffer(q, (cl_mem)from, (cl_mem)to, from_offset, to_offset, nbytes, 0, NULL,
                           NULL);
   if (e != CL_SUCCESS) return OCL_FAIL("clEnqueueCopyBuffer", e);
   clFlush(q);
-  return 0;
+  return dh_ocl_queue_settle(slot, q);
 }

@@ -1,7 +1,10 @@
 /*
  * backends/opencl/opencl_raw.c — the raw twin of the OpenCL backend (api_name "OpenCL"):
- * the benchmarked operations through OpenCL directly, on its own profiling queue, so
- * bench can compare the harness's overhead with the bare API.
+ * the benchmarked operations through OpenCL directly, on its own in-order queue, so
+ * bench can compare the harness's overhead with the bare API. The queue is plain until
+ * run() is first asked for device time, then a profiling one (as the harness's streams
+ * switch on their first event_record, opencl_queue.c): on NVIDIA's OpenCL a profiling
+ * queue costs about 10 us per clFinish, so host-timed runs compare plain with plain.
  *
  *  H2D: clEnqueueWriteBuffer non-blocking, `repeat` of them, then clFinish (the fastest
  *       use: the source is read until the finish), except from pageable memory of
@@ -13,8 +16,7 @@
  *       as for H2D above, always with DH_RAW_HOST_SOURCE_RELEASED), then both finished
  *       (no device time); the harness issues its D2H first too (bench/copy.c).
  * Host buffers are 4096-aligned (the bench's harness side is too); every buffer is
- * written in setup. STREAM_SYNC and BIDIR use a plain (non-profiling) queue: they
- * never report device time.
+ * written in setup. STREAM_SYNC and BIDIR never report device time.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,6 +42,7 @@ typedef struct raw_ctx {
   size_t nbytes;
   uint32_t flags;
   cl_command_queue q, q2; /* q2: the second direction of BIDIR */
+  int profiled;           /* q has CL_QUEUE_PROFILING_ENABLE (raw_profile) */
   cl_mem a, b;        /* device buffers */
   cl_mem pinned, pinned2; /* backing buffers of host / host2 when pinned */
   void* host;         /* host side of H2D / D2H */
@@ -87,11 +90,7 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
   if (!c) return dh_error_set("OutOfMemoryError", "opencl raw: out of host memory");
   c->dev = dev.device_id; c->op = op; c->nbytes = nbytes; c->flags = flags;
   cl_int e = CL_SUCCESS;
-  /* Profiling where device time can be asked for (copies, launches; the harness's
-   * queues are profiled too); STREAM_SYNC and BIDIR never report device time, and a
-   * profiling queue can cost more per clFinish on some drivers. */
-  int profiled = op != DH_RAW_STREAM_SYNC && !bidir;
-  c->q = clCreateCommandQueue(od->ctx, od->device, profiled ? CL_QUEUE_PROFILING_ENABLE : 0, &e);
+  c->q = clCreateCommandQueue(od->ctx, od->device, 0, &e); /* plain until device time is asked */
   if (e != CL_SUCCESS) { c->q = NULL; raw_teardown(c); return OCL_FAIL("clCreateCommandQueue", e); }
   if (is_copy) {
     c->a = clCreateBuffer(od->ctx, CL_MEM_READ_WRITE, nbytes, NULL, &e);
@@ -149,6 +148,21 @@ static int raw_write_blocks(const raw_ctx_t* c) {
          (c->pinned == NULL && c->nbytes >= RAW_BLOCKING_WRITE_MIN);
 }
 
+/* Replaces the twin's plain queue by a profiling one (once; the first run asked for
+ * device time), as the harness's streams switch on their first event_record. */
+static int raw_profile(raw_ctx_t* c) {
+  if (c->profiled) return 0;
+  ocl_device_t* od = &dh_ocl_dev[c->dev];
+  cl_int e = clFinish(c->q);
+  if (e != CL_SUCCESS) return OCL_FAIL("clFinish", e);
+  cl_command_queue nq = clCreateCommandQueue(od->ctx, od->device, CL_QUEUE_PROFILING_ENABLE, &e);
+  if (e != CL_SUCCESS || !nq) return OCL_FAIL("clCreateCommandQueue(CL_QUEUE_PROFILING_ENABLE)", e);
+  clReleaseCommandQueue(c->q); /* mapped pinned buffers stay mapped: unmapped on nq */
+  c->q = nq;
+  c->profiled = 1;
+  return 0;
+}
+
 /* Device time is measured exactly as the harness's events measure it (event_record):
  * a profiled marker before and after the batch, END(after) - END(before), so the
  * harness/raw ratio compares like with like. */
@@ -157,6 +171,7 @@ static int raw_run(void* p, uint32_t repeat, double* out_ms) {
   if (out_ms) *out_ms = -1;
   if (!c) return dh_error_set("ValueError", "opencl raw: run: ctx is NULL");
   int want = out_ms != NULL && c->op != DH_RAW_STREAM_SYNC && c->op != DH_RAW_COPY_BIDIR;
+  if (want && raw_profile(c) != 0) return -1;
   cl_event m0 = NULL, m1 = NULL;
   cl_int e = CL_SUCCESS;
   if (want) {

@@ -1,12 +1,12 @@
 /*
  * backends/opencl/opencl_stream.c — streams and events of the OpenCL backend.
  *
- * Streams are in-order command queues with CL_QUEUE_PROFILING_ENABLE; NULL = the
- * device's default queue; the current stream is thread-local per device (TVM
- * SetStream/GetCurrentStream). stream_sync = clFinish; sync_stream_from_to = marker on
- * src + barrier with that event on dst (the host does not block). Events
- * (DH_CAP_EVENT_TIMING) are profiled markers; elapsed = COMMAND_END(end) -
- * COMMAND_END(start).
+ * Streams are in-order command queues (opencl_queue.c: plain until the first
+ * event_record on them, then profiling); NULL = the device's default queue; the current
+ * stream is thread-local per device (TVM SetStream/GetCurrentStream). stream_sync =
+ * clFinish; sync_stream_from_to = marker on src + barrier with that event on dst (the
+ * host does not block). Events (DH_CAP_EVENT_TIMING) are markers on the stream's
+ * profiling queue; elapsed = COMMAND_END(end) - COMMAND_END(start).
  */
 #include <stdlib.h>
 
@@ -23,10 +23,12 @@ static DLDevice ocl_dev(int d) {
 dh_stream_t dh_ocl_thread_stream(int d) { return dh_env_get_stream(ocl_dev(d)); }
 
 /* Resolves a stream handle of device d to its queue (NULL -> default queue). */
-int dh_ocl_resolve_queue(int d, dh_stream_t stream, const char* where, cl_command_queue* out) {
+int dh_ocl_resolve_queue(int d, dh_stream_t stream, const char* where, ocl_queue_t** out_slot,
+                         cl_command_queue* out_q) {
   if (dh_ocl_ensure_realized() != 0) return dh_error_prefix("opencl:%d: %s", d, where);
   if (stream == NULL) {
-    *out = dh_ocl_dev[d].default_queue;
+    *out_slot = &dh_ocl_dev[d].default_queue;
+    *out_q = dh_ocl_queue_get(*out_slot);
     return 0;
   }
   hentry_t e;
@@ -36,7 +38,8 @@ int dh_ocl_resolve_queue(int d, dh_stream_t stream, const char* where, cl_comman
   if (e.dev != d)
     return dh_error_set("ValueError", "opencl: %s: stream %p belongs to opencl:%d, not opencl:%d",
                         where, stream, e.dev, d);
-  *out = ((ocl_stream_t*)stream)->q;
+  *out_slot = &((ocl_stream_t*)stream)->queue;
+  *out_q = dh_ocl_queue_get(*out_slot);
   return 0;
 }
 
@@ -52,15 +55,13 @@ int dh_ocl_create_stream(DLDevice dev, dh_stream_t* out) {
   ocl_device_t* od = &dh_ocl_dev[dev.device_id];
   ocl_stream_t* s = calloc(1, sizeof *s);
   if (!s) return dh_error_set("OutOfMemoryError", "opencl: create_stream: out of host memory");
-  cl_int e = CL_SUCCESS;
-  s->q = clCreateCommandQueue(od->ctx, od->device, CL_QUEUE_PROFILING_ENABLE, &e);
   s->dev = dev.device_id;
-  if (e != CL_SUCCESS || !s->q) {
+  if (dh_ocl_queue_open(od->ctx, od->device, &s->queue) != 0) {
     free(s);
-    return OCL_FAIL("clCreateCommandQueue", e);
+    return -1;
   }
   if (dh_ocl_hreg_add(s, H_STREAM, dev.device_id, 0, NULL) != 0) {
-    clReleaseCommandQueue(s->q);
+    dh_ocl_queue_release(&s->queue);
     free(s);
     return -1;
   }
@@ -83,19 +84,18 @@ int dh_ocl_free_stream(DLDevice dev, dh_stream_t stream) {
     return dh_error_set("ValueError", "opencl:%d: free_stream: %p was freed concurrently",
                         dev.device_id, stream);
   ocl_stream_t* s = stream;
-  cl_int err = clFinish(s->q); /* no lost work */
-  clReleaseCommandQueue(s->q);
+  int rc = dh_ocl_queue_release(&s->queue); /* finishes first: no lost work */
   free(s);
   if (dh_env_get_stream(dev) == stream) dh_env_set_stream(dev, NULL);
-  if (err != CL_SUCCESS) return OCL_FAIL("clFinish", err);
-  return 0;
+  return rc;
 }
 
 int dh_ocl_set_stream(DLDevice dev, dh_stream_t stream) {
   if (dh_ocl_check_dev(dev, "set_stream") != 0) return -1;
   if (stream == NULL) return dh_env_set_stream(dev, NULL);
+  ocl_queue_t* slot;
   cl_command_queue q;
-  if (dh_ocl_resolve_queue(dev.device_id, stream, "set_stream", &q) != 0) return -1;
+  if (dh_ocl_resolve_queue(dev.device_id, stream, "set_stream", &slot, &q) != 0) return -1;
   return dh_env_set_stream(dev, stream);
 }
 
@@ -114,8 +114,9 @@ int dh_ocl_get_current_stream(DLDevice dev, dh_stream_t* out) {
 
 int dh_ocl_stream_sync(DLDevice dev, dh_stream_t stream) {
   if (dh_ocl_check_dev(dev, "stream_sync") != 0) return -1;
+  ocl_queue_t* slot;
   cl_command_queue q;
-  if (dh_ocl_resolve_queue(dev.device_id, stream, "stream_sync", &q) != 0) return -1;
+  if (dh_ocl_resolve_queue(dev.device_id, stream, "stream_sync", &slot, &q) != 0) return -1;
   cl_int e = clFinish(q);
   if (e != CL_SUCCESS) return OCL_FAIL("clFinish", e);
   return 0;
@@ -123,10 +124,11 @@ int dh_ocl_stream_sync(DLDevice dev, dh_stream_t stream) {
 
 int dh_ocl_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst) {
   if (dh_ocl_check_dev(dev, "sync_stream_from_to") != 0) return -1;
+  ocl_queue_t *ss, *sd;
   cl_command_queue qs, qd;
-  if (dh_ocl_resolve_queue(dev.device_id, src, "sync_stream_from_to (src)", &qs) != 0) return -1;
-  if (dh_ocl_resolve_queue(dev.device_id, dst, "sync_stream_from_to (dst)", &qd) != 0) return -1;
-  if (qs == qd) return 0;
+  if (dh_ocl_resolve_queue(dev.device_id, src, "sync_stream_from_to (src)", &ss, &qs) != 0) return -1;
+  if (dh_ocl_resolve_queue(dev.device_id, dst, "sync_stream_from_to (dst)", &sd, &qd) != 0) return -1;
+  if (ss == sd) return 0;
   cl_event ev = NULL;
   cl_int e = clEnqueueMarkerWithWaitList(qs, 0, NULL, &ev);
   if (e != CL_SUCCESS) return OCL_FAIL("clEnqueueMarkerWithWaitList", e);
@@ -135,7 +137,7 @@ int dh_ocl_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst) {
   clReleaseEvent(ev);
   if (e != CL_SUCCESS) return OCL_FAIL("clEnqueueBarrierWithWaitList", e);
   clFlush(qd);
-  return 0;
+  return dh_ocl_queue_settle(sd, qd);
 }
 
 /*===========================================================================
@@ -171,8 +173,12 @@ static int find_event(DLDevice dev, dh_event_t event, const char* where) {
 int dh_ocl_event_record(DLDevice dev, dh_event_t event, dh_stream_t stream) {
   if (dh_ocl_check_dev(dev, "event_record") != 0) return -1;
   if (find_event(dev, event, "event_record") != 0) return -1;
+  ocl_queue_t* slot;
   cl_command_queue q;
-  if (dh_ocl_resolve_queue(dev.device_id, stream, "event_record", &q) != 0) return -1;
+  if (dh_ocl_resolve_queue(dev.device_id, stream, "event_record", &slot, &q) != 0) return -1;
+  /* profiling from the first record on: the queue is replaced once (opencl_queue.c) */
+  if (dh_ocl_queue_profiled(&dh_ocl_dev[dev.device_id], slot, &q) != 0)
+    return dh_error_prefix("opencl:%d: event_record", dev.device_id);
   ocl_event_t* ev = event;
   cl_event ne = NULL;
   cl_int e = clEnqueueMarkerWithWaitList(q, 0, NULL, &ne);

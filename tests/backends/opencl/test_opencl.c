@@ -5,7 +5,9 @@
  * (dlopen + dh_backend_entry) and exercises the vtable: attributes, memory, round
  * trips with offsets, stream ordering, sync_stream_from_to, fill/noop, events, the
  * raw twin, several threads with their own current streams, the unavailable reason with
- * an empty OCL_ICD_VENDORS folder, and use after fork().
+ * an empty OCL_ICD_VENDORS folder, and use after fork(). Queues are counted by their
+ * profiling flag through an interposed clCreateCommandQueue (this program exports it,
+ * -rdynamic): plain until the first event_record, then switched once, in order.
  * Prints TAP. With no OpenCL device the program prints "1..0 # SKIP <reason>".
  *
  * Helper modes (used by opencl_clinfo.py and by the unavailable test):
@@ -16,6 +18,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,6 +31,10 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#define CL_TARGET_OPENCL_VERSION 120
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <CL/cl.h>
 
 #include "devharness/backend.h"
 #include "devharness/error.h"
@@ -82,6 +89,159 @@ static void fill(void* buf, size_t off, size_t n, uint32_t value) {
   int rc = fn_call(DH_FUNC_FILL, args, 2, &rv);
   if (rc != 0) print_error("fill: %s: %s\n", dh_error_kind(), dh_error_message());
   assert_int_equal(rc, 0);
+}
+
+/*---------------------------------------------------------------- queue profiling */
+/* clCreateCommandQueue as the plugin sees it: this program exports its own (-rdynamic),
+ * which the dynamic linker binds the plugin's calls to; it counts each queue by its
+ * profiling flag and forwards to the ICD loader's. */
+static int g_queues_plain, g_queues_profiled;
+typedef cl_command_queue (*create_queue_fn)(cl_context, cl_device_id,
+                                            cl_command_queue_properties, cl_int*);
+
+cl_command_queue clCreateCommandQueue(cl_context ctx, cl_device_id dev,
+                                      cl_command_queue_properties props, cl_int* err) {
+  static create_queue_fn real;
+  if (!real) {
+    void* lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (lib) *(void**)&real = dlsym(lib, "clCreateCommandQueue");
+    if (!real) {
+      if (err) *err = CL_OUT_OF_RESOURCES;
+      return NULL;
+    }
+  }
+  __atomic_add_fetch((props & CL_QUEUE_PROFILING_ENABLE) ? &g_queues_profiled : &g_queues_plain,
+                     1, __ATOMIC_RELAXED);
+  return real(ctx, dev, props, err);
+}
+
+static int queues(int profiled) {
+  return __atomic_load_n(profiled ? &g_queues_profiled : &g_queues_plain, __ATOMIC_RELAXED);
+}
+
+typedef struct default_user {
+  int started, stop, failures, rounds;
+} default_user_t;
+
+/* Round trips on the default stream until told to stop: H2D, D2D, D2H, sync, compare. */
+static void* default_stream_user(void* p) {
+  default_user_t* u = p;
+  enum { N = 1 << 16 };
+  uint8_t* in = malloc(N);
+  uint8_t* out = malloc(N);
+  void *a = NULL, *b = NULL;
+  if (!in || !out || B->alloc_data_space(CL0, N, 64, U8, &a) != 0 ||
+      B->alloc_data_space(CL0, N, 64, U8, &b) != 0) {
+    u->failures++;
+    __atomic_store_n(&u->started, 1, __ATOMIC_RELEASE);
+    free(in);
+    free(out);
+    return NULL;
+  }
+  for (int r = 0; !__atomic_load_n(&u->stop, __ATOMIC_ACQUIRE) || r < 20; ++r) {
+    for (int i = 0; i < N; ++i) in[i] = (uint8_t)(i * 13 + r);
+    memset(out, 0, N);
+    if (B->copy_data_from_to(in, 0, a, 0, N, CPU, CL0, U8, NULL) != 0 ||
+        B->copy_data_from_to(a, 0, b, 0, N, CL0, CL0, U8, NULL) != 0 ||
+        B->copy_data_from_to(b, 0, out, 0, N, CL0, CPU, U8, NULL) != 0 ||
+        B->stream_sync(CL0, NULL) != 0 || memcmp(in, out, N) != 0)
+      u->failures++;
+    u->rounds = r + 1;
+    __atomic_store_n(&u->started, 1, __ATOMIC_RELEASE);
+  }
+  B->free_data_space(CL0, a);
+  B->free_data_space(CL0, b);
+  free(in);
+  free(out);
+  return NULL;
+}
+
+/* First test of the program: the default queue is fresh. */
+static void test_queue_profiling_on_demand(void** state) {
+  (void)state;
+  NEED_DEVICE();
+  const int plain0 = queues(0), prof0 = queues(1);
+  void* probe = dalloc(64); /* opens the device: its default queue, plain */
+  assert_int_equal(queues(0), plain0 + 1);
+  assert_int_equal(queues(1), prof0);
+
+  /* The default stream switches on its first event_record while another thread copies
+   * on it: that thread's round trips stay in order and correct. */
+  default_user_t u = {0};
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, default_stream_user, &u), 0);
+  while (!__atomic_load_n(&u.started, __ATOMIC_ACQUIRE)) sched_yield();
+  dh_event_t e0 = NULL, e1 = NULL;
+  assert_int_equal(B->event_create(CL0, &e0), 0);
+  assert_int_equal(B->event_create(CL0, &e1), 0);
+  assert_int_equal(queues(1), prof0); /* creating events switches nothing */
+  assert_int_equal(B->event_record(CL0, e0, NULL), 0);
+  assert_int_equal(queues(1), prof0 + 1);
+  assert_int_equal(B->event_record(CL0, e1, NULL), 0);
+  assert_int_equal(queues(1), prof0 + 1); /* once */
+  __atomic_store_n(&u.stop, 1, __ATOMIC_RELEASE);
+  assert_int_equal(pthread_join(th, NULL), 0);
+  print_message("# default stream: %d round trips across the switch\n", u.rounds);
+  assert_int_equal(u.failures, 0);
+  double ms = -1;
+  assert_int_equal(B->event_elapsed_ms(CL0, e0, e1, &ms), 0);
+  assert_true(ms >= 0.0);
+
+  /* A stream: plain when created; work queued on the plain queue before the switch
+   * runs before work queued on the profiling queue after it. */
+  const size_t n = 16u << 20;
+  uint8_t* in = malloc(n);
+  uint8_t* out = malloc(n);
+  assert_non_null(in);
+  assert_non_null(out);
+  for (size_t i = 0; i < n; ++i) in[i] = (uint8_t)(i * 7 + 1);
+  memset(out, 0, n);
+  void *a = dalloc(n), *b = dalloc(n), *c = dalloc(n);
+  fill(b, 0, n, 0);
+  fill(c, 0, n, 0);
+  assert_int_equal(B->stream_sync(CL0, NULL), 0);
+  dh_stream_t s = NULL;
+  assert_int_equal(B->create_stream(CL0, &s), 0);
+  assert_int_equal(queues(0), plain0 + 2);
+  assert_int_equal(queues(1), prof0 + 1);
+  h2d(in, 0, a, 0, n, s);
+  d2d(a, 0, b, 0, n, s); /* queued on the plain queue */
+  assert_int_equal(B->event_record(CL0, e0, s), 0);
+  assert_int_equal(queues(1), prof0 + 2);
+  d2d(b, 0, c, 0, n, s); /* on the profiling queue: must see b written */
+  assert_int_equal(B->event_record(CL0, e1, s), 0);
+  assert_int_equal(queues(1), prof0 + 2);
+  d2h(c, 0, out, 0, n, s);
+  assert_int_equal(B->stream_sync(CL0, s), 0);
+  assert_memory_equal(in, out, n);
+  ms = -1;
+  assert_int_equal(B->event_elapsed_ms(CL0, e0, e1, &ms), 0);
+  print_message("# stream: a 16 MiB D2D after the switch took %.3f ms device time\n", ms);
+  assert_true(ms > 0.0);
+  assert_int_equal(B->free_stream(CL0, s), 0);
+
+  /* The raw twin profiles only once device time is asked for. */
+  void* ctx = NULL;
+  assert_int_equal(B->raw->setup(CL0, DH_RAW_COPY_D2D, 4096, 0, &ctx), 0);
+  assert_int_equal(queues(1), prof0 + 2);
+  assert_int_equal(B->raw->run(ctx, 3, NULL), 0);
+  assert_int_equal(queues(1), prof0 + 2);
+  ms = -1;
+  assert_int_equal(B->raw->run(ctx, 3, &ms), 0);
+  assert_int_equal(queues(1), prof0 + 3);
+  assert_true(ms >= 0.0);
+  assert_int_equal(B->raw->run(ctx, 3, &ms), 0);
+  assert_int_equal(queues(1), prof0 + 3);
+  B->raw->teardown(ctx);
+
+  assert_int_equal(B->event_free(CL0, e0), 0);
+  assert_int_equal(B->event_free(CL0, e1), 0);
+  assert_int_equal(B->free_data_space(CL0, a), 0);
+  assert_int_equal(B->free_data_space(CL0, b), 0);
+  assert_int_equal(B->free_data_space(CL0, c), 0);
+  assert_int_equal(B->free_data_space(CL0, probe), 0);
+  free(in);
+  free(out);
 }
 
 /*---------------------------------------------------------------- attributes */
@@ -641,6 +801,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && !strcmp(argv[1], "--dump-attrs")) return dump_attrs();
   if (argc > 1 && !strcmp(argv[1], "--fork-check")) return fork_check();
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_queue_profiling_on_demand), /* first: a fresh default queue */
       cmocka_unit_test(test_attributes),
       cmocka_unit_test(test_memory),
       cmocka_unit_test(test_round_trips_with_offsets),
