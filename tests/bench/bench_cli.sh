@@ -20,7 +20,7 @@ tmp=$(mktemp -d /tmp/dh_bench_cli.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 echo "TAP version 13"
-echo "1..15"
+echo "1..16"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && echo "# $2"; }
@@ -28,7 +28,7 @@ skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else notok "$1" "expected $3, got $2"; fi; }
 
 if [ ! -x "$DH" ]; then
-    for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do skip "bench test $i" "$DH not built"; done
+    for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do skip "bench test $i" "$DH not built"; done
     exit 0
 fi
 echo "# using $DH"
@@ -199,4 +199,32 @@ EOF2
 else
     notok "bench --repetitions 2 on cpu:0 copies of 1 MiB exits 0" "$(tail -3 "$tmp/cv.txt")"
     skip "CV summary of copies >= 1 MiB, raw/raw_released/bidir pairs, method context" "bench failed"
+fi
+
+# 16: driver threads (bench/main.c place_driver_threads): with --pin core bench binds
+# PoCL's workers (POCL_AFFINITY=1) unless the environment sets POCL_AFFINITY (kept, and
+# escaped in the context), and binds nothing with --pin none; the context says which,
+# and the test plugin (tests/bench/bidirorder.c, bidirorder:0) logs what a driver
+# loaded by bench sees.
+case "$BUILD" in /*) plugdir=$BUILD/tests/bench/plugins ;; *) plugdir=$root/$BUILD/tests/bench/plugins ;; esac
+dt() { # dt PIN [VAR=VALUE]: "<context> / <what the plugin saw>"
+    pin=$1; shift
+    rm -f "$tmp/env.log"
+    env -u POCL_AFFINITY DEVHARNESS_PLUGIN_PATH="$plugdir" DH_TEST_ENV_LOG="$tmp/env.log" "$@" \
+        "$DH" bench --quick --suite copy --device bidirorder:0 --pin "$pin" \
+        --benchmark_filter='copy/h2d/pageable/bidirorder:0/harness/4/' --out "$tmp/dt.json" >"$tmp/dt.txt" 2>&1 &&
+    $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["context"].get("devharness.driver_threads", "(missing)"))' "$tmp/dt.json" 2>&1
+    echo " / $(cat "$tmp/env.log" 2>/dev/null || echo 'no env log')"
+}
+if [ -f "$plugdir/libdevharness_bidirorder.so" ]; then
+    a=$(dt core)
+    b=$(dt core POCL_AFFINITY="$(printf '0\001')")
+    c=$(dt none)
+    case "$a|$b|$c" in
+        *"POCL_AFFINITY=1, set by devharness bench because --pin core"*" / POCL_AFFINITY=1|"*"POCL_AFFINITY=0\x01 from the environment, left as is"*" / POCL_AFFINITY=0"*"|"*"not bound (--pin none)"*" / POCL_AFFINITY unset")
+            ok "bench --pin core binds PoCL's workers unless POCL_AFFINITY is set; --pin none binds none; the context says which" ;;
+        *) notok "bench --pin core binds PoCL's workers unless POCL_AFFINITY is set; --pin none binds none; the context says which" "got: $a | $b | $c" ;;
+    esac
+else
+    skip "bench --pin core binds PoCL's workers unless POCL_AFFINITY is set; --pin none binds none; the context says which" "test plugin not built (make all)"
 fi

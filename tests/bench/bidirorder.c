@@ -7,6 +7,9 @@
  * It serves the sim's device type, so it is loaded with the real sim left out
  * (DEVHARNESS_PLUGIN_PATH lists its folder first; the sim is then refused as a
  * duplicate). Built into $(TESTDIR)/bench/plugins/, never the plugin folder.
+ * Also, for tests/bench/bench_cli.sh: when DH_TEST_ENV_LOG names a file, it writes
+ * there the POCL_AFFINITY a driver loaded now would see ("POCL_AFFINITY=<value>" or
+ * "POCL_AFFINITY unset"), at load, i.e. after bench has placed the driver threads.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -42,6 +45,18 @@ const dh_backend_t* dh_backend_entry(void) {
   g_twin.bidir_order = order && strcmp(order, "0") == 0 ? 0 : DH_RAW_BIDIR_PAGEABLE_H2D_FIRST;
   g_backend.raw = &g_twin;
   g_backend.copy_data_from_to = logged_copy;
+  const char* envlog = getenv("DH_TEST_ENV_LOG");
+  if (envlog && *envlog) {
+    int fd = open(envlog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      const char* v = getenv("POCL_AFFINITY");
+      const char* pre = v ? "POCL_AFFINITY=" : "POCL_AFFINITY unset";
+      if (write(fd, pre, strlen(pre)) < 0 || (v && write(fd, v, strlen(v)) < 0)) {
+        /* the test then finds the log short */
+      }
+      close(fd);
+    }
+  }
   const char* path = getenv("DH_TEST_COPY_LOG");
   if (path && *path && g_log_fd < 0) g_log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   return &g_backend;
