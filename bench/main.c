@@ -88,8 +88,8 @@ static void pin(const char* mode, char* desc, size_t size) {
 }
 
 /* Driver worker threads: PoCL's pthread device binds worker i to core i with
- * POCL_AFFINITY=1 ("Tuning pocl behavior with ENV variables", PoCL 3.1 docs/sphinx/
- * source/using.rst). With the benchmark thread pinned (--pin core/node) bench sets it,
+ * POCL_AFFINITY=1 (pocl/pocl v3.1 doc/sphinx/source/using.rst, "Tuning pocl behavior
+ * with ENV variables"). With the benchmark thread pinned (--pin core/node) bench sets it,
  * unless the environment already has it, before any backend starts its driver; harness
  * and twin run on the same workers, so both sides are placed alike. Measured on the
  * 2-core VM (opencl:0 copies of 1 MiB and 256 MiB, 9 repetitions, 3 runs each,
