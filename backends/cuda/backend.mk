@@ -44,7 +44,7 @@ DH_CUDA_SRCS   := backends/cuda/cuda_device.c backends/cuda/cuda_memory.c \
 DH_CUDA_GENDIR := $(BUILD)/gen/cuda
 DH_CUDA_PLUGIN := $(PLUGINDIR)/libdevharness_cuda.so
 
-$(eval $(call dh_plugin,cuda,$(DH_CUDA_SRCS),-ldl))
+$(eval $(call dh_plugin,cuda,$(DH_CUDA_SRCS) $(DH_ENV_BYTES_SRC),-ldl))
 
 $(call obj,$(DH_CUDA_SRCS)): CPPFLAGS += -isystem $(CUDA_INCLUDE) -I$(DH_CUDA_GENDIR)
 $(call obj,$(DH_CUDA_SRCS)): CFLAGS += -fvisibility=hidden

@@ -21,6 +21,7 @@
 #include "devharness/error.h"
 #include "devharness/tensor.h"
 
+#include "backends/common/env_bytes.h"
 #include "cuda_driver.h"
 #include "cuda_internal.h"
 
@@ -254,22 +255,12 @@ size_t dh_cuda_stage_pinned_max = DH_CUDA_STAGE_PINNED_MAX;
 /* Reads DH_CUDA_STAGE_PINNED_MAX_ENV (decimal bytes) into dh_cuda_stage_pinned_max;
  * -1 with the reason set when it is not a byte count. */
 static int read_stage_pinned_max(void) {
-  dh_cuda_stage_pinned_max = DH_CUDA_STAGE_PINNED_MAX;
-  const char* v = getenv(DH_CUDA_STAGE_PINNED_MAX_ENV);
-  if (!v) return 0;
-  char* end = NULL;
-  errno = 0;
-  unsigned long long n = strtoull(v, &end, 10);
-  if (!*v || *v == '-' || *v == '+' || *end || errno || n > SIZE_MAX) {
-    char q[48]; /* shown with bytes outside printable ASCII as '?', cut at 40 */
-    size_t k = 0;
-    for (; v[k] && k < 40; k++) q[k] = (v[k] >= 0x20 && v[k] < 0x7f) ? v[k] : '?';
-    q[k] = '\0';
-    set_reason("%s='%s%s': not a byte count (decimal digits, e.g. 262144)",
-               DH_CUDA_STAGE_PINNED_MAX_ENV, q, v[k] ? "..." : "");
+  char why[256];
+  if (dh_backend_env_bytes(DH_CUDA_STAGE_PINNED_MAX_ENV, DH_CUDA_STAGE_PINNED_MAX,
+                           &dh_cuda_stage_pinned_max, why, sizeof why) != 0) {
+    set_reason("%s", why);
     return -1;
   }
-  dh_cuda_stage_pinned_max = (size_t)n;
   return 0;
 }
 

@@ -23,4 +23,4 @@ $(call obj,backends/vulkan/vulkan_kernels.c): $(VK_SPV)
 $(OBJDIR)/backends/vulkan/%.o: CPPFLAGS += -I$(VK_GEN)
 $(OBJDIR)/backends/vulkan/%.o: CFLAGS += -fvisibility=hidden
 
-$(eval $(call dh_plugin,vulkan,$(VK_SRCS),-ldl))
+$(eval $(call dh_plugin,vulkan,$(VK_SRCS) $(DH_ENV_BYTES_SRC),-ldl))

@@ -4,6 +4,7 @@
  * selection and VkDevice creation, init/shutdown, fork detection, device attributes
  * (TVM DeviceAPI::GetAttr) and vulkan target-kind properties. See vulkan_internal.h.
  */
+#include "backends/common/env_bytes.h"
 #include "vulkan_internal.h"
 
 #include <stdatomic.h>
@@ -208,6 +209,8 @@ static int device_setup(VkPhysicalDevice phys, int idx) {
   return 1;
 }
 
+size_t dh_vk_stage_pinned_max = DHVK_H2D_STAGE_MAX;
+
 int dh_vk_init(const dhvk_device_hooks_t* hooks) {
   if (g_inited) return 0;
   g_hooks = hooks;
@@ -215,6 +218,9 @@ int dh_vk_init(const dhvk_device_hooks_t* hooks) {
   g_forked = 0;
   g_reason[0] = 0;
   if (!g_atfork_registered && pthread_atfork(NULL, NULL, on_fork_child) == 0) g_atfork_registered = 1;
+  if (dh_backend_env_bytes(DHVK_STAGE_PINNED_MAX_ENV, DHVK_H2D_STAGE_MAX, &dh_vk_stage_pinned_max,
+                           g_reason, sizeof g_reason) != 0)
+    return 0; /* no device, with the reason */
   if (!dh_vk_loader_open(g_reason, sizeof g_reason)) return 0;
   uint32_t loader_version = 0;
   dh_vk_fn.vkEnumerateInstanceVersion(&loader_version);

@@ -209,6 +209,20 @@ int dh_vk_fail(VkResult r, const char* what);
 #define DHVK_MAX_INFLIGHT 128          /* submissions in flight per stream */
 #define DHVK_WAIT_NS (60ull * 1000000000ull) /* a wait longer than this is an error */
 
+/* Pinned H2D sources up to this many bytes are staged (memcpy into a host-visible
+ * staging buffer, no wait) rather than read by the device directly with a wait
+ * (vulkan_memory.c enqueue_copy; docs/benchmarks.md, "H2D staging thresholds"). The
+ * default; the environment variable DHVK_STAGE_PINNED_MAX_ENV (decimal bytes, read at
+ * init; anything else: no device, with the reason) overrides it, and the threshold in
+ * force is dh_vk_stage_pinned_max (the raw twin under the harness's contract uses it
+ * too). 16 KiB, measured on lavapipe (copy + sync of a pinned source, threshold swept
+ * with the variable, docs/benchmarks.md): up to 16 KiB staging and waiting cost the
+ * same (51-56 us), from 64 KiB staging costs more (64 KiB 62 against 55.5 us, 256 KiB
+ * 93 against 62); the cuda backend's threshold, measured on an H100, is 16 KiB too. */
+#define DHVK_H2D_STAGE_MAX ((size_t)16 << 10)
+#define DHVK_STAGE_PINNED_MAX_ENV "DEVHARNESS_VULKAN_STAGE_PINNED_MAX"
+extern size_t dh_vk_stage_pinned_max; /* written by dh_vk_init only */
+
 struct dhvk_device;
 
 typedef struct dhvk_buf {

@@ -5,12 +5,6 @@
  */
 #include "vulkan_internal.h"
 
-/* Pinned H2D sources up to this size are staged (memcpy + no wait) rather than read
- * by the device directly with a wait (see enqueue_copy; docs/benchmarks.md). On
- * lavapipe, staging a 1 MiB pinned source made the copy + sync 1.8x slower than the
- * direct read + wait, 64 KiB about even. */
-#define DHVK_H2D_STAGE_MAX ((size_t)256 << 10)
-
 /*===========================================================================
  * Memory
  *===========================================================================*/
@@ -183,11 +177,11 @@ static int enqueue_copy(dhvk_device_t* d, dhvk_stream_t* s, int kind, const void
     kind = 2; /* device -> pinned buffer */
     dst = pin_dst;
     dst_off = pin_off;
-  } else if (kind == 0 && nbytes > DHVK_H2D_STAGE_MAX && d->pinned &&
+  } else if (kind == 0 && nbytes > dh_vk_stage_pinned_max && d->pinned &&
              (pin_src = pinned_find(d, host_src, nbytes, &pin_off)) != NULL) {
     /* Large pinned buffer -> device, read by the device directly (no staging memcpy);
      * the host source must not be read after the call returns, so the call waits for
-     * this copy. Up to DHVK_H2D_STAGE_MAX a pinned source is staged like a pageable
+     * this copy. Up to dh_vk_stage_pinned_max a pinned source is staged like a pageable
      * one instead: the memcpy costs less than the wait, and the call returns at once. */
     kind = 2;
     src = pin_src;

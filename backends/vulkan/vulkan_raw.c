@@ -10,14 +10,14 @@
  *      pre-recorded vkCmdCopyBuffer (the source is free once the memcpy is done, so this
  *      also meets DH_RAW_HOST_SOURCE_RELEASED). H2D pinned: the device reads the
  *      host-visible buffer directly; with DH_RAW_HOST_SOURCE_RELEASED a pinned source of
- *      up to RAW_PINNED_STAGE_MAX is a second host-visible buffer memcpy'd into the
+ *      up to dh_vk_stage_pinned_max is a second host-visible buffer memcpy'd into the
  *      staging one first (as the backend stages it), a larger one is read directly and
  *      every copy waited for.
  *  BIDIR: the D2H (b -> staging2) is submitted first, then the pageable source is
  *      memcpy'd into staging while it runs, then the H2D (staging -> a) is submitted,
  *      with no barrier between the two, so the device may overlap them (one queue
  *      here); the harness issues its two copies in the same order (bench/copy.c). With
- *      DH_RAW_HOST_SOURCE_RELEASED a pinned source of up to RAW_PINNED_STAGE_MAX is
+ *      DH_RAW_HOST_SOURCE_RELEASED a pinned source of up to dh_vk_stage_pinned_max is
  *      memcpy'd from a second buffer as for H2D; a larger one is read directly, and the
  *      one wait at the end is the wait the harness's H2D makes.
  * Every buffer is written in setup (device buffers by a one-time copy from staging).
@@ -27,7 +27,6 @@
 /*===========================================================================
  * Raw twin: the same operations through Vulkan directly
  *===========================================================================*/
-#define RAW_PINNED_STAGE_MAX ((size_t)256 << 10) /* as vulkan_memory.c DHVK_H2D_STAGE_MAX */
 
 typedef struct raw_ctx {
   dhvk_device_t* d;
@@ -91,9 +90,9 @@ static int raw_buffers(raw_ctx_t* c, int id) {
     memset(c->staging2->mapped, 0xa5, c->nbytes);
   }
   if (op == DH_RAW_COPY_H2D && (flags & DH_RAW_PINNED) && (flags & DH_RAW_HOST_SOURCE_RELEASED) &&
-      c->nbytes > RAW_PINNED_STAGE_MAX) {
+      c->nbytes > dh_vk_stage_pinned_max) {
     c->wait_each = 1; /* the device reads the pinned buffer; each copy is waited for */
-  } else if ((op == DH_RAW_COPY_H2D || (bidir && c->nbytes <= RAW_PINNED_STAGE_MAX)) &&
+  } else if ((op == DH_RAW_COPY_H2D || (bidir && c->nbytes <= dh_vk_stage_pinned_max)) &&
              (flags & DH_RAW_PINNED) && (flags & DH_RAW_HOST_SOURCE_RELEASED)) {
     if (dh_vk_buf_create(d, id, c->nbytes, 1, &c->pin_src)) return -1;
     c->host = c->pin_src->mapped;
