@@ -41,8 +41,8 @@ typedef struct raw_ctx {
   dh_raw_op_t op;
   size_t nbytes;
   uint32_t flags;
-  cl_command_queue q, q2; /* q2: the second direction of BIDIR */
-  int profiled;           /* q has CL_QUEUE_PROFILING_ENABLE (raw_profile) */
+  ocl_queue_t queue;      /* the twin's queue: plain, then profiling (opencl_queue.c) */
+  cl_command_queue q2;    /* the second direction of BIDIR */
   cl_mem a, b;        /* device buffers */
   cl_mem pinned, pinned2; /* backing buffers of host / host2 when pinned */
   void* host;         /* host side of H2D / D2H */
@@ -52,12 +52,12 @@ typedef struct raw_ctx {
 static void raw_teardown(void* p) {
   raw_ctx_t* c = p;
   if (!c) return;
-  if (c->q) clFinish(c->q);
+  if (c->queue.q) clFinish(c->queue.q);
   if (c->q2) clFinish(c->q2);
   if (c->pinned) {
-    if (c->host) clEnqueueUnmapMemObject(c->q, c->pinned, c->host, 0, NULL, NULL);
-    if (c->pinned2 && c->host2) clEnqueueUnmapMemObject(c->q, c->pinned2, c->host2, 0, NULL, NULL);
-    clFinish(c->q);
+    if (c->host) clEnqueueUnmapMemObject(c->queue.q, c->pinned, c->host, 0, NULL, NULL);
+    if (c->pinned2 && c->host2) clEnqueueUnmapMemObject(c->queue.q, c->pinned2, c->host2, 0, NULL, NULL);
+    clFinish(c->queue.q);
     clReleaseMemObject(c->pinned);
     if (c->pinned2) clReleaseMemObject(c->pinned2);
   } else {
@@ -67,7 +67,7 @@ static void raw_teardown(void* p) {
   if (c->q2) clReleaseCommandQueue(c->q2);
   if (c->a) clReleaseMemObject(c->a);
   if (c->b) clReleaseMemObject(c->b);
-  if (c->q) clReleaseCommandQueue(c->q);
+  if (c->queue.q) dh_ocl_queue_release(&c->queue); /* finished above already */
   free(c);
 }
 
@@ -90,8 +90,8 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
   if (!c) return dh_error_set("OutOfMemoryError", "opencl raw: out of host memory");
   c->dev = dev.device_id; c->op = op; c->nbytes = nbytes; c->flags = flags;
   cl_int e = CL_SUCCESS;
-  c->q = clCreateCommandQueue(od->ctx, od->device, 0, &e); /* plain until device time is asked */
-  if (e != CL_SUCCESS) { c->q = NULL; raw_teardown(c); return OCL_FAIL("clCreateCommandQueue", e); }
+  /* plain until device time is asked for */
+  if (dh_ocl_queue_open(od->ctx, od->device, &c->queue) != 0) { raw_teardown(c); return -1; }
   if (is_copy) {
     c->a = clCreateBuffer(od->ctx, CL_MEM_READ_WRITE, nbytes, NULL, &e);
     if (e != CL_SUCCESS) { c->a = NULL; raw_teardown(c); return OCL_FAIL("clCreateBuffer", e); }
@@ -111,7 +111,7 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
         cl_mem* pm = k ? &c->pinned2 : &c->pinned;
         *pm = clCreateBuffer(od->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, nbytes, NULL, &e);
         if (e != CL_SUCCESS) { *pm = NULL; raw_teardown(c); return OCL_FAIL("clCreateBuffer", e); }
-        *hp = clEnqueueMapBuffer(c->q, *pm, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, nbytes, 0,
+        *hp = clEnqueueMapBuffer(c->queue.q, *pm, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, nbytes, 0,
                                  NULL, NULL, &e);
         if (e != CL_SUCCESS) { *hp = NULL; raw_teardown(c); return OCL_FAIL("clEnqueueMapBuffer", e); }
       } else {
@@ -131,8 +131,8 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
       memset(tmp, 0x5a, nbytes);
       pat = tmp;
     }
-    if (c->a) e = clEnqueueWriteBuffer(c->q, c->a, CL_TRUE, 0, nbytes, pat, 0, NULL, NULL);
-    if (e == CL_SUCCESS && c->b) e = clEnqueueWriteBuffer(c->q, c->b, CL_TRUE, 0, nbytes, pat, 0, NULL, NULL);
+    if (c->a) e = clEnqueueWriteBuffer(c->queue.q, c->a, CL_TRUE, 0, nbytes, pat, 0, NULL, NULL);
+    if (e == CL_SUCCESS && c->b) e = clEnqueueWriteBuffer(c->queue.q, c->b, CL_TRUE, 0, nbytes, pat, 0, NULL, NULL);
     free(tmp);
     if (e != CL_SUCCESS) { raw_teardown(c); return OCL_FAIL("clEnqueueWriteBuffer", e); }
   }
@@ -148,21 +148,6 @@ static int raw_write_blocks(const raw_ctx_t* c) {
          (c->pinned == NULL && c->nbytes >= RAW_BLOCKING_WRITE_MIN);
 }
 
-/* Replaces the twin's plain queue by a profiling one (once; the first run asked for
- * device time), as the harness's streams switch on their first event_record. */
-static int raw_profile(raw_ctx_t* c) {
-  if (c->profiled) return 0;
-  ocl_device_t* od = &dh_ocl_dev[c->dev];
-  cl_int e = clFinish(c->q);
-  if (e != CL_SUCCESS) return OCL_FAIL("clFinish", e);
-  cl_command_queue nq = clCreateCommandQueue(od->ctx, od->device, CL_QUEUE_PROFILING_ENABLE, &e);
-  if (e != CL_SUCCESS || !nq) return OCL_FAIL("clCreateCommandQueue(CL_QUEUE_PROFILING_ENABLE)", e);
-  clReleaseCommandQueue(c->q); /* mapped pinned buffers stay mapped: unmapped on nq */
-  c->q = nq;
-  c->profiled = 1;
-  return 0;
-}
-
 /* Device time is measured exactly as the harness's events measure it (event_record):
  * a profiled marker before and after the batch, END(after) - END(before), so the
  * harness/raw ratio compares like with like. */
@@ -171,17 +156,20 @@ static int raw_run(void* p, uint32_t repeat, double* out_ms) {
   if (out_ms) *out_ms = -1;
   if (!c) return dh_error_set("ValueError", "opencl raw: run: ctx is NULL");
   int want = out_ms != NULL && c->op != DH_RAW_STREAM_SYNC && c->op != DH_RAW_COPY_BIDIR;
-  if (want && raw_profile(c) != 0) return -1;
+  /* the first run asked for device time switches the queue, as the harness's first
+   * event_record does (opencl_queue.c) */
+  cl_command_queue profiled;
+  if (want && dh_ocl_queue_profiled(&dh_ocl_dev[c->dev], &c->queue, &profiled) != 0) return -1;
   cl_event m0 = NULL, m1 = NULL;
   cl_int e = CL_SUCCESS;
   if (want) {
-    e = clEnqueueMarkerWithWaitList(c->q, 0, NULL, &m0);
-    if (e == CL_SUCCESS) clFlush(c->q);
+    e = clEnqueueMarkerWithWaitList(c->queue.q, 0, NULL, &m0);
+    if (e == CL_SUCCESS) clFlush(c->queue.q);
   }
   for (uint32_t i = 0; i < repeat && e == CL_SUCCESS; ++i) {
     switch (c->op) {
       case DH_RAW_COPY_H2D: /* blocking under the harness's contract, or where faster */
-        e = clEnqueueWriteBuffer(c->q, c->a, raw_write_blocks(c) ? CL_TRUE : CL_FALSE, 0,
+        e = clEnqueueWriteBuffer(c->queue.q, c->a, raw_write_blocks(c) ? CL_TRUE : CL_FALSE, 0,
                                  c->nbytes, c->host, 0, NULL, NULL);
         break;
       case DH_RAW_COPY_BIDIR:
@@ -189,26 +177,26 @@ static int raw_run(void* p, uint32_t repeat, double* out_ms) {
         e = clEnqueueReadBuffer(c->q2, c->b, CL_FALSE, 0, c->nbytes, c->host2, 0, NULL, NULL);
         if (e == CL_SUCCESS) e = clFlush(c->q2);
         if (e == CL_SUCCESS)
-          e = clEnqueueWriteBuffer(c->q, c->a, raw_write_blocks(c) ? CL_TRUE : CL_FALSE, 0,
+          e = clEnqueueWriteBuffer(c->queue.q, c->a, raw_write_blocks(c) ? CL_TRUE : CL_FALSE, 0,
                                    c->nbytes, c->host, 0, NULL, NULL);
-        if (e == CL_SUCCESS) e = clFlush(c->q);
+        if (e == CL_SUCCESS) e = clFlush(c->queue.q);
         break;
       case DH_RAW_COPY_D2H:
-        e = clEnqueueReadBuffer(c->q, c->a, CL_FALSE, 0, c->nbytes, c->host, 0, NULL, NULL);
+        e = clEnqueueReadBuffer(c->queue.q, c->a, CL_FALSE, 0, c->nbytes, c->host, 0, NULL, NULL);
         break;
       case DH_RAW_COPY_D2D:
-        e = clEnqueueCopyBuffer(c->q, c->a, c->b, 0, 0, c->nbytes, 0, NULL, NULL);
+        e = clEnqueueCopyBuffer(c->queue.q, c->a, c->b, 0, 0, c->nbytes, 0, NULL, NULL);
         break;
-      case DH_RAW_STREAM_SYNC: e = clFinish(c->q); break;
+      case DH_RAW_STREAM_SYNC: e = clFinish(c->queue.q); break;
       case DH_RAW_LAUNCH: {
         size_t g = 1;
-        e = clEnqueueNDRangeKernel(c->q, dh_ocl_dev[c->dev].k_noop, 1, NULL, &g, NULL, 0, NULL, NULL);
+        e = clEnqueueNDRangeKernel(c->queue.q, dh_ocl_dev[c->dev].k_noop, 1, NULL, &g, NULL, 0, NULL, NULL);
         break;
       }
     }
   }
-  if (want && e == CL_SUCCESS) e = clEnqueueMarkerWithWaitList(c->q, 0, NULL, &m1);
-  cl_int fe = clFinish(c->q);
+  if (want && e == CL_SUCCESS) e = clEnqueueMarkerWithWaitList(c->queue.q, 0, NULL, &m1);
+  cl_int fe = clFinish(c->queue.q);
   if (e == CL_SUCCESS) e = fe;
   if (c->q2) {
     fe = clFinish(c->q2);
