@@ -195,7 +195,9 @@ static int parse_bench_args(int argc, char** argv, bench_args_t* a, char** ours,
     switch (c) {
       case 'h': fputs(kUsage, stdout); return DH_EXIT_OK;
       case OPT_SUITE: a->suites = optarg; break;
-      case OPT_DEVICE: a->device = optarg; break;
+      case OPT_DEVICE:
+        if (dh_cli_set_once("bench", "--device", &a->device, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
+        break;
       case OPT_QUICK: a->quick = 1; break;
       case OPT_OUT: a->out = optarg; break;
       case OPT_TIMING: a->timing = optarg; break;

@@ -81,6 +81,14 @@ int dh_cli_parse_long(const char* text, long min, long max, long* out) {
   return 0;
 }
 
+int dh_cli_set_once(const char* cmd, const char* opt, const char** slot, const char* value) {
+  if (*slot != NULL)
+    return dh_cli_usage_error(cmd, "%s given twice ('%s', then '%s'); it takes one value", opt,
+                              dh_cli_quote(*slot), dh_cli_quote(value));
+  *slot = value;
+  return DH_EXIT_OK;
+}
+
 int dh_cli_choice(const char* text, const char* const* choices) {
   for (int i = 0; text != NULL && choices[i] != NULL; i++)
     if (strcmp(text, choices[i]) == 0) return i;

@@ -48,6 +48,13 @@ const char* dh_cli_quote(const char* s);
  * no trailing text) into *out. Returns 0, or -1 when text is not one. */
 int dh_cli_parse_long(const char* text, long min, long max, long* out);
 
+/* Stores value in *slot for an option that takes one value (e.g. "--device"), the
+ * first time; a second occurrence is a usage error rather than a silent
+ * last-one-wins, which would run one device where two were asked for: prints
+ * "devharness CMD: OPT given twice ('A', then 'B'); it takes one value" (values
+ * escaped) and returns DH_EXIT_USAGE. Returns DH_EXIT_OK when stored. */
+int dh_cli_set_once(const char* cmd, const char* opt, const char** slot, const char* value);
+
 /* Index of text in the NULL-terminated list choices, or -1. */
 int dh_cli_choice(const char* text, const char* const* choices);
 

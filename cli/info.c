@@ -248,7 +248,9 @@ int dh_cli_info(int argc, char** argv) {
   while ((c = getopt_long(argc, argv, "", kOpts, NULL)) != -1) {
     switch (c) {
       case 'j': as_json = 1; break;
-      case 'd': device_spec = optarg; break;
+      case 'd':
+        if (dh_cli_set_once("info", "--device", &device_spec, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
+        break;
       case 'h': fputs(kInfoUsage, stdout); return DH_EXIT_OK;
       default: return dh_cli_bad_option("info", kOpts, argc, argv);
     }

@@ -187,7 +187,9 @@ static int parse_run_opts(int argc, char** argv, run_opts_t* o) {
   while ((c = getopt_long(argc, argv, "o:", kOpts, NULL)) != -1) {
     switch (c) {
       case 'o': o->output = optarg; break;
-      case 'd': o->device = optarg; break;
+      case 'd':
+        if (dh_cli_set_once("run", "--device", &o->device, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
+        break;
       case 't': o->timeout = optarg; break;
       case 'n': o->no_bench = 1; break;
       case 'f': o->full_bench = 1; break;

@@ -164,7 +164,10 @@ int dc_opts_parse(int argc, char** argv, dc_opts_t* o) {
     int bad = 0;
     switch (c) {
       case 'h': usage(stdout); return DH_EXIT_OK;
-      case OPT_DEVICE: o->device_spec = optarg; break;
+      case OPT_DEVICE:
+        if (dh_cli_set_once("conformance", "--device", &o->device_spec, optarg) != DH_EXIT_OK)
+          return DH_EXIT_USAGE;
+        break;
       case OPT_PLUGIN: bad = add_list(&o->plugins, &o->n_plugins, optarg, 0); break;
       case OPT_TARGET: o->target_arg = optarg; break;
       case OPT_FILTER: bad = add_list(&o->filters, &o->n_filters, optarg, 1); break;

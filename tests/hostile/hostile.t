@@ -337,6 +337,12 @@ check("conformance: --filter matching nothing", ["conformance", "--filter", "nom
 check("bench: unknown suite", ["bench", "--suite", "nosuch"], must=["nosuch"])
 check("bench: bad --repetitions", ["bench", "--repetitions", "x"], must=["--repetitions"])
 check("info: unexpected argument", ["info", "extra"], must=["extra"])
+# An option that takes one value, given twice: an error naming both values (escaped),
+# not the last one silently (which ran one device where two were asked for).
+for cmd in (["info"], ["conformance"], ["run", "--output", res_dir], ["bench"]):
+    check("%s: --device given twice" % cmd[0],
+          cmd + ["--device", "cpu:0", "--device", "sim:0\nx"],
+          must=["--device given twice", "'cpu:0'", "'sim:0\\nx'"], not_created=[res_dir])
 
 # ------------------------------------------------------ names, special files, long strings
 # Names with newlines and terminal escapes, FIFOs and devices instead of files, very long
