@@ -141,7 +141,7 @@ void dh_cpu_shutdown(void) { dh_cpu_info.initialised = 0; }
 const char* dh_cpu_unavailable_reason(void) { return NULL; }
 
 /* cpu:0 is the only device. */
-int dh_cpu_check_device(DLDevice dev) {
+int dh_cpu_bad_device(DLDevice dev) {
   if (dev.device_type != kDLCPU)
     return dh_error_set("ValueError", "cpu: device type %d is not kDLCPU (1)", (int)dev.device_type);
   if (dev.device_id != 0)

@@ -39,8 +39,17 @@ extern atomic_llong dh_cpu_live_bytes;
 int dh_cpu_init(void);
 void dh_cpu_shutdown(void);
 const char* dh_cpu_unavailable_reason(void);
-/* 0 when dev is cpu:0; else -1 with ValueError (type) or IndexError (id). */
-int dh_cpu_check_device(DLDevice dev);
+/* The error of dh_cpu_check_device for a dev that is not cpu:0: -1 with ValueError
+ * (type) or IndexError (id). */
+int dh_cpu_bad_device(DLDevice dev);
+/* 0 when dev is cpu:0; else dh_cpu_bad_device(dev). Inline: every copy, sync and
+ * launch checks its device, and the call cost was a measurable part of a 4 B copy
+ * (docs/benchmarks.md "The cpu's 4 B ratio"). */
+static inline int dh_cpu_check_device(DLDevice dev) {
+  if (__builtin_expect(dev.device_type != kDLCPU || dev.device_id != 0, 0))
+    return dh_cpu_bad_device(dev);
+  return 0;
+}
 int dh_cpu_get_attr(DLDevice dev, int32_t kind, dh_any_t* out_value);
 int dh_cpu_get_target_property(DLDevice dev, const char* name, dh_any_t* out_value);
 int dh_cpu_set_device(DLDevice dev);
