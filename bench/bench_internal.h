@@ -11,6 +11,7 @@
 #ifndef DEVHARNESS_BENCH_BENCH_INTERNAL_H_
 #define DEVHARNESS_BENCH_BENCH_INTERNAL_H_
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -96,14 +97,20 @@ void dh_bench_cache_release(void);
  * at least 1 GiB; $DEVHARNESS_BENCH_KEEP_MIB overrides). */
 size_t dh_bench_cache_budget(void);
 
-/* Runs fn(arg) with the thread's CPU binding temporarily widened to every allowed PU,
- * so threads created inside (stream workers, a raw twin's worker) do not inherit the
- * benchmark thread's pinning: harness and twin helper threads are placed alike. */
-int dh_bench_unpinned(int (*fn)(void* arg), void* arg);
+/* The PUs of helper threads (docs/benchmarks.md "Helper threads placed alike"): set
+ * once by bench/main.c before any benchmark runs; until then dh_bench_as_helper
+ * changes no binding. Not thread-safe (the benchmarks run on one thread). */
+void dh_bench_set_helper_cpus(const cpu_set_t* cpus);
 
-/* dh_device_create_stream through dh_bench_unpinned (its worker thread, if any, is not
- * bound to the benchmark thread's core). */
-int dh_bench_unpinned_create_stream(DLDevice dev, dh_stream_t* out_stream);
+/* Runs fn(arg) with the calling thread bound to the helper PUs, then restores its
+ * binding, so threads created inside (a backend's default-stream worker started
+ * lazily, stream workers, a raw twin's worker) inherit the helper binding: harness and
+ * twin helper threads are placed alike, off the benchmark thread's core when it is
+ * pinned. Returns fn's result. */
+int dh_bench_as_helper(int (*fn)(void* arg), void* arg);
+
+/* dh_device_create_stream through dh_bench_as_helper. */
+int dh_bench_helper_create_stream(DLDevice dev, dh_stream_t* out_stream);
 
 /* Skips the benchmark with "<what>: <kind>: <message>" from the thread's last error. */
 void dh_bench_skip_error(dh_gb_state_t* st, const char* what);

@@ -140,9 +140,9 @@ static int harness_buffers_new(const copy_ctx_t* x, size_t n, dh_bench_cache_t**
   if (wrc != 0) goto fail;
   if (x->dir == DH_RAW_COPY_BIDIR) {
     dh_stream_t s1 = NULL, s2 = NULL;
-    if (dh_bench_unpinned_create_stream(x->d->dev, &s1) != 0) goto fail;
+    if (dh_bench_helper_create_stream(x->d->dev, &s1) != 0) goto fail;
     c->p[4] = s1;
-    if (dh_bench_unpinned_create_stream(x->d->dev, &s2) != 0) goto fail;
+    if (dh_bench_helper_create_stream(x->d->dev, &s2) != 0) goto fail;
     c->p[5] = s2;
   }
   *out = c;

@@ -92,11 +92,11 @@ void* dh_bench_raw_ctx(const void* owner, const dh_bench_device_t* d, dh_raw_op_
            NULL;
   c = dh_bench_cache_slot();
   if (!c) return dh_error_set("OutOfMemoryError", "bench: out of memory"), NULL;
-  /* Set up with the thread's binding widened, as the harness's streams are created
-   * (dh_bench_unpinned_create_stream): a worker thread the twin starts is then placed
+  /* Set up on the helper PUs, as the harness's streams are created
+   * (dh_bench_helper_create_stream): a worker thread the twin starts is then placed
    * like the harness's, not inherited from the pinned benchmark thread. */
   raw_setup_arg_t a = {raw, d->dev, op, nbytes, flags, NULL};
-  if (dh_bench_unpinned(raw_setup_fn, &a) != 0) {
+  if (dh_bench_as_helper(raw_setup_fn, &a) != 0) {
     dh_bench_cache_drop(c);
     /* Device memory can be smaller than the host-memory budget of the kept sets:
      * release them all and try once more. */
@@ -105,7 +105,7 @@ void* dh_bench_raw_ctx(const void* owner, const dh_bench_device_t* d, dh_raw_op_
     dh_error_clear();
     c = dh_bench_cache_slot();
     if (!c) return dh_error_set("OutOfMemoryError", "bench: out of memory"), NULL;
-    if (dh_bench_unpinned(raw_setup_fn, &a) != 0) {
+    if (dh_bench_as_helper(raw_setup_fn, &a) != 0) {
       dh_bench_cache_drop(c);
       return NULL;
     }

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <hwloc.h>
+#include <hwloc/glibc-sched.h>
+#include <sched.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -55,6 +57,71 @@ static const char kUsage[] =
     "or output not writable, 2 usage error.\n";
 
 /*--- pinning ---*/
+/* What --pin binds the benchmark thread to: core 0 (or PU 0), NUMA node 0, or NULL
+ * (none, or hwloc has no such object); *what names it for messages. */
+static hwloc_obj_t pin_target(hwloc_topology_t topo, const char* mode, const char** what) {
+  *what = "core 0";
+  if (strcmp(mode, "none") == 0) return NULL;
+  if (strcmp(mode, "node") == 0) {
+    *what = "NUMA node 0";
+    return hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, 0);
+  }
+  hwloc_obj_t obj = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, 0);
+  return obj ? obj : hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, 0);
+}
+
+/* Helper threads (docs/benchmarks.md "Helper threads placed alike"): the PUs the
+ * process may run on now (before pinning), less the PUs --pin will bind the benchmark
+ * thread to when any are left, so that every worker thread the benchmarks make a
+ * backend or a twin start, harness and twin alike, runs beside the benchmark thread and
+ * never on its core. Left to the scheduler, a worker landed on the benchmark thread's
+ * core in some runs and on another in others (the sim's launch round trip: 9 us vs
+ * 44 us on the 2-core VM), for harness and twin independently. With --pin none, or
+ * one core only, the helper PUs are the process's. Must run before any benchmark
+ * creates a stream; writes what it did to desc. */
+static void place_helpers(const char* mode, char* desc, size_t size) {
+  cpu_set_t cpus;
+  if (sched_getaffinity(0, sizeof cpus, &cpus) != 0) {
+    snprintf(desc, size, "not placed: sched_getaffinity failed: %s", strerror(errno));
+    return;
+  }
+  const char* why = "--pin none";
+  hwloc_topology_t topo;
+  if (strcmp(mode, "none") != 0) {
+    why = "hwloc topology failed";
+    if (hwloc_topology_init(&topo) == 0 && hwloc_topology_load(topo) == 0) {
+      const char* what;
+      hwloc_obj_t obj = pin_target(topo, mode, &what);
+      cpu_set_t bench;
+      CPU_ZERO(&bench);
+      why = "the benchmark thread's PUs are all the process has";
+      if (obj && hwloc_cpuset_to_glibc_sched_affinity(topo, obj->cpuset, &bench, sizeof bench) == 0) {
+        cpu_set_t rest;
+        CPU_ZERO(&rest);
+        for (int i = 0; i < CPU_SETSIZE; ++i)
+          if (CPU_ISSET(i, &cpus) && !CPU_ISSET(i, &bench)) CPU_SET(i, &rest);
+        if (CPU_COUNT(&rest) > 0) {
+          cpus = rest;
+          why = NULL;
+        }
+      }
+      hwloc_topology_destroy(topo);
+    }
+  }
+  dh_bench_set_helper_cpus(&cpus);
+  char list[160];
+  size_t n = 0;
+  list[0] = '\0';
+  for (int i = 0; i < CPU_SETSIZE && n + 12 < sizeof list; ++i)
+    if (CPU_ISSET(i, &cpus)) n += (size_t)snprintf(list + n, sizeof list - n, "%s%d", n ? "," : "", i);
+  snprintf(desc, size,
+           "worker threads the benchmarks make backends and twins start (default-stream workers "
+           "started lazily, streams, raw twin contexts) created bound to PUs %s%s%s%s, harness "
+           "and twin alike",
+           list, why ? ": the process's PUs (" : ": the process's PUs less the benchmark thread's",
+           why ? why : "", why ? ")" : "");
+}
+
 static void pin(const char* mode, char* desc, size_t size) {
   if (strcmp(mode, "none") == 0) {
     snprintf(desc, size, "not pinned (--pin none)");
@@ -65,15 +132,8 @@ static void pin(const char* mode, char* desc, size_t size) {
     snprintf(desc, size, "not pinned: hwloc topology failed");
     return;
   }
-  hwloc_obj_t obj = NULL;
-  const char* what = "core 0";
-  if (strcmp(mode, "node") == 0) {
-    obj = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, 0);
-    what = "NUMA node 0";
-  } else {
-    obj = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, 0);
-    if (!obj) obj = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, 0);
-  }
+  const char* what;
+  hwloc_obj_t obj = pin_target(topo, mode, &what);
   if (!obj || hwloc_set_cpubind(topo, obj->cpuset, HWLOC_CPUBIND_THREAD) != 0) {
     snprintf(desc, size, "not pinned: hwloc_set_cpubind(%s) failed: %s", what, strerror(errno));
   } else {
@@ -148,6 +208,7 @@ typedef struct bench_args {
   char* out_flag;
   const char* order; /* how repetitions are ordered, for the context */
   char driver_threads[256]; /* what place_driver_threads did, for the context */
+  char helper_threads[512]; /* what place_helpers did, for the context */
 } bench_args_t;
 
 enum { OPT_SUITE = 256, OPT_DEVICE, OPT_QUICK, OPT_OUT, OPT_REPS, OPT_TIMING, OPT_PIN };
@@ -337,6 +398,12 @@ static void describe_devices(const dh_bench_device_t* devs, size_t ndev) {
 }
 
 /* The run's method in the context: timing, buffers, threads, ceilings, pinning. */
+/* dh_device_stream_sync on the default stream of one device (dh_bench_as_helper). */
+static int warm_default_stream(void* p) {
+  const dh_bench_device_t* d = p;
+  return dh_device_stream_sync(d->dev, NULL);
+}
+
 static void describe_method(const bench_args_t* a, int host_timing) {
   dh_gb_add_context("devharness.timing",
                     host_timing
@@ -358,9 +425,7 @@ static void describe_method(const bench_args_t* a, int host_timing) {
            "before each repetition's timed loop",
            dh_bench_cache_budget() >> 20);
   dh_gb_add_context("devharness.buffers", v);
-  dh_gb_add_context("devharness.helper_threads",
-                    "backend default-stream workers started before pinning; streams and raw twin "
-                    "contexts created with the binding widened to all PUs (placed alike)");
+  dh_gb_add_context("devharness.helper_threads", a->helper_threads);
   dh_gb_add_context("ceiling.host_link", dh_bench_find_host_link());
   char pindesc[512];
   pin(a->pin_mode, pindesc, sizeof pindesc);
@@ -440,10 +505,11 @@ static int run_bench(bench_args_t* a, dh_bench_device_t** devs) {
   int rc = find_devices(a, devs, &ndev);
   if (rc != 0) return rc;
   describe_devices(*devs, ndev);
-  /* Backends may start a device's default-stream worker lazily: start them now, before
-   * pinning, so they do not inherit the benchmark thread's binding. */
+  /* Backends may start a device's default-stream worker lazily: start them now, on
+   * the helper PUs, before the benchmark thread is pinned. */
+  place_helpers(a->pin_mode, a->helper_threads, sizeof a->helper_threads);
   for (size_t i = 0; i < ndev; ++i)
-    if (dh_device_stream_sync((*devs)[i].dev, NULL) != 0) dh_error_clear();
+    if (dh_bench_as_helper(warm_default_stream, &(*devs)[i]) != 0) dh_error_clear();
   int host_timing = strcmp(a->timing, "device") != 0;
   describe_method(a, host_timing);
   dh_gb_initialize(&a->ngb, a->gb);

@@ -49,8 +49,8 @@ static void bm_sync(dh_gb_state_t* st, void* user) {
   DLTensor from, to;
   int64_t sf, stt;
   int ok = 0;
-  if (dh_bench_unpinned_create_stream(d->dev, &s1) != 0) goto out;
-  if (x->kind == S_FROM_TO && dh_bench_unpinned_create_stream(d->dev, &s2) != 0) goto out;
+  if (dh_bench_helper_create_stream(d->dev, &s1) != 0) goto out;
+  if (x->kind == S_FROM_TO && dh_bench_helper_create_stream(d->dev, &s2) != 0) goto out;
   if (x->kind == S_AFTER_COPY) {
     DLDataType u8 = {kDLUInt, 8, 1};
     DLDevice cpu = {kDLCPU, 0};

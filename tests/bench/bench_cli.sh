@@ -20,7 +20,7 @@ tmp=$(mktemp -d /tmp/dh_bench_cli.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 echo "TAP version 13"
-echo "1..16"
+echo "1..18"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && echo "# $2"; }
@@ -28,7 +28,7 @@ skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else notok "$1" "expected $3, got $2"; fi; }
 
 if [ ! -x "$DH" ]; then
-    for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do skip "bench test $i" "$DH not built"; done
+    for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18; do skip "bench test $i" "$DH not built"; done
     exit 0
 fi
 echo "# using $DH"
@@ -227,4 +227,91 @@ if [ -f "$plugdir/libdevharness_bidirorder.so" ]; then
     esac
 else
     skip "bench --pin core binds PoCL's workers unless POCL_AFFINITY is set; --pin none binds none; the context says which" "test plugin not built (make all)"
+fi
+
+# 17: the launch suite's harness side launches the backend's own noop (bench/launch.c: a
+# packed call of "<backend>.noop", the Function fetched once and kept): the test plugin
+# logs every noop it runs, at least one per launch timed in the last run (Google
+# Benchmark also runs the function while it sizes the iteration count).
+if [ -f "$plugdir/libdevharness_bidirorder.so" ]; then
+    rm -f "$tmp/noop.log"
+    DEVHARNESS_PLUGIN_PATH="$plugdir" DH_TEST_COPY_LOG="$tmp/noop.log" \
+        "$DH" bench --quick --suite launch --device bidirorder:0 \
+        --benchmark_filter='launch/roundtrip/bidirorder:0/harness' --out "$tmp/launch.json" >"$tmp/launch.txt" 2>&1
+    rc=$?
+    got=$($PY - "$tmp/launch.json" "$tmp/noop.log" "$rc" 2>&1 <<'EOF'
+import json, sys
+if sys.argv[3] != "0":
+    print("bench exited", sys.argv[3]); sys.exit(0)
+d = json.load(open(sys.argv[1]))
+it = [b["iterations"] for b in d["benchmarks"]
+      if b["name"].startswith("launch/roundtrip/bidirorder:0/harness") and not b.get("error_occurred")]
+try:
+    lines = open(sys.argv[2]).read().split()
+except OSError:
+    lines = []
+noops = lines.count("noop")
+print("ok" if len(it) == 1 and it[0] > 0 and noops >= it[0] and len(lines) == noops
+      else "iterations %s, noop lines %d of %d" % (it, noops, len(lines)))
+EOF
+)
+    if [ "$got" = ok ]; then
+        ok "bench launch: the harness side runs the backend's noop once per launch"
+    else
+        notok "bench launch: the harness side runs the backend's noop once per launch" "$got; $(tail -2 "$tmp/launch.txt")"
+    fi
+else
+    skip "bench launch: the harness side runs the backend's noop once per launch" "test plugin not built (make all)"
+fi
+
+# 18: helper threads placed alike (bench/main.c place_helpers): every thread through which
+# the benchmarks make a backend or a twin start a worker (the first stream_sync, which
+# starts the sim's default-stream worker; create_stream; the twin's setup) is bound to
+# the process's PUs less the pinned benchmark thread's with --pin core (the process's
+# PUs when that leaves none), and to the process's PUs with --pin none. The test plugin
+# (DH_TEST_PLACE_LOG) logs each binding.
+place() { # place PIN: "ok" or what was wrong
+    rm -f "$tmp/place.log"
+    DEVHARNESS_PLUGIN_PATH="$plugdir" DH_TEST_PLACE_LOG="$tmp/place.log" \
+        "$DH" bench --quick --suite sync --device bidirorder:0 --pin "$1" \
+        --benchmark_filter='sync/(idle|from_to)/bidirorder:0/' --out "$tmp/place.json" >"$tmp/place.txt" 2>&1
+    $PY - "$tmp/place.json" "$tmp/place.log" "$1" "$?" 2>&1 <<'EOF'
+import json, os, re, sys
+if sys.argv[4] != "0":
+    print("bench exited", sys.argv[4]); sys.exit(0)
+ctx = json.load(open(sys.argv[1]))["context"]
+proc = set(os.sched_getaffinity(0))
+want = set(proc)
+if sys.argv[3] == "core":
+    m = re.search(r"\(PUs ([0-9,-]+)\)", ctx.get("devharness.pinning", ""))
+    if not m:
+        print("no PUs in devharness.pinning:", ctx.get("devharness.pinning")); sys.exit(0)
+    pinned = set()
+    for part in m.group(1).split(","):
+        a, _, b = part.partition("-")
+        pinned.update(range(int(a), int(b or a) + 1))
+    want = (proc - pinned) or proc
+got = {}
+for line in open(sys.argv[2]).read().splitlines():
+    what, _, pus = line.partition(" ")
+    got.setdefault(what, set()).add(pus)
+wants = ",".join(str(i) for i in sorted(want))
+bad = {k: v for k, v in got.items() if v != {wants}}
+if set(got) != {"first_sync", "create_stream", "twin_setup"} or bad:
+    print("want %s for first_sync, create_stream, twin_setup; got %s" % (wants, got)); sys.exit(0)
+if ("PUs " + wants) not in ctx.get("devharness.helper_threads", ""):
+    print("context devharness.helper_threads does not say PUs", wants); sys.exit(0)
+print("ok")
+EOF
+}
+if [ -f "$plugdir/libdevharness_bidirorder.so" ]; then
+    a=$(place core)
+    b=$(place none)
+    if [ "$a|$b" = "ok|ok" ]; then
+        ok "bench places the threads that start backend and twin workers alike, off the pinned core"
+    else
+        notok "bench places the threads that start backend and twin workers alike, off the pinned core" "core: $a | none: $b"
+    fi
+else
+    skip "bench places the threads that start backend and twin workers alike, off the pinned core" "test plugin not built (make all)"
 fi

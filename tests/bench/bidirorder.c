@@ -10,8 +10,17 @@
  * Also, for tests/bench/bench_cli.sh: when DH_TEST_ENV_LOG names a file, it writes
  * there the POCL_AFFINITY a driver loaded now would see ("POCL_AFFINITY=<value>" or
  * "POCL_AFFINITY unset"), at load, i.e. after bench has placed the driver threads.
+ * Its module function noop appends "noop" and a newline to the DH_TEST_COPY_LOG file
+ * before running the sim's (bench_cli.sh test 17: the launch suite's harness side
+ * launches the backend's own noop).
+ * When DH_TEST_PLACE_LOG names a file, it appends there the CPU binding of the thread
+ * that makes the sim start a worker thread (which inherits it): "first_sync <PUs>" at
+ * its first stream_sync (the default stream's worker starts then), "create_stream
+ * <PUs>" and "twin_setup <PUs>" (bench_cli.sh test 18, bench/main.c place_helpers).
  */
 #include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,6 +31,56 @@
 static dh_backend_t g_backend;
 static dh_raw_twin_t g_twin;
 static int g_log_fd = -1;
+static dh_backend_function_t g_functions[16];
+static dh_safe_call_t g_sim_noop;
+
+static int g_place_fd = -1;
+
+/* Appends "<what> <PU list>" for the calling thread's binding to the place log. */
+static void log_binding(const char* what) {
+  if (g_place_fd < 0) return;
+  cpu_set_t set;
+  char line[512];
+  size_t n = (size_t)snprintf(line, sizeof line, "%s ", what);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) {
+    n += (size_t)snprintf(line + n, sizeof line - n, "?");
+  } else {
+    int first = 1;
+    for (int i = 0; i < CPU_SETSIZE && n + 8 < sizeof line; ++i)
+      if (CPU_ISSET(i, &set)) {
+        n += (size_t)snprintf(line + n, sizeof line - n, "%s%d", first ? "" : ",", i);
+        first = 0;
+      }
+  }
+  line[n++] = '\n';
+  if (write(g_place_fd, line, n) != (ssize_t)n) { /* the test then finds the log short */ }
+}
+
+static int g_synced;
+
+static int placed_stream_sync(DLDevice dev, dh_stream_t stream) {
+  if (!g_synced) {
+    g_synced = 1;
+    log_binding("first_sync");
+  }
+  return dh_sim_backend.stream_sync(dev, stream);
+}
+
+static int placed_create_stream(DLDevice dev, dh_stream_t* out_stream) {
+  log_binding("create_stream");
+  return dh_sim_backend.create_stream(dev, out_stream);
+}
+
+static int placed_twin_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags,
+                             void** out_ctx) {
+  log_binding("twin_setup");
+  return dh_sim_backend.raw->setup(dev, op, nbytes, flags, out_ctx);
+}
+
+static int logged_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+  if (g_log_fd >= 0 && write(g_log_fd, "noop\n", 5) != 5) { /* the test then finds the log short */ }
+  return g_sim_noop(self, args, num_args, result);
+}
 
 static int logged_copy(const void* from, size_t from_offset, void* to, size_t to_offset,
                        size_t nbytes, DLDevice dev_from, DLDevice dev_to, DLDataType hint,
@@ -45,6 +104,23 @@ const dh_backend_t* dh_backend_entry(void) {
   g_twin.bidir_order = order && strcmp(order, "0") == 0 ? 0 : DH_RAW_BIDIR_PAGEABLE_H2D_FIRST;
   g_backend.raw = &g_twin;
   g_backend.copy_data_from_to = logged_copy;
+  g_backend.stream_sync = placed_stream_sync;
+  g_backend.create_stream = placed_create_stream;
+  g_twin.setup = placed_twin_setup;
+  const char* place = getenv("DH_TEST_PLACE_LOG");
+  if (place && *place && g_place_fd < 0)
+    g_place_fd = open(place, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  size_t nf = dh_sim_backend.num_functions;
+  if (nf > sizeof g_functions / sizeof g_functions[0]) nf = sizeof g_functions / sizeof g_functions[0];
+  for (size_t i = 0; i < nf; i++) {
+    g_functions[i] = dh_sim_backend.functions[i];
+    if (strcmp(g_functions[i].name, DH_FUNC_NOOP) == 0) {
+      g_sim_noop = g_functions[i].call;
+      g_functions[i].call = logged_noop;
+    }
+  }
+  g_backend.functions = g_functions;
+  g_backend.num_functions = nf;
   const char* envlog = getenv("DH_TEST_ENV_LOG");
   if (envlog && *envlog) {
     int fd = open(envlog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
