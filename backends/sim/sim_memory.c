@@ -124,13 +124,17 @@ int dh_sim_b_free_data_space(DLDevice dev, void* ptr) {
   return dh_sim_mem_free(d, ptr);
 }
 
-/* "Pinned" host memory: the sim has no DMA engine, so this is plain 64-byte-aligned
- * malloc; it exists so benchmarks exercise the pinned path. */
+/* "Pinned" host memory: the sim has no DMA engine, so this is plain malloc'ed memory;
+ * it exists so benchmarks exercise the pinned path. Page-aligned, as the pinned memory
+ * of real APIs is page-granular (cuMemHostAlloc, a mapped VkDeviceMemory): the bench's
+ * twins copy to and from page-aligned buffers (bench/bench_internal.h
+ * DH_BENCH_BUFFER_ALIGN), and with 64-byte alignment the harness's memmove ran at
+ * another relative alignment than the twin's (d2h pinned 256 MiB harness/raw 0.92). */
 int dh_sim_b_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr) {
   dh_sim_device_t* d;
   if (out_ptr == NULL) return dh_error_set("ValueError", "sim: alloc_host: out_ptr is NULL");
   if (dh_sim_device_get(dev, &d) != 0) return -1;
-  if (posix_memalign(out_ptr, DH_ALLOC_ALIGNMENT, nbytes ? nbytes : 1) != 0) {
+  if (posix_memalign(out_ptr, 4096, nbytes ? nbytes : 1) != 0) {
     *out_ptr = NULL;
     return dh_error_set("OutOfMemoryError", "sim:%d: alloc_host of %zu bytes failed", d->id,
                         nbytes);

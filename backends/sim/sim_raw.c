@@ -65,14 +65,17 @@ static int dh_sim_raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_
   int bidir = op == DH_RAW_COPY_BIDIR;
   if (bidir && dh_sim_stream_create(c->d->id, &c->s2) != 0) goto fail;
   if (op <= DH_RAW_COPY_D2D || bidir) {
-    /* Every buffer written (no zero-page reads); host buffers 4096-aligned like the
-     * bench's harness side. */
+    /* Every buffer written (no zero-page reads); host and device buffers 4096-aligned
+     * like the bench's harness side (bench/bench_internal.h DH_BENCH_BUFFER_ALIGN), so
+     * the worker's memmove runs at the same relative alignment on both sides (the
+     * device buffers were 64-aligned: h2d pinned 256 MiB harness/raw 0.83). */
     size_t an = ((nbytes ? nbytes : 1) + 4095) & ~(size_t)4095;
-    if (dh_sim_mem_alloc(c->d, nbytes, 0, &c->ha) != 0 || dh_sim_mem_get(c->d, c->ha, &c->a) != 0)
+    if (dh_sim_mem_alloc(c->d, nbytes, 4096, &c->ha) != 0 ||
+        dh_sim_mem_get(c->d, c->ha, &c->a) != 0)
       goto fail;
     if (nbytes) memset(c->a->data, 0x5a, nbytes);
     if (op == DH_RAW_COPY_D2D || bidir) {
-      if (dh_sim_mem_alloc(c->d, nbytes, 0, &c->hb) != 0 ||
+      if (dh_sim_mem_alloc(c->d, nbytes, 4096, &c->hb) != 0 ||
           dh_sim_mem_get(c->d, c->hb, &c->b) != 0)
         goto fail;
       if (nbytes) memset(c->b->data, 0x5a, nbytes);
@@ -110,6 +113,18 @@ static int dh_sim_raw_run(void* ctx_, uint32_t repeat, double* out_device_ms) {
       if (dh_sim_stream_wait(c->s) != 0) goto fail;
       continue;
     }
+    if (c->op == DH_RAW_COPY_BIDIR) {
+      /* The D2H first, on the second stream: it runs while this thread stages the H2D's
+       * source, the order the harness issues them in (backend.h dh_raw_twin_t
+       * bidir_order 0). Staging first left the D2H waiting for the memcpy (bidir
+       * harness/raw 0.83-0.89 at 64 KiB-1 MiB). */
+      dh_sim_cmd_t* back = dh_sim_cmd_new(DH_SIM_CMD_COPY);
+      if (back == NULL) goto fail;
+      back->nbytes = c->nbytes;
+      back->src = c->b->data;
+      back->dst = c->host2;
+      if (dh_sim_stream_enqueue(c->s2, back) != 0) goto fail;
+    }
     dh_sim_cmd_t* cmd = dh_sim_cmd_new(c->op == DH_RAW_LAUNCH ? DH_SIM_CMD_NOOP : DH_SIM_CMD_COPY);
     if (cmd == NULL) goto fail;
     cmd->nbytes = c->nbytes;
@@ -130,14 +145,6 @@ static int dh_sim_raw_run(void* ctx_, uint32_t repeat, double* out_device_ms) {
       default: break;
     }
     if (dh_sim_stream_enqueue(c->s, cmd) != 0) goto fail;
-    if (c->op == DH_RAW_COPY_BIDIR) { /* the other direction on the second stream */
-      dh_sim_cmd_t* back = dh_sim_cmd_new(DH_SIM_CMD_COPY);
-      if (back == NULL) goto fail;
-      back->nbytes = c->nbytes;
-      back->src = c->b->data;
-      back->dst = c->host2;
-      if (dh_sim_stream_enqueue(c->s2, back) != 0) goto fail;
-    }
   }
   if (e1 && dh_sim_event_record(e1, c->s) != 0) goto fail;
   if (dh_sim_stream_wait(c->s) != 0) goto fail;
