@@ -2,7 +2,7 @@
 """bench/ratio-table.py — the harness/raw ratio table of docs/benchmarks.md, measured like for like.
 
 Runs `devharness bench` RUNS times (default 3), each with REPS interleaved repetitions
-(default 9), on each device (default cpu:0, opencl:0, vulkan:0), restricted to copies of
+(default 9), on each device (default cpu:0, sim:0, opencl:0, vulkan:0), restricted to copies of
 4 B, 64 KiB, 1 MiB and 256 MiB and the launch round trip, and prints:
 
   * per device, per copy (direction / memory / twin), the harness/raw time ratio at
@@ -78,7 +78,7 @@ def main(argv):
     ap = OneLineParser(prog="ratio-table.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--devharness", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "build", "bin", "devharness"))
-    ap.add_argument("--devices", default="cpu:0,opencl:0,vulkan:0")
+    ap.add_argument("--devices", default="cpu:0,sim:0,opencl:0,vulkan:0")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--repetitions", type=int, default=9)
     ap.add_argument("--min-time", type=float, default=0.1,
