@@ -89,7 +89,8 @@ static void place_helpers(const char* mode, char* desc, size_t size) {
   hwloc_topology_t topo;
   if (strcmp(mode, "none") != 0) {
     why = "hwloc topology failed";
-    if (hwloc_topology_init(&topo) == 0 && hwloc_topology_load(topo) == 0) {
+    int have_topo = hwloc_topology_init(&topo) == 0;
+    if (have_topo && hwloc_topology_load(topo) == 0) {
       const char* what;
       hwloc_obj_t obj = pin_target(topo, mode, &what);
       cpu_set_t bench;
@@ -105,8 +106,8 @@ static void place_helpers(const char* mode, char* desc, size_t size) {
           why = NULL;
         }
       }
-      hwloc_topology_destroy(topo);
     }
+    if (have_topo) hwloc_topology_destroy(topo);
   }
   dh_bench_set_helper_cpus(&cpus);
   char list[160];
@@ -397,13 +398,13 @@ static void describe_devices(const dh_bench_device_t* devs, size_t ndev) {
   }
 }
 
-/* The run's method in the context: timing, buffers, threads, ceilings, pinning. */
 /* dh_device_stream_sync on the default stream of one device (dh_bench_as_helper). */
 static int warm_default_stream(void* p) {
   const dh_bench_device_t* d = p;
   return dh_device_stream_sync(d->dev, NULL);
 }
 
+/* The run's method in the context: timing, buffers, threads, ceilings, pinning. */
 static void describe_method(const bench_args_t* a, int host_timing) {
   dh_gb_add_context("devharness.timing",
                     host_timing
