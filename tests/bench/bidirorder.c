@@ -27,11 +27,12 @@
 
 #include "backends/sim/sim.h"
 #include "devharness/backend.h"
+#include "tests/sim_functions.h"
 
 static dh_backend_t g_backend;
 static dh_raw_twin_t g_twin;
 static int g_log_fd = -1;
-static dh_backend_function_t g_functions[16];
+static dh_backend_function_t g_functions[DH_TEST_SIM_FUNCTIONS_MAX];
 static dh_safe_call_t g_sim_noop;
 
 static int g_place_fd = -1;
@@ -110,17 +111,7 @@ const dh_backend_t* dh_backend_entry(void) {
   const char* place = getenv("DH_TEST_PLACE_LOG");
   if (place && *place && g_place_fd < 0)
     g_place_fd = open(place, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  size_t nf = dh_sim_backend.num_functions;
-  if (nf > sizeof g_functions / sizeof g_functions[0]) nf = sizeof g_functions / sizeof g_functions[0];
-  for (size_t i = 0; i < nf; i++) {
-    g_functions[i] = dh_sim_backend.functions[i];
-    if (strcmp(g_functions[i].name, DH_FUNC_NOOP) == 0) {
-      g_sim_noop = g_functions[i].call;
-      g_functions[i].call = logged_noop;
-    }
-  }
-  g_backend.functions = g_functions;
-  g_backend.num_functions = nf;
+  g_sim_noop = dh_test_sim_replace_function(&g_backend, g_functions, DH_FUNC_NOOP, logged_noop);
   const char* envlog = getenv("DH_TEST_ENV_LOG");
   if (envlog && *envlog) {
     int fd = open(envlog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -15,6 +15,7 @@
 #include "backends/sim/sim.h"
 #include "devharness/backend.h"
 #include "devharness/error.h"
+#include "tests/sim_functions.h"
 
 /* The copy every faulty backend edits (one per plugin). */
 static dh_backend_t faulty;
@@ -35,22 +36,11 @@ static inline int faulty_is_host(DLDevice d) { return d.device_type == kDLCPU; }
 /* Module functions of the faulty backend: the sim's table with one entry replaced
  * (faulty_replace_function). The packed clauses call the backend's own table through
  * tvm-ffi ("<backend>.<name>"), so a fault here is the backend's, not the runtime's. */
-static dh_backend_function_t faulty_fns[16];
+static dh_backend_function_t faulty_fns[DH_TEST_SIM_FUNCTIONS_MAX];
 
 /* Puts `bad` in place of the sim's module function `name`; returns the original. */
 static inline dh_safe_call_t faulty_replace_function(const char* name, dh_safe_call_t bad) {
-  size_t n = dh_sim_backend.num_functions < 16 ? dh_sim_backend.num_functions : 16;
-  dh_safe_call_t orig = NULL;
-  for (size_t i = 0; i < n; i++) {
-    faulty_fns[i] = dh_sim_backend.functions[i];
-    if (strcmp(faulty_fns[i].name, name) == 0) {
-      orig = faulty_fns[i].call;
-      faulty_fns[i].call = bad;
-    }
-  }
-  faulty.functions = faulty_fns;
-  faulty.num_functions = n;
-  return orig;
+  return dh_test_sim_replace_function(&faulty, faulty_fns, name, bad);
 }
 
 #endif /* DEVHARNESS_TESTS_CONFORMANCE_FAULTY_H_ */

@@ -4,7 +4,6 @@
 
 #include "faulty.h"
 
-static dh_backend_function_t fns[16];
 static dh_safe_call_t orig_raise;
 
 static int bad_raise(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
@@ -17,17 +16,6 @@ static int bad_raise(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) 
   return rc;
 }
 
-static void edit(void) {
-  size_t n = dh_sim_backend.num_functions < 16 ? dh_sim_backend.num_functions : 16;
-  for (size_t i = 0; i < n; i++) {
-    fns[i] = dh_sim_backend.functions[i];
-    if (strcmp(fns[i].name, DH_FUNC_RAISE) == 0) {
-      orig_raise = fns[i].call;
-      fns[i].call = bad_raise;
-    }
-  }
-  faulty.functions = fns;
-  faulty.num_functions = n;
-}
+static void edit(void) { orig_raise = faulty_replace_function(DH_FUNC_RAISE, bad_raise); }
 
 FAULTY_ENTRY("errkind", edit())

@@ -2,7 +2,6 @@
  * Expected clause: packed.echo_float. */
 #include "faulty.h"
 
-static dh_backend_function_t fns[16];
 static dh_safe_call_t orig_echo;
 
 static int bad_echo(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
@@ -11,17 +10,6 @@ static int bad_echo(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
   return rc;
 }
 
-static void edit(void) {
-  size_t n = dh_sim_backend.num_functions < 16 ? dh_sim_backend.num_functions : 16;
-  for (size_t i = 0; i < n; i++) {
-    fns[i] = dh_sim_backend.functions[i];
-    if (strcmp(fns[i].name, DH_FUNC_ECHO) == 0) {
-      orig_echo = fns[i].call;
-      fns[i].call = bad_echo;
-    }
-  }
-  faulty.functions = fns;
-  faulty.num_functions = n;
-}
+static void edit(void) { orig_echo = faulty_replace_function(DH_FUNC_ECHO, bad_echo); }
 
 FAULTY_ENTRY("negzero", edit())
