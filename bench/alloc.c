@@ -37,7 +37,7 @@ int dh_bench_suite_alloc(const dh_bench_opts_t* o) {
     char name[128];
     snprintf(name, sizeof name, "alloc/%s", d->spec);
     dh_gb_bench_t* b = dh_gb_register(name, bm_alloc, (void*)d);
-    if (!b) return dh_error_set("InternalError", "bench: cannot register %s", name);
+    if (!b) return dh_error_set(DH_KIND_INTERNAL_ERROR, "bench: cannot register %s", name);
     if (o->quick) {
       for (size_t s = 0; s < sizeof kQuick / sizeof kQuick[0]; ++s) dh_gb_bench_arg(b, kQuick[s]);
     } else {

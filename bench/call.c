@@ -154,13 +154,13 @@ static void bm_call(dh_gb_state_t* st, void* user) {
 static int add(const dh_bench_opts_t* o, const char* name, int kind, int32_t nargs,
                const dh_function_t* fn, const char* why) {
   call_ctx_t* c = dh_bench_keep(sizeof *c);
-  if (!c) return dh_error_set("OutOfMemoryError", "bench: out of memory registering %s", name);
+  if (!c) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "bench: out of memory registering %s", name);
   c->kind = kind;
   c->nargs = nargs;
   if (fn) c->fn = *fn;
   if (why) snprintf(c->why, sizeof c->why, "%s", why);
   dh_gb_bench_t* b = dh_gb_register(name, bm_call, c);
-  if (!b) return dh_error_set("InternalError", "bench: cannot register %s", name);
+  if (!b) return dh_error_set(DH_KIND_INTERNAL_ERROR, "bench: cannot register %s", name);
   dh_bench_common(b, o);
   dh_gb_bench_unit(b, DH_GB_NS);
   return 0;

@@ -81,7 +81,7 @@ static int alloc_host_buf(const copy_ctx_t* x, size_t an, void** out) {
   if (x->pinned) return x->d->backend->alloc_host(x->d->dev, an, out);
   size_t rounded = (an + DH_BENCH_BUFFER_ALIGN - 1) & ~(size_t)(DH_BENCH_BUFFER_ALIGN - 1);
   *out = aligned_alloc(DH_BENCH_BUFFER_ALIGN, rounded);
-  if (!*out) return dh_error_set("OutOfMemoryError", "cannot allocate %zu host bytes", an);
+  if (!*out) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "cannot allocate %zu host bytes", an);
   return 0;
 }
 
@@ -98,7 +98,7 @@ static int write_device(const copy_ctx_t* x, const void* host, void* dbuf, size_
 
 static int harness_buffers_new(const copy_ctx_t* x, size_t n, dh_bench_cache_t** out) {
   dh_bench_cache_t* c = dh_bench_cache_slot();
-  if (!c) return dh_error_set("OutOfMemoryError", "bench: out of memory");
+  if (!c) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "bench: out of memory");
   c->owner = x;
   c->size = n;
   c->release = copy_release;
@@ -128,7 +128,7 @@ static int harness_buffers_new(const copy_ctx_t* x, size_t n, dh_bench_cache_t**
     tmp = aligned_alloc(DH_BENCH_BUFFER_ALIGN,
                         (an + DH_BENCH_BUFFER_ALIGN - 1) & ~(size_t)(DH_BENCH_BUFFER_ALIGN - 1));
     if (!tmp) {
-      dh_error_set("OutOfMemoryError", "cannot allocate %zu host bytes", an);
+      dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "cannot allocate %zu host bytes", an);
       goto fail;
     }
     memset(tmp, 0x5a, an);
@@ -162,7 +162,7 @@ static int harness_buffers(const copy_ctx_t* x, size_t n, dh_bench_cache_t** out
     return 0;
   }
   if (harness_buffers_new(x, n, out) == 0) return 0;
-  if (!dh_error_kind() || strcmp(dh_error_kind(), "OutOfMemoryError") != 0) return -1;
+  if (!dh_error_kind() || strcmp(dh_error_kind(), DH_KIND_OUT_OF_MEMORY_ERROR) != 0) return -1;
   dh_bench_cache_release();
   dh_error_clear();
   return harness_buffers_new(x, n, out);
@@ -329,7 +329,7 @@ int dh_bench_suite_copy(const dh_bench_opts_t* o) {
               kDirs[k].op != DH_RAW_COPY_BIDIR)
             continue;
           copy_ctx_t* x = dh_bench_keep(sizeof *x);
-          if (!x) return dh_error_set("OutOfMemoryError", "bench: out of memory");
+          if (!x) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "bench: out of memory");
           x->d = d;
           x->dir = kDirs[k].op;
           x->pinned = pinned;
@@ -340,7 +340,7 @@ int dh_bench_suite_copy(const dh_bench_opts_t* o) {
                    kDirs[k].op == DH_RAW_COPY_D2D ? "device" : pinned ? "pinned" : "pageable",
                    d->spec, kImpl[impl]);
           dh_gb_bench_t* b = dh_gb_register(name, bm_copy, x);
-          if (!b) return dh_error_set("InternalError", "bench: cannot register %s", name);
+          if (!b) return dh_error_set(DH_KIND_INTERNAL_ERROR, "bench: cannot register %s", name);
           if (o->quick && kDirs[k].op == DH_RAW_COPY_BIDIR) {
             dh_gb_bench_arg(b, 1 << 20); /* keeps `make run` short */
           } else if (o->quick) {

@@ -88,10 +88,10 @@ void* dh_bench_raw_ctx(const void* owner, const dh_bench_device_t* d, dh_raw_op_
   if (c) return c->p[3];
   const dh_raw_twin_t* raw = d->backend->raw;
   if (!raw || !raw->setup || !raw->run)
-    return dh_error_set("NotImplementedError", "backend %s has no raw twin", d->backend->name),
+    return dh_error_set(DH_KIND_NOT_IMPLEMENTED_ERROR, "backend %s has no raw twin", d->backend->name),
            NULL;
   c = dh_bench_cache_slot();
-  if (!c) return dh_error_set("OutOfMemoryError", "bench: out of memory"), NULL;
+  if (!c) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "bench: out of memory"), NULL;
   /* Set up on the helper PUs, as the harness's streams are created
    * (dh_bench_helper_create_stream): a worker thread the twin starts is then placed
    * like the harness's, not inherited from the pinned benchmark thread. */
@@ -100,11 +100,11 @@ void* dh_bench_raw_ctx(const void* owner, const dh_bench_device_t* d, dh_raw_op_
     dh_bench_cache_drop(c);
     /* Device memory can be smaller than the host-memory budget of the kept sets:
      * release them all and try once more. */
-    if (!dh_error_kind() || strcmp(dh_error_kind(), "OutOfMemoryError") != 0) return NULL;
+    if (!dh_error_kind() || strcmp(dh_error_kind(), DH_KIND_OUT_OF_MEMORY_ERROR) != 0) return NULL;
     dh_bench_cache_release();
     dh_error_clear();
     c = dh_bench_cache_slot();
-    if (!c) return dh_error_set("OutOfMemoryError", "bench: out of memory"), NULL;
+    if (!c) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "bench: out of memory"), NULL;
     if (dh_bench_as_helper(raw_setup_fn, &a) != 0) {
       dh_bench_cache_drop(c);
       return NULL;

@@ -275,7 +275,7 @@ static void invalid_id(dh_conf_ctx_t* c) {
 static void invalid_id_kind(dh_conf_ctx_t* c) {
   DLDevice d = {c->dev.device_type, c->num_devices};
   dh_any_t v = dh_any_none();
-  CHECK_ERR(dh_device_get_attr(d, DH_ATTR_DEVICE_NAME, &v), "IndexError");
+  CHECK_ERR(dh_device_get_attr(d, DH_ATTR_DEVICE_NAME, &v), DH_KIND_INDEX_ERROR);
 }
 
 static void unknown_kind(dh_conf_ctx_t* c) {
@@ -288,7 +288,7 @@ static void unknown_kind(dh_conf_ctx_t* c) {
 
 static void unknown_kind_kind(dh_conf_ctx_t* c) {
   dh_any_t v = dh_any_none();
-  CHECK_ERR(dh_device_get_attr(c->dev, (dh_attr_kind_t)DH_ATTR_KIND_COUNT, &v), "ValueError");
+  CHECK_ERR(dh_device_get_attr(c->dev, (dh_attr_kind_t)DH_ATTR_KIND_COUNT, &v), DH_KIND_VALUE_ERROR);
 }
 
 static void stable(dh_conf_ctx_t* c) {

@@ -357,10 +357,10 @@ WITH_SCRATCH(size_mismatch) {
   DLTensor a, b;
   tensor(&a, s->h[0], dc_host(), 1, s12, u8);
   tensor(&b, s->d[0], c->dev, 1, s16, u8);
-  CHECK_ERR(dh_device_copy_data_from_to(&a, &b, NULL), "ValueError");
+  CHECK_ERR(dh_device_copy_data_from_to(&a, &b, NULL), DH_KIND_VALUE_ERROR);
   tensor(&a, s->d[0], c->dev, 1, s16, u8);
   tensor(&b, s->h[0], dc_host(), 1, s12, u8);
-  CHECK_ERR(dh_device_copy_data_from_to(&a, &b, NULL), "ValueError");
+  CHECK_ERR(dh_device_copy_data_from_to(&a, &b, NULL), DH_KIND_VALUE_ERROR);
 }
 
 WITH_SCRATCH(non_contiguous) {
@@ -372,10 +372,10 @@ WITH_SCRATCH(non_contiguous) {
   tensor(&a, s->h[0], dc_host(), 2, shape, f32);
   tensor(&b, s->d[0], c->dev, 2, shape, f32);
   b.strides = strides;
-  CHECK_ERR(dh_device_copy_data_from_to(&a, &b, NULL), "ValueError");
+  CHECK_ERR(dh_device_copy_data_from_to(&a, &b, NULL), DH_KIND_VALUE_ERROR);
   a.strides = strides;
   b.strides = NULL;
-  CHECK_ERR(dh_device_copy_data_from_to(&a, &b, NULL), "ValueError");
+  CHECK_ERR(dh_device_copy_data_from_to(&a, &b, NULL), DH_KIND_VALUE_ERROR);
 }
 
 WITH_SCRATCH(null_tensor) {

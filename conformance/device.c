@@ -31,7 +31,7 @@ static void set_invalid(dh_conf_ctx_t* c) {
 
 static void set_invalid_kind(dh_conf_ctx_t* c) {
   DLDevice d = {c->dev.device_type, c->num_devices};
-  CHECK_ERR(dh_device_set_device(d), "IndexError");
+  CHECK_ERR(dh_device_set_device(d), DH_KIND_INDEX_ERROR);
 }
 
 static void each_id_works(dh_conf_ctx_t* c) {
@@ -101,7 +101,7 @@ static void init_twice(dh_conf_ctx_t* c) {
 
 static void unknown_backend(dh_conf_ctx_t* c) {
   const dh_backend_t* b = NULL;
-  CHECK_ERR(dh_device_api_get("no_such_backend_xyz", &b), "KeyError");
+  CHECK_ERR(dh_device_api_get("no_such_backend_xyz", &b), DH_KIND_KEY_ERROR);
   int rc = dh_device_api_get("no_such_backend_xyz", &b);
   CHECK(rc == -1 && strstr(dh_error_message(), "is not enabled"),
         "message \"%s\" does not say \"Device API no_such_backend_xyz is not enabled\"",
@@ -119,11 +119,11 @@ static void format_parse(dh_conf_ctx_t* c) {
     DLDevice d;
     const dh_backend_t* b;
     snprintf(want, sizeof want, "%s%s", c->backend->name, tails[i]);
-    CHECK_ERR(dh_device_parse(want, &d, &b), "ParseError");
+    CHECK_ERR(dh_device_parse(want, &d, &b), DH_KIND_PARSE_ERROR);
   }
   DLDevice d;
   const dh_backend_t* b;
-  CHECK_ERR(dh_device_parse(":0", &d, &b), "ParseError");
+  CHECK_ERR(dh_device_parse(":0", &d, &b), DH_KIND_PARSE_ERROR);
 }
 
 const dh_clause_t dc_device_clauses[] = {

@@ -149,7 +149,7 @@ static void too_large_kind(dh_conf_ctx_t* c) {
   size_t n = too_large_size(c);
   int rc = dh_device_alloc_data_space(c->dev, n, 0, dc_u8(), &p);
   if (rc == 0) dh_device_free_data_space(c->dev, p);
-  CHECK_ERR(rc, "OutOfMemoryError");
+  CHECK_ERR(rc, DH_KIND_OUT_OF_MEMORY_ERROR);
 }
 
 static void free_null(dh_conf_ctx_t* c) {

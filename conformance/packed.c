@@ -29,7 +29,7 @@ static void functions_found(dh_conf_ctx_t* c) {
 
 static void unknown_function(dh_conf_ctx_t* c) {
   dh_any_t rv;
-  CHECK_ERR(dh_device_call(c->dev, "no_such_function", NULL, 0, &rv), "KeyError");
+  CHECK_ERR(dh_device_call(c->dev, "no_such_function", NULL, 0, &rv), DH_KIND_KEY_ERROR);
 }
 
 /* Raw equality: type index, padding/length and the 8 payload bytes; a RawStr or
@@ -180,15 +180,15 @@ static void echo_mixed(dh_conf_ctx_t* c) {
 static void echo_index_error(dh_conf_ctx_t* c) {
   dh_any_t args[2] = {dh_any_int(5), dh_any_int(1)};
   dh_any_t rv;
-  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_ECHO, args, 2, &rv), "IndexError");
+  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_ECHO, args, 2, &rv), DH_KIND_INDEX_ERROR);
   args[0] = dh_any_int(-1);
-  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_ECHO, args, 2, &rv), "IndexError");
+  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_ECHO, args, 2, &rv), DH_KIND_INDEX_ERROR);
 }
 
 static void echo_type_error(dh_conf_ctx_t* c) {
   dh_any_t args[2] = {dh_any_str("0"), dh_any_int(1)};
   dh_any_t rv;
-  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_ECHO, args, 2, &rv), "TypeError");
+  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_ECHO, args, 2, &rv), DH_KIND_TYPE_ERROR);
   CHECK_ERR(dh_device_call(c->dev, DH_FUNC_ECHO, NULL, 0, &rv), NULL);
 }
 
@@ -232,8 +232,8 @@ static void noop(dh_conf_ctx_t* c) {
 
 static void noop_type_error(dh_conf_ctx_t* c) {
   dh_any_t rv, arg = dh_any_int(3);
-  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_NOOP, NULL, 0, &rv), "TypeError");
-  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_NOOP, &arg, 1, &rv), "TypeError");
+  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_NOOP, NULL, 0, &rv), DH_KIND_TYPE_ERROR);
+  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_NOOP, &arg, 1, &rv), DH_KIND_TYPE_ERROR);
 }
 
 static void fill_call(dh_conf_ctx_t* c, int line, void* d, size_t off, size_t n, uint32_t value) {
@@ -286,12 +286,12 @@ static void fill_bad_body(dh_conf_ctx_t* c, uint8_t** h, void** d) {
   dh_any_t rv;
   dh_tensor_init_bytes(&t, d[0], c->dev, 2, 8, shape);
   dh_any_t args[2] = {dh_any_tensor(&t), dh_any_int(1)};
-  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_FILL, args, 2, &rv), "ValueError");
+  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_FILL, args, 2, &rv), DH_KIND_VALUE_ERROR);
   dh_tensor_init_bytes(&t, d[0], c->dev, 0, 6, shape);
-  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_FILL, args, 2, &rv), "ValueError");
+  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_FILL, args, 2, &rv), DH_KIND_VALUE_ERROR);
   args[1] = dh_any_str("x");
   dh_tensor_init_bytes(&t, d[0], c->dev, 0, 8, shape);
-  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_FILL, args, 2, &rv), "TypeError");
+  CHECK_ERR(dh_device_call(c->dev, DH_FUNC_FILL, args, 2, &rv), DH_KIND_TYPE_ERROR);
 }
 
 static void fill_in_order_body(dh_conf_ctx_t* c, uint8_t** h, void** d) {

@@ -28,7 +28,7 @@ const char* dh_device_format(DLDevice dev, char* buf, size_t size) {
 static inline dh__slot* resolve(DLDevice dev, const char* op) {
   dh__slot* s = dh__slot_by_type(dev.device_type);
   if (s == NULL) {
-    dh_error_set("KeyError", "Device API %s is not enabled", dh_device_type_name(dev.device_type));
+    dh_error_set(DH_KIND_KEY_ERROR, "Device API %s is not enabled", dh_device_type_name(dev.device_type));
   } else if (dh__slot_init(s) == 0) {
     return s;
   }
@@ -57,7 +57,7 @@ int dh_device_get_attr(DLDevice dev, dh_attr_kind_t kind, dh_any_t* out_value) {
     if (out_value != NULL) *out_value = dh_any_int(0);
     return 0;
   }
-  if (out_value == NULL) return dh_error_set("ValueError", "get_attr: out_value is NULL");
+  if (out_value == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "get_attr: out_value is NULL");
   s = resolve(dev, "get_attr");
   if (s == NULL) return -1;
   if (s->backend.get_attr(dev, (int32_t)kind, out_value) != 0) return fail(s, dev, "get_attr");
@@ -68,11 +68,11 @@ int dh_device_set_device(DLDevice dev) { DISPATCH("set_device", set_device(dev))
 
 int dh_device_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment, DLDataType type_hint,
                                void** out_ptr) {
-  if (out_ptr == NULL) return dh_error_set("ValueError", "alloc_data_space: out_ptr is NULL");
+  if (out_ptr == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "alloc_data_space: out_ptr is NULL");
   *out_ptr = NULL;
   if (alignment == 0) alignment = DH_ALLOC_ALIGNMENT;
   if ((alignment & (alignment - 1)) != 0)
-    return dh_error_set("ValueError", "alloc_data_space: alignment %zu is not a power of two", alignment);
+    return dh_error_set(DH_KIND_VALUE_ERROR, "alloc_data_space: alignment %zu is not a power of two", alignment);
   DISPATCH("alloc_data_space", alloc_data_space(dev, nbytes, alignment, type_hint, out_ptr));
 }
 
@@ -81,7 +81,7 @@ int dh_device_free_data_space(DLDevice dev, void* ptr) {
 }
 
 int dh_device_alloc_workspace(DLDevice dev, size_t nbytes, DLDataType type_hint, void** out_ptr) {
-  if (out_ptr == NULL) return dh_error_set("ValueError", "alloc_workspace: out_ptr is NULL");
+  if (out_ptr == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "alloc_workspace: out_ptr is NULL");
   *out_ptr = NULL;
   dh__slot* s = resolve(dev, "alloc_workspace");
   if (s == NULL) return -1;
@@ -100,7 +100,7 @@ int dh_device_free_workspace(DLDevice dev, void* ptr) {
 }
 
 int dh_device_create_stream(DLDevice dev, dh_stream_t* out_stream) {
-  if (out_stream == NULL) return dh_error_set("ValueError", "create_stream: out_stream is NULL");
+  if (out_stream == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "create_stream: out_stream is NULL");
   *out_stream = NULL;
   DISPATCH("create_stream", create_stream(dev, out_stream));
 }
@@ -115,7 +115,7 @@ dh_stream_t dh_env_get_stream(DLDevice dev) {
 
 int dh_env_set_stream(DLDevice dev, dh_stream_t stream) {
   if ((int32_t)dev.device_type < 0 || dev.device_id < 0)
-    return dh_error_set("ValueError", "dh_env_set_stream: device (%d, %d) is invalid",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "dh_env_set_stream: device (%d, %d) is invalid",
                         (int)dev.device_type, (int)dev.device_id);
   return TVMFFIEnvSetStream((int32_t)dev.device_type, dev.device_id, stream, NULL) == 0 ? 0 : -1;
 }
@@ -123,7 +123,7 @@ int dh_env_set_stream(DLDevice dev, dh_stream_t stream) {
 int dh_device_set_stream(DLDevice dev, dh_stream_t stream) { DISPATCH("set_stream", set_stream(dev, stream)); }
 
 int dh_device_get_current_stream(DLDevice dev, dh_stream_t* out_stream) {
-  if (out_stream == NULL) return dh_error_set("ValueError", "get_current_stream: out_stream is NULL");
+  if (out_stream == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "get_current_stream: out_stream is NULL");
   *out_stream = NULL;
   DISPATCH("get_current_stream", get_current_stream(dev, out_stream));
 }
@@ -143,13 +143,13 @@ int dh_device_copy_data_from_to(const DLTensor* from, const DLTensor* to, dh_str
     if (dh__tensor_check_copy(from, to, &nbytes) != 0) return dh_error_prefix("copy_data_from_to");
   }
   if (nbytes == 0) return 0; /* zero-length copy: a no-op, data may be NULL */
-  if (from->data == NULL) return dh_error_set("TypeError", "copy_data_from_to: from->data is NULL");
-  if (to->data == NULL) return dh_error_set("TypeError", "copy_data_from_to: to->data is NULL");
+  if (from->data == NULL) return dh_error_set(DH_KIND_TYPE_ERROR, "copy_data_from_to: from->data is NULL");
+  if (to->data == NULL) return dh_error_set(DH_KIND_TYPE_ERROR, "copy_data_from_to: to->data is NULL");
   int from_cpu = from->device.device_type == kDLCPU, to_cpu = to->device.device_type == kDLCPU;
   DLDevice dev = from_cpu ? to->device : from->device; /* the non-CPU side */
   if (!from_cpu && !to_cpu && from->device.device_type != to->device.device_type) {
     char a[64], b[64];
-    return dh_error_set("ValueError",
+    return dh_error_set(DH_KIND_VALUE_ERROR,
                         "copy_data_from_to: cannot copy between %s and %s: one side must be cpu or both on "
                         "the same backend",
                         dh_device_format(from->device, a, sizeof a), dh_device_format(to->device, b, sizeof b));
@@ -181,7 +181,7 @@ int dh_device_call(DLDevice dev, const char* name, const dh_any_t* args, int32_t
     out_result->zero_padding = 0;
     out_result->v_uint64 = 0;
   }
-  if (name == NULL) return dh_error_set("ValueError", "dh_device_call: function name is NULL");
+  if (name == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_device_call: function name is NULL");
   dh__slot* s = resolve(dev, name);
   if (s == NULL) return -1;
   /* The slot's Function references are the cache of "<backend>.<name>": immutable
@@ -197,7 +197,7 @@ int dh_device_call(DLDevice dev, const char* name, const dh_any_t* args, int32_t
   snprintf(key, sizeof key, "%s.%s", b->name, name);
   dh_function_t fn;
   if (dh_func_get(key, &fn) != 0)
-    return dh_error_set("KeyError", "%s:%d: backend %s has no function '%s'", b->name, (int)dev.device_id,
+    return dh_error_set(DH_KIND_KEY_ERROR, "%s:%d: backend %s has no function '%s'", b->name, (int)dev.device_id,
                         b->name, name);
   int rc = dh_func_call(&fn, args, num_args, out_result);
   dh_func_release(&fn);
@@ -207,6 +207,6 @@ int dh_device_call(DLDevice dev, const char* name, const dh_any_t* args, int32_t
 int dh_device_api_get_by_type(int32_t device_type, const dh_backend_t** out_backend) {
   dh__slot* s = dh__slot_by_type(device_type);
   if (out_backend) *out_backend = s ? &s->backend : NULL;
-  if (s == NULL) return dh_error_set("KeyError", "Device API %s is not enabled", dh_device_type_name(device_type));
+  if (s == NULL) return dh_error_set(DH_KIND_KEY_ERROR, "Device API %s is not enabled", dh_device_type_name(device_type));
   return 0;
 }

@@ -57,7 +57,7 @@ int dh_error_setv(const char* kind, const char* fmt, va_list ap) {
     if (n < 0) snprintf(buf, sizeof buf, "(unformattable error message: %s)", fmt);
   }
   char k[DH_ERROR_KIND_MAX];
-  snprintf(k, sizeof k, "%s", kind != NULL && kind[0] != '\0' ? kind : "RuntimeError");
+  snprintf(k, sizeof k, "%s", kind != NULL && kind[0] != '\0' ? kind : DH_KIND_RUNTIME_ERROR);
   /* Created with an empty backtrace: TVMFFIErrorSetRaisedFromCStr would capture and
    * symbolise one, which costs ~0.15 s on the first error of every process (the
    * conformance suite forks a process per case, and many cases expect errors). */
@@ -87,7 +87,7 @@ int dh_error_prefix(const char* fmt, ...) {
   int n = fmt != NULL ? vsnprintf(prefix, sizeof prefix, fmt, ap) : 0;
   va_end(ap);
   if (n < 0) n = 0, prefix[0] = '\0';
-  if (!dh__error_peek()) return dh_error_set("InternalError", "%s", prefix);
+  if (!dh__error_peek()) return dh_error_set(DH_KIND_INTERNAL_ERROR, "%s", prefix);
   /* tl_kind/tl_message now hold the raised error; raise "prefix: message" instead */
   char kind[DH_ERROR_KIND_MAX];
   memcpy(kind, tl_kind, sizeof kind);

@@ -24,9 +24,9 @@ static pthread_rwlock_t g_table_lock = PTHREAD_RWLOCK_INITIALIZER;
 
 int dh_func_create(dh_safe_call_t call, void* self, void (*deleter)(void* self),
                    dh_function_t* out) {
-  if (out == NULL) return dh_error_set("ValueError", "dh_func_create: out is NULL");
+  if (out == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_func_create: out is NULL");
   out->handle = NULL;
-  if (call == NULL) return dh_error_set("ValueError", "dh_func_create: call is NULL");
+  if (call == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_func_create: call is NULL");
   /* dh_safe_call_t and TVMFFISafeCallType differ only in dh_any_t vs TVMFFIAny,
    * which are the same struct (devharness/any.h). */
   TVMFFISafeCallType sc;
@@ -44,12 +44,12 @@ void dh_func_release(dh_function_t* fn) {
 }
 
 int dh__func_call_failed(int rc) {
-  if (!dh__error_peek()) dh_error_set("InternalError", "function returned %d without an error", rc);
+  if (!dh__error_peek()) dh_error_set(DH_KIND_INTERNAL_ERROR, "function returned %d without an error", rc);
   return -1;
 }
 
 int dh__func_call_bad_args(int32_t num_args, const dh_any_t* args) {
-  return dh_error_set("ValueError", "dh_func_call: %d arguments but args is %s", (int)num_args,
+  return dh_error_set(DH_KIND_VALUE_ERROR, "dh_func_call: %d arguments but args is %s", (int)num_args,
                       args == NULL ? "NULL" : "set");
 }
 
@@ -61,26 +61,26 @@ int dh_func_call(const dh_function_t* fn, const dh_any_t* args, int32_t num_args
       out_result->zero_padding = 0;
       out_result->v_uint64 = 0;
     }
-    return dh_error_set("ValueError", "dh_func_call: function is NULL");
+    return dh_error_set(DH_KIND_VALUE_ERROR, "dh_func_call: function is NULL");
   }
   return dh__func_call_fast(fn->handle, args, num_args, out_result);
 }
 
 static int name_check(const char* what, const char* name) {
   if (name == NULL || name[0] == '\0')
-    return dh_error_set("ValueError", "%s: function name is %s", what, name == NULL ? "NULL" : "empty");
+    return dh_error_set(DH_KIND_VALUE_ERROR, "%s: function name is %s", what, name == NULL ? "NULL" : "empty");
   return 0;
 }
 
 int dh_func_get(const char* name, dh_function_t* out_fn) {
-  if (name == NULL) return dh_error_set("ValueError", "dh_func_get: function name is NULL");
+  if (name == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_func_get: function name is NULL");
   TVMFFIByteArray n = {name, strlen(name)};
   TVMFFIObjectHandle h = NULL;
   pthread_rwlock_rdlock(&g_table_lock);
   int rc = TVMFFIFunctionGetGlobal(&n, &h);
   pthread_rwlock_unlock(&g_table_lock);
   if (rc != 0) return -1;
-  if (h == NULL) return dh_error_set("KeyError", "function %s is not registered", name);
+  if (h == NULL) return dh_error_set(DH_KIND_KEY_ERROR, "function %s is not registered", name);
   if (out_fn != NULL) out_fn->handle = h;
   else TVMFFIObjectDecRef(h);
   return 0;
@@ -89,7 +89,7 @@ int dh_func_get(const char* name, dh_function_t* out_fn) {
 int dh_func_register(const char* name, dh_safe_call_t call, void* self, int allow_override) {
   if (name_check("dh_func_register", name) != 0) return -1;
   if (call == NULL)
-    return dh_error_set("ValueError", "dh_func_register: function %s has a NULL call", name);
+    return dh_error_set(DH_KIND_VALUE_ERROR, "dh_func_register: function %s has a NULL call", name);
   TVMFFIByteArray n = {name, strlen(name)};
   dh_function_t f;
   if (dh_func_create(call, self, NULL, &f) != 0) return -1;
@@ -101,13 +101,13 @@ int dh_func_register(const char* name, dh_safe_call_t call, void* self, int allo
   dh_func_release(&f); /* the table holds its own reference */
   if (old != NULL) {
     TVMFFIObjectDecRef(old);
-    return dh_error_set("KeyError", "function %s is already registered", name);
+    return dh_error_set(DH_KIND_KEY_ERROR, "function %s is already registered", name);
   }
   return rc == 0 ? 0 : -1;
 }
 
 int dh_func_remove(const char* name) {
-  if (name == NULL) return dh_error_set("ValueError", "dh_func_remove: function name is NULL");
+  if (name == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_func_remove: function name is NULL");
   dh_function_t rm;
   if (dh_func_get("ffi.FunctionRemoveGlobal", &rm) != 0)
     return dh_error_prefix("dh_func_remove(%s)", name);
@@ -123,7 +123,7 @@ int dh_func_remove(const char* name) {
   dh_func_release(&rm);
   if (rc != 0) return -1;
   if (rv.type_index == DH_TYPE_BOOL && rv.v_int64 == 0)
-    return dh_error_set("KeyError", "function %s is not registered", name);
+    return dh_error_set(DH_KIND_KEY_ERROR, "function %s is not registered", name);
   dh_any_release(&rv);
   return 0;
 }

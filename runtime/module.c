@@ -34,10 +34,10 @@ static int call_global(const char* name, const dh_any_t* args, int32_t n, dh_any
 int dh_module_load(const char* path, dh_module_t** out_module) {
   if (out_module != NULL) *out_module = NULL;
   if (path == NULL || path[0] == '\0')
-    return dh_error_set("ValueError", "dh_module_load: path is %s", path ? "empty" : "NULL");
-  if (out_module == NULL) return dh_error_set("ValueError", "dh_module_load: out_module is NULL");
+    return dh_error_set(DH_KIND_VALUE_ERROR, "dh_module_load: path is %s", path ? "empty" : "NULL");
+  if (out_module == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_module_load: out_module is NULL");
   if (access(path, R_OK) != 0)
-    return dh_error_set("IOError", "%s: cannot load module: file not readable", path);
+    return dh_error_set(DH_KIND_IO_ERROR, "%s: cannot load module: file not readable", path);
   dh_any_t arg, rv;
   if (dh_any_string(path, strlen(path), &arg) != 0) return -1;
   int rc = call_global("ffi.ModuleLoadFromFile", &arg, 1, &rv);
@@ -45,7 +45,7 @@ int dh_module_load(const char* path, dh_module_t** out_module) {
   if (rc != 0) return dh_error_prefix("%s: cannot load module", path);
   if (rv.type_index != DH_TYPE_MODULE) {
     dh_any_release(&rv);
-    return dh_error_set("InternalError", "%s: loader returned %s, not a Module", path,
+    return dh_error_set(DH_KIND_INTERNAL_ERROR, "%s: loader returned %s, not a Module", path,
                         dh_type_index_name(rv.type_index));
   }
   dh_module_t* m = calloc(1, sizeof *m);
@@ -54,7 +54,7 @@ int dh_module_load(const char* path, dh_module_t** out_module) {
     free(m);
     free(p);
     dh_any_release(&rv);
-    return dh_error_set("OutOfMemoryError", "%s: out of memory loading module", path);
+    return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "%s: out of memory loading module", path);
   }
   m->handle = rv.v_ptr; /* the reference moves into the module */
   m->path = p;
@@ -63,9 +63,9 @@ int dh_module_load(const char* path, dh_module_t** out_module) {
 }
 
 int dh_module_get_function(dh_module_t* module, const char* name, dh_function_t* out_fn) {
-  if (module == NULL) return dh_error_set("ValueError", "dh_module_get_function: module is NULL");
+  if (module == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_module_get_function: module is NULL");
   if (name == NULL || name[0] == '\0')
-    return dh_error_set("ValueError", "%s: function name is %s", module->path,
+    return dh_error_set(DH_KIND_VALUE_ERROR, "%s: function name is %s", module->path,
                         name ? "empty" : "NULL");
   dh_any_t args[3], rv;
   args[0] = dh_any_make(DH_TYPE_MODULE);
@@ -77,7 +77,7 @@ int dh_module_get_function(dh_module_t* module, const char* name, dh_function_t*
   if (rc != 0) return dh_error_prefix("%s: function %s", module->path, name);
   if (rv.type_index != DH_TYPE_FUNCTION) {
     dh_any_release(&rv);
-    return dh_error_set("KeyError", "symbol %s%s not found in %s", DH_MODULE_SYMBOL_PREFIX, name,
+    return dh_error_set(DH_KIND_KEY_ERROR, "symbol %s%s not found in %s", DH_MODULE_SYMBOL_PREFIX, name,
                         module->path);
   }
   if (out_fn != NULL) out_fn->handle = rv.v_ptr;

@@ -138,7 +138,7 @@ static void unregister_slot(dh__slot* slot) {
  * ABIError naming `origin`. */
 static int validate_struct(const char* origin, const dh_backend_t* b) {
 #define REQUIRED(field) \
-  if (b->field == NULL) return dh_error_set("ABIError", "%s: required entry '%s' is NULL", origin, #field)
+  if (b->field == NULL) return dh_error_set(DH_KIND_ABI_ERROR, "%s: required entry '%s' is NULL", origin, #field)
   REQUIRED(init);
   REQUIRED(unavailable_reason);
   REQUIRED(get_attr);
@@ -154,48 +154,48 @@ static int validate_struct(const char* origin, const dh_backend_t* b) {
   REQUIRED(sync_stream_from_to);
 #undef REQUIRED
   if ((b->alloc_workspace == NULL) != (b->free_workspace == NULL))
-    return dh_error_set("ABIError", "%s: alloc_workspace and free_workspace must both be set or both NULL",
+    return dh_error_set(DH_KIND_ABI_ERROR, "%s: alloc_workspace and free_workspace must both be set or both NULL",
                         origin);
   if (!valid_name(b->name))
-    return dh_error_set("ABIError", "%s: backend name '%s' does not match [a-z][a-z0-9_-]* (at most 47 bytes)",
+    return dh_error_set(DH_KIND_ABI_ERROR, "%s: backend name '%s' does not match [a-z][a-z0-9_-]* (at most 47 bytes)",
                         origin, b->name ? b->name : "(NULL)");
   if (b->device_type <= 0 || b->device_type >= DH__MAX_DEVICE_TYPES)
-    return dh_error_set("ABIError", "%s: device_type %d is outside 1..%d", origin, (int)b->device_type,
+    return dh_error_set(DH_KIND_ABI_ERROR, "%s: device_type %d is outside 1..%d", origin, (int)b->device_type,
                         DH__MAX_DEVICE_TYPES - 1);
   if (b->num_functions > 0 && b->functions == NULL)
-    return dh_error_set("ABIError", "%s: num_functions is %zu but functions is NULL", origin, b->num_functions);
+    return dh_error_set(DH_KIND_ABI_ERROR, "%s: num_functions is %zu but functions is NULL", origin, b->num_functions);
   for (size_t i = 0; i < b->num_functions; i++)
     if (b->functions[i].name == NULL || b->functions[i].name[0] == '\0' || b->functions[i].call == NULL)
-      return dh_error_set("ABIError", "%s: functions[%zu] has a NULL or empty name or a NULL call", origin, i);
+      return dh_error_set(DH_KIND_ABI_ERROR, "%s: functions[%zu] has a NULL or empty name or a NULL call", origin, i);
   return 0;
 }
 
 int dh__backend_accept(const char* origin, const dh_backend_t* plugin_struct, size_t available_bytes,
                        dh_backend_t* out_copy) {
   if (origin == NULL) origin = "(plugin)";
-  if (out_copy == NULL) return dh_error_set("ValueError", "%s: no place to copy the backend struct to", origin);
+  if (out_copy == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "%s: no place to copy the backend struct to", origin);
   memset(out_copy, 0, sizeof *out_copy);
   /* 5. entry result */
   if (plugin_struct == NULL)
-    return dh_error_set("ABIError", "%s: %s returned NULL", origin, DH_BACKEND_ENTRY_SYMBOL);
+    return dh_error_set(DH_KIND_ABI_ERROR, "%s: %s returned NULL", origin, DH_BACKEND_ENTRY_SYMBOL);
   const size_t header = offsetof(dh_backend_t, reserved);
   if (available_bytes < header)
-    return dh_error_set("ABIError", "%s: only %zu bytes of the backend struct are readable, its header needs %zu",
+    return dh_error_set(DH_KIND_ABI_ERROR, "%s: only %zu bytes of the backend struct are readable, its header needs %zu",
                         origin, available_bytes, header);
   /* 6. ABI major, 7. struct_size */
   if (plugin_struct->abi_major != DH_BACKEND_ABI_MAJOR)
-    return dh_error_set("ABIError", "%s: ABI major %d, this devharness speaks %d", origin,
+    return dh_error_set(DH_KIND_ABI_ERROR, "%s: ABI major %d, this devharness speaks %d", origin,
                         (int)plugin_struct->abi_major, DH_BACKEND_ABI_MAJOR);
   size_t sz = plugin_struct->struct_size;
   if (sz < DH_BACKEND_SIZE_V1_0)
-    return dh_error_set("ABIError", "%s: struct_size %zu is smaller than the ABI %d.0 minimum %zu", origin, sz,
+    return dh_error_set(DH_KIND_ABI_ERROR, "%s: struct_size %zu is smaller than the ABI %d.0 minimum %zu", origin, sz,
                         DH_BACKEND_ABI_MAJOR, (size_t)DH_BACKEND_SIZE_V1_0);
   /* A newer minor's larger struct is read up to the fields this devharness knows; an
    * older minor's fields past its struct_size stay NULL/0. */
   size_t copy = sz < sizeof(dh_backend_t) ? sz : sizeof(dh_backend_t);
   if (copy > available_bytes) {
     if (available_bytes < DH_BACKEND_SIZE_V1_0)
-      return dh_error_set("ABIError", "%s: struct_size is %zu but only %zu bytes are readable (ABI %d.0 needs %zu)",
+      return dh_error_set(DH_KIND_ABI_ERROR, "%s: struct_size is %zu but only %zu bytes are readable (ABI %d.0 needs %zu)",
                           origin, sz, available_bytes, DH_BACKEND_ABI_MAJOR, (size_t)DH_BACKEND_SIZE_V1_0);
     copy = available_bytes;
   }
@@ -215,15 +215,15 @@ static int validate_unique(const char* path, const dh_backend_t* b) {
   for (size_t i = 0; i < n; i++) {
     const dh_backend_t* o = &g_slots[i]->backend;
     if (strcmp(o->name, b->name) == 0)
-      return dh_error_set("ABIError", "%s: a backend named '%s' is already loaded (from %s)", path, b->name,
+      return dh_error_set(DH_KIND_ABI_ERROR, "%s: a backend named '%s' is already loaded (from %s)", path, b->name,
                           g_slots[i]->path);
     if (o->device_type == b->device_type)
-      return dh_error_set("ABIError", "%s: device type %d (%s) is already served by backend '%s' (from %s)",
+      return dh_error_set(DH_KIND_ABI_ERROR, "%s: device type %d (%s) is already served by backend '%s' (from %s)",
                           path, (int)b->device_type, dh_device_type_name(b->device_type), o->name,
                           g_slots[i]->path);
   }
   if (n >= DH__MAX_BACKENDS)
-    return dh_error_set("ABIError", "%s: too many plugins (at most %d)", path, DH__MAX_BACKENDS);
+    return dh_error_set(DH_KIND_ABI_ERROR, "%s: too many plugins (at most %d)", path, DH__MAX_BACKENDS);
   return 0;
 }
 
@@ -240,7 +240,7 @@ static int register_slot(dh__slot* slot) {
   slot->function_keys = calloc(b->num_functions ? b->num_functions : 1, sizeof *slot->function_keys);
   if (slot->functions == NULL || slot->function_keys == NULL) {
     unregister_slot(slot);
-    return dh_error_set("OutOfMemoryError", "%s: out of memory registering functions", slot->path);
+    return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "%s: out of memory registering functions", slot->path);
   }
   for (size_t i = 0; i < b->num_functions; i++) {
     slot->function_keys[i] = dh__name_key(b->functions[i].name);
@@ -248,7 +248,7 @@ static int register_slot(dh__slot* slot) {
     if (dh_func_register(key, b->functions[i].call, NULL, 1) != 0 ||
         dh_func_get(key, &slot->functions[i]) != 0) {
       unregister_slot(slot);
-      return dh_error_set("ABIError", "%s: cannot register %s", slot->path, key);
+      return dh_error_set(DH_KIND_ABI_ERROR, "%s: cannot register %s", slot->path, key);
     }
   }
   return 0;
@@ -257,23 +257,23 @@ static int register_slot(dh__slot* slot) {
 /* The body of dh_plugin_load; caller holds g_load_mu. */
 static int load_locked(const char* path, const dh_backend_t** out) {
   if (path == NULL || path[0] == '\0')
-    return dh_error_set("IOError", "plugin path is %s", path ? "empty" : "NULL");
+    return dh_error_set(DH_KIND_IO_ERROR, "plugin path is %s", path ? "empty" : "NULL");
   /* 1. readable regular file */
   struct stat st;
   if (stat(path, &st) != 0)
-    return dh_error_set("IOError", "%s: cannot open plugin: %s", path, strerror(errno));
-  if (!S_ISREG(st.st_mode)) return dh_error_set("IOError", "%s: not a regular file", path);
+    return dh_error_set(DH_KIND_IO_ERROR, "%s: cannot open plugin: %s", path, strerror(errno));
+  if (!S_ISREG(st.st_mode)) return dh_error_set(DH_KIND_IO_ERROR, "%s: not a regular file", path);
   FILE* f = fopen(path, "rb");
-  if (f == NULL) return dh_error_set("IOError", "%s: cannot open plugin: %s", path, strerror(errno));
+  if (f == NULL) return dh_error_set(DH_KIND_IO_ERROR, "%s: cannot open plugin: %s", path, strerror(errno));
   unsigned char magic[4] = {0};
   size_t got = fread(magic, 1, 4, f);
   fclose(f);
   /* 2. ELF magic, checked before dlopen for a clear message */
   if (got != 4 || memcmp(magic, "\177ELF", 4) != 0)
-    return dh_error_set("ABIError", "%s: not an ELF shared object", path);
+    return dh_error_set(DH_KIND_ABI_ERROR, "%s: not an ELF shared object", path);
   char real[PATH_MAX];
   if (realpath(path, real) == NULL)
-    return dh_error_set("IOError", "%s: cannot resolve path: %s", path, strerror(errno));
+    return dh_error_set(DH_KIND_IO_ERROR, "%s: cannot resolve path: %s", path, strerror(errno));
   size_t n = atomic_load(&g_num_slots);
   for (size_t i = 0; i < n; i++)
     if (strcmp(g_slots[i]->real_path, real) == 0) { /* same file again: already loaded */
@@ -286,20 +286,20 @@ static int load_locked(const char* path, const dh_backend_t** out) {
   void* h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
   if (h == NULL) {
     const char* why = dlerror();
-    return dh_error_set("ABIError", "%s: dlopen failed: %s", path, why ? why : "unknown reason");
+    return dh_error_set(DH_KIND_ABI_ERROR, "%s: dlopen failed: %s", path, why ? why : "unknown reason");
   }
   /* 4. entry symbol */
   void* sym = dlsym(h, DH_BACKEND_ENTRY_SYMBOL);
   if (sym == NULL) {
     dlclose(h);
-    return dh_error_set("ABIError", "%s: missing entry symbol %s", path, DH_BACKEND_ENTRY_SYMBOL);
+    return dh_error_set(DH_KIND_ABI_ERROR, "%s: missing entry symbol %s", path, DH_BACKEND_ENTRY_SYMBOL);
   }
   dh_backend_entry_fn entry;
   memcpy(&entry, &sym, sizeof entry);
   dh__slot* slot = calloc(1, sizeof *slot);
   if (slot == NULL) {
     dlclose(h);
-    return dh_error_set("OutOfMemoryError", "%s: out of memory", path);
+    return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "%s: out of memory", path);
   }
   /* 5-9. entry result, ABI major, struct_size, copy, per-struct rules; 10. duplicates.
    * The plugin's struct is as large as its struct_size says (the ABI contract). */
@@ -315,7 +315,7 @@ static int load_locked(const char* path, const dh_backend_t** out) {
   pthread_mutex_init(&slot->init_mu, NULL);
   atomic_init(&slot->init_state, 0);
   if (slot->path == NULL || slot->real_path == NULL || register_slot(slot) != 0) {
-    if (dh_error_kind() == NULL) dh_error_set("OutOfMemoryError", "%s: out of memory", path);
+    if (dh_error_kind() == NULL) dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "%s: out of memory", path);
     free(slot->path);
     free(slot->real_path);
     pthread_mutex_destroy(&slot->init_mu);
@@ -445,7 +445,7 @@ size_t dh_plugins_load_default(void) {
 
 int dh_device_api_get(const char* name, const dh_backend_t** out_backend) {
   if (out_backend) *out_backend = NULL;
-  if (name == NULL) return dh_error_set("KeyError", "Device API (NULL) is not enabled: no name given");
+  if (name == NULL) return dh_error_set(DH_KIND_KEY_ERROR, "Device API (NULL) is not enabled: no name given");
   pthread_mutex_lock(&g_load_mu);
   size_t n = atomic_load(&g_num_slots);
   for (size_t i = 0; i < n; i++)
@@ -458,7 +458,7 @@ int dh_device_api_get(const char* name, const dh_backend_t** out_backend) {
   dh_text_quote(name, shown, sizeof shown);
   for (size_t i = g_num_refusals; i-- > 0;)
     if (strcmp(g_refusals[i].file_name, name) == 0) {
-      dh_error_set("KeyError", "Device API %s is not enabled: %s", shown, g_refusals[i].message);
+      dh_error_set(DH_KIND_KEY_ERROR, "Device API %s is not enabled: %s", shown, g_refusals[i].message);
       pthread_mutex_unlock(&g_load_mu);
       return -1;
     }
@@ -479,7 +479,7 @@ int dh_device_api_get(const char* name, const dh_backend_t** out_backend) {
     if (!dup)
       used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ":" : "", dh_text_quote(fi, q, sizeof q));
   }
-  dh_error_set("KeyError", "Device API %s is not enabled: no plugin libdevharness_%s.so found in %s", shown,
+  dh_error_set(DH_KIND_KEY_ERROR, "Device API %s is not enabled: no plugin libdevharness_%s.so found in %s", shown,
                shown, list);
   pthread_mutex_unlock(&g_load_mu);
   return -1;
@@ -497,7 +497,7 @@ int dh__slot_init_slow(dh__slot* slot) {
       state = 1;
     } else {
       snprintf(slot->init_kind, sizeof slot->init_kind, "%s",
-               dh_error_kind() ? dh_error_kind() : "RuntimeError");
+               dh_error_kind() ? dh_error_kind() : DH_KIND_RUNTIME_ERROR);
       snprintf(slot->init_message, sizeof slot->init_message, "%s",
                dh_error_kind() ? dh_error_message() : "init returned -1 without an error");
       state = -1;
@@ -512,7 +512,7 @@ int dh__slot_init_slow(dh__slot* slot) {
 static dh__slot* slot_or_error(const dh_backend_t* backend) {
   dh__slot* s = dh__slot_of(backend);
   if (s == NULL)
-    dh_error_set("ValueError", "backend %p was not loaded by dh_plugin_load", (const void*)backend);
+    dh_error_set(DH_KIND_VALUE_ERROR, "backend %p was not loaded by dh_plugin_load", (const void*)backend);
   return s;
 }
 
@@ -541,7 +541,7 @@ int dh_backend_device_count(const dh_backend_t* backend, int* out_count) {
     int32_t n = 0;
     if (s->backend.device_count(&n) != 0) return dh_error_prefix("%s: device_count", s->backend.name);
     if (n < 0 || n > DH_MAX_DEVICES_PER_BACKEND)
-      return dh_error_set("ABIError", "%s: device_count returned %d, expected 0..%d", s->backend.name, (int)n,
+      return dh_error_set(DH_KIND_ABI_ERROR, "%s: device_count returned %d, expected 0..%d", s->backend.name, (int)n,
                           DH_MAX_DEVICES_PER_BACKEND);
     if (out_count) *out_count = n;
     return 0;
@@ -552,7 +552,7 @@ int dh_backend_device_count(const dh_backend_t* backend, int* out_count) {
     if (s->backend.get_attr(dev, DH_ATTR_EXIST, &v) != 0)
       return dh_error_prefix("%s:%d: get_attr(exist)", s->backend.name, id);
     if (v.type_index != DH_TYPE_INT && v.type_index != DH_TYPE_BOOL)
-      return dh_error_set("ABIError", "%s:%d: get_attr(exist) returned %s, expected Int", s->backend.name, id,
+      return dh_error_set(DH_KIND_ABI_ERROR, "%s:%d: get_attr(exist) returned %s, expected Int", s->backend.name, id,
                           dh_type_index_name(v.type_index));
     if (v.v_int64 == 0) break;
     count++;

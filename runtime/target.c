@@ -72,7 +72,7 @@ void dh_target_free(dh_target_t* t) {
 
 char* dh_target_to_json(const dh_target_t* t, int pretty) {
   if (!t) {
-    dh_error_set("ValueError", "dh_target_to_json: target is NULL");
+    dh_error_set(DH_KIND_VALUE_ERROR, "dh_target_to_json: target is NULL");
     return NULL;
   }
   char* s = json_dumps(t->obj, JSON_SORT_KEYS | (pretty ? JSON_INDENT(2) : JSON_COMPACT));
@@ -82,11 +82,11 @@ char* dh_target_to_json(const dh_target_t* t, int pretty) {
 
 char* dh_target_to_tvm_json(const dh_target_t* t, int pretty) {
   if (!t) {
-    dh_error_set("ValueError", "dh_target_to_tvm_json: target is NULL");
+    dh_error_set(DH_KIND_VALUE_ERROR, "dh_target_to_tvm_json: target is NULL");
     return NULL;
   }
   if (!t->kind->tvm_kind) {
-    dh_error_set("KeyError", "target kind '%s' has no TVM target kind (no \"tvm_kind\" in its kind file)",
+    dh_error_set(DH_KIND_KEY_ERROR, "target kind '%s' has no TVM target kind (no \"tvm_kind\" in its kind file)",
                  t->kind->name);
     return NULL;
   }
@@ -124,7 +124,7 @@ int32_t dh_target_device_type(const dh_target_t* t) { return t ? t->kind->device
 
 int dh_target_get(const dh_target_t* t, const char* option, dh_any_t* out) {
   if (!t || !option || !out)
-    return dh_error_set("ValueError", "dh_target_get: NULL target, option or out_value");
+    return dh_error_set(DH_KIND_VALUE_ERROR, "dh_target_get: NULL target, option or out_value");
   *out = dh_any_none();
   if (!dh__find_opt(t->kind, option))
     return dh__unknown_option("target", "", option, t->kind);

@@ -20,7 +20,7 @@
 
 int dh_target_detect_with_getter(const char* kind, DLDevice dev, dh_target_getter_t getter,
                                  void* ctx, dh_target_t** out_target) {
-  if (!out_target) return dh_error_set("ValueError", "dh_target_detect: out_target is NULL");
+  if (!out_target) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_target_detect: out_target is NULL");
   *out_target = NULL;
   char origin[96];
   dh_device_format(dev, origin, sizeof origin);
@@ -29,7 +29,7 @@ int dh_target_detect_with_getter(const char* kind, DLDevice dev, dh_target_gette
     dh_sbuf_t b = {0};
     dh__known_kinds(&b);
     char q[DH_TEXT_BUF];
-    int rc = dh_error_set("KeyError", "%s: unknown target kind '%s'; known kinds: %s", origin,
+    int rc = dh_error_set(DH_KIND_KEY_ERROR, "%s: unknown target kind '%s'; known kinds: %s", origin,
                           dh_text_quote(kind, q, sizeof q), dh_sbuf_str(&b));
     free(b.s);
     return rc;
@@ -50,7 +50,7 @@ int dh_target_detect_with_getter(const char* kind, DLDevice dev, dh_target_gette
     int r = dh__any_to_json(o->type, &v, &j, why, sizeof why);
     if (r < 0) {
       json_decref(root);
-      return dh_error_set("TypeError", "%s: target property '%s': %s", origin, o->name, why);
+      return dh_error_set(DH_KIND_TYPE_ERROR, "%s: target property '%s': %s", origin, o->name, why);
     }
     if (r == 0) json_object_set_new(root, o->name, j);
   }
@@ -60,7 +60,7 @@ int dh_target_detect_with_getter(const char* kind, DLDevice dev, dh_target_gette
 }
 
 int dh_target_detect(DLDevice dev, dh_target_t** out_target) {
-  if (!out_target) return dh_error_set("ValueError", "dh_target_detect: out_target is NULL");
+  if (!out_target) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_target_detect: out_target is NULL");
   *out_target = NULL;
   const dh_backend_t* b = NULL;
   if (dh__backend_for(NULL, dev, &b) != 0) return -1;
@@ -71,7 +71,7 @@ int dh_target_detect(DLDevice dev, dh_target_t** out_target) {
 int dh_target_check_device(const dh_target_t* t, DLDevice dev,
                            void (*on_mismatch)(const char*, const char*, const char*, void*),
                            void (*on_unchecked)(const char*, void*), void* user) {
-  if (!t) return dh_error_set("ValueError", "dh_target_check_device: target is NULL");
+  if (!t) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_target_check_device: target is NULL");
   const dh_backend_t* b = NULL;
   if (dh__backend_for(t->kind, dev, &b) != 0) return -1;
   char origin[96];

@@ -23,7 +23,7 @@
 
 /*--- small helpers of the target files ---*/
 
-int dh__target_oom(void) { return dh_error_set("OutOfMemoryError", "targets: out of memory"); }
+int dh__target_oom(void) { return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "targets: out of memory"); }
 
 int dh__cmp_str_ptr(const void* a, const void* b) {
   return strcmp(*(const char* const*)a, *(const char* const*)b);
@@ -250,27 +250,27 @@ static int check_kind_fields(json_t* root, const char* origin) {
     for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; ++i)
       if (strcmp(key, allowed[i]) == 0) ok = 1;
     if (!ok)
-      return dh_error_set("KeyError",
+      return dh_error_set(DH_KIND_KEY_ERROR,
                           "%s: unknown field '%s' in kind definition; known fields: "
                           "default_keys, description, device_type, kind, options, tvm_kind",
                           origin, key);
   }
   char d[96];
   json_t* name = json_object_get(root, "kind");
-  if (!name) return dh_error_set("ValueError", "%s: kind definition has no 'kind'", origin);
+  if (!name) return dh_error_set(DH_KIND_VALUE_ERROR, "%s: kind definition has no 'kind'", origin);
   if (!json_is_string(name)) {
     dh_json_describe(name, d, sizeof d);
-    return dh_error_set("TypeError", "%s: field 'kind': expected str, got %s", origin, d);
+    return dh_error_set(DH_KIND_TYPE_ERROR, "%s: field 'kind': expected str, got %s", origin, d);
   }
   if (!valid_kind_name(json_string_value(name)))
-    return dh_error_set("ValueError",
+    return dh_error_set(DH_KIND_VALUE_ERROR,
                         "%s: field 'kind': '%s' is not a kind name ([a-z][a-z0-9_-]*)",
                         origin, json_string_value(name));
   json_t* dt = json_object_get(root, "device_type");
-  if (!dt) return dh_error_set("ValueError", "%s: kind definition has no 'device_type'", origin);
+  if (!dt) return dh_error_set(DH_KIND_VALUE_ERROR, "%s: kind definition has no 'device_type'", origin);
   if (!json_is_integer(dt) || json_integer_value(dt) < 1 || json_integer_value(dt) > INT32_MAX) {
     dh_json_describe(dt, d, sizeof d);
-    return dh_error_set("TypeError",
+    return dh_error_set(DH_KIND_TYPE_ERROR,
                         "%s: field 'device_type': expected a positive int (DLDeviceType), "
                         "got %s",
                         origin, d);
@@ -282,23 +282,23 @@ static int check_kind_fields(json_t* root, const char* origin) {
 static int check_option_fields(const char* origin, const char* key, json_t* val) {
   char d[96];
   if (is_common(key))
-    return dh_error_set("ValueError", "%s: option '%s' redefines an option every kind has", origin, key);
+    return dh_error_set(DH_KIND_VALUE_ERROR, "%s: option '%s' redefines an option every kind has", origin, key);
   if (!json_is_object(val)) {
     dh_json_describe(val, d, sizeof d);
-    return dh_error_set("TypeError", "%s: option '%s': expected object, got %s", origin, key, d);
+    return dh_error_set(DH_KIND_TYPE_ERROR, "%s: option '%s': expected object, got %s", origin, key, d);
   }
   const char* k2;
   json_t* v2;
   json_object_foreach(val, k2, v2) {
     if (strcmp(k2, "type") != 0 && strcmp(k2, "default") != 0 && strcmp(k2, "description") != 0 &&
         strcmp(k2, "tvm") != 0)
-      return dh_error_set("KeyError",
+      return dh_error_set(DH_KIND_KEY_ERROR,
                           "%s: option '%s': unknown field '%s'; known fields: default, "
                           "description, tvm, type",
                           origin, key, k2);
     if (strcmp(k2, "tvm") == 0 && !json_is_boolean(v2)) {
       dh_json_describe(v2, d, sizeof d);
-      return dh_error_set("TypeError", "%s: option '%s': field 'tvm': expected bool, got %s", origin,
+      return dh_error_set(DH_KIND_TYPE_ERROR, "%s: option '%s': field 'tvm': expected bool, got %s", origin,
                           key, d);
     }
   }
@@ -313,7 +313,7 @@ static int add_option(dh_kind_t* k, const char* origin, const char* key, json_t*
   opt_type_t t;
   if (!json_is_string(ty) || parse_type(json_string_value(ty), &t) != 0) {
     if (ty) dh_json_describe(ty, d, sizeof d);
-    return dh_error_set("TypeError",
+    return dh_error_set(DH_KIND_TYPE_ERROR,
                         "%s: option '%s': field 'type' must be one of bool, int, float, "
                         "str, array<str>, array<int>, target; got %s",
                         origin, key, ty ? d : "nothing");
@@ -326,10 +326,10 @@ static int add_option(dh_kind_t* k, const char* origin, const char* key, json_t*
   json_t* def = json_object_get(val, "default");
   if (!def) return 0;
   if (t == OPT_TARGET)
-    return dh_error_set("ValueError", "%s: option '%s': a target option cannot have a default",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "%s: option '%s': a target option cannot have a default",
                         origin, key);
   if (dh__check_value(t, def, &o->def, why, sizeof why) != 0)
-    return dh_error_set("TypeError", "%s: option '%s': default: %s", origin, key, why);
+    return dh_error_set(DH_KIND_TYPE_ERROR, "%s: option '%s': default: %s", origin, key, why);
   return 0;
 }
 
@@ -341,7 +341,7 @@ static int kind_from_json(json_t* root, const char* origin, dh_kind_t** out) {
   json_t* keys = NULL;
   if (dk) {
     if (dh__check_value(OPT_ARRAY_STR, dk, &keys, why, sizeof why) != 0)
-      return dh_error_set("TypeError", "%s: field 'default_keys': %s", origin, why);
+      return dh_error_set(DH_KIND_TYPE_ERROR, "%s: field 'default_keys': %s", origin, why);
   } else {
     keys = json_array();
     if (!keys) return dh__target_oom();
@@ -350,13 +350,13 @@ static int kind_from_json(json_t* root, const char* origin, dh_kind_t** out) {
   if (tk && !json_is_string(tk)) {
     json_decref(keys);
     dh_json_describe(tk, d, sizeof d);
-    return dh_error_set("TypeError", "%s: field 'tvm_kind': expected str, got %s", origin, d);
+    return dh_error_set(DH_KIND_TYPE_ERROR, "%s: field 'tvm_kind': expected str, got %s", origin, d);
   }
   json_t* opts = json_object_get(root, "options");
   if (opts && !json_is_object(opts)) {
     json_decref(keys);
     dh_json_describe(opts, d, sizeof d);
-    return dh_error_set("TypeError", "%s: field 'options': expected object, got %s", origin, d);
+    return dh_error_set(DH_KIND_TYPE_ERROR, "%s: field 'options': expected object, got %s", origin, d);
   }
   dh_kind_t* k = calloc(1, sizeof *k);
   size_t n = NUM_COMMON + (opts ? json_object_size(opts) : 0);
@@ -404,7 +404,7 @@ static dh_kind_t* find_kind_locked(const char* name) {
 /* Adds k (ownership passes) to the registry; caller holds g_lock. */
 static int add_kind_locked(dh_kind_t* k, const char* origin) {
   if (find_kind_locked(k->name)) {
-    int rc = dh_error_set("KeyError", "%s: kind '%s' is already registered", origin, k->name);
+    int rc = dh_error_set(DH_KIND_KEY_ERROR, "%s: kind '%s' is already registered", origin, k->name);
     kind_free(k);
     return rc;
   }
@@ -431,14 +431,14 @@ static int add_kind_locked(dh_kind_t* k, const char* origin) {
 static void remember_load_error(void) {
   if (g_load_error_msg) return;
   const char* kind = dh_error_kind();
-  g_load_error_kind = strdup(kind ? kind : "RuntimeError");
+  g_load_error_kind = strdup(kind ? kind : DH_KIND_RUNTIME_ERROR);
   g_load_error_msg = strdup(dh_error_message());
 }
 
 static void load_kind_files_locked(void) {
   const char* dir = dh_targets_dir();
   if (!dir) {
-    dh_error_set("IOError",
+    dh_error_set(DH_KIND_IO_ERROR,
                  "no targets folder found (set DEVHARNESS_TARGETS_PATH, or keep targets/ "
                  "beside the build folder or in <prefix>/share/devharness)");
     remember_load_error();
@@ -448,7 +448,7 @@ static void load_kind_files_locked(void) {
   snprintf(kdir, sizeof kdir, "%s/kinds", dir);
   DIR* d = opendir(kdir);
   if (!d) {
-    dh_error_set("IOError", "%s: cannot open: %s", kdir, strerror(errno));
+    dh_error_set(DH_KIND_IO_ERROR, "%s: cannot open: %s", kdir, strerror(errno));
     remember_load_error();
     return;
   }
@@ -482,7 +482,7 @@ static void load_kind_files_locked(void) {
     } else {
       size_t len = strlen(names[i]) - 5;
       if (strlen(k->name) != len || strncmp(k->name, names[i], len) != 0) {
-        dh_error_set("ValueError", "%s: kind '%s' must be in a file named %s.json", path,
+        dh_error_set(DH_KIND_VALUE_ERROR, "%s: kind '%s' must be in a file named %s.json", path,
                      k->name, k->name);
         remember_load_error();
         kind_free(k);
@@ -511,7 +511,7 @@ int dh_target_kinds_load(void) {
 
 int dh_target_kind_register_json(const char* json_text, const char* origin) {
   if (!origin) origin = "<string>";
-  if (!json_text) return dh_error_set("ValueError", "%s: kind JSON text is NULL", origin);
+  if (!json_text) return dh_error_set(DH_KIND_VALUE_ERROR, "%s: kind JSON text is NULL", origin);
   dh_target_kinds_load(); /* file kinds first, so a plugin cannot shadow them */
   json_t* root = NULL;
   if (dh_json_read_text(json_text, strlen(json_text), origin, &root) != 0) return -1;
@@ -604,7 +604,7 @@ int dh__unknown_option(const char* origin, const char* prefix, const char* name,
     dh_sbuf_add(&b, k->opts[i].name);
   }
   char q[DH_TEXT_BUF];
-  int rc = dh_error_set("KeyError", "%s: unknown option '%s%s' for kind '%s'; known options: %s",
+  int rc = dh_error_set(DH_KIND_KEY_ERROR, "%s: unknown option '%s%s' for kind '%s'; known options: %s",
                         origin, prefix, dh_text_quote(name, q, sizeof q), k->name, dh_sbuf_str(&b));
   free(b.s);
   return rc;

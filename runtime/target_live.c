@@ -35,9 +35,9 @@ int dh__backend_for(const dh_kind_t* kind, DLDevice dev, const dh_backend_t** ou
     if (dh_device_api_get_by_type(dev.device_type, &b) != 0) return -1;
   }
   if (!b->target_kind)
-    return dh_error_set("KeyError", "backend %s has no target kind", b->name);
+    return dh_error_set(DH_KIND_KEY_ERROR, "backend %s has no target kind", b->name);
   if (kind && strcmp(b->target_kind, kind->name) != 0)
-    return dh_error_set("ValueError",
+    return dh_error_set(DH_KIND_VALUE_ERROR,
                         "target kind '%s' does not match backend %s, whose kind is '%s'",
                         kind->name, b->name, b->target_kind);
   if (dh_backend_init(b) != 0) return -1;
@@ -45,7 +45,7 @@ int dh__backend_for(const dh_kind_t* kind, DLDevice dev, const dh_backend_t** ou
   if (dh_device_get_attr(dev, DH_ATTR_EXIST, &ex) != 0) return -1;
   if (ex.type_index != DH_TYPE_INT || ex.v_int64 != 1) {
     char buf[64];
-    return dh_error_set("IndexError", "device %s does not exist",
+    return dh_error_set(DH_KIND_INDEX_ERROR, "device %s does not exist",
                         dh_device_format(dev, buf, sizeof buf));
   }
   *out = b;

@@ -50,7 +50,7 @@ static int load_tag_raw(const parse_ctx_t* pc, const char* where, const char* ta
   if (dh_json_read_file(path_raw, &root) != 0) return -1;
   if (json_object_get(root, "from_device")) {
     json_decref(root);
-    return dh_error_set("ValueError", "%s: a tag cannot use 'from_device' (tags are presets)",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "%s: a tag cannot use 'from_device' (tags are presets)",
                         path);
   }
   json_t* inner = json_object_get(root, "tag");
@@ -58,7 +58,7 @@ static int load_tag_raw(const parse_ctx_t* pc, const char* where, const char* ta
     char d[96];
     dh_json_describe(inner, d, sizeof d);
     json_decref(root);
-    return dh_error_set("TypeError", "%s: option 'tag': expected str, got %s", path, d);
+    return dh_error_set(DH_KIND_TYPE_ERROR, "%s: option 'tag': expected str, got %s", path, d);
   }
   if (inner && strcmp(json_string_value(inner), tag) != 0) {
     const char* next = json_string_value(inner);
@@ -74,7 +74,7 @@ static int load_tag_raw(const parse_ctx_t* pc, const char* where, const char* ta
       dh_sbuf_add(&b, dh_text_quote(tag, q, sizeof q));
       dh_sbuf_add(&b, " -> ");
       dh_sbuf_add(&b, dh_text_quote(next, q, sizeof q));
-      int rc = dh_error_set("ValueError", "%s: option 'tag': tag '%s' refers back to '%s' (a cycle: %s)",
+      int rc = dh_error_set(DH_KIND_VALUE_ERROR, "%s: option 'tag': tag '%s' refers back to '%s' (a cycle: %s)",
                             path, dh_text_quote(tag, q, sizeof q), chain[i], dh_sbuf_str(&b));
       free(b.s);
       json_decref(root);
@@ -82,7 +82,7 @@ static int load_tag_raw(const parse_ctx_t* pc, const char* where, const char* ta
     }
     if (depth >= DH_TARGET_MAX_TAG_DEPTH) {
       json_decref(root);
-      return dh_error_set("ValueError", "%s: tags nest deeper than %d (a cycle?)", path,
+      return dh_error_set(DH_KIND_VALUE_ERROR, "%s: tags nest deeper than %d (a cycle?)", path,
                           DH_TARGET_MAX_TAG_DEPTH);
     }
     json_t* base = NULL;
@@ -122,7 +122,7 @@ static int build_host(const parse_ctx_t* pc, json_t* v, const char* prefix, int 
   char where[512];
   where_of(pc, prefix, where, sizeof where);
   if (host_depth >= DH_TARGET_MAX_HOST_DEPTH)
-    return dh_error_set("ValueError", "%s: option 'host' nests deeper than %d", where,
+    return dh_error_set(DH_KIND_VALUE_ERROR, "%s: option 'host' nests deeper than %d", where,
                         DH_TARGET_MAX_HOST_DEPTH);
   json_t* obj = NULL;
   if (json_is_string(v)) {
@@ -139,7 +139,7 @@ static int build_host(const parse_ctx_t* pc, json_t* v, const char* prefix, int 
       dh_sbuf_t b = {0};
       dh__known_kinds(&b);
       char q[DH_TEXT_BUF];
-      int rc = dh_error_set("KeyError",
+      int rc = dh_error_set(DH_KIND_KEY_ERROR,
                             "%s: option '%shost': '%s' is neither a tag nor a kind; known "
                             "kinds: %s",
                             pc->origin, prefix, dh_text_quote(s, q, sizeof q), dh_sbuf_str(&b));
@@ -171,7 +171,7 @@ static int merge_tag(const parse_ctx_t* pc, json_t* user, const char* prefix, co
     if (!json_is_string(tag)) {
       char d[96];
       dh_json_describe(tag, d, sizeof d);
-      return dh_error_set("TypeError", "%s: option '%stag': expected str, got %s", pc->origin,
+      return dh_error_set(DH_KIND_TYPE_ERROR, "%s: option '%stag': expected str, got %s", pc->origin,
                           prefix, d);
     }
     if (load_tag_raw(pc, where, json_string_value(tag), 0, host_depth, &merged, NULL) != 0) return -1;
@@ -180,7 +180,7 @@ static int merge_tag(const parse_ctx_t* pc, json_t* user, const char* prefix, co
     if (json_is_string(uk) && json_is_string(tk) &&
         strcmp(json_string_value(uk), json_string_value(tk)) != 0) {
       char q1[DH_TEXT_BUF], q2[DH_TEXT_BUF], q3[DH_TEXT_BUF];
-      int rc = dh_error_set("ValueError", "%s: kind '%s' does not match tag '%s', whose kind is '%s'",
+      int rc = dh_error_set(DH_KIND_VALUE_ERROR, "%s: kind '%s' does not match tag '%s', whose kind is '%s'",
                             where, dh_text_quote(json_string_value(uk), q1, sizeof q1),
                             dh_text_quote(json_string_value(tag), q2, sizeof q2),
                             dh_text_quote(json_string_value(tk), q3, sizeof q3));
@@ -207,17 +207,17 @@ static int resolve_kind(const parse_ctx_t* pc, json_t* merged, const char* prefi
   int rc;
   if (!kv) {
     dh__known_kinds(&b);
-    rc = dh_error_set("ValueError", "%s: missing 'kind' (known kinds: %s)", where, dh_sbuf_str(&b));
+    rc = dh_error_set(DH_KIND_VALUE_ERROR, "%s: missing 'kind' (known kinds: %s)", where, dh_sbuf_str(&b));
   } else if (!json_is_string(kv)) {
     char d[96];
     dh_json_describe(kv, d, sizeof d);
-    rc = dh_error_set("TypeError", "%s: option '%skind': expected str, got %s", pc->origin, prefix, d);
+    rc = dh_error_set(DH_KIND_TYPE_ERROR, "%s: option '%skind': expected str, got %s", pc->origin, prefix, d);
   } else if ((*out = dh__lookup_kind(json_string_value(kv))) != NULL) {
     rc = 0;
   } else {
     dh__known_kinds(&b);
     char q[DH_TEXT_BUF];
-    rc = dh_error_set("KeyError", "%s: unknown kind '%s'; known kinds: %s", where,
+    rc = dh_error_set(DH_KIND_KEY_ERROR, "%s: unknown kind '%s'; known kinds: %s", where,
                       dh_text_quote(json_string_value(kv), q, sizeof q), dh_sbuf_str(&b));
   }
   free(b.s);
@@ -237,7 +237,7 @@ static int check_options(const parse_ctx_t* pc, const dh_kind_t* k, json_t* merg
     if (!o) return dh__unknown_option(pc->origin, prefix, key, k);
     json_t* norm = NULL;
     if (dh__check_value(o->type, val, &norm, why, sizeof why) != 0)
-      return dh_error_set("TypeError", "%s: option '%s%s': %s", pc->origin, prefix, key, why);
+      return dh_error_set(DH_KIND_TYPE_ERROR, "%s: option '%s%s': %s", pc->origin, prefix, key, why);
     if (o->type == OPT_TARGET) {
       json_t* host = NULL;
       int rc = build_host(pc, norm, prefix, host_depth, &host);
@@ -253,7 +253,7 @@ static int check_options(const parse_ctx_t* pc, const dh_kind_t* k, json_t* merg
       }
       if (json_integer_value(norm) < 0 || json_integer_value(norm) > INT32_MAX) {
         json_decref(norm);
-        return dh_error_set("ValueError",
+        return dh_error_set(DH_KIND_VALUE_ERROR,
                             "%s: option '%sfrom_device': expected a device id >= 0 (or -1: none), got %lld",
                             pc->origin, prefix, (long long)json_integer_value(val));
       }
@@ -271,7 +271,7 @@ static int check_options(const parse_ctx_t* pc, const dh_kind_t* k, json_t* merg
   json_t* arch = json_object_get(result, "arch");
   if (strcmp(k->name, "cuda") == 0 && json_is_string(arch) && strncmp(json_string_value(arch), "sm_", 3) != 0) {
     char q[DH_TEXT_BUF];
-    return dh_error_set("ValueError", "%s: option '%sarch': invalid CUDA arch '%s' (expected sm_<version>, e.g. sm_80)",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "%s: option '%sarch': invalid CUDA arch '%s' (expected sm_<version>, e.g. sm_80)",
                         pc->origin, prefix, dh_text_quote(json_string_value(arch), q, sizeof q));
   }
   return 0;
@@ -303,7 +303,7 @@ static int fill_from_device(const parse_ctx_t* pc, const dh_kind_t* k, json_t* f
     json_t* j = NULL;
     int r = dh__any_to_json(o->type, &v, &j, why, sizeof why);
     if (r < 0)
-      return dh_error_set("TypeError", "%s: option '%sfrom_device': device property '%s': %s",
+      return dh_error_set(DH_KIND_TYPE_ERROR, "%s: option '%sfrom_device': device property '%s': %s",
                           pc->origin, prefix, o->name, why);
     if (r == 0) {
       json_object_set_new(result, o->name, j);
@@ -414,9 +414,9 @@ int dh_target_parse_json_with_getter(const char* json_text, const char* origin,
                                      dh_target_t** out_target) {
   char shown[DH_TEXT_BUF];
   origin = dh_text_quote(origin ? origin : "<string>", shown, sizeof shown);
-  if (!out_target) return dh_error_set("ValueError", "%s: out_target is NULL", origin);
+  if (!out_target) return dh_error_set(DH_KIND_VALUE_ERROR, "%s: out_target is NULL", origin);
   *out_target = NULL;
-  if (!json_text) return dh_error_set("ValueError", "%s: JSON text is NULL", origin);
+  if (!json_text) return dh_error_set(DH_KIND_VALUE_ERROR, "%s: JSON text is NULL", origin);
   json_t* root = NULL;
   if (dh_json_read_text(json_text, strlen(json_text), origin, &root) != 0) return -1;
   int rc = dh__target_parse_root(root, origin, getter, ctx, out_target);
@@ -429,9 +429,9 @@ int dh_target_parse_json(const char* json_text, const char* origin, dh_target_t*
 }
 
 int dh_target_parse_file(const char* path, dh_target_t** out_target) {
-  if (!out_target) return dh_error_set("ValueError", "dh_target_parse_file: out_target is NULL");
+  if (!out_target) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_target_parse_file: out_target is NULL");
   *out_target = NULL;
-  if (!path || !*path) return dh_error_set("ValueError", "dh_target_parse_file: empty path");
+  if (!path || !*path) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_target_parse_file: empty path");
   json_t* root = NULL;
   if (dh_json_read_file(path, &root) != 0) return -1;
   char shown[DH_TEXT_BUF];
@@ -441,9 +441,9 @@ int dh_target_parse_file(const char* path, dh_target_t** out_target) {
 }
 
 int dh_target_from_tag(const char* tag, dh_target_t** out_target) {
-  if (!out_target) return dh_error_set("ValueError", "dh_target_from_tag: out_target is NULL");
+  if (!out_target) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_target_from_tag: out_target is NULL");
   *out_target = NULL;
-  if (!tag) return dh_error_set("ValueError", "dh_target_from_tag: tag is NULL");
+  if (!tag) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_target_from_tag: tag is NULL");
   char path[PATH_MAX];
   if (dh__tag_path(tag, path, sizeof path) != 0) return dh__unknown_tag("<tag>", tag);
   dh_json_init();
@@ -456,10 +456,10 @@ int dh_target_from_tag(const char* tag, dh_target_t** out_target) {
 }
 
 int dh_target_resolve(const char* path_or_tag, dh_target_t** out_target) {
-  if (!out_target) return dh_error_set("ValueError", "dh_target_resolve: out_target is NULL");
+  if (!out_target) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_target_resolve: out_target is NULL");
   *out_target = NULL;
   if (!path_or_tag || !*path_or_tag)
-    return dh_error_set("ValueError", "dh_target_resolve: empty path or tag");
+    return dh_error_set(DH_KIND_VALUE_ERROR, "dh_target_resolve: empty path or tag");
   struct stat st;
   if (stat(path_or_tag, &st) == 0) return dh_target_parse_file(path_or_tag, out_target);
   /* A name that cannot be a tag (tags are vendor/name, no ".json", no leading '/' or

@@ -91,7 +91,7 @@ int dh__unknown_tag(const char* where, const char* tag) {
   }
   if (!l.n) dh_sbuf_add(&b, dh_targets_dir() ? "(none)" : "(none: no targets folder found)");
   char q[DH_TEXT_BUF];
-  int rc = dh_error_set("KeyError", "%s: unknown tag '%s'; known tags: %s", where,
+  int rc = dh_error_set(DH_KIND_KEY_ERROR, "%s: unknown tag '%s'; known tags: %s", where,
                         dh_text_quote(tag, q, sizeof q), dh_sbuf_str(&b));
   free(b.s);
   dh__sl_free(&l);

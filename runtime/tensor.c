@@ -40,29 +40,29 @@ const char* dh_dtype_format(DLDataType t, char* buf, size_t size) {
 }
 
 int dh_dtype_parse(const char* text, DLDataType* out) {
-  if (text == NULL) return dh_error_set("ValueError", "unknown dtype (NULL)");
+  if (text == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "unknown dtype (NULL)");
   TVMFFIByteArray b = {text, strlen(text)};
   DLDataType t;
   /* tvm-ffi accepts "" (as void) and "handle"-style names; an empty name is refused here */
   if (b.size == 0 || TVMFFIDataTypeFromString(&b, &t) != 0) {
     dh_error_clear();
-    return dh_error_set("ValueError", "unknown dtype '%s'", text);
+    return dh_error_set(DH_KIND_VALUE_ERROR, "unknown dtype '%s'", text);
   }
   if (out != NULL) *out = t;
   return 0;
 }
 
 int dh_tensor_numel(const DLTensor* t, int64_t* out) {
-  if (t == NULL) return dh_error_set("TypeError", "tensor is NULL");
-  if (t->ndim < 0) return dh_error_set("ValueError", "tensor ndim is negative (%d)", t->ndim);
+  if (t == NULL) return dh_error_set(DH_KIND_TYPE_ERROR, "tensor is NULL");
+  if (t->ndim < 0) return dh_error_set(DH_KIND_VALUE_ERROR, "tensor ndim is negative (%d)", t->ndim);
   if (t->ndim > 0 && t->shape == NULL)
-    return dh_error_set("ValueError", "tensor has ndim %d but shape is NULL", t->ndim);
+    return dh_error_set(DH_KIND_VALUE_ERROR, "tensor has ndim %d but shape is NULL", t->ndim);
   int64_t n = 1;
   for (int i = 0; i < t->ndim; i++) {
     int64_t d = t->shape[i];
-    if (d < 0) return dh_error_set("ValueError", "tensor dimension %d is negative (%lld)", i, (long long)d);
+    if (d < 0) return dh_error_set(DH_KIND_VALUE_ERROR, "tensor dimension %d is negative (%lld)", i, (long long)d);
     if (d != 0 && n > INT64_MAX / d)
-      return dh_error_set("ValueError", "tensor element count overflows int64 at dimension %d", i);
+      return dh_error_set(DH_KIND_VALUE_ERROR, "tensor element count overflows int64 at dimension %d", i);
     n *= d;
   }
   if (out != NULL) *out = n;
@@ -74,7 +74,7 @@ int dh_tensor_nbytes(const DLTensor* t, size_t* out) {
   if (dh_tensor_numel(t, &n) != 0) return -1;
   size_t per = dh_dtype_bytes(t->dtype);
   if (per != 0 && (uint64_t)n > SIZE_MAX / per)
-    return dh_error_set("ValueError", "tensor byte size overflows size_t (%lld elements of %zu bytes)",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "tensor byte size overflows size_t (%lld elements of %zu bytes)",
                         (long long)n, per);
   if (out != NULL) *out = (size_t)n * per;
   return 0;
@@ -122,11 +122,11 @@ const char* dh__format_int64s(const int64_t* v, int n, char* buf, size_t size) {
 
 /* Checks one side; `what` is "from" or "to". */
 static int check_side(const char* what, const DLTensor* t, size_t* out_nbytes) {
-  if (t == NULL) return dh_error_set("TypeError", "%s tensor is NULL", what);
+  if (t == NULL) return dh_error_set(DH_KIND_TYPE_ERROR, "%s tensor is NULL", what);
   if (dh_tensor_nbytes(t, out_nbytes) != 0) return dh_error_prefix("%s", what);
   if (!dh_tensor_is_contiguous(t)) {
     char s[256], sh[256];
-    return dh_error_set("ValueError", "%s is not contiguous: strides %s for shape %s", what,
+    return dh_error_set(DH_KIND_VALUE_ERROR, "%s is not contiguous: strides %s for shape %s", what,
                         dh__format_int64s(t->strides, t->ndim, s, sizeof s),
                         dh__format_int64s(t->shape, t->ndim, sh, sizeof sh));
   }
@@ -136,7 +136,7 @@ static int check_side(const char* what, const DLTensor* t, size_t* out_nbytes) {
 int dh__tensor_check_copy(const DLTensor* from, const DLTensor* to, size_t* out_nbytes) {
   size_t a, b;
   if (check_side("from", from, &a) != 0 || check_side("to", to, &b) != 0) return -1;
-  if (a != b) return dh_error_set("ValueError", "from has %zu bytes, to has %zu bytes", a, b);
+  if (a != b) return dh_error_set(DH_KIND_VALUE_ERROR, "from has %zu bytes, to has %zu bytes", a, b);
   *out_nbytes = a;
   return 0;
 }

@@ -34,14 +34,14 @@ void dh_host_memcpy_twin_teardown(void* ctx) {
 
 int dh_host_memcpy_twin_setup(const char* who, int allow_launch, const char* no_launch_why,
                               dh_raw_op_t op, size_t nbytes, void** out_ctx) {
-  if (out_ctx == NULL) return dh_error_set("ValueError", "%s raw: out_ctx is NULL", who);
+  if (out_ctx == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "%s raw: out_ctx is NULL", who);
   *out_ctx = NULL;
   if (op < DH_RAW_COPY_H2D || op > DH_RAW_COPY_BIDIR)
-    return dh_error_set("NotImplementedError", "%s raw: unknown op %d", who, (int)op);
+    return dh_error_set(DH_KIND_NOT_IMPLEMENTED_ERROR, "%s raw: unknown op %d", who, (int)op);
   if (op == DH_RAW_LAUNCH && !allow_launch)
-    return dh_error_set("NotImplementedError", "%s raw: op %d: %s", who, (int)op, no_launch_why);
+    return dh_error_set(DH_KIND_NOT_IMPLEMENTED_ERROR, "%s raw: op %d: %s", who, (int)op, no_launch_why);
   dh_host_twin_ctx_t* c = calloc(1, sizeof *c);
-  if (c == NULL) return dh_error_set("OutOfMemoryError", "%s raw: no memory", who);
+  if (c == NULL) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "%s raw: no memory", who);
   c->who = who;
   c->op = op;
   c->nbytes = nbytes;
@@ -61,7 +61,7 @@ int dh_host_memcpy_twin_setup(const char* who, int allow_launch, const char* no_
     }
     if (c->a == NULL || c->b == NULL || (bidir && (c->c2 == NULL || c->d2 == NULL))) {
       dh_host_memcpy_twin_teardown(c);
-      return dh_error_set("OutOfMemoryError", "%s raw: cannot allocate %d x %zu bytes", who,
+      return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "%s raw: cannot allocate %d x %zu bytes", who,
                           bidir ? 4 : 2, nbytes);
     }
     memset(c->a, 0x5a, an);
@@ -77,7 +77,7 @@ int dh_host_memcpy_twin_setup(const char* who, int allow_launch, const char* no_
 
 int dh_host_memcpy_twin_run(void* ctx, uint32_t repeat, double* out_device_ms) {
   dh_host_twin_ctx_t* c = ctx;
-  if (c == NULL) return dh_error_set("ValueError", "raw: NULL context");
+  if (c == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "raw: NULL context");
   if (out_device_ms) *out_device_ms = -1; /* no device timers */
   for (uint32_t i = 0; i < repeat; i++) {
     switch (c->op) {

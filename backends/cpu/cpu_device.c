@@ -143,9 +143,9 @@ const char* dh_cpu_unavailable_reason(void) { return NULL; }
 /* cpu:0 is the only device. */
 int dh_cpu_bad_device(DLDevice dev) {
   if (dev.device_type != kDLCPU)
-    return dh_error_set("ValueError", "cpu: device type %d is not kDLCPU (1)", (int)dev.device_type);
+    return dh_error_set(DH_KIND_VALUE_ERROR, "cpu: device type %d is not kDLCPU (1)", (int)dev.device_type);
   if (dev.device_id != 0)
-    return dh_error_set("IndexError", "cpu: device id %d out of range (1 device: 0)",
+    return dh_error_set(DH_KIND_INDEX_ERROR, "cpu: device id %d out of range (1 device: 0)",
                         (int)dev.device_id);
   return 0;
 }
@@ -155,14 +155,14 @@ int dh_cpu_bad_device(DLDevice dev) {
  *===========================================================================*/
 
 int dh_cpu_get_attr(DLDevice dev, int32_t kind, dh_any_t* out_value) {
-  if (out_value == NULL) return dh_error_set("ValueError", "cpu: get_attr: out_value is NULL");
+  if (out_value == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "cpu: get_attr: out_value is NULL");
   *out_value = dh_any_none();
   if (kind == DH_ATTR_EXIST) {
     *out_value = dh_any_int(dev.device_type == kDLCPU && dev.device_id == 0);
     return 0;
   }
   if (kind < 0 || kind >= DH_ATTR_KIND_COUNT)
-    return dh_error_set("ValueError", "cpu: unknown attribute kind %d (valid: 0..%d)", (int)kind,
+    return dh_error_set(DH_KIND_VALUE_ERROR, "cpu: unknown attribute kind %d (valid: 0..%d)", (int)kind,
                         DH_ATTR_KIND_COUNT - 1);
   if (dh_cpu_check_device(dev) != 0) return -1;
   switch ((dh_attr_kind_t)kind) {
@@ -197,7 +197,7 @@ int dh_cpu_get_attr(DLDevice dev, int32_t kind, dh_any_t* out_value) {
 /* Options of the cpu target kind (targets/kinds/cpu.json). */
 int dh_cpu_get_target_property(DLDevice dev, const char* name, dh_any_t* out_value) {
   if (name == NULL || out_value == NULL)
-    return dh_error_set("ValueError", "cpu: get_target_property: NULL name or out_value");
+    return dh_error_set(DH_KIND_VALUE_ERROR, "cpu: get_target_property: NULL name or out_value");
   *out_value = dh_any_none();
   if (dh_cpu_check_device(dev) != 0) return -1;
   if (strcmp(name, "mtriple") == 0) {

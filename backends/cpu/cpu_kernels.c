@@ -22,7 +22,7 @@ int dh_cpu_f_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* 
   (void)self;
   (void)result;
   if (num_args < 1 || args[0].type_index != DH_TYPE_DEVICE)
-    return dh_error_set("TypeError", "cpu.noop: expected (Device)");
+    return dh_error_set(DH_KIND_TYPE_ERROR, "cpu.noop: expected (Device)");
   return dh_cpu_check_device(args[0].v_device);
 }
 
@@ -33,9 +33,9 @@ int dh_cpu_f_trap(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* 
   (void)self;
   (void)result;
   if (num_args < 1 || args[0].type_index != DH_TYPE_DEVICE)
-    return dh_error_set("TypeError", "cpu.trap: expected (Device)");
+    return dh_error_set(DH_KIND_TYPE_ERROR, "cpu.trap: expected (Device)");
   if (dh_cpu_check_device(args[0].v_device) != 0) return -1;
-  return dh_error_set("RuntimeError", "cpu: kernel 'trap' failed (run on the calling thread)");
+  return dh_error_set(DH_KIND_RUNTIME_ERROR, "cpu: kernel 'trap' failed (run on the calling thread)");
 }
 
 int dh_cpu_f_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
@@ -43,16 +43,16 @@ int dh_cpu_f_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* 
   (void)result;
   if (num_args < 2 || dh_any_as_tensor(&args[0]) == NULL ||
       args[1].type_index != DH_TYPE_INT)
-    return dh_error_set("TypeError", "cpu.fill: expected (DLTensorPtr dst, Int value)");
+    return dh_error_set(DH_KIND_TYPE_ERROR, "cpu.fill: expected (DLTensorPtr dst, Int value)");
   const DLTensor* t = dh_any_as_tensor(&args[0]);
   size_t nbytes;
   if (t == NULL || t->data == NULL)
-    return dh_error_set("TypeError", "cpu.fill: dst is a NULL tensor or has NULL data");
+    return dh_error_set(DH_KIND_TYPE_ERROR, "cpu.fill: dst is a NULL tensor or has NULL data");
   if (dh_cpu_check_device(t->device) != 0) return -1;
-  if (!dh_tensor_is_contiguous(t)) return dh_error_set("ValueError", "cpu.fill: dst is not contiguous");
+  if (!dh_tensor_is_contiguous(t)) return dh_error_set(DH_KIND_VALUE_ERROR, "cpu.fill: dst is not contiguous");
   if (dh_tensor_nbytes(t, &nbytes) != 0) return -1;
   if (t->byte_offset % 4 || nbytes % 4)
-    return dh_error_set("ValueError",
+    return dh_error_set(DH_KIND_VALUE_ERROR,
                         "cpu.fill: byte_offset %llu and nbytes %zu must be multiples of 4",
                         (unsigned long long)t->byte_offset, nbytes);
   uint32_t pattern = (uint32_t)args[1].v_int64;

@@ -18,7 +18,7 @@
 static int dh_cpu_raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags,
                             void** out_ctx) {
   (void)flags; /* memcpy is synchronous: pinned and host-source-released change nothing */
-  if (out_ctx == NULL) return dh_error_set("ValueError", "cpu raw: out_ctx is NULL");
+  if (out_ctx == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "cpu raw: out_ctx is NULL");
   *out_ctx = NULL;
   if (dh_cpu_check_device(dev) != 0) return -1;
   return dh_host_memcpy_twin_setup("cpu", 1, NULL, op, nbytes, out_ctx);

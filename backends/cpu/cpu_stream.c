@@ -21,12 +21,12 @@
 int dh_cpu_check_stream(DLDevice dev, dh_stream_t stream) {
   if (dh_cpu_check_device(dev) != 0) return -1;
   if (stream != NULL)
-    return dh_error_set("ValueError", "cpu: stream %p: the cpu has a single queue (NULL)", stream);
+    return dh_error_set(DH_KIND_VALUE_ERROR, "cpu: stream %p: the cpu has a single queue (NULL)", stream);
   return 0;
 }
 
 int dh_cpu_create_stream(DLDevice dev, dh_stream_t* out_stream) {
-  if (out_stream == NULL) return dh_error_set("ValueError", "cpu: create_stream: out_stream is NULL");
+  if (out_stream == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "cpu: create_stream: out_stream is NULL");
   *out_stream = NULL; /* TVM: CreateStream may return nullptr for single-queue devices */
   return dh_cpu_check_device(dev);
 }
@@ -42,7 +42,7 @@ int dh_cpu_set_stream(DLDevice dev, dh_stream_t stream) {
 
 int dh_cpu_get_current_stream(DLDevice dev, dh_stream_t* out_stream) {
   if (out_stream == NULL)
-    return dh_error_set("ValueError", "cpu: get_current_stream: out_stream is NULL");
+    return dh_error_set(DH_KIND_VALUE_ERROR, "cpu: get_current_stream: out_stream is NULL");
   if (dh_cpu_check_device(dev) != 0) return -1;
   *out_stream = dh_env_get_stream(dev);
   return 0;

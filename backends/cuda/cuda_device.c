@@ -113,7 +113,7 @@ int dh_cuda_fail(CUresult r, const char* fmt, ...) {
   va_end(ap);
   const char *name, *text;
   dh_cuda_error_text(r, &name, &text);
-  return dh_error_set(r == CUDA_ERROR_OUT_OF_MEMORY ? "OutOfMemoryError" : "RuntimeError",
+  return dh_error_set(r == CUDA_ERROR_OUT_OF_MEMORY ? DH_KIND_OUT_OF_MEMORY_ERROR : DH_KIND_RUNTIME_ERROR,
                       "%s: %s: %s", what, name, text);
 }
 
@@ -124,17 +124,17 @@ int dh_cuda_fail(CUresult r, const char* fmt, ...) {
 int dh_cuda_check_device(DLDevice dev, const char* op) {
   /* Messages do not repeat "cuda:<id>: <op>": the core's dispatch prefixes that. */
   if (dev.device_type != kDLCUDA)
-    return dh_error_set("ValueError", "cuda: %s: device type %d is not kDLCUDA (%d)", op,
+    return dh_error_set(DH_KIND_VALUE_ERROR, "cuda: %s: device type %d is not kDLCUDA (%d)", op,
                         (int)dev.device_type, (int)kDLCUDA);
   if (!g_available)
-    return dh_error_set("IndexError", "the cuda backend has no devices (%s)", g_reason);
+    return dh_error_set(DH_KIND_INDEX_ERROR, "the cuda backend has no devices (%s)", g_reason);
   if (g_forked_after_init)
-    return dh_error_set("RuntimeError",
+    return dh_error_set(DH_KIND_RUNTIME_ERROR,
                         "this process was forked after the cuda backend was initialised in its "
                         "parent; the CUDA driver cannot be used in such a child (initialise "
                         "devharness backends after fork, or exec)");
   if (dev.device_id < 0 || dev.device_id >= g_num_devices)
-    return dh_error_set("IndexError", "device id %d is out of range (the cuda backend has %d device%s)",
+    return dh_error_set(DH_KIND_INDEX_ERROR, "device id %d is out of range (the cuda backend has %d device%s)",
                         (int)dev.device_id, g_num_devices, g_num_devices == 1 ? "" : "s");
   return 0;
 }
@@ -389,7 +389,7 @@ const char* dh_cuda_unavailable_reason(void) { return g_available ? NULL : g_rea
  *===========================================================================*/
 
 int dh_cuda_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
-  if (!out) return dh_error_set("ValueError", "cuda: get_attr: out_value is NULL");
+  if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "cuda: get_attr: out_value is NULL");
   *out = dh_any_none();
   if (kind == DH_ATTR_EXIST) {
     /* Never an error (TVM kExist). */
@@ -398,7 +398,7 @@ int dh_cuda_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
     return 0;
   }
   if (kind < 0 || kind >= DH_ATTR_KIND_COUNT)
-    return dh_error_set("ValueError", "cuda: get_attr: unknown attribute kind %d (valid: 0..%d)",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "cuda: get_attr: unknown attribute kind %d (valid: 0..%d)",
                         (int)kind, DH_ATTR_KIND_COUNT - 1);
   if (dh_cuda_check_device(dev, "get_attr") != 0) return -1;
   int id = dev.device_id;
@@ -459,9 +459,9 @@ int dh_cuda_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
 }
 
 int dh_cuda_get_target_property(DLDevice dev, const char* name, dh_any_t* out) {
-  if (!out) return dh_error_set("ValueError", "cuda: get_target_property: out_value is NULL");
+  if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "cuda: get_target_property: out_value is NULL");
   *out = dh_any_none();
-  if (!name) return dh_error_set("ValueError", "cuda: get_target_property: name is NULL");
+  if (!name) return dh_error_set(DH_KIND_VALUE_ERROR, "cuda: get_target_property: name is NULL");
   if (dh_cuda_check_device(dev, "get_target_property") != 0) return -1;
   int id = dev.device_id;
   dh_cuda_device_t* d = &dh_cuda_devices[id];

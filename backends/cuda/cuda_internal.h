@@ -48,7 +48,7 @@
  *    device, launched on the calling thread's current stream.
  *
  * Errors: every CUresult other than CUDA_SUCCESS becomes
- * dh_error_set("RuntimeError" | "OutOfMemoryError", "<call>(<args>): <NAME>: <text>").
+ * dh_error_set(DH_KIND_RUNTIME_ERROR or DH_KIND_OUT_OF_MEMORY_ERROR, "<call>(<args>): <NAME>: <text>").
  */
 #ifndef DEVHARNESS_BACKENDS_CUDA_INTERNAL_H_
 #define DEVHARNESS_BACKENDS_CUDA_INTERNAL_H_

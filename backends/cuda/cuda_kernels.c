@@ -85,7 +85,7 @@ int dh_cuda_fn_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t
   (void)self;
   (void)result;
   if (num_args != 1 || !args || args[0].type_index != DH_TYPE_DEVICE)
-    return dh_error_set("TypeError", "cuda.noop: expected (Device dev), got %d argument%s%s%s",
+    return dh_error_set(DH_KIND_TYPE_ERROR, "cuda.noop: expected (Device dev), got %d argument%s%s%s",
                         (int)num_args, num_args == 1 ? "" : "s",
                         num_args >= 1 && args ? " with args[0] of type " : "",
                         num_args >= 1 && args ? dh_type_index_name(args[0].type_index) : "");
@@ -98,27 +98,27 @@ int dh_cuda_fn_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t
   (void)self;
   (void)result;
   if (num_args != 2 || !args)
-    return dh_error_set("TypeError", "cuda.fill: expected (DLTensorPtr dst, Int value), got %d "
+    return dh_error_set(DH_KIND_TYPE_ERROR, "cuda.fill: expected (DLTensorPtr dst, Int value), got %d "
                                      "argument%s", (int)num_args, num_args == 1 ? "" : "s");
   if (dh_any_as_tensor(&args[0]) == NULL)
-    return dh_error_set("TypeError", "cuda.fill: args[0] (dst) must be a non-NULL DLTensorPtr, got %s",
+    return dh_error_set(DH_KIND_TYPE_ERROR, "cuda.fill: args[0] (dst) must be a non-NULL DLTensorPtr, got %s",
                         dh_type_index_name(args[0].type_index));
   if (args[1].type_index != DH_TYPE_INT)
-    return dh_error_set("TypeError", "cuda.fill: args[1] (value) must be Int, got %s",
+    return dh_error_set(DH_KIND_TYPE_ERROR, "cuda.fill: args[1] (value) must be Int, got %s",
                         dh_type_index_name(args[1].type_index));
   const DLTensor* t = dh_any_as_tensor(&args[0]);
   DLDevice dev = t->device;
   if (dh_cuda_check_device(dev, "fill")) return -1;
   if (!dh_tensor_is_contiguous(t))
-    return dh_error_set("ValueError", "cuda.fill: dst is not contiguous");
+    return dh_error_set(DH_KIND_VALUE_ERROR, "cuda.fill: dst is not contiguous");
   size_t nbytes = 0;
   if (dh_tensor_nbytes(t, &nbytes)) return dh_error_prefix("cuda.fill: dst");
   if (t->byte_offset % 4 != 0 || nbytes % 4 != 0)
-    return dh_error_set("ValueError",
+    return dh_error_set(DH_KIND_VALUE_ERROR,
                         "cuda.fill: byte_offset (%" PRIu64 ") and nbytes (%zu) must be multiples "
                         "of 4", (uint64_t)t->byte_offset, nbytes);
   if (nbytes == 0) return 0;
-  if (!t->data) return dh_error_set("ValueError", "cuda.fill: dst->data is NULL (%zu bytes)", nbytes);
+  if (!t->data) return dh_error_set(DH_KIND_VALUE_ERROR, "cuda.fill: dst->data is NULL (%zu bytes)", nbytes);
   dh_cuda_device_t* d;
   if (dh_cuda_enter(dev, "fill", &d)) return -1;
   if (dh_cuda_ensure_module(d, dev.device_id)) return -1;
@@ -142,7 +142,7 @@ int dh_cuda_fn_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t
 int dh_cuda_fn_memory_peak(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
   (void)self;
   if (num_args != 1 || !args || args[0].type_index != DH_TYPE_DEVICE)
-    return dh_error_set("TypeError", "cuda.%s: expected (Device dev), got %d argument%s",
+    return dh_error_set(DH_KIND_TYPE_ERROR, "cuda.%s: expected (Device dev), got %d argument%s",
                         DH_FUNC_MEMORY_PEAK_BANDWIDTH, (int)num_args, num_args == 1 ? "" : "s");
   DLDevice dev = args[0].v_device;
   if (dh_cuda_check_device(dev, DH_FUNC_MEMORY_PEAK_BANDWIDTH)) return -1;

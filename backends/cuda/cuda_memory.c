@@ -211,11 +211,11 @@ void dh_cuda_memory_release(void) {
 int dh_cuda_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
                              DLDataType type_hint, void** out_ptr) {
   (void)type_hint;
-  if (!out_ptr) return dh_error_set("ValueError", "cuda: alloc_data_space: out_ptr is NULL");
+  if (!out_ptr) return dh_error_set(DH_KIND_VALUE_ERROR, "cuda: alloc_data_space: out_ptr is NULL");
   *out_ptr = NULL;
   if (alignment == 0) alignment = DH_ALLOC_ALIGNMENT;
   if (alignment & (alignment - 1))
-    return dh_error_set("ValueError",
+    return dh_error_set(DH_KIND_VALUE_ERROR,
                         "cuda: alloc_data_space: alignment %zu is not a power of two",
                         alignment);
   if (dh_cuda_enter(dev, "alloc_data_space", NULL)) return -1;
@@ -223,7 +223,7 @@ int dh_cuda_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
   size_t request = nbytes;
   if (alignment > DH_CUDA_BASE_ALIGNMENT) {
     if (nbytes > SIZE_MAX - alignment)
-      return dh_error_set("OutOfMemoryError",
+      return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR,
                           "cuda: alloc_data_space(%zu bytes, alignment %zu): size overflows",
                           nbytes, alignment);
     request = nbytes + alignment;
@@ -236,7 +236,7 @@ int dh_cuda_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
     overaligned_t* n = malloc(sizeof *n);
     if (!n) {
       dh_cuda_drv.mem_free(p);
-      return dh_error_set("OutOfMemoryError", "cuda: alloc_data_space: out of host memory");
+      return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "cuda: alloc_data_space: out of host memory");
     }
     n->base = p;
     n->aligned = (p + alignment - 1) & ~(CUdeviceptr)(alignment - 1);
@@ -277,7 +277,7 @@ int dh_cuda_alloc_workspace(DLDevice dev, size_t nbytes, DLDataType type_hint, v
 int dh_cuda_free_workspace(DLDevice dev, void* ptr) { return dh_cuda_free_data_space(dev, ptr); }
 
 int dh_cuda_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr) {
-  if (!out_ptr) return dh_error_set("ValueError", "cuda: alloc_host: out_ptr is NULL");
+  if (!out_ptr) return dh_error_set(DH_KIND_VALUE_ERROR, "cuda: alloc_host: out_ptr is NULL");
   *out_ptr = NULL;
   if (dh_cuda_enter(dev, "alloc_host", NULL)) return -1;
   if (nbytes == 0) return 0;
@@ -309,14 +309,14 @@ int dh_cuda_copy_data_from_to(const void* from, size_t from_offset, void* to,
   int from_host = is_host_type(dev_from.device_type);
   int to_host = is_host_type(dev_to.device_type);
   if (from_host && to_host)
-    return dh_error_set("ValueError",
+    return dh_error_set(DH_KIND_VALUE_ERROR,
                         "cuda: copy_data_from_to: neither side is a CUDA device (from type %d, "
                         "to type %d)", (int)dev_from.device_type, (int)dev_to.device_type);
   if (!from_host && dh_cuda_check_device(dev_from, "copy_data_from_to (from)")) return -1;
   if (!to_host && dh_cuda_check_device(dev_to, "copy_data_from_to (to)")) return -1;
   if (nbytes == 0) return 0;
-  if (!from) return dh_error_set("ValueError", "cuda: copy_data_from_to: from is NULL (%zu bytes)", nbytes);
-  if (!to) return dh_error_set("ValueError", "cuda: copy_data_from_to: to is NULL (%zu bytes)", nbytes);
+  if (!from) return dh_error_set(DH_KIND_VALUE_ERROR, "cuda: copy_data_from_to: from is NULL (%zu bytes)", nbytes);
+  if (!to) return dh_error_set(DH_KIND_VALUE_ERROR, "cuda: copy_data_from_to: to is NULL (%zu bytes)", nbytes);
   CUresult r;
   if (from_host) {
     /* H2D. The host source must not be read after return (see the file comment):

@@ -99,14 +99,14 @@ static void raw_teardown(void* p) {
 }
 
 static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags, void** out_ctx) {
-  if (!out_ctx) return dh_error_set("ValueError", "cuda raw: setup: out_ctx is NULL");
+  if (!out_ctx) return dh_error_set(DH_KIND_VALUE_ERROR, "cuda raw: setup: out_ctx is NULL");
   *out_ctx = NULL;
   if (op < DH_RAW_COPY_H2D || op > DH_RAW_COPY_BIDIR)
-    return dh_error_set("NotImplementedError", "cuda raw: op %d is not implemented", (int)op);
+    return dh_error_set(DH_KIND_NOT_IMPLEMENTED_ERROR, "cuda raw: op %d is not implemented", (int)op);
   dh_cuda_device_t* d;
   if (dh_cuda_enter(dev, "raw setup", &d)) return -1;
   raw_ctx_t* c = calloc(1, sizeof *c);
-  if (!c) return dh_error_set("OutOfMemoryError", "cuda raw: setup: out of host memory");
+  if (!c) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "cuda raw: setup: out of host memory");
   c->dev = dev;
   c->op = op;
   c->nbytes = nbytes;
@@ -153,7 +153,7 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
       } else {
         *hp = aligned_alloc(4096, (n + 4095) & ~(size_t)4095); /* as the bench's buffers */
         if (!*hp) {
-          dh_error_set("OutOfMemoryError", "cuda raw: setup: cannot malloc %zu bytes", n);
+          dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "cuda raw: setup: cannot malloc %zu bytes", n);
           goto fail;
         }
       }
@@ -184,7 +184,7 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
     if (!pat) {
       tmp = malloc(n);
       if (!tmp) {
-        dh_error_set("OutOfMemoryError", "cuda raw: setup: cannot malloc %zu bytes", n);
+        dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "cuda raw: setup: cannot malloc %zu bytes", n);
         goto fail;
       }
       memset(tmp, 0x5a, n);
@@ -280,12 +280,12 @@ static int raw_one(raw_ctx_t* c) {
       if (r != CUDA_SUCCESS) return dh_cuda_fail(r, "cuda:%d: raw: cuLaunchKernel(dh_cuda_noop)", id);
       return 0;
   }
-  return dh_error_set("NotImplementedError", "cuda raw: op %d", (int)c->op);
+  return dh_error_set(DH_KIND_NOT_IMPLEMENTED_ERROR, "cuda raw: op %d", (int)c->op);
 }
 
 static int raw_run(void* p, uint32_t repeat, double* out_device_ms) {
   raw_ctx_t* c = (raw_ctx_t*)p;
-  if (!c) return dh_error_set("ValueError", "cuda raw: run: ctx is NULL");
+  if (!c) return dh_error_set(DH_KIND_VALUE_ERROR, "cuda raw: run: ctx is NULL");
   if (out_device_ms) *out_device_ms = -1;
   if (dh_cuda_enter(c->dev, "raw run", NULL)) return -1;
   int id = c->dev.device_id;

@@ -25,7 +25,7 @@
  *===========================================================================*/
 
 int dh_cuda_create_stream(DLDevice dev, dh_stream_t* out_stream) {
-  if (!out_stream) return dh_error_set("ValueError", "cuda: create_stream: out_stream is NULL");
+  if (!out_stream) return dh_error_set(DH_KIND_VALUE_ERROR, "cuda: create_stream: out_stream is NULL");
   *out_stream = NULL;
   if (dh_cuda_enter(dev, "create_stream", NULL)) return -1;
   CUstream s = NULL;
@@ -52,7 +52,7 @@ int dh_cuda_set_stream(DLDevice dev, dh_stream_t stream) {
 }
 
 int dh_cuda_get_current_stream(DLDevice dev, dh_stream_t* out_stream) {
-  if (!out_stream) return dh_error_set("ValueError", "cuda: get_current_stream: out_stream is NULL");
+  if (!out_stream) return dh_error_set(DH_KIND_VALUE_ERROR, "cuda: get_current_stream: out_stream is NULL");
   *out_stream = NULL;
   if (dh_cuda_check_device(dev, "get_current_stream")) return -1;
   *out_stream = (dh_stream_t)dh_cuda_current_stream(dev.device_id);
@@ -92,7 +92,7 @@ int dh_cuda_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst) 
  *===========================================================================*/
 
 int dh_cuda_event_create(DLDevice dev, dh_event_t* out_event) {
-  if (!out_event) return dh_error_set("ValueError", "cuda: event_create: out_event is NULL");
+  if (!out_event) return dh_error_set(DH_KIND_VALUE_ERROR, "cuda: event_create: out_event is NULL");
   *out_event = NULL;
   if (dh_cuda_enter(dev, "event_create", NULL)) return -1;
   CUevent ev = NULL;
@@ -103,7 +103,7 @@ int dh_cuda_event_create(DLDevice dev, dh_event_t* out_event) {
 }
 
 int dh_cuda_event_record(DLDevice dev, dh_event_t event, dh_stream_t stream) {
-  if (!event) return dh_error_set("ValueError", "cuda: event_record: event is NULL");
+  if (!event) return dh_error_set(DH_KIND_VALUE_ERROR, "cuda: event_record: event is NULL");
   if (dh_cuda_enter(dev, "event_record", NULL)) return -1;
   CUresult r = dh_cuda_drv.event_record((CUevent)event, (CUstream)stream);
   if (r != CUDA_SUCCESS) return dh_cuda_fail(r, "cuEventRecord");
@@ -112,7 +112,7 @@ int dh_cuda_event_record(DLDevice dev, dh_event_t event, dh_stream_t stream) {
 
 int dh_cuda_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end, double* out_ms) {
   if (!start || !end || !out_ms)
-    return dh_error_set("ValueError", "cuda: event_elapsed_ms: %s is NULL",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "cuda: event_elapsed_ms: %s is NULL",
                         !start ? "start" : !end ? "end" : "out_ms");
   if (dh_cuda_enter(dev, "event_elapsed_ms", NULL)) return -1;
   CUresult r = dh_cuda_drv.event_synchronize((CUevent)end);

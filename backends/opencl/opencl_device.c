@@ -47,13 +47,13 @@ static _Thread_local int tls_device = 0; /* set_device; OpenCL has no current de
 
 int dh_ocl_check_dev(DLDevice dev, const char* where) {
   if (dev.device_type != OCL_DEVICE_TYPE)
-    return dh_error_set("ValueError", "opencl: %s: device type %d is not opencl (%d)", where,
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: %s: device type %d is not opencl (%d)", where,
                         (int)dev.device_type, OCL_DEVICE_TYPE);
   if (dev.device_id < 0 || dev.device_id >= dh_ocl_ndev) {
     if (dh_ocl_ndev == 0)
-      return dh_error_set("IndexError", "opencl: %s: device id %d is invalid: no devices (%s)",
+      return dh_error_set(DH_KIND_INDEX_ERROR, "opencl: %s: device id %d is invalid: no devices (%s)",
                           where, (int)dev.device_id, g_reason);
-    return dh_error_set("IndexError", "opencl: %s: device id %d out of range [0, %d)", where,
+    return dh_error_set(DH_KIND_INDEX_ERROR, "opencl: %s: device id %d out of range [0, %d)", where,
                         (int)dev.device_id, dh_ocl_ndev);
   }
   return 0;
@@ -184,7 +184,7 @@ static int probe_in_process(ocl_device_t** out_dev, int* out_n, char* reason, si
     return 0;
   }
   cl_platform_id* plats = calloc(nplat, sizeof *plats);
-  if (!plats) return dh_error_set("OutOfMemoryError", "opencl: init: out of host memory");
+  if (!plats) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "opencl: init: out of host memory");
   err = clGetPlatformIDs(nplat, plats, NULL);
   if (err != CL_SUCCESS) {
     free(plats);
@@ -209,7 +209,7 @@ static int probe_in_process(ocl_device_t** out_dev, int* out_n, char* reason, si
   ocl_device_t* devs = calloc(total, sizeof *devs);
   if (!devs) {
     free(plats);
-    return dh_error_set("OutOfMemoryError", "opencl: init: out of host memory");
+    return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "opencl: init: out of host memory");
   }
   int n = 0;
   for (cl_uint p = 0; p < nplat && n < (int)total; ++p) {
@@ -436,7 +436,7 @@ static int realize_locked(void) {
 int dh_ocl_ensure_realized(void) {
   if (__atomic_load_n(&g_realized, __ATOMIC_ACQUIRE) == 1 && !dh_ocl_stale) return 0;
   if (dh_ocl_stale)
-    return dh_error_set("RuntimeError",
+    return dh_error_set(DH_KIND_RUNTIME_ERROR,
                         "opencl: the OpenCL driver was started in a parent process before "
                         "fork(); its worker threads do not exist in this child, so OpenCL "
                         "cannot be used here (initialise after fork)");
@@ -448,7 +448,7 @@ int dh_ocl_ensure_realized(void) {
   }
   pthread_mutex_unlock(&g_realize_lock);
   if (st == 1) return 0;
-  return dh_error_set("RuntimeError", "opencl: cannot open the devices: %s", g_realize_error);
+  return dh_error_set(DH_KIND_RUNTIME_ERROR, "opencl: cannot open the devices: %s", g_realize_error);
 }
 
 void dh_ocl_shutdown(void) {
@@ -476,7 +476,7 @@ const char* dh_ocl_unavailable_reason(void) {
  *===========================================================================*/
 
 int dh_ocl_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
-  if (!out) return dh_error_set("ValueError", "opencl: get_attr: out_value is NULL");
+  if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: get_attr: out_value is NULL");
   *out = dh_any_none();
   if (kind == DH_ATTR_EXIST) {
     int ok = dev.device_type == OCL_DEVICE_TYPE && dev.device_id >= 0 && dev.device_id < dh_ocl_ndev;
@@ -484,7 +484,7 @@ int dh_ocl_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
     return 0;
   }
   if (kind < 0 || kind >= DH_ATTR_KIND_COUNT)
-    return dh_error_set("ValueError", "opencl: get_attr: unknown attribute kind %d (valid 0..%d)",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: get_attr: unknown attribute kind %d (valid 0..%d)",
                         (int)kind, DH_ATTR_KIND_COUNT - 1);
   if (dh_ocl_check_dev(dev, "get_attr") != 0) return -1;
   ocl_device_t* od = &dh_ocl_dev[dev.device_id];
@@ -531,9 +531,9 @@ int dh_ocl_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
 /* opencl target kind options (targets/kinds/opencl.json; apache/tvm v0.27.0
  * src/backend/opencl/codegen/target_kind.cc). None for what we cannot tell. */
 int dh_ocl_get_target_property(DLDevice dev, const char* name, dh_any_t* out) {
-  if (!out) return dh_error_set("ValueError", "opencl: get_target_property: out_value is NULL");
+  if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: get_target_property: out_value is NULL");
   *out = dh_any_none();
-  if (!name) return dh_error_set("ValueError", "opencl: get_target_property: name is NULL");
+  if (!name) return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: get_target_property: name is NULL");
   if (dh_ocl_check_dev(dev, "get_target_property") != 0) return -1;
   ocl_device_t* od = &dh_ocl_dev[dev.device_id];
   if (!strcmp(name, "kind")) *out = dh_any_str("opencl");

@@ -42,6 +42,6 @@ const char* dh_ocl_err_name(cl_int e) {
 const char* dh_ocl_err_kind(cl_int e) {
   return (e == CL_MEM_OBJECT_ALLOCATION_FAILURE || e == CL_OUT_OF_RESOURCES ||
           e == CL_OUT_OF_HOST_MEMORY)
-             ? "OutOfMemoryError"
-             : "RuntimeError";
+             ? DH_KIND_OUT_OF_MEMORY_ERROR
+             : DH_KIND_RUNTIME_ERROR;
 }

@@ -31,7 +31,7 @@ static size_t hhash(const void* p) {
 /* Adds an entry; -1 OutOfMemoryError. Caller does not hold the lock. */
 int dh_ocl_hreg_add(void* key, hkind_t kind, int dev, size_t size, cl_mem mem) {
   hentry_t* e = calloc(1, sizeof *e);
-  if (!e) return dh_error_set("OutOfMemoryError", "opencl: out of host memory for a handle");
+  if (!e) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "opencl: out of host memory for a handle");
   e->key = key; e->kind = kind; e->dev = dev; e->size = size; e->mem = mem;
   pthread_mutex_lock(&dh_ocl_hreg_lock);
   size_t b = hhash(key);

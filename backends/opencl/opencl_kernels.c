@@ -32,7 +32,7 @@ static const char k_source[] =
 static int build_kernels_locked(ocl_device_t* od, int d) {
   if (od->kernels_built == 1) return 0;
   if (od->kernels_built == -1)
-    return dh_error_set("RuntimeError", "opencl:%d: built-in kernels failed to build earlier", d);
+    return dh_error_set(DH_KIND_RUNTIME_ERROR, "opencl:%d: built-in kernels failed to build earlier", d);
   cl_int e = CL_SUCCESS;
   const char* src = k_source;
   size_t len = sizeof k_source - 1;
@@ -48,7 +48,7 @@ static int build_kernels_locked(ocl_device_t* od, int d) {
                           NULL);
     log[sizeof log - 1] = '\0';
     od->kernels_built = -1;
-    return dh_error_set("RuntimeError", "opencl:%d: clBuildProgram failed: %s (%d): %s", d,
+    return dh_error_set(DH_KIND_RUNTIME_ERROR, "opencl:%d: clBuildProgram failed: %s (%d): %s", d,
                         dh_ocl_err_name(e), (int)e, log);
   }
   od->k_noop = clCreateKernel(od->program, "dh_noop", &e);
@@ -80,7 +80,7 @@ static int enqueue_noop(int d, cl_command_queue q, cl_event* ev) {
 
 static int arg_device(const dh_any_t* a, DLDevice* out, const char* fn) {
   if (a->type_index != DH_TYPE_DEVICE)
-    return dh_error_set("TypeError", "opencl.%s: argument 0 must be Device, got %s", fn,
+    return dh_error_set(DH_KIND_TYPE_ERROR, "opencl.%s: argument 0 must be Device, got %s", fn,
                         dh_type_index_name(a->type_index));
   *out = a->v_device;
   return 0;
@@ -90,7 +90,7 @@ int dh_ocl_fn_noop(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
   (void)self;
   if (rv) *rv = dh_any_none();
   if (n < 1 || !args)
-    return dh_error_set("TypeError", "opencl.noop: expected 1 argument (Device), got %d", (int)n);
+    return dh_error_set(DH_KIND_TYPE_ERROR, "opencl.noop: expected 1 argument (Device), got %d", (int)n);
   DLDevice dev;
   if (arg_device(&args[0], &dev, "noop") != 0) return -1;
   if (dh_ocl_check_dev(dev, "noop") != 0) return -1;
@@ -106,35 +106,35 @@ int dh_ocl_fn_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
   (void)self;
   if (rv) *rv = dh_any_none();
   if (n < 2 || !args)
-    return dh_error_set("TypeError", "opencl.fill: expected 2 arguments (DLTensorPtr, Int), "
+    return dh_error_set(DH_KIND_TYPE_ERROR, "opencl.fill: expected 2 arguments (DLTensorPtr, Int), "
                         "got %d", (int)n);
   if (dh_any_as_tensor(&args[0]) == NULL)
-    return dh_error_set("TypeError", "opencl.fill: argument 0 must be DLTensorPtr, got %s",
+    return dh_error_set(DH_KIND_TYPE_ERROR, "opencl.fill: argument 0 must be DLTensorPtr, got %s",
                         dh_type_index_name(args[0].type_index));
   if (args[1].type_index != DH_TYPE_INT && args[1].type_index != DH_TYPE_BOOL)
-    return dh_error_set("TypeError", "opencl.fill: argument 1 must be Int, got %s",
+    return dh_error_set(DH_KIND_TYPE_ERROR, "opencl.fill: argument 1 must be Int, got %s",
                         dh_type_index_name(args[1].type_index));
   const DLTensor* t = dh_any_as_tensor(&args[0]);
   uint32_t value = (uint32_t)args[1].v_int64;
   if (dh_ocl_check_dev(t->device, "fill") != 0) return -1;
   int d = t->device.device_id;
   if (!dh_tensor_is_contiguous(t))
-    return dh_error_set("ValueError", "opencl.fill: dst is not contiguous");
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl.fill: dst is not contiguous");
   size_t nbytes = 0;
   if (dh_tensor_nbytes(t, &nbytes) != 0) return dh_error_prefix("opencl.fill");
   if (t->byte_offset % 4 != 0 || nbytes % 4 != 0)
-    return dh_error_set("ValueError", "opencl.fill: byte_offset (%" PRIu64 ") and nbytes (%zu) "
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl.fill: byte_offset (%" PRIu64 ") and nbytes (%zu) "
                         "must be multiples of 4", (uint64_t)t->byte_offset, nbytes);
   if (nbytes == 0) return 0;
   hentry_t e;
   if (!dh_ocl_hreg_find(t->data, H_BUFFER, &e))
-    return dh_error_set("ValueError", "opencl.fill: dst->data %p is not a live opencl buffer",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl.fill: dst->data %p is not a live opencl buffer",
                         t->data);
   if (e.dev != d)
-    return dh_error_set("ValueError", "opencl.fill: dst->data %p belongs to opencl:%d, not "
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl.fill: dst->data %p belongs to opencl:%d, not "
                         "opencl:%d", t->data, e.dev, d);
   if (t->byte_offset > e.size || nbytes > e.size - t->byte_offset)
-    return dh_error_set("ValueError", "opencl.fill: range [%" PRIu64 ", %" PRIu64 ") exceeds "
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl.fill: range [%" PRIu64 ", %" PRIu64 ") exceeds "
                         "the buffer of %zu bytes", (uint64_t)t->byte_offset,
                         (uint64_t)(t->byte_offset + nbytes), e.size);
   ocl_queue_t* slot;

@@ -27,11 +27,11 @@
 
 static int alloc_buffer(DLDevice dev, size_t nbytes, size_t alignment, const char* where,
                         void** out_ptr) {
-  if (!out_ptr) return dh_error_set("ValueError", "opencl: %s: out_ptr is NULL", where);
+  if (!out_ptr) return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: %s: out_ptr is NULL", where);
   *out_ptr = NULL;
   if (dh_ocl_check_dev(dev, where) != 0) return -1;
   if (alignment != 0 && (alignment & (alignment - 1)) != 0)
-    return dh_error_set("ValueError", "opencl: %s: alignment %zu is not a power of two", where,
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: %s: alignment %zu is not a power of two", where,
                         alignment);
   if (nbytes == 0) return 0; /* documented: zero bytes -> NULL, freeing NULL is a no-op */
   if (dh_ocl_ensure_realized() != 0) return dh_error_prefix("opencl:%d: %s", dev.device_id, where);
@@ -39,7 +39,7 @@ static int alloc_buffer(DLDevice dev, size_t nbytes, size_t alignment, const cha
   /* alignment: cl_mem handles are opaque; the device aligns every buffer to
    * CL_DEVICE_MEM_BASE_ADDR_ALIGN (PoCL: 128 bytes) and no host address exists to check. */
   if ((int64_t)nbytes < 0 || (int64_t)nbytes > od->max_mem_alloc_size)
-    return dh_error_set("OutOfMemoryError",
+    return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR,
                         "opencl:%d: %s: %zu bytes exceed CL_DEVICE_MAX_MEM_ALLOC_SIZE (%" PRId64
                         " bytes)",
                         dev.device_id, where, nbytes, od->max_mem_alloc_size);
@@ -49,7 +49,7 @@ static int alloc_buffer(DLDevice dev, size_t nbytes, size_t alignment, const cha
   size_t live = od->live_bytes;
   pthread_mutex_unlock(&dh_ocl_hreg_lock);
   if (over)
-    return dh_error_set("OutOfMemoryError",
+    return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR,
                         "opencl:%d: %s: %zu bytes do not fit: %zu bytes live of "
                         "CL_DEVICE_GLOBAL_MEM_SIZE %" PRId64 " bytes",
                         dev.device_id, where, nbytes, live, od->global_mem_size);
@@ -79,13 +79,13 @@ static int free_buffer(DLDevice dev, void* ptr, const char* where) {
   if (dh_ocl_ensure_realized() != 0) return dh_error_prefix("opencl:%d: %s", dev.device_id, where);
   hentry_t e;
   if (!dh_ocl_hreg_find(ptr, H_BUFFER, &e))
-    return dh_error_set("ValueError", "opencl:%d: %s: %p is not a live opencl buffer",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl:%d: %s: %p is not a live opencl buffer",
                         dev.device_id, where, ptr);
   if (e.dev != dev.device_id)
-    return dh_error_set("ValueError", "opencl:%d: %s: buffer %p belongs to opencl:%d",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl:%d: %s: buffer %p belongs to opencl:%d",
                         dev.device_id, where, ptr, e.dev);
   if (!dh_ocl_hreg_remove(ptr, H_BUFFER, &e))
-    return dh_error_set("ValueError", "opencl:%d: %s: %p was freed concurrently",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl:%d: %s: %p was freed concurrently",
                         dev.device_id, where, ptr);
   pthread_mutex_lock(&dh_ocl_hreg_lock);
   dh_ocl_dev[e.dev].live_bytes -= e.size;
@@ -117,14 +117,14 @@ int dh_ocl_free_workspace(DLDevice dev, void* ptr) {
 
 /* Pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer mapped for read/write. */
 int dh_ocl_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr) {
-  if (!out_ptr) return dh_error_set("ValueError", "opencl: alloc_host: out_ptr is NULL");
+  if (!out_ptr) return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: alloc_host: out_ptr is NULL");
   *out_ptr = NULL;
   if (dh_ocl_check_dev(dev, "alloc_host") != 0) return -1;
   if (nbytes == 0) return 0;
   if (dh_ocl_ensure_realized() != 0) return dh_error_prefix("opencl:%d: alloc_host", dev.device_id);
   ocl_device_t* od = &dh_ocl_dev[dev.device_id];
   if ((int64_t)nbytes < 0 || (int64_t)nbytes > od->max_mem_alloc_size)
-    return dh_error_set("OutOfMemoryError",
+    return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR,
                         "opencl:%d: alloc_host: %zu bytes exceed CL_DEVICE_MAX_MEM_ALLOC_SIZE "
                         "(%" PRId64 " bytes)",
                         dev.device_id, nbytes, od->max_mem_alloc_size);
@@ -154,7 +154,7 @@ int dh_ocl_free_host(DLDevice dev, void* ptr) {
   if (dh_ocl_ensure_realized() != 0) return dh_error_prefix("opencl:%d: free_host", dev.device_id);
   hentry_t e;
   if (!dh_ocl_hreg_remove(ptr, H_HOST, &e))
-    return dh_error_set("ValueError", "opencl:%d: free_host: %p is not pinned memory from "
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl:%d: free_host: %p is not pinned memory from "
                         "alloc_host", dev.device_id, ptr);
   cl_command_queue q = dh_ocl_queue_get(&dh_ocl_dev[e.dev].default_queue);
   cl_int err = clEnqueueUnmapMemObject(q, e.mem, ptr, 0, NULL, NULL);
@@ -172,17 +172,17 @@ int dh_ocl_free_host(DLDevice dev, void* ptr) {
 static int check_range(void* buf, int d, size_t off, size_t n, const char* side) {
   hentry_t e;
   if (!buf)
-    return dh_error_set("ValueError", "opencl:%d: copy_data_from_to: %s is NULL", d, side);
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl:%d: copy_data_from_to: %s is NULL", d, side);
   if (!dh_ocl_hreg_find(buf, H_BUFFER, &e))
-    return dh_error_set("ValueError",
+    return dh_error_set(DH_KIND_VALUE_ERROR,
                         "opencl:%d: copy_data_from_to: %s %p is not a live opencl buffer", d,
                         side, buf);
   if (e.dev != d)
-    return dh_error_set("ValueError",
+    return dh_error_set(DH_KIND_VALUE_ERROR,
                         "opencl:%d: copy_data_from_to: %s buffer %p belongs to opencl:%d", d,
                         side, buf, e.dev);
   if (off > e.size || n > e.size - off)
-    return dh_error_set("ValueError",
+    return dh_error_set(DH_KIND_VALUE_ERROR,
                         "opencl:%d: copy_data_from_to: %s range [%zu, %zu) exceeds the buffer "
                         "of %zu bytes",
                         d, side, off, off + n, e.size);
@@ -198,15 +198,15 @@ int dh_ocl_copy(const void* from, size_t from_offset, void* to, size_t to_offset
   if (from_cl && dh_ocl_check_dev(dev_from, "copy_data_from_to") != 0) return -1;
   if (to_cl && dh_ocl_check_dev(dev_to, "copy_data_from_to") != 0) return -1;
   if (!from_cl && dev_from.device_type != kDLCPU && dev_from.device_type != kDLCUDAHost)
-    return dh_error_set("ValueError", "opencl: copy_data_from_to: source device type %d is "
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: copy_data_from_to: source device type %d is "
                         "neither opencl nor host", (int)dev_from.device_type);
   if (!to_cl && dev_to.device_type != kDLCPU && dev_to.device_type != kDLCUDAHost)
-    return dh_error_set("ValueError", "opencl: copy_data_from_to: destination device type %d "
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: copy_data_from_to: destination device type %d "
                         "is neither opencl nor host", (int)dev_to.device_type);
   if (!from_cl && !to_cl) {
     if (nbytes == 0) return 0;
     if (!from || !to)
-      return dh_error_set("ValueError", "opencl: copy_data_from_to: NULL host pointer");
+      return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: copy_data_from_to: NULL host pointer");
     memmove((char*)to + to_offset, (const char*)from + from_offset, nbytes);
     return 0;
   }
@@ -222,14 +222,14 @@ int dh_ocl_copy(const void* from, size_t from_offset, void* to, size_t to_offset
     return -1;
   cl_int e;
   if (!from_cl) { /* H2D: blocking, so the host source is consumed when we return */
-    if (!from) return dh_error_set("ValueError", "opencl: copy_data_from_to: source is NULL");
+    if (!from) return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: copy_data_from_to: source is NULL");
     e = clEnqueueWriteBuffer(q, (cl_mem)to, CL_TRUE, to_offset, nbytes,
                              (const char*)from + from_offset, 0, NULL, NULL);
     if (e != CL_SUCCESS) return OCL_FAIL("clEnqueueWriteBuffer", e);
     return 0;
   }
   if (!to_cl) { /* D2H: queued; the host destination is valid after stream_sync */
-    if (!to) return dh_error_set("ValueError", "opencl: copy_data_from_to: destination is NULL");
+    if (!to) return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: copy_data_from_to: destination is NULL");
     e = clEnqueueReadBuffer(q, (cl_mem)from, CL_FALSE, from_offset, nbytes,
                             (char*)to + to_offset, 0, NULL, NULL);
     if (e != CL_SUCCESS) return OCL_FAIL("clEnqueueReadBuffer", e);
@@ -240,7 +240,7 @@ int dh_ocl_copy(const void* from, size_t from_offset, void* to, size_t to_offset
   if (dev_from.device_id != dev_to.device_id) {
     /* different contexts: through host memory, blocking on both queues */
     void* tmp = malloc(nbytes);
-    if (!tmp) return dh_error_set("OutOfMemoryError", "opencl: copy_data_from_to: no host "
+    if (!tmp) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "opencl: copy_data_from_to: no host "
                                   "memory for a %zu-byte staging buffer", nbytes);
     cl_command_queue sq = dh_ocl_queue_get(&dh_ocl_dev[dev_from.device_id].default_queue);
     e = clEnqueueReadBuffer(sq, (cl_mem)from, CL_TRUE, from_offset, nbytes, tmp, 0, NULL, NULL);

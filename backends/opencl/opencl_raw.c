@@ -72,22 +72,22 @@ static void raw_teardown(void* p) {
 }
 
 static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags, void** out) {
-  if (!out) return dh_error_set("ValueError", "opencl raw: out_ctx is NULL");
+  if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "opencl raw: out_ctx is NULL");
   *out = NULL;
   if (dh_ocl_check_dev(dev, "raw setup") != 0) return -1;
   if (dh_ocl_ensure_realized() != 0) return dh_error_prefix("opencl:%d: raw setup", dev.device_id);
   if (op < DH_RAW_COPY_H2D || op > DH_RAW_COPY_BIDIR)
-    return dh_error_set("NotImplementedError", "opencl raw: op %d is not implemented", (int)op);
+    return dh_error_set(DH_KIND_NOT_IMPLEMENTED_ERROR, "opencl raw: op %d is not implemented", (int)op);
   ocl_device_t* od = &dh_ocl_dev[dev.device_id];
   int bidir = op == DH_RAW_COPY_BIDIR;
   int is_copy = op == DH_RAW_COPY_H2D || op == DH_RAW_COPY_D2H || op == DH_RAW_COPY_D2D || bidir;
   if (is_copy && nbytes == 0)
-    return dh_error_set("ValueError", "opencl raw: nbytes must be > 0 for copies");
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl raw: nbytes must be > 0 for copies");
   if (is_copy && (int64_t)nbytes > od->max_mem_alloc_size)
-    return dh_error_set("OutOfMemoryError", "opencl raw: %zu bytes exceed "
+    return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "opencl raw: %zu bytes exceed "
                         "CL_DEVICE_MAX_MEM_ALLOC_SIZE", nbytes);
   raw_ctx_t* c = calloc(1, sizeof *c);
-  if (!c) return dh_error_set("OutOfMemoryError", "opencl raw: out of host memory");
+  if (!c) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "opencl raw: out of host memory");
   c->dev = dev.device_id; c->op = op; c->nbytes = nbytes; c->flags = flags;
   cl_int e = CL_SUCCESS;
   /* plain until device time is asked for */
@@ -116,7 +116,7 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
         if (e != CL_SUCCESS) { *hp = NULL; raw_teardown(c); return OCL_FAIL("clEnqueueMapBuffer", e); }
       } else {
         *hp = aligned_alloc(4096, (nbytes + 4095) & ~(size_t)4095);
-        if (!*hp) { raw_teardown(c); return dh_error_set("OutOfMemoryError", "opencl raw: host"); }
+        if (!*hp) { raw_teardown(c); return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "opencl raw: host"); }
       }
       memset(*hp, 0x5a, nbytes);
     }
@@ -127,7 +127,7 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
     void* pat = c->host;
     void* tmp = NULL;
     if (!pat) {
-      if (!(tmp = malloc(nbytes))) { raw_teardown(c); return dh_error_set("OutOfMemoryError", "opencl raw: host"); }
+      if (!(tmp = malloc(nbytes))) { raw_teardown(c); return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "opencl raw: host"); }
       memset(tmp, 0x5a, nbytes);
       pat = tmp;
     }
@@ -154,7 +154,7 @@ static int raw_write_blocks(const raw_ctx_t* c) {
 static int raw_run(void* p, uint32_t repeat, double* out_ms) {
   raw_ctx_t* c = p;
   if (out_ms) *out_ms = -1;
-  if (!c) return dh_error_set("ValueError", "opencl raw: run: ctx is NULL");
+  if (!c) return dh_error_set(DH_KIND_VALUE_ERROR, "opencl raw: run: ctx is NULL");
   int want = out_ms != NULL && c->op != DH_RAW_STREAM_SYNC && c->op != DH_RAW_COPY_BIDIR;
   /* the first run asked for device time switches the queue, as the harness's first
    * event_record does (opencl_queue.c) */

@@ -33,10 +33,10 @@ int dh_ocl_resolve_queue(int d, dh_stream_t stream, const char* where, ocl_queue
   }
   hentry_t e;
   if (!dh_ocl_hreg_find(stream, H_STREAM, &e))
-    return dh_error_set("ValueError", "opencl: %s: stream %p is not a live opencl stream",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: %s: stream %p is not a live opencl stream",
                         where, stream);
   if (e.dev != d)
-    return dh_error_set("ValueError", "opencl: %s: stream %p belongs to opencl:%d, not opencl:%d",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: %s: stream %p belongs to opencl:%d, not opencl:%d",
                         where, stream, e.dev, d);
   *out_slot = &((ocl_stream_t*)stream)->queue;
   *out_q = dh_ocl_queue_get(*out_slot);
@@ -48,13 +48,13 @@ int dh_ocl_resolve_queue(int d, dh_stream_t stream, const char* where, ocl_queue
  *===========================================================================*/
 
 int dh_ocl_create_stream(DLDevice dev, dh_stream_t* out) {
-  if (!out) return dh_error_set("ValueError", "opencl: create_stream: out_stream is NULL");
+  if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: create_stream: out_stream is NULL");
   *out = NULL;
   if (dh_ocl_check_dev(dev, "create_stream") != 0) return -1;
   if (dh_ocl_ensure_realized() != 0) return dh_error_prefix("opencl:%d: create_stream", dev.device_id);
   ocl_device_t* od = &dh_ocl_dev[dev.device_id];
   ocl_stream_t* s = calloc(1, sizeof *s);
-  if (!s) return dh_error_set("OutOfMemoryError", "opencl: create_stream: out of host memory");
+  if (!s) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "opencl: create_stream: out of host memory");
   s->dev = dev.device_id;
   if (dh_ocl_queue_open(od->ctx, od->device, &s->queue) != 0) {
     free(s);
@@ -75,13 +75,13 @@ int dh_ocl_free_stream(DLDevice dev, dh_stream_t stream) {
   if (dh_ocl_ensure_realized() != 0) return dh_error_prefix("opencl:%d: free_stream", dev.device_id);
   hentry_t e;
   if (!dh_ocl_hreg_find(stream, H_STREAM, &e))
-    return dh_error_set("ValueError", "opencl:%d: free_stream: %p is not a live opencl stream",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl:%d: free_stream: %p is not a live opencl stream",
                         dev.device_id, stream);
   if (e.dev != dev.device_id)
-    return dh_error_set("ValueError", "opencl:%d: free_stream: stream %p belongs to opencl:%d",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl:%d: free_stream: stream %p belongs to opencl:%d",
                         dev.device_id, stream, e.dev);
   if (!dh_ocl_hreg_remove(stream, H_STREAM, NULL))
-    return dh_error_set("ValueError", "opencl:%d: free_stream: %p was freed concurrently",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl:%d: free_stream: %p was freed concurrently",
                         dev.device_id, stream);
   ocl_stream_t* s = stream;
   int rc = dh_ocl_queue_release(&s->queue); /* finishes first: no lost work */
@@ -100,7 +100,7 @@ int dh_ocl_set_stream(DLDevice dev, dh_stream_t stream) {
 }
 
 int dh_ocl_get_current_stream(DLDevice dev, dh_stream_t* out) {
-  if (!out) return dh_error_set("ValueError", "opencl: get_current_stream: out_stream is NULL");
+  if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: get_current_stream: out_stream is NULL");
   *out = NULL;
   if (dh_ocl_check_dev(dev, "get_current_stream") != 0) return -1;
   dh_stream_t s = dh_env_get_stream(dev);
@@ -145,11 +145,11 @@ int dh_ocl_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst) {
  *===========================================================================*/
 
 int dh_ocl_event_create(DLDevice dev, dh_event_t* out) {
-  if (!out) return dh_error_set("ValueError", "opencl: event_create: out_event is NULL");
+  if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: event_create: out_event is NULL");
   *out = NULL;
   if (dh_ocl_check_dev(dev, "event_create") != 0) return -1;
   ocl_event_t* ev = calloc(1, sizeof *ev);
-  if (!ev) return dh_error_set("OutOfMemoryError", "opencl: event_create: out of host memory");
+  if (!ev) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "opencl: event_create: out of host memory");
   ev->dev = dev.device_id;
   if (dh_ocl_hreg_add(ev, H_EVENT, dev.device_id, 0, NULL) != 0) {
     free(ev);
@@ -162,10 +162,10 @@ int dh_ocl_event_create(DLDevice dev, dh_event_t* out) {
 static int find_event(DLDevice dev, dh_event_t event, const char* where) {
   hentry_t e;
   if (!event || !dh_ocl_hreg_find(event, H_EVENT, &e))
-    return dh_error_set("ValueError", "opencl:%d: %s: %p is not a live opencl event",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl:%d: %s: %p is not a live opencl event",
                         dev.device_id, where, event);
   if (e.dev != dev.device_id)
-    return dh_error_set("ValueError", "opencl:%d: %s: event %p belongs to opencl:%d",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl:%d: %s: event %p belongs to opencl:%d",
                         dev.device_id, where, event, e.dev);
   return 0;
 }
@@ -190,7 +190,7 @@ int dh_ocl_event_record(DLDevice dev, dh_event_t event, dh_stream_t stream) {
 }
 
 int dh_ocl_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end, double* out) {
-  if (!out) return dh_error_set("ValueError", "opencl: event_elapsed_ms: out_ms is NULL");
+  if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: event_elapsed_ms: out_ms is NULL");
   *out = 0;
   if (dh_ocl_check_dev(dev, "event_elapsed_ms") != 0) return -1;
   if (find_event(dev, start, "event_elapsed_ms (start)") != 0) return -1;
@@ -198,7 +198,7 @@ int dh_ocl_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end, doub
   if (dh_ocl_ensure_realized() != 0) return dh_error_prefix("opencl:%d: event_elapsed_ms", dev.device_id);
   ocl_event_t *s = start, *t = end;
   if (!s->ev || !t->ev)
-    return dh_error_set("ValueError", "opencl:%d: event_elapsed_ms: %s event was never recorded",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl:%d: event_elapsed_ms: %s event was never recorded",
                         dev.device_id, !s->ev ? "start" : "end");
   cl_event both[2] = {s->ev, t->ev};
   cl_int e = clWaitForEvents(2, both);
@@ -217,7 +217,7 @@ int dh_ocl_event_free(DLDevice dev, dh_event_t event) {
   if (!event) return 0;
   if (find_event(dev, event, "event_free") != 0) return -1;
   if (!dh_ocl_hreg_remove(event, H_EVENT, NULL))
-    return dh_error_set("ValueError", "opencl:%d: event_free: %p was freed concurrently",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "opencl:%d: event_free: %p was freed concurrently",
                         dev.device_id, event);
   ocl_event_t* ev = event;
   if (ev->ev && !dh_ocl_stale) clReleaseEvent(ev->ev);

@@ -89,12 +89,12 @@ int dh_sim_table_add(dh_sim_table_t* t, dh_sim_kind_t kind, int device_id, dh_si
     uint32_t cap = t->cap ? t->cap * 2 : 64;
     if (cap > DH_SIM_SLOT_MASK) {
       pthread_mutex_unlock(&t->mu);
-      return dh_error_set("OutOfMemoryError", "sim: more than %u live handles", DH_SIM_SLOT_MASK);
+      return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "sim: more than %u live handles", DH_SIM_SLOT_MASK);
     }
     struct dh_sim_slot* slots = realloc(t->slots, cap * sizeof *slots);
     if (slots == NULL) {
       pthread_mutex_unlock(&t->mu);
-      return dh_error_set("OutOfMemoryError", "sim: cannot grow the handle table");
+      return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "sim: cannot grow the handle table");
     }
     /* New slots form the free list, lowest index first. */
     for (uint32_t i = t->cap; i < cap; i++) {
@@ -126,12 +126,12 @@ static int dh_sim_table_find(dh_sim_table_t* t, dh_sim_kind_t kind, int device_i
   uint32_t gen = (uint32_t)((h >> 24) & DH_SIM_GEN_MASK);
   uint32_t slot = (uint32_t)(h & DH_SIM_SLOT_MASK);
   if (tag != (unsigned)kind)
-    return dh_error_set("ValueError", "%p is not a sim %s (bad tag)", handle, what);
+    return dh_error_set(DH_KIND_VALUE_ERROR, "%p is not a sim %s (bad tag)", handle, what);
   if (hdev != device_id)
-    return dh_error_set("ValueError", "%s %p belongs to sim:%d, not sim:%d", what, handle, hdev,
+    return dh_error_set(DH_KIND_VALUE_ERROR, "%s %p belongs to sim:%d, not sim:%d", what, handle, hdev,
                         device_id);
   if (slot >= t->cap || t->slots[slot].obj == NULL || t->slots[slot].gen != gen)
-    return dh_error_set("ValueError", "%s %p on sim:%d was freed or never allocated", what,
+    return dh_error_set(DH_KIND_VALUE_ERROR, "%s %p on sim:%d was freed or never allocated", what,
                         handle, device_id);
   *out_slot = &t->slots[slot];
   return 0;
@@ -209,7 +209,7 @@ static int dh_sim_env_u64(const char* name, uint64_t max, uint64_t* out) {
   }
   if (end == text || *end != '\0' || errno != 0 || text[0] == '-' ||
       (mult > 1 && v > max / mult) || v * mult > max)
-    return dh_error_set("ValueError",
+    return dh_error_set(DH_KIND_VALUE_ERROR,
                         "%s='%s': expected an unsigned integer (optional K/M/G suffix) "
                         "no larger than %" PRIu64,
                         name, text, max);
@@ -259,7 +259,7 @@ int dh_sim_init(void (*atfork_child)(void)) {
   dh_sim_device_t* devs = calloc(ndev ? ndev : 1, sizeof *devs);
   if (devs == NULL) {
     pthread_mutex_unlock(&dh_sim_init_mu);
-    return dh_error_set("OutOfMemoryError", "sim: cannot allocate the device table");
+    return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "sim: cannot allocate the device table");
   }
   for (int i = 0; i < cfg.num_devices; i++) {
     devs[i].id = i;
@@ -303,11 +303,11 @@ void dh_sim_shutdown(void (*close_stream)(dh_sim_obj_t* obj), void (*staging_dra
 
 int dh_sim_device_get(DLDevice dev, dh_sim_device_t** out_device) {
   if (!atomic_load(&dh_sim_state.initialised))
-    return dh_error_set("RuntimeError", "sim backend is not initialised");
+    return dh_error_set(DH_KIND_RUNTIME_ERROR, "sim backend is not initialised");
   if (dev.device_type == kDLCPU)
-    return dh_error_set("ValueError", "device type 1 (cpu) is not a sim device");
+    return dh_error_set(DH_KIND_VALUE_ERROR, "device type 1 (cpu) is not a sim device");
   if (dev.device_id < 0 || dev.device_id >= dh_sim_state.config.num_devices)
-    return dh_error_set("IndexError", "sim: device id %d out of range (%d device%s: 0..%d)",
+    return dh_error_set(DH_KIND_INDEX_ERROR, "sim: device id %d out of range (%d device%s: 0..%d)",
                         (int)dev.device_id, dh_sim_state.config.num_devices,
                         dh_sim_state.config.num_devices == 1 ? "" : "s",
                         dh_sim_state.config.num_devices - 1);
@@ -349,7 +349,7 @@ const char* dh_sim_b_unavailable_reason(void) {
 #define DH_SIM_L2_CACHE_BYTES (4 * 1024 * 1024)
 
 int dh_sim_b_get_attr(DLDevice dev, int32_t kind, dh_any_t* out_value) {
-  if (out_value == NULL) return dh_error_set("ValueError", "sim: get_attr: out_value is NULL");
+  if (out_value == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "sim: get_attr: out_value is NULL");
   *out_value = dh_any_none();
   if (kind == DH_ATTR_EXIST) {
     /* Never an error: 0 for anything that is not a configured device. */
@@ -359,7 +359,7 @@ int dh_sim_b_get_attr(DLDevice dev, int32_t kind, dh_any_t* out_value) {
     return 0;
   }
   if (kind < 0 || kind >= DH_ATTR_KIND_COUNT)
-    return dh_error_set("ValueError", "sim: unknown attribute kind %d (valid: 0..%d)", (int)kind,
+    return dh_error_set(DH_KIND_VALUE_ERROR, "sim: unknown attribute kind %d (valid: 0..%d)", (int)kind,
                         DH_ATTR_KIND_COUNT - 1);
   dh_sim_device_t* d;
   if (dh_sim_device_get(dev, &d) != 0) return -1;
@@ -390,7 +390,7 @@ int dh_sim_b_get_attr(DLDevice dev, int32_t kind, dh_any_t* out_value) {
 /* Live values of the sim target kind's options (targets/kinds/sim.json). */
 int dh_sim_b_get_target_property(DLDevice dev, const char* name, dh_any_t* out_value) {
   if (name == NULL || out_value == NULL)
-    return dh_error_set("ValueError", "sim: get_target_property: NULL name or out_value");
+    return dh_error_set(DH_KIND_VALUE_ERROR, "sim: get_target_property: NULL name or out_value");
   *out_value = dh_any_none();
   dh_sim_device_t* d;
   if (dh_sim_device_get(dev, &d) != 0) return -1;

@@ -26,7 +26,7 @@ int dh_sim_f_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* 
   (void)self;
   (void)result;
   if (num_args < 1 || args[0].type_index != DH_TYPE_DEVICE)
-    return dh_error_set("TypeError", "sim.noop: expected (Device), got %d argument(s)%s%s",
+    return dh_error_set(DH_KIND_TYPE_ERROR, "sim.noop: expected (Device), got %d argument(s)%s%s",
                         (int)num_args, num_args >= 1 ? ", first " : "",
                         num_args >= 1 ? dh_type_index_name(args[0].type_index) : "");
   dh_sim_device_t* d;
@@ -45,7 +45,7 @@ int dh_sim_f_trap(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* 
   (void)self;
   (void)result;
   if (num_args < 1 || args[0].type_index != DH_TYPE_DEVICE)
-    return dh_error_set("TypeError", "sim.trap: expected (Device), got %d argument(s)", (int)num_args);
+    return dh_error_set(DH_KIND_TYPE_ERROR, "sim.trap: expected (Device), got %d argument(s)", (int)num_args);
   dh_sim_device_t* d;
   dh_sim_stream_t* s;
   if (dh_sim_device_get(args[0].v_device, &d) != 0 || dh_sim_current_stream(d, &s) != 0)
@@ -62,15 +62,15 @@ int dh_sim_f_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* 
   (void)result;
   if (num_args < 2 || dh_any_as_tensor(&args[0]) == NULL ||
       args[1].type_index != DH_TYPE_INT)
-    return dh_error_set("TypeError", "sim.fill: expected (DLTensorPtr dst, Int value)");
+    return dh_error_set(DH_KIND_TYPE_ERROR, "sim.fill: expected (DLTensorPtr dst, Int value)");
   const DLTensor* t = dh_any_as_tensor(&args[0]);
   size_t nbytes;
-  if (t == NULL) return dh_error_set("TypeError", "sim.fill: dst is a NULL tensor");
+  if (t == NULL) return dh_error_set(DH_KIND_TYPE_ERROR, "sim.fill: dst is a NULL tensor");
   if (!dh_tensor_is_contiguous(t))
-    return dh_error_set("ValueError", "sim.fill: dst is not contiguous");
+    return dh_error_set(DH_KIND_VALUE_ERROR, "sim.fill: dst is not contiguous");
   if (dh_tensor_nbytes(t, &nbytes) != 0) return -1;
   if (t->byte_offset % 4 || nbytes % 4)
-    return dh_error_set("ValueError",
+    return dh_error_set(DH_KIND_VALUE_ERROR,
                         "sim.fill: byte_offset %llu and nbytes %zu must be multiples of 4",
                         (unsigned long long)t->byte_offset, nbytes);
   dh_sim_device_t* d;

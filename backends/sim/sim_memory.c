@@ -32,7 +32,7 @@ static void dh_sim_buffer_destroy(dh_sim_obj_t* obj) {
 int dh_sim_mem_alloc(dh_sim_device_t* d, size_t nbytes, size_t alignment, void** out_handle) {
   if (alignment == 0) alignment = DH_ALLOC_ALIGNMENT;
   if ((alignment & (alignment - 1)) != 0)
-    return dh_error_set("ValueError", "sim:%d: alignment %zu is not a power of two", d->id,
+    return dh_error_set(DH_KIND_VALUE_ERROR, "sim:%d: alignment %zu is not a power of two", d->id,
                         alignment);
   if (alignment < DH_ALLOC_ALIGNMENT) alignment = DH_ALLOC_ALIGNMENT;
   /* Charge whole 64-byte blocks, as a device allocator would. */
@@ -47,7 +47,7 @@ int dh_sim_mem_alloc(dh_sim_device_t* d, size_t nbytes, size_t alignment, void**
   size_t avail = dh_sim_state.config.memory_bytes - d->used;
   if (charged > avail) {
     pthread_mutex_unlock(&d->mu);
-    return dh_error_set("OutOfMemoryError",
+    return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR,
                         "sim:%d: cannot allocate %zu bytes: %zu of %zu bytes available", d->id,
                         nbytes, avail, dh_sim_state.config.memory_bytes);
   }
@@ -61,7 +61,7 @@ int dh_sim_mem_alloc(dh_sim_device_t* d, size_t nbytes, size_t alignment, void**
     pthread_mutex_lock(&d->mu);
     d->used -= charged;
     pthread_mutex_unlock(&d->mu);
-    return dh_error_set("OutOfMemoryError", "sim:%d: host malloc of %zu bytes failed", d->id,
+    return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "sim:%d: host malloc of %zu bytes failed", d->id,
                         nbytes);
   }
   atomic_init(&b->obj.refs, 1);
@@ -90,7 +90,7 @@ int dh_sim_mem_free(dh_sim_device_t* d, void* handle) {
 
 int dh_sim_mem_get(dh_sim_device_t* d, void* handle, dh_sim_buffer_t** out_buffer) {
   if (handle == NULL)
-    return dh_error_set("ValueError", "sim:%d: NULL data space handle", d->id);
+    return dh_error_set(DH_KIND_VALUE_ERROR, "sim:%d: NULL data space handle", d->id);
   dh_sim_obj_t* obj;
   if (dh_sim_table_get(&d->buffers, DH_SIM_KIND_BUFFER, d->id, handle, "data space handle",
                        &obj) != 0)
@@ -102,7 +102,7 @@ int dh_sim_mem_get(dh_sim_device_t* d, void* handle, dh_sim_buffer_t** out_buffe
 int dh_sim_mem_check_range(const dh_sim_buffer_t* b, size_t offset, size_t nbytes,
                            const char* side) {
   if (offset > b->size || nbytes > b->size - offset)
-    return dh_error_set("ValueError",
+    return dh_error_set(DH_KIND_VALUE_ERROR,
                         "sim:%d: %s range [%zu, %zu + %zu) is outside the %zu-byte allocation",
                         b->device_id, side, offset, offset, nbytes, b->size);
   return 0;
@@ -111,7 +111,7 @@ int dh_sim_mem_check_range(const dh_sim_buffer_t* b, size_t offset, size_t nbyte
 int dh_sim_b_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
                               DLDataType type_hint, void** out_ptr) {
   (void)type_hint;
-  if (out_ptr == NULL) return dh_error_set("ValueError", "sim: alloc_data_space: out_ptr is NULL");
+  if (out_ptr == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "sim: alloc_data_space: out_ptr is NULL");
   *out_ptr = NULL;
   dh_sim_device_t* d;
   if (dh_sim_device_get(dev, &d) != 0) return -1;
@@ -132,11 +132,11 @@ int dh_sim_b_free_data_space(DLDevice dev, void* ptr) {
  * another relative alignment than the twin's (d2h pinned 256 MiB harness/raw 0.92). */
 int dh_sim_b_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr) {
   dh_sim_device_t* d;
-  if (out_ptr == NULL) return dh_error_set("ValueError", "sim: alloc_host: out_ptr is NULL");
+  if (out_ptr == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "sim: alloc_host: out_ptr is NULL");
   if (dh_sim_device_get(dev, &d) != 0) return -1;
   if (posix_memalign(out_ptr, 4096, nbytes ? nbytes : 1) != 0) {
     *out_ptr = NULL;
-    return dh_error_set("OutOfMemoryError", "sim:%d: alloc_host of %zu bytes failed", d->id,
+    return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "sim:%d: alloc_host of %zu bytes failed", d->id,
                         nbytes);
   }
   return 0;
@@ -170,7 +170,7 @@ int dh_sim_b_copy_data_from_to(const void* from, size_t from_offset, void* to,
   if (!from_host && dh_sim_device_get(dev_from, &d_from) != 0) return -1;
   if (!to_host && dh_sim_device_get(dev_to, &d_to) != 0) return -1;
   if ((from_host && from == NULL && nbytes) || (to_host && to == NULL && nbytes))
-    return dh_error_set("ValueError", "sim: copy_data_from_to: NULL host %s pointer",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "sim: copy_data_from_to: NULL host %s pointer",
                         from_host ? "source" : "destination");
 
   dh_sim_buffer_t *src_buf = NULL, *dst_buf = NULL;
@@ -225,7 +225,7 @@ int dh_sim_handle_bytes(DLDevice dev, void* handle, uint8_t** out_bytes, size_t*
   dh_sim_device_t* d;
   dh_sim_buffer_t* b;
   if (out_bytes == NULL || out_size == NULL)
-    return dh_error_set("ValueError", "sim: handle_bytes: NULL output");
+    return dh_error_set(DH_KIND_VALUE_ERROR, "sim: handle_bytes: NULL output");
   if (dh_sim_device_get(dev, &d) != 0 || dh_sim_mem_get(d, handle, &b) != 0) return -1;
   *out_bytes = b->data;
   *out_size = b->size;

@@ -53,12 +53,12 @@ static void dh_sim_raw_teardown(void* ctx_) {
 static int dh_sim_raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags,
                             void** out_ctx) {
   (void)flags; /* pinned == pageable in the sim */
-  if (out_ctx == NULL) return dh_error_set("ValueError", "sim raw: out_ctx is NULL");
+  if (out_ctx == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "sim raw: out_ctx is NULL");
   *out_ctx = NULL;
   if (op < DH_RAW_COPY_H2D || op > DH_RAW_COPY_BIDIR)
-    return dh_error_set("NotImplementedError", "sim raw: unknown op %d", (int)op);
+    return dh_error_set(DH_KIND_NOT_IMPLEMENTED_ERROR, "sim raw: unknown op %d", (int)op);
   dh_sim_raw_ctx_t* c = calloc(1, sizeof *c);
-  if (c == NULL) return dh_error_set("OutOfMemoryError", "sim raw: no memory");
+  if (c == NULL) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "sim raw: no memory");
   c->op = op;
   c->nbytes = nbytes;
   if (dh_sim_device_get(dev, &c->d) != 0 || dh_sim_stream_create(c->d->id, &c->s) != 0) goto fail;
@@ -84,7 +84,7 @@ static int dh_sim_raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_
       c->host = aligned_alloc(4096, an);
       if (bidir) c->host2 = aligned_alloc(4096, an);
       if (c->host == NULL || (bidir && c->host2 == NULL)) {
-        dh_error_set("OutOfMemoryError", "sim raw: cannot allocate %zu host bytes", nbytes);
+        dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "sim raw: cannot allocate %zu host bytes", nbytes);
         goto fail;
       }
       memset(c->host, 0x5a, an);
@@ -100,7 +100,7 @@ fail:
 
 static int dh_sim_raw_run(void* ctx_, uint32_t repeat, double* out_device_ms) {
   dh_sim_raw_ctx_t* c = ctx_;
-  if (c == NULL) return dh_error_set("ValueError", "sim raw: NULL context");
+  if (c == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "sim raw: NULL context");
   dh_sim_event_t *e0 = NULL, *e1 = NULL;
   if (out_device_ms) {
     *out_device_ms = -1;

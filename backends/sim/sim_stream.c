@@ -70,7 +70,7 @@ void* dh_sim_staging_get(size_t n, size_t* out_cap) {
   pthread_mutex_unlock(&dh_sim_pool_mu);
   void* p = malloc(n ? n : 1);
   if (p == NULL) {
-    dh_error_set("OutOfMemoryError", "sim: cannot stage %zu bytes for a host-to-device copy", n);
+    dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "sim: cannot stage %zu bytes for a host-to-device copy", n);
     return NULL;
   }
   *out_cap = n;
@@ -123,7 +123,7 @@ void dh_sim_staging_drain(void) {
 dh_sim_cmd_t* dh_sim_cmd_new(dh_sim_cmd_kind_t kind) {
   dh_sim_cmd_t* cmd = calloc(1, sizeof *cmd);
   if (cmd == NULL) {
-    dh_error_set("OutOfMemoryError", "sim: cannot allocate a command");
+    dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "sim: cannot allocate a command");
     return NULL;
   }
   cmd->kind = kind;
@@ -251,7 +251,7 @@ static void dh_sim_stream_destroy(dh_sim_obj_t* obj) {
 
 int dh_sim_stream_create(int device_id, dh_sim_stream_t** out_stream) {
   dh_sim_stream_t* s = calloc(1, sizeof *s);
-  if (s == NULL) return dh_error_set("OutOfMemoryError", "sim: cannot allocate a stream");
+  if (s == NULL) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "sim: cannot allocate a stream");
   atomic_init(&s->obj.refs, 1);
   s->obj.destroy = dh_sim_stream_destroy;
   s->device_id = device_id;
@@ -263,7 +263,7 @@ int dh_sim_stream_create(int device_id, dh_sim_stream_t** out_stream) {
   if (err != 0) {
     s->closed = 1;
     dh_sim_obj_release(&s->obj);
-    return dh_error_set("RuntimeError", "sim:%d: cannot start a stream worker thread: %s",
+    return dh_error_set(DH_KIND_RUNTIME_ERROR, "sim:%d: cannot start a stream worker thread: %s",
                         device_id, strerror(err));
   }
   s->has_thread = 1;
@@ -290,7 +290,7 @@ int dh_sim_stream_get(dh_sim_device_t* d, dh_stream_t handle, dh_sim_stream_t** 
     return -1;
   if (((dh_sim_stream_t*)obj)->fork_gen != atomic_load(&dh_sim_state.fork_gen)) {
     dh_sim_obj_release(obj); /* never destroyed here: it goes to the orphan list */
-    return dh_error_set("ValueError",
+    return dh_error_set(DH_KIND_VALUE_ERROR,
                         "sim:%d: stream %p was created before fork(); its worker thread "
                         "exists only in the parent process", d->id, handle);
   }
@@ -303,7 +303,7 @@ int dh_sim_stream_enqueue(dh_sim_stream_t* s, dh_sim_cmd_t* cmd) {
   if (s->closed) {
     pthread_mutex_unlock(&s->mu);
     dh_sim_cmd_discard(cmd);
-    return dh_error_set("ValueError", "sim:%d: stream %p is being freed", s->device_id,
+    return dh_error_set(DH_KIND_VALUE_ERROR, "sim:%d: stream %p is being freed", s->device_id,
                         (void*)s);
   }
   cmd->next = NULL;
@@ -319,7 +319,7 @@ int dh_sim_stream_enqueue(dh_sim_stream_t* s, dh_sim_cmd_t* cmd) {
 
 int dh_sim_stream_wait(dh_sim_stream_t* s) {
   if (s->has_thread && pthread_equal(pthread_self(), s->thread))
-    return dh_error_set("RuntimeError",
+    return dh_error_set(DH_KIND_RUNTIME_ERROR,
                         "sim:%d: stream_sync called from the stream's own worker (deadlock)",
                         s->device_id);
   pthread_mutex_lock(&s->mu);
@@ -336,7 +336,7 @@ int dh_sim_stream_sync(dh_sim_stream_t* s) {
   s->failed_seq = 0;
   pthread_mutex_unlock(&s->mu);
   if (failed != 0)
-    return dh_error_set("RuntimeError",
+    return dh_error_set(DH_KIND_RUNTIME_ERROR,
                         "sim:%d: kernel 'trap' failed on the device (command %llu of this stream)",
                         s->device_id, (unsigned long long)failed);
   return 0;
@@ -346,7 +346,7 @@ int dh_sim_stream_close(dh_sim_stream_t* s) {
   if (!s->has_thread || atomic_load(&s->joined)) return 0;
   if (s->fork_gen != atomic_load(&dh_sim_state.fork_gen)) return 0; /* worker not in this process */
   if (pthread_equal(pthread_self(), s->thread))
-    return dh_error_set("RuntimeError", "sim:%d: a stream cannot free itself from its worker",
+    return dh_error_set(DH_KIND_RUNTIME_ERROR, "sim:%d: a stream cannot free itself from its worker",
                         s->device_id);
   pthread_mutex_lock(&s->mu);
   int already = s->closed;
@@ -373,7 +373,7 @@ int dh_sim_stream_order(dh_sim_stream_t* src, dh_sim_stream_t* dst) {
     free(m);
     free(sig);
     free(wait);
-    return dh_error_set("OutOfMemoryError", "sim: cannot allocate a marker");
+    return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "sim: cannot allocate a marker");
   }
   atomic_init(&m->obj.refs, 2); /* one per command */
   m->obj.destroy = dh_sim_marker_destroy;
@@ -404,7 +404,7 @@ static void dh_sim_event_destroy(dh_sim_obj_t* obj) {
 
 int dh_sim_event_new(dh_sim_event_t** out_event) {
   dh_sim_event_t* e = calloc(1, sizeof *e);
-  if (e == NULL) return dh_error_set("OutOfMemoryError", "sim: cannot allocate an event");
+  if (e == NULL) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "sim: cannot allocate an event");
   atomic_init(&e->obj.refs, 1);
   e->obj.destroy = dh_sim_event_destroy;
   pthread_mutex_init(&e->mu, NULL);
@@ -435,7 +435,7 @@ int dh_sim_event_wait(dh_sim_event_t* e, uint64_t* out_time_ns) {
   uint64_t target = e->requested;
   if (target == 0) {
     pthread_mutex_unlock(&e->mu);
-    return dh_error_set("ValueError", "sim: event %p was never recorded", (void*)e);
+    return dh_error_set(DH_KIND_VALUE_ERROR, "sim: event %p was never recorded", (void*)e);
   }
   while (e->done < target) pthread_cond_wait(&e->cv, &e->mu);
   *out_time_ns = e->time_ns;
@@ -448,7 +448,7 @@ int dh_sim_event_wait(dh_sim_event_t* e, uint64_t* out_time_ns) {
  *===========================================================================*/
 
 int dh_sim_b_create_stream(DLDevice dev, dh_stream_t* out_stream) {
-  if (out_stream == NULL) return dh_error_set("ValueError", "sim: create_stream: out_stream is NULL");
+  if (out_stream == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "sim: create_stream: out_stream is NULL");
   *out_stream = NULL;
   dh_sim_device_t* d;
   dh_sim_stream_t* s;
@@ -489,7 +489,7 @@ int dh_sim_b_set_stream(DLDevice dev, dh_stream_t stream) {
 int dh_sim_b_get_current_stream(DLDevice dev, dh_stream_t* out_stream) {
   dh_sim_device_t* d;
   if (out_stream == NULL)
-    return dh_error_set("ValueError", "sim: get_current_stream: out_stream is NULL");
+    return dh_error_set(DH_KIND_VALUE_ERROR, "sim: get_current_stream: out_stream is NULL");
   if (dh_sim_device_get(dev, &d) != 0) return -1;
   *out_stream = dh_env_get_stream(dh_sim_dev(d->id));
   return 0;
@@ -521,7 +521,7 @@ int dh_sim_b_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst)
  *===========================================================================*/
 
 int dh_sim_b_event_create(DLDevice dev, dh_event_t* out_event) {
-  if (out_event == NULL) return dh_error_set("ValueError", "sim: event_create: out_event is NULL");
+  if (out_event == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "sim: event_create: out_event is NULL");
   *out_event = NULL;
   dh_sim_device_t* d;
   dh_sim_event_t* e;
@@ -535,7 +535,7 @@ int dh_sim_b_event_create(DLDevice dev, dh_event_t* out_event) {
 
 static int dh_sim_event_lookup(dh_sim_device_t* d, dh_event_t h, dh_sim_event_t** out) {
   dh_sim_obj_t* obj;
-  if (h == NULL) return dh_error_set("ValueError", "sim:%d: NULL event", d->id);
+  if (h == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "sim:%d: NULL event", d->id);
   if (dh_sim_table_get(&d->events, DH_SIM_KIND_EVENT, d->id, h, "event", &obj) != 0) return -1;
   *out = (dh_sim_event_t*)obj;
   return 0;
@@ -558,7 +558,7 @@ int dh_sim_b_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end,
                               double* out_ms) {
   dh_sim_device_t* d;
   dh_sim_event_t *e0 = NULL, *e1 = NULL;
-  if (out_ms == NULL) return dh_error_set("ValueError", "sim: event_elapsed_ms: out_ms is NULL");
+  if (out_ms == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "sim: event_elapsed_ms: out_ms is NULL");
   if (dh_sim_device_get(dev, &d) != 0) return -1;
   int rc = -1;
   uint64_t t0, t1;
@@ -590,7 +590,7 @@ int dh_sim_b_event_free(DLDevice dev, dh_event_t event) {
 int dh_sim_enqueue_host_fn(DLDevice dev, dh_stream_t stream, void (*fn)(void* ctx), void* ctx) {
   dh_sim_device_t* d;
   dh_sim_stream_t* s;
-  if (fn == NULL) return dh_error_set("ValueError", "sim: enqueue_host_fn: fn is NULL");
+  if (fn == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "sim: enqueue_host_fn: fn is NULL");
   if (dh_sim_device_get(dev, &d) != 0 || dh_sim_stream_get(d, stream, &s) != 0) return -1;
   dh_sim_cmd_t* cmd = dh_sim_cmd_new(DH_SIM_CMD_HOST_FN);
   int rc = -1;

@@ -15,7 +15,7 @@
 static int g_num_devices;
 
 int dh_skeleton_not_implemented(const char* entry) {
-  return dh_error_set("NotImplementedError", "skeleton: %s: " DH_SKELETON_NOT_IMPLEMENTED,
+  return dh_error_set(DH_KIND_NOT_IMPLEMENTED_ERROR, "skeleton: %s: " DH_SKELETON_NOT_IMPLEMENTED,
                       entry);
 }
 
@@ -43,16 +43,16 @@ const char* dh_skeleton_unavailable_reason(void) {
 
 int dh_skeleton_check_device(DLDevice dev, const char* op) {
   if (dev.device_type != DH_SKELETON_DEVICE_TYPE)
-    return dh_error_set("ValueError", "skeleton: %s: device type %d is not %d", op,
+    return dh_error_set(DH_KIND_VALUE_ERROR, "skeleton: %s: device type %d is not %d", op,
                         (int)dev.device_type, DH_SKELETON_DEVICE_TYPE);
   if (dev.device_id < 0 || dev.device_id >= g_num_devices)
-    return dh_error_set("IndexError", "skeleton: %s: device id %d is out of range (%d devices)",
+    return dh_error_set(DH_KIND_INDEX_ERROR, "skeleton: %s: device id %d is out of range (%d devices)",
                         op, (int)dev.device_id, g_num_devices);
   return 0;
 }
 
 int dh_skeleton_get_attr(DLDevice dev, int32_t kind, dh_any_t* out_value) {
-  if (out_value == NULL) return dh_error_set("ValueError", "skeleton: get_attr: out_value is NULL");
+  if (out_value == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "skeleton: get_attr: out_value is NULL");
   *out_value = dh_any_none();
   if (kind == DH_ATTR_EXIST) { /* never an error (TVM kExist) */
     *out_value = dh_any_int(dev.device_type == DH_SKELETON_DEVICE_TYPE && dev.device_id >= 0 &&
@@ -66,9 +66,9 @@ int dh_skeleton_get_attr(DLDevice dev, int32_t kind, dh_any_t* out_value) {
 
 int dh_skeleton_get_target_property(DLDevice dev, const char* name, dh_any_t* out_value) {
   if (out_value == NULL)
-    return dh_error_set("ValueError", "skeleton: get_target_property: out_value is NULL");
+    return dh_error_set(DH_KIND_VALUE_ERROR, "skeleton: get_target_property: out_value is NULL");
   *out_value = dh_any_none();
-  if (name == NULL) return dh_error_set("ValueError", "skeleton: get_target_property: name is NULL");
+  if (name == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "skeleton: get_target_property: name is NULL");
   if (dh_skeleton_check_device(dev, "get_target_property") != 0) return -1;
   /* TODO(skeleton): the live values of your target kind's options; None otherwise. */
   return dh_skeleton_not_implemented("get_target_property");

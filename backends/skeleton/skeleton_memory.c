@@ -13,7 +13,7 @@ int dh_skeleton_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
   (void)nbytes;
   (void)alignment;
   (void)type_hint;
-  if (out_ptr == NULL) return dh_error_set("ValueError", "skeleton: alloc_data_space: out_ptr is NULL");
+  if (out_ptr == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "skeleton: alloc_data_space: out_ptr is NULL");
   *out_ptr = NULL;
   if (dh_skeleton_check_device(dev, "alloc_data_space") != 0) return -1;
   /* TODO(skeleton): nbytes (0 allowed) aligned to `alignment` (0 = DH_ALLOC_ALIGNMENT); the handle is
@@ -32,7 +32,7 @@ int dh_skeleton_alloc_workspace(DLDevice dev, size_t nbytes, DLDataType type_hin
                                 void** out_ptr) {
   (void)nbytes;
   (void)type_hint;
-  if (out_ptr == NULL) return dh_error_set("ValueError", "skeleton: alloc_workspace: out_ptr is NULL");
+  if (out_ptr == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "skeleton: alloc_workspace: out_ptr is NULL");
   *out_ptr = NULL;
   if (dh_skeleton_check_device(dev, "alloc_workspace") != 0) return -1;
   /* TODO(skeleton): or set .alloc_workspace = NULL: the core falls back to data space. */
@@ -48,7 +48,7 @@ int dh_skeleton_free_workspace(DLDevice dev, void* ptr) {
 
 int dh_skeleton_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr) {
   (void)nbytes;
-  if (out_ptr == NULL) return dh_error_set("ValueError", "skeleton: alloc_host: out_ptr is NULL");
+  if (out_ptr == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "skeleton: alloc_host: out_ptr is NULL");
   *out_ptr = NULL;
   if (dh_skeleton_check_device(dev, "alloc_host") != 0) return -1;
   /* TODO(skeleton): pinned host memory (with DH_CAP_PINNED_HOST), or set .alloc_host = NULL. */

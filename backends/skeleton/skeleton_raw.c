@@ -14,7 +14,7 @@ static int dh_skeleton_raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, ui
   (void)op;
   (void)nbytes;
   (void)flags;
-  if (out_ctx == NULL) return dh_error_set("ValueError", "skeleton raw: out_ctx is NULL");
+  if (out_ctx == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "skeleton raw: out_ctx is NULL");
   *out_ctx = NULL;
   if (dh_skeleton_check_device(dev, "raw setup") != 0) return -1;
   /* TODO(skeleton): allocate and write the buffers of op; NotImplementedError for the

@@ -10,7 +10,7 @@
 #include "skeleton_internal.h"
 
 int dh_skeleton_create_stream(DLDevice dev, dh_stream_t* out_stream) {
-  if (out_stream == NULL) return dh_error_set("ValueError", "skeleton: create_stream: out_stream is NULL");
+  if (out_stream == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "skeleton: create_stream: out_stream is NULL");
   *out_stream = NULL;
   if (dh_skeleton_check_device(dev, "create_stream") != 0) return -1;
   /* TODO(skeleton): a new queue (NULL with DH_CAP_SINGLE_QUEUE). */
@@ -32,7 +32,7 @@ int dh_skeleton_set_stream(DLDevice dev, dh_stream_t stream) {
 }
 
 int dh_skeleton_get_current_stream(DLDevice dev, dh_stream_t* out_stream) {
-  if (out_stream == NULL) return dh_error_set("ValueError", "skeleton: get_current_stream: out_stream is NULL");
+  if (out_stream == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "skeleton: get_current_stream: out_stream is NULL");
   *out_stream = NULL;
   if (dh_skeleton_check_device(dev, "get_current_stream") != 0) return -1;
   /* TODO(skeleton): *out_stream = dh_env_get_stream(dev). */
@@ -56,7 +56,7 @@ int dh_skeleton_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t d
 }
 
 int dh_skeleton_event_create(DLDevice dev, dh_event_t* out_event) {
-  if (out_event == NULL) return dh_error_set("ValueError", "skeleton: event_create: out_event is NULL");
+  if (out_event == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "skeleton: event_create: out_event is NULL");
   *out_event = NULL;
   if (dh_skeleton_check_device(dev, "event_create") != 0) return -1;
   /* TODO(skeleton): a timing event (with DH_CAP_EVENT_TIMING), or set the event_* entries NULL. */

@@ -53,7 +53,7 @@ static const char* intern(const char* s) {
 /*---------------------------------------------------------------- loading */
 
 int dh_tvm_err(const char* op, const dh_tvm_err_t* e) {
-  return dh_error_set(e->kind[0] ? e->kind : "RuntimeError", "TVM %s: %s", op, e->message);
+  return dh_error_set(e->kind[0] ? e->kind : DH_KIND_RUNTIME_ERROR, "TVM %s: %s", op, e->message);
 }
 
 static void* open_lib(const char* dir, const char* file, const char* env_hint) {
@@ -176,7 +176,7 @@ DLDevice dh_tvm_to_tvm(DLDevice d) {
 }
 
 int dh_tvm_ready(DLDevice dev, const char* op) {
-  if (dh_tvm_a == NULL) return dh_error_set("IndexError", "%s:%d: %s: no device: %s", BACKEND_NAME, (int)dev.device_id, op,
+  if (dh_tvm_a == NULL) return dh_error_set(DH_KIND_INDEX_ERROR, "%s:%d: %s: no device: %s", BACKEND_NAME, (int)dev.device_id, op,
                                      dh_tvm_reason);
   return 0;
 }
@@ -188,12 +188,12 @@ static int store_value(const dh_tvm_value_t* v, dh_any_t* out, const char* what)
     case DH_TVM_VALUE_FLOAT: *out = dh_any_float(v->v_float); return 0;
     case DH_TVM_VALUE_STR: {
       const char* s = intern(v->str);
-      if (s == NULL) return dh_error_set("OutOfMemoryError", "%s: out of memory", what);
+      if (s == NULL) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "%s: out of memory", what);
       *out = dh_any_str(s);
       return 0;
     }
     default:
-      return dh_error_set("TypeError", "%s: TVM answered a %s, which devharness cannot pass on", what, v->str);
+      return dh_error_set(DH_KIND_TYPE_ERROR, "%s: TVM answered a %s, which devharness cannot pass on", what, v->str);
   }
 }
 

@@ -12,11 +12,11 @@
  *===========================================================================*/
 int dh_vk_check_buf(const void* p, int dev, const char* what, dhvk_buf_t** out) {
   const dhvk_buf_t* b = p;
-  if (!b) return dh_error_set("ValueError", "%s is NULL", what);
+  if (!b) return dh_error_set(DH_KIND_VALUE_ERROR, "%s is NULL", what);
   if (b->magic != DHVK_BUF_MAGIC)
-    return dh_error_set("ValueError", "%s %p is not a vulkan data-space handle", what, p);
+    return dh_error_set(DH_KIND_VALUE_ERROR, "%s %p is not a vulkan data-space handle", what, p);
   if (dev >= 0 && b->dev != dev)
-    return dh_error_set("ValueError", "%s belongs to vulkan:%d, not vulkan:%d", what, b->dev, dev);
+    return dh_error_set(DH_KIND_VALUE_ERROR, "%s belongs to vulkan:%d, not vulkan:%d", what, b->dev, dev);
   *out = (dhvk_buf_t*)b;
   return 0;
 }
@@ -34,7 +34,7 @@ static uint32_t find_type(const VkPhysicalDeviceMemoryProperties* m, uint32_t bi
 /* host: 1 = HOST_VISIBLE|HOST_COHERENT mapped (staging / pinned), 0 = device-local. */
 int dh_vk_buf_create(dhvk_device_t* d, int dev, size_t nbytes, int host, dhvk_buf_t** out) {
   dhvk_buf_t* b = calloc(1, sizeof *b);
-  if (!b) return dh_error_set("OutOfMemoryError", "out of host memory for a buffer record");
+  if (!b) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "out of host memory for a buffer record");
   b->magic = DHVK_BUF_MAGIC;
   b->dev = dev;
   b->size = nbytes;
@@ -49,7 +49,7 @@ int dh_vk_buf_create(dhvk_device_t* d, int dev, size_t nbytes, int host, dhvk_bu
     if (d->mem.memoryHeaps[i].size > heap_max) heap_max = d->mem.memoryHeaps[i].size;
   if ((d->max_alloc && alloc_bytes > d->max_alloc) || alloc_bytes > heap_max) {
     free(b);
-    return dh_error_set("OutOfMemoryError",
+    return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR,
                         "cannot allocate %zu bytes on vulkan:%d: maxMemoryAllocationSize is %" PRIu64
                         " bytes, largest heap %" PRIu64 " bytes",
                         nbytes, dev, (uint64_t)d->max_alloc, (uint64_t)heap_max);
@@ -75,7 +75,7 @@ int dh_vk_buf_create(dhvk_device_t* d, int dev, size_t nbytes, int host, dhvk_bu
   if (type == UINT32_MAX) {
     dh_vk_fn.vkDestroyBuffer(d->device, b->buffer, NULL);
     free(b);
-    return dh_error_set("RuntimeError", "vulkan:%d has no %s memory type for a buffer", dev,
+    return dh_error_set(DH_KIND_RUNTIME_ERROR, "vulkan:%d has no %s memory type for a buffer", dev,
                         host ? "HOST_VISIBLE|HOST_COHERENT" : "usable");
   }
   VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
@@ -86,7 +86,7 @@ int dh_vk_buf_create(dhvk_device_t* d, int dev, size_t nbytes, int host, dhvk_bu
     dh_vk_fn.vkDestroyBuffer(d->device, b->buffer, NULL);
     free(b);
     if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
-      return dh_error_set("OutOfMemoryError", "cannot allocate %zu bytes on vulkan:%d: %s",
+      return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "cannot allocate %zu bytes on vulkan:%d: %s",
                           nbytes, dev, dh_vk_result_name(r));
     return dh_vk_fail(r, "vkAllocateMemory");
   }

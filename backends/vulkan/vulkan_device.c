@@ -46,7 +46,7 @@ int dh_vk_val_check(void) {
   char first[sizeof g_val_first];
   memcpy(first, g_val_first, sizeof first);
   pthread_mutex_unlock(&g_val_lock);
-  return dh_error_set("RuntimeError", "Vulkan validation error (%lu so far): %s", n, first);
+  return dh_error_set(DH_KIND_RUNTIME_ERROR, "Vulkan validation error (%lu so far): %s", n, first);
 }
 
 static VKAPI_ATTR VkBool32 VKAPI_CALL debug_cb(VkDebugUtilsMessageSeverityFlagBitsEXT sev,
@@ -68,14 +68,14 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL debug_cb(VkDebugUtilsMessageSeverityFlagBi
 
 int dh_vk_check_dev(DLDevice dev, dhvk_device_t** out) {
   if (g_forked)
-    return dh_error_set("RuntimeError",
+    return dh_error_set(DH_KIND_RUNTIME_ERROR,
                         "the Vulkan backend was initialised before this process was forked; a "
                         "forked child cannot use it (fork before init)");
   if (dev.device_type != kDLVulkan)
-    return dh_error_set("ValueError", "device type %d is not vulkan (%d)", (int)dev.device_type,
+    return dh_error_set(DH_KIND_VALUE_ERROR, "device type %d is not vulkan (%d)", (int)dev.device_type,
                         (int)kDLVulkan);
   if (dev.device_id < 0 || dev.device_id >= g_num_devs)
-    return dh_error_set("IndexError", "vulkan device id %d out of range (%d device%s)",
+    return dh_error_set(DH_KIND_INDEX_ERROR, "vulkan device id %d out of range (%d device%s)",
                         (int)dev.device_id, g_num_devs, g_num_devs == 1 ? "" : "s");
   *out = &g_devs[dev.device_id];
   return 0;
@@ -154,7 +154,7 @@ static int device_setup(VkPhysicalDevice phys, int idx) {
   uint32_t ne = 0;
   dh_vk_fn.vkEnumerateDeviceExtensionProperties(phys, NULL, &ne, NULL);
   VkExtensionProperties* ext = calloc(ne ? ne : 1, sizeof *ext);
-  if (!ext) return dh_error_set("OutOfMemoryError", "out of host memory");
+  if (!ext) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "out of host memory");
   dh_vk_fn.vkEnumerateDeviceExtensionProperties(phys, NULL, &ne, ext);
   d->has_budget = has_ext(ext, ne, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
   d->has_push_descriptor = has_ext(ext, ne, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
@@ -291,7 +291,7 @@ int dh_vk_init(const dhvk_device_hooks_t* hooks) {
     return 0;
   }
   VkPhysicalDevice* phys = calloc(np, sizeof *phys);
-  if (!phys) return dh_error_set("OutOfMemoryError", "out of host memory");
+  if (!phys) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "out of host memory");
   dh_vk_fn.vkEnumeratePhysicalDevices(g_instance, &np, phys);
   dh_vk_loader_pin_icds(); /* the ICDs stay loaded after vkDestroyInstance (vulkan_internal.h) */
   for (uint32_t i = 0; i < np && g_num_devs < DHVK_MAX_DEVICES; i++) {
@@ -351,9 +351,9 @@ void dh_vk_shutdown(void) {
  * Attributes and target properties
  *===========================================================================*/
 int dh_vk_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
-  if (!out) return dh_error_set("ValueError", "get_attr: out_value is NULL");
+  if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "get_attr: out_value is NULL");
   if (kind < 0 || kind >= DH_ATTR_KIND_COUNT)
-    return dh_error_set("ValueError", "unknown device attribute kind %d (valid: 0..%d)", (int)kind,
+    return dh_error_set(DH_KIND_VALUE_ERROR, "unknown device attribute kind %d (valid: 0..%d)", (int)kind,
                         DH_ATTR_KIND_COUNT - 1);
   if (kind == DH_ATTR_EXIST) {
     *out = dh_any_int(!g_forked && dev.device_type == kDLVulkan && dev.device_id >= 0 &&
@@ -394,7 +394,7 @@ int dh_vk_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
 }
 
 int dh_vk_get_target_property(DLDevice dev, const char* name, dh_any_t* out) {
-  if (!name || !out) return dh_error_set("ValueError", "get_target_property: NULL name or out_value");
+  if (!name || !out) return dh_error_set(DH_KIND_VALUE_ERROR, "get_target_property: NULL name or out_value");
   dhvk_device_t* d = NULL;
   if (dh_vk_check_dev(dev, &d)) return -1;
   const VkPhysicalDeviceLimits* L = &d->props.limits;

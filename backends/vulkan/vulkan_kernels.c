@@ -114,7 +114,7 @@ static int record_noop(dhvk_device_t* d, dhvk_stream_t* s) {
 static int fn_noop(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
   (void)self;
   if (n < 1 || args[0].type_index != DH_TYPE_DEVICE)
-    return dh_error_set("TypeError", "vulkan.noop(Device dev): argument 0 must be a Device, got %s",
+    return dh_error_set(DH_KIND_TYPE_ERROR, "vulkan.noop(Device dev): argument 0 must be a Device, got %s",
                         n < 1 ? "nothing" : dh_type_index_name(args[0].type_index));
   DLDevice dev = args[0].v_device;
   dhvk_device_t* d = NULL;
@@ -192,23 +192,23 @@ static int fill_chunk(dhvk_device_t* d, dhvk_stream_t* s, dhvk_buf_t* b, size_t 
 static int fn_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
   (void)self;
   if (n < 2 || dh_any_as_tensor(&args[0]) == NULL || args[1].type_index != DH_TYPE_INT)
-    return dh_error_set("TypeError",
+    return dh_error_set(DH_KIND_TYPE_ERROR,
                         "vulkan.fill(DLTensorPtr dst, Int value): got %d argument%s (%s, %s)", (int)n,
                         n == 1 ? "" : "s", n > 0 ? dh_type_index_name(args[0].type_index) : "-",
                         n > 1 ? dh_type_index_name(args[1].type_index) : "-");
   const DLTensor* t = dh_any_as_tensor(&args[0]);
-  if (!t) return dh_error_set("TypeError", "vulkan.fill: dst is a NULL DLTensor");
+  if (!t) return dh_error_set(DH_KIND_TYPE_ERROR, "vulkan.fill: dst is a NULL DLTensor");
   dhvk_device_t* d = NULL;
   if (dh_vk_check_dev(t->device, &d)) return -1;
   int dev = t->device.device_id;
   dhvk_buf_t* b = NULL;
   if (dh_vk_check_buf(t->data, dev, "vulkan.fill: dst->data", &b)) return -1;
-  if (!dh_tensor_is_contiguous(t)) return dh_error_set("ValueError", "vulkan.fill: dst is not contiguous");
+  if (!dh_tensor_is_contiguous(t)) return dh_error_set(DH_KIND_VALUE_ERROR, "vulkan.fill: dst is not contiguous");
   size_t nbytes;
   if (dh_tensor_nbytes(t, &nbytes)) return -1;
   size_t off = (size_t)t->byte_offset;
   if (off % 4 || nbytes % 4)
-    return dh_error_set("ValueError",
+    return dh_error_set(DH_KIND_VALUE_ERROR,
                         "vulkan.fill: byte_offset (%zu) and nbytes (%zu) must be multiples of 4", off,
                         nbytes);
   if (dh_vk_range_check(b, off, nbytes, "vulkan.fill: dst")) return -1;

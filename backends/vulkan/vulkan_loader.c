@@ -106,7 +106,7 @@ const char* dh_vk_result_name(VkResult r) {
  * RuntimeError otherwise. Returns -1. */
 int dh_vk_fail(VkResult r, const char* what) {
   const char* kind = (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
-                         ? "OutOfMemoryError" : "RuntimeError";
+                         ? DH_KIND_OUT_OF_MEMORY_ERROR : DH_KIND_RUNTIME_ERROR;
   return dh_error_set(kind, "%s failed: %s (%d)", what, dh_vk_result_name(r), (int)r);
 }
 

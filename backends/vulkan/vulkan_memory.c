@@ -12,11 +12,11 @@ int dh_vk_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment, DLData
                                void** out) {
   (void)hint;
   dhvk_device_t* d = NULL;
-  if (!out) return dh_error_set("ValueError", "alloc_data_space: out_ptr is NULL");
+  if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "alloc_data_space: out_ptr is NULL");
   *out = NULL;
   if (dh_vk_check_dev(dev, &d)) return -1;
   if (alignment & (alignment - 1))
-    return dh_error_set("ValueError", "alignment %zu is not a power of two", alignment);
+    return dh_error_set(DH_KIND_VALUE_ERROR, "alignment %zu is not a power of two", alignment);
   dhvk_buf_t* b = NULL;
   if (dh_vk_buf_create(d, dev.device_id, nbytes, 0, &b)) return -1;
   if (dh_vk_val_check()) {
@@ -47,7 +47,7 @@ int dh_vk_free_data_space(DLDevice dev, void* ptr) {
 
 int dh_vk_alloc_workspace(DLDevice dev, size_t nbytes, DLDataType hint, void** out) {
   dhvk_device_t* d = NULL;
-  if (!out) return dh_error_set("ValueError", "alloc_workspace: out_ptr is NULL");
+  if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "alloc_workspace: out_ptr is NULL");
   *out = NULL;
   if (dh_vk_check_dev(dev, &d)) return -1;
   if (nbytes > 0) {
@@ -98,7 +98,7 @@ int dh_vk_free_workspace(DLDevice dev, void* ptr) {
 
 int dh_vk_alloc_host(DLDevice dev, size_t nbytes, void** out) {
   dhvk_device_t* d = NULL;
-  if (!out) return dh_error_set("ValueError", "alloc_host: out_ptr is NULL");
+  if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "alloc_host: out_ptr is NULL");
   *out = NULL;
   if (dh_vk_check_dev(dev, &d)) return -1;
   dhvk_buf_t* b = NULL;
@@ -121,7 +121,7 @@ int dh_vk_free_host(DLDevice dev, void* ptr) {
   dhvk_buf_t* b = *pp;
   if (b) *pp = b->next;
   pthread_mutex_unlock(&d->pinned_lock);
-  if (!b) return dh_error_set("ValueError", "free_host: %p was not returned by alloc_host on vulkan:%d",
+  if (!b) return dh_error_set(DH_KIND_VALUE_ERROR, "free_host: %p was not returned by alloc_host on vulkan:%d",
                               ptr, (int)dev.device_id);
   /* a D2H copy may still be writing into it (see pinned_find) */
   if (dh_vk_device_wait_all(d)) return -1;
@@ -142,7 +142,7 @@ void dh_vk_cmd_host_barrier(VkCommandBuffer cb) {
 
 int dh_vk_range_check(const dhvk_buf_t* b, size_t off, size_t n, const char* what) {
   if (off > b->size || n > b->size - off)
-    return dh_error_set("ValueError",
+    return dh_error_set(DH_KIND_VALUE_ERROR,
                         "%s range [%zu, %zu) is outside the %" PRIu64 "-byte vulkan buffer", what,
                         off, off + n, (uint64_t)b->size);
   return 0;
@@ -226,13 +226,13 @@ int dh_vk_copy_data_from_to(const void* from, size_t from_offset, void* to, size
   int from_host = dev_from.device_type == kDLCPU || dev_from.device_type == kDLCUDAHost;
   int to_host = dev_to.device_type == kDLCPU || dev_to.device_type == kDLCUDAHost;
   if (!from_host && dev_from.device_type != kDLVulkan)
-    return dh_error_set("ValueError", "copy source device type %d is neither CPU nor vulkan",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "copy source device type %d is neither CPU nor vulkan",
                         (int)dev_from.device_type);
   if (!to_host && dev_to.device_type != kDLVulkan)
-    return dh_error_set("ValueError", "copy destination device type %d is neither CPU nor vulkan",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "copy destination device type %d is neither CPU nor vulkan",
                         (int)dev_to.device_type);
-  if (!from) return dh_error_set("ValueError", "copy source pointer is NULL");
-  if (!to) return dh_error_set("ValueError", "copy destination pointer is NULL");
+  if (!from) return dh_error_set(DH_KIND_VALUE_ERROR, "copy source pointer is NULL");
+  if (!to) return dh_error_set(DH_KIND_VALUE_ERROR, "copy destination pointer is NULL");
   if (from_host && to_host) {
     if (nbytes) memmove((char*)to + to_offset, (const char*)from + from_offset, nbytes);
     return 0;
@@ -264,7 +264,7 @@ int dh_vk_copy_data_from_to(const void* from, size_t from_offset, void* to, size
   } else {
     /* Across devices: through host memory, synchronously. */
     void* tmp = malloc(nbytes);
-    if (!tmp) return dh_error_set("OutOfMemoryError", "no host memory for a %zu-byte bounce", nbytes);
+    if (!tmp) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "no host memory for a %zu-byte bounce", nbytes);
     dhvk_stream_t* ds = dt->default_stream;
     rc = enqueue_copy(df, s, 1, NULL, tmp, bf, from_offset, NULL, 0, nbytes);
     if (!rc) {

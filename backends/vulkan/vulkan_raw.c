@@ -102,7 +102,7 @@ static int raw_buffers(raw_ctx_t* c, int id) {
     c->host = aligned_alloc(4096, an);
     if (bidir) c->host2 = aligned_alloc(4096, an);
     if (!c->host || (bidir && !c->host2))
-      return dh_error_set("OutOfMemoryError", "out of host memory");
+      return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "out of host memory");
     memset(c->host, 0x5a, c->nbytes);
     if (bidir) memset(c->host2, 0xa5, c->nbytes);
   }
@@ -163,13 +163,13 @@ static int raw_write_device(raw_ctx_t* c, const VkBufferCopy* region) {
 
 static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags, void** out) {
   dhvk_device_t* d = NULL;
-  if (!out) return dh_error_set("ValueError", "raw setup: out_ctx is NULL");
+  if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "raw setup: out_ctx is NULL");
   *out = NULL;
   if (dh_vk_check_dev(dev, &d)) return -1;
   if (op < DH_RAW_COPY_H2D || op > DH_RAW_COPY_BIDIR)
-    return dh_error_set("NotImplementedError", "vulkan raw twin has no op %d", (int)op);
+    return dh_error_set(DH_KIND_NOT_IMPLEMENTED_ERROR, "vulkan raw twin has no op %d", (int)op);
   raw_ctx_t* c = calloc(1, sizeof *c);
-  if (!c) return dh_error_set("OutOfMemoryError", "out of host memory");
+  if (!c) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "out of host memory");
   c->d = d;
   c->op = op;
   c->nbytes = nbytes ? nbytes : 4;
@@ -265,7 +265,7 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
 
 static int raw_run(void* p, uint32_t repeat, double* out_ms) {
   raw_ctx_t* c = p;
-  if (!c) return dh_error_set("ValueError", "raw run: ctx is NULL");
+  if (!c) return dh_error_set(DH_KIND_VALUE_ERROR, "raw run: ctx is NULL");
   dhvk_device_t* d = c->d;
   if (out_ms) *out_ms = -1;
   if (c->op == DH_RAW_STREAM_SYNC) {

@@ -33,9 +33,9 @@ int dh_vk_resolve_stream(dhvk_device_t* d, int dev, dh_stream_t stream, dhvk_str
   }
   dhvk_stream_t* s = stream;
   if (s->magic != DHVK_STREAM_MAGIC)
-    return dh_error_set("ValueError", "stream %p is not a vulkan stream", stream);
+    return dh_error_set(DH_KIND_VALUE_ERROR, "stream %p is not a vulkan stream", stream);
   if (s->dev != dev)
-    return dh_error_set("ValueError", "stream %p belongs to vulkan:%d, not vulkan:%d", stream,
+    return dh_error_set(DH_KIND_VALUE_ERROR, "stream %p belongs to vulkan:%d, not vulkan:%d", stream,
                         s->dev, dev);
   *out = s;
   return 0;
@@ -79,7 +79,7 @@ int dh_vk_stream_new(dhvk_device_t* d, int dev, dhvk_stream_t** out) {
   }
   pthread_mutex_unlock(&d->lock);
   s = calloc(1, sizeof *s);
-  if (!s) return dh_error_set("OutOfMemoryError", "out of host memory for a stream");
+  if (!s) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "out of host memory for a stream");
   pthread_mutex_init(&s->lock, NULL);
   s->dev = dev;
   VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
@@ -143,7 +143,7 @@ static int sem_wait(dhvk_device_t* d, VkSemaphore sem, uint64_t value) {
                             .pValues = &value};
   VkResult r = dh_vk_fn.vkWaitSemaphores(d->device, &wi, DHVK_WAIT_NS);
   if (r == VK_TIMEOUT)
-    return dh_error_set("RuntimeError", "timed out after 60 s waiting for timeline value %" PRIu64,
+    return dh_error_set(DH_KIND_RUNTIME_ERROR, "timed out after 60 s waiting for timeline value %" PRIu64,
                         value);
   if (r != VK_SUCCESS) return dh_vk_fail(r, "vkWaitSemaphores");
   return 0;
@@ -302,7 +302,7 @@ void dh_vk_streams_destroy_all(dhvk_device_t* d) {
  *===========================================================================*/
 int dh_vk_create_stream(DLDevice dev, dh_stream_t* out) {
   dhvk_device_t* d = NULL;
-  if (!out) return dh_error_set("ValueError", "create_stream: out_stream is NULL");
+  if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "create_stream: out_stream is NULL");
   *out = NULL;
   if (dh_vk_check_dev(dev, &d)) return -1;
   dhvk_stream_t* s = NULL;
@@ -367,7 +367,7 @@ int dh_vk_set_stream(DLDevice dev, dh_stream_t stream) {
 
 int dh_vk_get_current_stream(DLDevice dev, dh_stream_t* out) {
   dhvk_device_t* d = NULL;
-  if (!out) return dh_error_set("ValueError", "get_current_stream: out_stream is NULL");
+  if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "get_current_stream: out_stream is NULL");
   *out = NULL;
   if (dh_vk_check_dev(dev, &d)) return -1;
   *out = dh_env_get_stream(dev);
@@ -410,7 +410,7 @@ int dh_vk_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst) {
     if (t->num_waits == t->cap_waits) {
       size_t cap = t->cap_waits ? 2 * t->cap_waits : 4;
       dhvk_wait_t* w = realloc(t->waits, cap * sizeof *w);
-      if (!w) rc = dh_error_set("OutOfMemoryError", "out of host memory for a stream wait");
+      if (!w) rc = dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "out of host memory for a stream wait");
       else { t->waits = w; t->cap_waits = cap; }
     }
     if (!rc) t->waits[t->num_waits++] = (dhvk_wait_t){sem, value};
@@ -431,14 +431,14 @@ dhvk_stream_t* dh_vk_current_stream(dhvk_device_t* d, int dev) {
  *===========================================================================*/
 int dh_vk_event_create(DLDevice dev, dh_event_t* out) {
   dhvk_device_t* d = NULL;
-  if (!out) return dh_error_set("ValueError", "event_create: out_event is NULL");
+  if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "event_create: out_event is NULL");
   *out = NULL;
   if (dh_vk_check_dev(dev, &d)) return -1;
   if (d->timestamp_bits == 0)
-    return dh_error_set("NotImplementedError", "vulkan:%d's compute queue has no timestamps",
+    return dh_error_set(DH_KIND_NOT_IMPLEMENTED_ERROR, "vulkan:%d's compute queue has no timestamps",
                         (int)dev.device_id);
   dhvk_event_t* e = calloc(1, sizeof *e);
-  if (!e) return dh_error_set("OutOfMemoryError", "out of host memory for an event");
+  if (!e) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "out of host memory for an event");
   VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                               .queryType = VK_QUERY_TYPE_TIMESTAMP,
                               .queryCount = 1};
@@ -456,7 +456,7 @@ int dh_vk_event_create(DLDevice dev, dh_event_t* out) {
 static int check_event(dh_event_t ev, int dev, dhvk_event_t** out) {
   dhvk_event_t* e = ev;
   if (!e || e->magic != DHVK_EVENT_MAGIC || e->dev != dev)
-    return dh_error_set("ValueError", "%p is not a vulkan:%d event", ev, dev);
+    return dh_error_set(DH_KIND_VALUE_ERROR, "%p is not a vulkan:%d event", ev, dev);
   *out = e;
   return 0;
 }
@@ -493,11 +493,11 @@ static int event_value(dhvk_device_t* d, dhvk_event_t* e, uint64_t* out) {
 int dh_vk_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end, double* out_ms) {
   dhvk_device_t* d = NULL;
   dhvk_event_t *a = NULL, *b = NULL;
-  if (!out_ms) return dh_error_set("ValueError", "event_elapsed_ms: out_ms is NULL");
+  if (!out_ms) return dh_error_set(DH_KIND_VALUE_ERROR, "event_elapsed_ms: out_ms is NULL");
   if (dh_vk_check_dev(dev, &d) || check_event(start, dev.device_id, &a) || check_event(end, dev.device_id, &b))
     return -1;
   if (!a->recorded || !b->recorded)
-    return dh_error_set("ValueError", "event_elapsed_ms: %s event was never recorded",
+    return dh_error_set(DH_KIND_VALUE_ERROR, "event_elapsed_ms: %s event was never recorded",
                         !a->recorded ? "start" : "end");
   uint64_t t0, t1;
   if (event_value(d, b, &t1) || event_value(d, a, &t0)) return -1;

@@ -379,7 +379,7 @@ dh_stream_t dh_env_get_stream(DLDevice dev);
 
 /* Sets the calling thread's environment stream of dev (no check of the handle: the
  * backend's set_stream checks it). 0, or -1 with the error raised (negative
- * device_type or device_id: "ValueError"; out of memory). */
+ * device_type or device_id: DH_KIND_VALUE_ERROR; out of memory). */
 int dh_env_set_stream(DLDevice dev, dh_stream_t stream);
 
 /* Type of the entry point. */

@@ -14,18 +14,8 @@
  * same thread replaces it; other threads never see it. This header needs no tvm-ffi
  * header (the plugin ABI stays plain C).
  *
- * Kinds are tvm-ffi / Python style names. devharness uses these:
- *   "ValueError"          bad argument value (sizes, ids, offsets, option values)
- *   "TypeError"           wrong argument or option type
- *   "IndexError"          device id out of range
- *   "KeyError"            name not found (function, tag, option, kind)
- *   "RuntimeError"        the device or driver failed
- *   "OutOfMemoryError"    an allocation could not be satisfied
- *   "NotImplementedError" the backend lacks the operation
- *   "IOError"             files: cannot open/read/write
- *   "ParseError"          malformed JSON or spec text
- *   "ABIError"            a plugin that does not keep backend.h's ABI
- *   "InternalError"       a devharness bug
+ * Kinds are tvm-ffi / Python style names; pass them through the DH_KIND_* constants
+ * below, so a misspelt kind is a compile error rather than a silent contract break.
  * Backends may use their own kinds; they are carried through unchanged.
  */
 #ifndef DEVHARNESS_ERROR_H_
@@ -36,6 +26,21 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The error kinds devharness raises (a backend may raise others; they are carried
+ * through unchanged). Python's tvm_ffi raises the exception class of the same name
+ * where it has one (apache-tvm-ffi 0.1.15 python/tvm_ffi/error.py). */
+#define DH_KIND_VALUE_ERROR "ValueError"                    /* bad argument value (sizes, ids, offsets, option values) */
+#define DH_KIND_TYPE_ERROR "TypeError"                      /* wrong argument or option type */
+#define DH_KIND_INDEX_ERROR "IndexError"                    /* device id or argument index out of range */
+#define DH_KIND_KEY_ERROR "KeyError"                        /* name not found (backend, function, tag, option, kind) */
+#define DH_KIND_RUNTIME_ERROR "RuntimeError"                /* the device or driver failed */
+#define DH_KIND_OUT_OF_MEMORY_ERROR "OutOfMemoryError"      /* an allocation could not be satisfied */
+#define DH_KIND_NOT_IMPLEMENTED_ERROR "NotImplementedError" /* the backend lacks the operation */
+#define DH_KIND_IO_ERROR "IOError"                          /* files: cannot open, read or write */
+#define DH_KIND_PARSE_ERROR "ParseError"                    /* malformed JSON or spec text */
+#define DH_KIND_ABI_ERROR "ABIError"                        /* a plugin that does not keep backend.h's ABI */
+#define DH_KIND_INTERNAL_ERROR "InternalError"              /* a devharness bug */
 
 /* Maximum stored message length in bytes, including the NUL; longer messages are
  * truncated (never an error). */
