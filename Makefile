@@ -57,6 +57,8 @@ OBJDIR      := $(BUILD)/obj
 DEPS_STAMP  := $(BUILD)/.deps-ok
 
 RUNTIME_LIB := $(LIBDIR)/libdevharness.so
+# base/: static helpers (text, JSON reading, child processes), hidden visibility
+BASE_LIB    := $(LIBDIR)/libdh_base.a
 DEVHARNESS  := $(BINDIR)/devharness
 # Link line for anything that uses the runtime library from the build tree.
 RUNTIME_LINK = -L$(LIBDIR) -ldevharness -Wl,-rpath,'$$ORIGIN/../lib'
@@ -110,7 +112,7 @@ $(DEPS_STAMP): ci/check-deps.sh ci/install-deps.sh ci/make-venv.sh ci/python-req
 	@mkdir -p $(@D) && touch $@
 
 # -------------------------------------------------------------------- fragments
-include $(sort $(wildcard runtime/*.mk backends/*/*.mk conformance/*.mk bench/*.mk cli/*.mk ci/*.mk))
+include $(sort $(wildcard base/*.mk runtime/*.mk target/*.mk backends/*/*.mk conformance/*.mk bench/*.mk cli/*.mk ci/*.mk))
 include $(sort $(wildcard tests/*.mk tests/*/*.mk tests/*/*/*.mk))
 
 all: $(RUNTIME_LIB) $(PLUGINS) $(DEVHARNESS) $(ALL_TARGETS)

@@ -11,12 +11,15 @@
 # FUZZ_EXTRA_SRCS_<name> / FUZZ_LDLIBS_<name>: other sources and libraries a target
 # links (for both the libFuzzer binary and the replay test in tests/fuzz/tests.mk).
 FUZZ_TARGETS := target_json device_spec plugin_abi
-# fuzz_plugin_abi calls dh__backend_accept (runtime/internal.h), exported for tests.
+# fuzz_plugin_abi links the loader's struct check (runtime/abi_check.c, hidden in
+# libdevharness.so) and base/; fuzz_target_json base/ too.
+FUZZ_EXTRA_SRCS_plugin_abi := runtime/abi_check.c
+FUZZ_LDLIBS_plugin_abi := $(BASE_LIB)
 # fuzz_waivers links the conformance waiver parser's object as is (only when present).
 ifneq ($(wildcard conformance/waivers.c),)
 FUZZ_TARGETS += waivers
 FUZZ_EXTRA_SRCS_waivers := conformance/waivers.c
-FUZZ_LDLIBS_waivers := -ljansson
+FUZZ_LDLIBS_waivers := $(BASE_LIB) -ljansson
 endif
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := build-fuzz
@@ -29,7 +32,7 @@ fuzz:
 # Inside the fuzz build: link each target with libFuzzer's main and run it.
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 define dh_fuzz_bin
-$(BUILD)/fuzz/fuzz_$(1): $(call obj,tests/fuzz/fuzz_$(1).c $(FUZZ_EXTRA_SRCS_$(1))) $(RUNTIME_LIB) $(PLUGINS)
+$(BUILD)/fuzz/fuzz_$(1): $(call obj,tests/fuzz/fuzz_$(1).c $(FUZZ_EXTRA_SRCS_$(1))) $(BASE_LIB) $(RUNTIME_LIB) $(PLUGINS)
 	@mkdir -p $$(@D)
 	$$(CC) $$(LDFLAGS) -fsanitize=fuzzer -o $$@ $$(filter %.o,$$^) -L$(LIBDIR) -ldevharness \
 	    -Wl,-rpath,'$$$$ORIGIN/../lib' $(FUZZ_LDLIBS_$(1))

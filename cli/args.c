@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "devharness/error.h"
-#include "runtime/text.h"
+#include "base/text.h"
 
 void dh_cli_getopt_begin(void) {
   optind = 1;

@@ -40,7 +40,7 @@ int dh_cli_no_operands(const char* cmd, int argc, char** argv);
  * User text in the message should go through dh_cli_quote. */
 int dh_cli_usage_error(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* s escaped and capped for a message (runtime/text.h dh_text_quote); four rotating
+/* s escaped and capped for a message (base/text.h dh_text_quote); four rotating
  * static buffers, so up to four quoted strings fit in one message. */
 const char* dh_cli_quote(const char* s);
 

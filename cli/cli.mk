@@ -4,6 +4,6 @@
 CLI_SRCS := cli/args.c cli/main.c cli/info.c cli/targets.c cli/run.c
 CLI_OBJS += $(call obj,$(CLI_SRCS))
 
-$(DEVHARNESS): $(CLI_OBJS) $(RUNTIME_LIB)
+$(DEVHARNESS): $(CLI_OBJS) $(BASE_LIB) $(RUNTIME_LIB)
 	@mkdir -p $(@D)
-	$(CXX) $(LDFLAGS) -o $@ $(CLI_OBJS) $(RUNTIME_LINK) -ljansson -lhwloc $(CLI_LDLIBS)
+	$(CXX) $(LDFLAGS) -o $@ $(CLI_OBJS) $(BASE_LIB) $(RUNTIME_LINK) -ljansson -lhwloc $(CLI_LDLIBS)

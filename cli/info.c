@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "runtime/text.h"
+#include "base/text.h"
 #include "devharness/devharness.h"
 
 static const char kInfoUsage[] =

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "runtime/text.h"
+#include "base/text.h"
 #include "devharness/devharness.h"
 
 static const char kRunUsage[] =

@@ -28,7 +28,7 @@
 #include <sys/types.h>
 
 #include "check.h"
-#include "runtime/text.h"
+#include "base/text.h"
 #include "waivers.h"
 
 /* snprintf that truncates silently (messages are bounded on purpose). */

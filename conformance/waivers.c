@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "devharness/error.h"
-#include "runtime/json_read.h"
-#include "runtime/text.h"
+#include "base/json_read.h"
+#include "base/text.h"
 
 int dc_glob_valid(const char* glob, const char** why) {
   if (!glob || !*glob) {
@@ -90,7 +90,7 @@ int dc_waivers_load(dc_waivers_t* w, const char* path, char* err, size_t err_siz
   char q[400];
   char shown[DH_TEXT_BUF]; /* the file name as messages show it: escaped, capped */
   dh_text_quote(path, shown, sizeof shown);
-  /* the one bounded reader (runtime/json_read.h): regular files only, 1 MiB, UTF-8, no
+  /* the one bounded reader (base/json_read.h): regular files only, 1 MiB, UTF-8, no
    * duplicate keys, an object; its message names the file and line:column */
   json_t* root = NULL;
   if (dh_json_read_file(path, &root) != 0) {

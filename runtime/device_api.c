@@ -14,7 +14,7 @@
 #include <tvm/ffi/extra/c_env_api.h>
 
 #include "internal.h"
-#include "runtime/text.h"
+#include "base/text.h"
 
 const char* dh_device_format(DLDevice dev, char* buf, size_t size) {
   if (buf == NULL || size == 0) return buf;

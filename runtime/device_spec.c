@@ -8,7 +8,7 @@
 
 #include "devharness/device_api.h"
 #include "devharness/error.h"
-#include "runtime/text.h"
+#include "base/text.h"
 
 int dh_device_spec_split(const char* spec, char* name, size_t name_size, int32_t* out_id) {
   if (spec == NULL) return dh_error_set(DH_KIND_PARSE_ERROR, "device spec is NULL (expected NAME:ID, e.g. sim:0)");

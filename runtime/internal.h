@@ -100,11 +100,8 @@ static inline int dh__tensor_side_nbytes_fast(const DLTensor* t, size_t* out_nby
   return !__builtin_mul_overflow((size_t)n, per, out_nbytes);
 }
 
-/* Exported from libdevharness.so for tests only (tests/fuzz/fuzz_plugin_abi.c): not
- * part of the public contract, not declared in any installed header. */
-#define DH__TEST_EXPORT __attribute__((visibility("default")))
-
-/* Checks the struct a plugin's entry returned and copies it into *out_copy: steps 5-9
+/* (runtime/abi_check.c; tests/fuzz/fuzz_plugin_abi.c links that file to fuzz it.)
+ * Checks the struct a plugin's entry returned and copies it into *out_copy: steps 5-9
  * of dh_plugin_load (devharness/backend.h "Versioning", device_api.h "Plugins"):
  * non-NULL result, abi_major == DH_BACKEND_ABI_MAJOR, struct_size >=
  * DH_BACKEND_SIZE_V1_0 (0 and huge values included: a larger struct_size is a newer
@@ -125,7 +122,7 @@ static inline int dh__tensor_side_nbytes_fast(const DLTensor* t, size_t* out_nby
  * Pointers inside the struct (name, functions, functions[i].name) must be real: they
  * are dereferenced. Thread-safe (no shared state). Returns 0, or -1 with an
  * "ABIError" (ValueError for a NULL out_copy) whose message starts with origin. */
-DH__TEST_EXPORT int dh__backend_accept(const char* origin, const dh_backend_t* plugin_struct,
+DH__INTERNAL int dh__backend_accept(const char* origin, const dh_backend_t* plugin_struct,
                                        size_t available_bytes, dh_backend_t* out_copy);
 
 /* 1 when tvm-ffi holds a raised error on this thread (its kind/message are then

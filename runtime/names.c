@@ -1,7 +1,7 @@
 /* runtime/names.c — TVM's names: device types (DLDeviceType, as tvm-ffi's
  * Device.DEVICE_TYPE_TO_NAME spells them) and the names and value types of
  * DeviceAttrKind (docs/contract.md §Attributes). A leaf: every runtime file may call it,
- * it calls none of them (tests/backends/call_graph.t). */
+ * it calls none of them (tests/layering/call_graph.t). */
 #include "devharness/device_api.h"
 
 static const struct {

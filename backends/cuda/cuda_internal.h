@@ -1,7 +1,7 @@
 /*
  * backends/cuda/cuda_internal.h — shared between the cuda backend's sources. Not
  * installed. The files, each calling only the ones below it (no call cycles;
- * tests/backends/call_graph.t checks):
+ * tests/layering/call_graph.t checks):
  *
  *   cuda_backend.c  the vtable and dh_backend_entry; shutdown in order
  *   cuda_kernels.c  module functions (noop, fill, memory_peak_bandwidth), the fatbin

@@ -41,7 +41,7 @@
  * init, so a process may fork before initialising the backend.
  *
  * Files (one job each; each calls only the files below it in this list, checked by
- * tests/backends/call_graph.t):
+ * tests/layering/call_graph.t):
  *   opencl_backend.c  the dh_backend_t table and dh_backend_entry
  *   opencl_raw.c      the raw twin (benchmarks)
  *   opencl_kernels.c  the embedded OpenCL C program and the module functions

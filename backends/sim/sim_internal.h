@@ -1,7 +1,7 @@
 /*
  * backends/sim/sim_internal.h — private declarations shared by the sim's source files.
  *
- * Layering (each file calls only the ones below it; tests/backends/call_graph.t checks):
+ * Layering (each file calls only the ones below it; tests/layering/call_graph.t checks):
  *   sim_entry.c    dh_backend_entry (the only exported symbol), apart so that faulty
  *                  variants link the rest with an entry of their own (sim.h)
  *   sim_backend.c  the vtable dh_sim_backend; init/shutdown/fork handler composed

@@ -3,7 +3,7 @@
  * files. Not installed. Every C file here is compiled once per flavour, with
  * -DDH_TVM_CUDA=0 (libdevharness_tvm-cpu.so) or 1 (libdevharness_tvm-cuda.so), by
  * backends/tvm/backend.mk. Each file calls only the ones below it
- * (tests/backends/call_graph.t checks each flavour):
+ * (tests/layering/call_graph.t checks each flavour):
  *   tvm_backend.c   the vtable and dh_backend_entry
  *   tvm_raw.c       tvm-cpu's raw twin (backends/common/host_memcpy_twin.c)
  *   tvm_stream.c    stream entries

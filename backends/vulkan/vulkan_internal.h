@@ -3,7 +3,7 @@
  * Vulkan backend (libdevharness_vulkan.so). Not installed, not part of the plugin ABI.
  *
  * Files (one job each; each calls only the files below it in this list, checked by
- * tests/backends/call_graph.t):
+ * tests/layering/call_graph.t):
  *   vulkan_backend.c  the dh_backend_t table and dh_backend_entry (the only exported
  *                     symbol); hands vulkan_device.c its hooks (dhvk_device_hooks_t)
  *   vulkan_raw.c      the raw twin (api_name "Vulkan")

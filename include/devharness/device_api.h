@@ -147,7 +147,7 @@ int dh_attr_kind_is_json(int32_t kind);
 /* Splits spec into the backend name (into name, name_size bytes) and the device id;
  * resolves nothing, loads and initialises no backend (the conformance runner splits
  * specs in a process that must not initialise one). Errors: "ParseError" naming the
- * spec (escaped, runtime/text.h) and what is wrong: NULL or empty, missing ':', more
+ * spec (escaped as base/text.c dh_text_quote does) and what is wrong: NULL or empty, missing ':', more
  * than one ':', empty name, name longer than name_size - 1 bytes, missing id, id not a
  * non-negative decimal integer, id above INT32_MAX. Thread-safe. */
 int dh_device_spec_split(const char* spec, char* name, size_t name_size, int32_t* out_id);

@@ -158,6 +158,36 @@ int dh_target_check_device(const dh_target_t* target, DLDevice dev,
                            void (*on_unchecked)(const char* option, void* user),
                            void* user);
 
+/*===========================================================================
+ * Live values from elsewhere (a getter)
+ *===========================================================================
+ * TVM's from_device merge ("from_device: N" fills options from the live device's
+ * attributes, options the user gave win: apache/tvm v0.27.0 src/target/target.cc) and
+ * dh_target_detect read option values through the device API manager (the backend's
+ * get_target_property). These two take the values from a caller's getter instead: a
+ * device that is not a loaded backend's, or a fake one in a test
+ * (tests/targets/test_target_parse.c). */
+
+/* Reads the live value of target option `name` of device `dev` into *out_value (None
+ * when the device cannot tell). Returns 0, or -1 with dh_error_set. Strings must live
+ * at least until the call that was handed the getter returns. Called on the caller's
+ * thread. */
+typedef int (*dh_target_getter_t)(void* ctx, DLDevice dev, const char* name,
+                                  dh_any_t* out_value);
+
+/* dh_target_parse_json, except that "from_device" reads live values through
+ * getter(ctx, ...) instead of the device API; getter NULL = the device API.
+ * Thread-safe when the getter is; errors as dh_target_parse_json. */
+int dh_target_parse_json_with_getter(const char* json_text, const char* origin,
+                                     dh_target_getter_t getter, void* ctx,
+                                     dh_target_t** out_target);
+
+/* dh_target_detect with a getter and an explicit kind (no backend needed): a target of
+ * kind `kind` holding every option getter reports for `dev`. Errors: "KeyError" for
+ * an unknown kind, or the getter's. */
+int dh_target_detect_with_getter(const char* kind, DLDevice dev, dh_target_getter_t getter,
+                                 void* ctx, dh_target_t** out_target);
+
 #ifdef __cplusplus
 }
 #endif

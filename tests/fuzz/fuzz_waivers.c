@@ -7,7 +7,7 @@
  * its /proc/self/fd path.
  * Invariants: never crashes or leaks; a failure leaves a message "PATH: what" or
  * "PATH:LINE:COL: WHAT: what" with WHAT one of "JSON syntax error", "invalid UTF-8",
- * "duplicate key" (the bounded reader runtime/json_read.c); a file that loads
+ * "duplicate key" (the bounded reader base/json_read.c); a file that loads
  * gives exactly one waiver per entry of its "waivers" array (checked against an
  * independent jansson parse), each with its clause as glob (a valid one), kind skip or
  * xfail as written, the same non-empty reason and origin "PATH: waivers[i]"; matching

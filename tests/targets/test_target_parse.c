@@ -22,7 +22,7 @@
 
 #include "devharness/error.h"
 #include "devharness/target.h"
-#include "runtime/target_internal.h"
+
 
 static char g_data[PATH_MAX];
 

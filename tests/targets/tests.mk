@@ -1,4 +1,4 @@
-# tests/targets/tests.mk — tests of the targets code (runtime/target*.c, targets/).
+# tests/targets/tests.mk — tests of the targets code (target/, targets/).
 #
 # Programs (cmocka, TAP):
 #   targets_parse   parsing rules, kinds, tags, JSON limits, from_device merge (getter hook)

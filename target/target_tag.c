@@ -1,6 +1,6 @@
 /*
- * runtime/target_tag.c — tags: presets named vendor/name, one file each in
- * <targets folder>/tags/<vendor>/<name>.json (runtime/target_impl.h has the file map).
+ * target/target_tag.c — tags: presets named vendor/name, one file each in
+ * <targets folder>/tags/<vendor>/<name>.json (target/target_impl.h has the file map).
  */
 #include <dirent.h>
 #include <errno.h>

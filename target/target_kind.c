@@ -1,7 +1,7 @@
 /*
- * runtime/target_kind.c — the targets folder, option types and target kinds: kind
+ * target/target_kind.c — the targets folder, option types and target kinds: kind
  * files (targets/kinds/<kind>.json) and plugins' target_kind_json, validated and kept in
- * a registry (runtime/target_impl.h has the file map of the targets code).
+ * a registry (target/target_impl.h has the file map of the targets code).
  *
  * Registry: kinds live in a growing array guarded by g_lock; a kind is never freed
  * or moved once registered, so a const pointer stays valid without the lock.

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""tests/backends/call_graph.t — calls between the files of a folder run one way.
+"""tests/layering/call_graph.t — calls between the files of a folder run one way.
 
-    tests/backends/call_graph.t         runtime/, cli/, conformance/, bench/ and every backends/<name>/ of the build
-    tests/backends/call_graph.t DIR...  every object file (*.o) in each DIR, one graph per DIR
+    tests/layering/call_graph.t         base/, runtime/, target/, cli/, conformance/, bench/ and every backends/<name>/ of the build
+    tests/layering/call_graph.t DIR...  every object file (*.o) in each DIR, one graph per DIR
 
 For a folder, every object file is a node; file A has an edge to file B when A leaves
 undefined a symbol that B defines (`nm -P`: a function called or a variable used in
@@ -162,7 +162,7 @@ if len(sys.argv) > 1:
         else:
             skip("%s: no call cycle between its files" % d, "no object files in %s" % d)
 else:
-    folders = ["runtime", "cli", "conformance", "bench"] + ["backends/" + d for d in sorted(os.listdir(os.path.join(ROOT, "backends")))
+    folders = ["base", "runtime", "target", "cli", "conformance", "bench"] + ["backends/" + d for d in sorted(os.listdir(os.path.join(ROOT, "backends")))
                                     if os.path.isdir(os.path.join(ROOT, "backends", d))]
     for rel in folders:
         check_source_folder(rel)

@@ -1,11 +1,10 @@
 /*
- * runtime/json_read.h — reading a small JSON document within limits: the one reader of
- * target files, kind files, tags (runtime/target*.c) and waiver files
- * (conformance/waivers.c). Internal to devharness (exported from libdevharness.so for
- * the command, like runtime/text.h; not installed).
+ * base/json_read.h — reading a small JSON document within limits: the one reader of
+ * target files, kind files, tags (target/) and waiver files (conformance/). Part of
+ * base/, the static helper library with hidden visibility: not installed, not exported.
  *
  * Limits, each refused with a one-line dh_error naming the file (escaped,
- * runtime/text.h) and, for syntax, line:column:
+ * base/text.h) and, for syntax, line:column:
  *   - size: at most DH_JSON_MAX_BYTES (1 MiB); a larger file is refused from its size
  *     before it is parsed (tests/hostile/hostile.t: huge files get one line, not minutes
  *     of parsing), a growing one while it is read;
@@ -18,8 +17,8 @@
  * "ParseError" (empty, syntax, UTF-8, duplicate key, too deep), "TypeError" (root not
  * an object), "OutOfMemoryError". Thread-safe.
  */
-#ifndef DEVHARNESS_RUNTIME_JSON_READ_H_
-#define DEVHARNESS_RUNTIME_JSON_READ_H_
+#ifndef DEVHARNESS_BASE_JSON_READ_H_
+#define DEVHARNESS_BASE_JSON_READ_H_
 
 #include <jansson.h>
 #include <stddef.h>
@@ -42,4 +41,4 @@ void dh_json_describe(const json_t* v, char* buf, size_t size);
  * safety"); the readers above call it. */
 void dh_json_init(void);
 
-#endif /* DEVHARNESS_RUNTIME_JSON_READ_H_ */
+#endif /* DEVHARNESS_BASE_JSON_READ_H_ */

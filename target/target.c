@@ -1,6 +1,6 @@
 /*
- * runtime/target.c — the parsed target (include/devharness/target.h): its accessors and
- * its JSON forms, devharness's and TVM's (runtime/target_impl.h has the file map).
+ * target/target.c — the parsed target (include/devharness/target.h): its accessors and
+ * its JSON forms, devharness's and TVM's (target/target_impl.h has the file map).
  */
 #include <dirent.h>
 #include <errno.h>

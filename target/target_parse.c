@@ -1,7 +1,7 @@
 /*
- * runtime/target_parse.c — parsing and validating targets (include/devharness/target.h):
+ * target/target_parse.c — parsing and validating targets (include/devharness/target.h):
  * tag presets, options and their types, host, from_device, defaults and keys, in TVM's
- * order (runtime/target_impl.h has the file map).
+ * order (target/target_impl.h has the file map).
  */
 #include <dirent.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
-/* runtime/text.c — see runtime/text.h. */
-#include "runtime/text.h"
+/* base/text.c — see base/text.h. */
+#include "base/text.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
-/* runtime/json_read.c — bounded JSON reading (runtime/json_read.h), with jansson. */
-#include "runtime/json_read.h"
+/* base/json_read.c — bounded JSON reading (base/json_read.h), with jansson. */
+#include "base/json_read.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "devharness/error.h"
-#include "runtime/text.h"
+#include "base/text.h"
 
 void dh_json_describe(const json_t* v, char* buf, size_t size) {
   const char* tname = "null";

@@ -1,7 +1,7 @@
 /*
- * runtime/target_detect.c — targets and live devices (include/devharness/target.h):
+ * target/target_detect.c — targets and live devices (include/devharness/target.h):
  * dh_target_detect (a target from what a device reports) and dh_target_check_device (a
- * target's declared options against the device) (runtime/target_impl.h has the file map).
+ * target's declared options against the device) (target/target_impl.h has the file map).
  */
 #include <dirent.h>
 #include <errno.h>

@@ -1,11 +1,11 @@
 /*
- * runtime/target_impl.h — what the files of the targets code share (private to
- * runtime/target*.c; hidden symbols). TVM's target rules (apache/tvm v0.27.0
+ * target/target_impl.h — what the files of the targets code share (private to
+ * the target/ files; hidden symbols). TVM's target rules (apache/tvm v0.27.0
  * src/target/target.cc, target_kind.cc): a target is a JSON object with a kind; each
  * kind declares typed options with defaults; the common options kind, keys, tag,
  * device, model, libs, host, from_device exist for every kind.
  *
- * Files (one job each; calls run down this list, never up — tests/backends/call_graph.t):
+ * Files (one job each; calls run down this list, never up — tests/layering/call_graph.t):
  *   target_detect.c  dh_target_detect, dh_target_check_device: targets from and against
  *                    a live device
  *   target_parse.c   parsing and validation: tag presets, options, host, from_device,
@@ -15,7 +15,7 @@
  *   target_tag.c     tags: names, the tags folder, dh_target_tag_list
  *   target_kind.c    the targets folder, option types and kinds (kind files, plugins'
  *                    target_kind_json), the registry; small helpers of the files above
- *   json_read.c      reading JSON within limits (runtime/json_read.h)
+ * (JSON files are read within limits by base/json_read.c.)
  *
  * Representation: a parsed target holds its kind (registry-owned, never freed) and
  * one jansson object with every option that has a value (given, from the tag, from
@@ -23,8 +23,8 @@
  * computed, host a normalised nested object, from_device consumed). Serialising is
  * json_dumps of that object; equality is json_equal. Immutable after parsing.
  */
-#ifndef DEVHARNESS_RUNTIME_TARGET_IMPL_H_
-#define DEVHARNESS_RUNTIME_TARGET_IMPL_H_
+#ifndef DEVHARNESS_TARGET_TARGET_IMPL_H_
+#define DEVHARNESS_TARGET_TARGET_IMPL_H_
 
 #include <jansson.h>
 #include <stddef.h>
@@ -32,9 +32,8 @@
 
 #include "devharness/backend.h"
 #include "devharness/target.h"
-#include "runtime/json_read.h"
-#include "runtime/text.h"
-#include "target_internal.h"
+#include "base/json_read.h"
+#include "base/text.h"
 
 #define DH__HIDDEN __attribute__((visibility("hidden")))
 
@@ -142,4 +141,4 @@ DH__HIDDEN int dh__target_make(const dh_kind_t* k, json_t* obj, str_list_t* decl
 DH__HIDDEN int dh__target_parse_root(json_t* root, const char* origin, dh_target_getter_t getter,
                                      void* gctx, dh_target_t** out);
 
-#endif /* DEVHARNESS_RUNTIME_TARGET_IMPL_H_ */
+#endif /* DEVHARNESS_TARGET_TARGET_IMPL_H_ */

@@ -1,7 +1,7 @@
 /*
- * runtime/target_live.c — a live device's option values for targets: the backend
+ * target/target_live.c — a live device's option values for targets: the backend
  * serving a device, the default getter (the backend's get_target_property), and live
- * values (dh_any_t) as JSON of an option's type (runtime/target_impl.h has the file map).
+ * values (dh_any_t) as JSON of an option's type (target/target_impl.h has the file map).
  */
 #include <dirent.h>
 #include <errno.h>

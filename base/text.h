@@ -1,11 +1,11 @@
 /*
- * runtime/text.h — user-supplied text (file names, tags, kinds, option names, device
+ * base/text.h — user-supplied text (file names, tags, kinds, option names, device
  * specs) made safe to put in a one-line message, and a growable string for building
- * messages and reports (internal to devharness: the runtime, the conformance runner
- * and the command use it; not part of the installed API).
+ * messages and reports. Part of base/, the static helper library linked into the
+ * runtime and the command with hidden visibility: not installed, not exported.
  */
-#ifndef DH_RUNTIME_TEXT_H
-#define DH_RUNTIME_TEXT_H
+#ifndef DEVHARNESS_BASE_TEXT_H_
+#define DEVHARNESS_BASE_TEXT_H_
 
 #include <stddef.h>
 
@@ -41,4 +41,4 @@ const char* dh_sbuf_str(const dh_sbuf_t* b);
 /* Empties b, keeping its storage. */
 void dh_sbuf_clear(dh_sbuf_t* b);
 
-#endif
+#endif /* DEVHARNESS_BASE_TEXT_H_ */
