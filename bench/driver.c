@@ -2,13 +2,13 @@
  * bench/driver.c — devharness-bench, a standalone driver of the benchmark entry points
  * (bench/bench.h) for tests and for use without the full CLI:
  *     devharness-bench bench|plot|compare ARGS...
- * Exit status: the entry point's; DH_EXIT_USAGE (2, cli/args.h) on usage errors.
+ * Exit status: the entry point's; DH_EXIT_USAGE (2, cmdline/cmdline.h) on usage errors.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "bench.h"
-#include "cli/args.h"
+#include "cmdline/cmdline.h"
 
 int main(int argc, char** argv) {
   if (argc < 2 || strcmp(argv[1], "--help") == 0) {

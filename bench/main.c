@@ -18,7 +18,7 @@
 
 #include "bench.h"
 #include "bench_internal.h"
-#include "cli/args.h"
+#include "cmdline/cmdline.h"
 #include "summary.h"
 #include "devharness/devharness.h"
 
@@ -53,7 +53,7 @@ static const char kUsage[] =
     "  --benchmark_*     passed to Google Benchmark, e.g. --benchmark_filter=copy/h2d\n"
     "                    --benchmark_list_tests=true --benchmark_min_time=0.5\n"
     "\n"
-    "Bytes processed count bytes copied once. Exit (cli/args.h): 0 ran, 1 nothing matched\n"
+    "Bytes processed count bytes copied once. Exit (cmdline/cmdline.h): 0 ran, 1 nothing matched\n"
     "or output not writable, 2 usage error.\n";
 
 /*--- pinning ---*/
@@ -160,7 +160,7 @@ static void place_driver_threads(const char* pin_mode, char* desc, size_t size) 
   const char* cur = getenv("POCL_AFFINITY");
   if (cur) {
     snprintf(desc, size, "PoCL pthread workers: POCL_AFFINITY=%s from the environment, left as is",
-             dh_cli_quote(cur));
+             dh_cmdline_quote(cur));
   } else if (strcmp(pin_mode, "none") == 0) {
     snprintf(desc, size, "PoCL pthread workers: not bound (--pin none)");
   } else if (setenv("POCL_AFFINITY", "1", 0) != 0) {
@@ -223,7 +223,7 @@ static int check_suites(const char* suites) {
     for (size_t k = 0; kSuites[k]; ++k)
       if (strlen(kSuites[k]) == len && strncmp(p, kSuites[k], len) == 0) ok = 1;
     if (!ok)
-      return dh_cli_usage_error("bench", "--suite: unknown suite '%.*s' (known: call, alloc, copy, sync, launch)",
+      return dh_cmdline_usage_error("bench", "--suite: unknown suite '%.*s' (known: call, alloc, copy, sync, launch)",
                                 (int)len, p);
     if (!e) break;
     p = e + 1;
@@ -250,7 +250,7 @@ static int parse_bench_args(int argc, char** argv, bench_args_t* a, char** ours,
     else ours[n++] = argv[i];
   }
   ours[n] = NULL;
-  dh_cli_getopt_begin();
+  dh_cmdline_getopt_begin();
   int c;
   long reps;
   while ((c = getopt_long(n, ours, "h", kOpts, NULL)) != -1) {
@@ -258,27 +258,27 @@ static int parse_bench_args(int argc, char** argv, bench_args_t* a, char** ours,
       case 'h': fputs(kUsage, stdout); return DH_EXIT_OK;
       case OPT_SUITE: a->suites = optarg; break;
       case OPT_DEVICE:
-        if (dh_cli_set_once("bench", "--device", &a->device, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
+        if (dh_cmdline_set_once("bench", "--device", &a->device, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
         break;
       case OPT_QUICK: a->quick = 1; break;
       case OPT_OUT: a->out = optarg; break;
       case OPT_TIMING: a->timing = optarg; break;
       case OPT_PIN: a->pin_mode = optarg; break;
       case OPT_REPS:
-        if (dh_cli_parse_long(optarg, 1, 1000, &reps) != 0)
-          return dh_cli_usage_error("bench", "--repetitions wants an integer 1..1000, got '%s'",
-                                    dh_cli_quote(optarg));
+        if (dh_cmdline_parse_long(optarg, 1, 1000, &reps) != 0)
+          return dh_cmdline_usage_error("bench", "--repetitions wants an integer 1..1000, got '%s'",
+                                    dh_cmdline_quote(optarg));
         a->reps = (int)reps;
         break;
-      default: return dh_cli_bad_option("bench", kOpts, n, ours);
+      default: return dh_cmdline_bad_option("bench", kOpts, n, ours);
     }
   }
-  if (dh_cli_no_operands("bench", n, ours) != DH_EXIT_OK) return DH_EXIT_USAGE;
+  if (dh_cmdline_no_operands("bench", n, ours) != DH_EXIT_OK) return DH_EXIT_USAGE;
   if (check_suites(a->suites) != DH_EXIT_OK) return DH_EXIT_USAGE;
-  if (dh_cli_choice(a->timing, kTimings) < 0)
-    return dh_cli_usage_error("bench", "--timing wants auto, host or device, got '%s'", dh_cli_quote(a->timing));
-  if (dh_cli_choice(a->pin_mode, kPins) < 0)
-    return dh_cli_usage_error("bench", "--pin wants core, node or none, got '%s'", dh_cli_quote(a->pin_mode));
+  if (dh_cmdline_choice(a->timing, kTimings) < 0)
+    return dh_cmdline_usage_error("bench", "--timing wants auto, host or device, got '%s'", dh_cmdline_quote(a->timing));
+  if (dh_cmdline_choice(a->pin_mode, kPins) < 0)
+    return dh_cmdline_usage_error("bench", "--pin wants core, node or none, got '%s'", dh_cmdline_quote(a->pin_mode));
   return -1;
 }
 
@@ -308,7 +308,7 @@ static int build_gb_argv(bench_args_t* a, const char* argv0, char** user_flags, 
   }
   if (a->out) {
     size_t n = strlen(a->out) + 32;
-    if (!(a->out_flag = malloc(n))) return dh_cli_usage_error("bench", "out of memory");
+    if (!(a->out_flag = malloc(n))) return dh_cmdline_usage_error("bench", "out of memory");
     snprintf(a->out_flag, n, "--benchmark_out=%s", a->out);
     a->gb[a->ngb++] = a->out_flag;
     a->gb[a->ngb++] = "--benchmark_out_format=json";
@@ -328,7 +328,7 @@ static int find_devices(const bench_args_t* a, dh_bench_device_t** devs, size_t*
   if (!want_devices) return 0;
   if (a->device) {
     if (dh_device_parse(a->device, &(*devs)[0].dev, &(*devs)[0].backend) != 0) {
-      fprintf(stderr, "devharness bench: --device %s: %s: %s\n", dh_cli_quote(a->device), dh_error_kind(),
+      fprintf(stderr, "devharness bench: --device %s: %s: %s\n", dh_cmdline_quote(a->device), dh_error_kind(),
               dh_error_message());
       return DH_EXIT_USAGE;
     }
@@ -491,7 +491,7 @@ static int write_summary(const char* out, json_t* sum) {
 /* Everything after the options: devices, context, pinning, the suites, the summary. */
 static int run_bench(bench_args_t* a, dh_bench_device_t** devs) {
   char exe[PATH_MAX]; /* the executable's folder */
-  snprintf(exe, sizeof exe, "%s", dh_cli_self_path());
+  snprintf(exe, sizeof exe, "%s", dh_cmdline_self_path());
   char* slash = strrchr(exe, '/');
   if (slash) *slash = '\0';
   else snprintf(exe, sizeof exe, ".");

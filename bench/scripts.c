@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "cli/args.h"
+#include "cmdline/cmdline.h"
 
 /* Finds `name`: $env, <exe dir>/../../bench/<name>, <exe dir>/../share/devharness/<name>. */
 static int find_script(const char* env, const char* name, char* buf, size_t size) {
@@ -21,7 +21,7 @@ static int find_script(const char* env, const char* name, char* buf, size_t size
     return access(buf, R_OK) == 0 ? 0 : -1;
   }
   char exe[PATH_MAX];
-  snprintf(exe, sizeof exe, "%s", dh_cli_self_path());
+  snprintf(exe, sizeof exe, "%s", dh_cmdline_self_path());
   char* slash = strrchr(exe, '/');
   if (!slash) return -1; /* /proc/self/exe unreadable */
   *slash = '\0';

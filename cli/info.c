@@ -243,19 +243,19 @@ int dh_cli_info(int argc, char** argv) {
                                         {"device", required_argument, NULL, 'd'},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
-  dh_cli_getopt_begin();
+  dh_cmdline_getopt_begin();
   int c;
   while ((c = getopt_long(argc, argv, "", kOpts, NULL)) != -1) {
     switch (c) {
       case 'j': as_json = 1; break;
       case 'd':
-        if (dh_cli_set_once("info", "--device", &device_spec, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
+        if (dh_cmdline_set_once("info", "--device", &device_spec, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
         break;
       case 'h': fputs(kInfoUsage, stdout); return DH_EXIT_OK;
-      default: return dh_cli_bad_option("info", kOpts, argc, argv);
+      default: return dh_cmdline_bad_option("info", kOpts, argc, argv);
     }
   }
-  if (dh_cli_no_operands("info", argc, argv) != DH_EXIT_OK) return DH_EXIT_USAGE;
+  if (dh_cmdline_no_operands("info", argc, argv) != DH_EXIT_OK) return DH_EXIT_USAGE;
   dh_plugins_load_default();
   DLDevice only;
   const dh_backend_t* only_backend = NULL;

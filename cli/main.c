@@ -1,43 +1,60 @@
-/* cli/main.c — the devharness command: subcommand dispatch, --help, --version. */
+/* cli/main.c — the devharness command: one table of subcommands, --help, --version. */
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli.h"
 #include "base/text.h"
+#include "bench/bench.h"
+#include "cli/cli.h"
+#include "conformance/conformance.h"
 #include "devharness/devharness.h"
 
-static const char kUsage[] =
-    "usage: devharness <command> [options]\n"
-    "\n"
-    "Tests and benchmarks devices through TVM's DeviceAPI contract.\n"
-    "\n"
-    "commands:\n"
-    "  info [--json]            every backend, why one is unavailable, every device and attribute\n"
-    "  targets list|show|validate|detect\n"
-    "                           target kinds and tags; validate target files; detect a live device\n"
-    "  conformance [options]    clause-by-clause conformance suite (TAP, JUnit)\n"
-    "  bench [options]          microbenchmarks (Google Benchmark; its flags pass through)\n"
-    "  plot RESULTS.json -o DIR plots of a benchmark run (PNG, SVG)\n"
-    "  compare BASE.json NEW.json\n"
-    "                           Mann-Whitney U regression gate between two benchmark runs\n"
-    "  run [--output DIR]       the main job: info + conformance + quick bench, results folder\n"
-    "\n"
-    "options: --help (also after every command), --version\n"
-    "exit codes: 0 ok, 1 violations or regression, 2 usage or input error\n"
-    "environment: DEVHARNESS_PLUGIN_PATH (extra plugin folders), DEVHARNESS_TARGETS_PATH,\n"
-    "             DEVHARNESS_SIM_DEVICES, DEVHARNESS_SIM_MEMORY_BYTES\n";
+/* Every subcommand: its name, its entry (argv[0] = the name; returns the exit code)
+ * and its line in the top-level --help. */
+static const struct {
+  const char* name;
+  int (*fn)(int argc, char** argv);
+  const char* usage; /* first column of its --help line */
+  const char* summary;
+} kCommands[] = {
+    {"info", dh_cli_info, "info [--json]",
+     "every backend, why one is unavailable, every device and attribute"},
+    {"targets", dh_cli_targets, "targets list|show|validate|detect",
+     "target kinds and tags; validate target files; detect a live device"},
+    {"conformance", dh_conformance_main, "conformance [options]",
+     "clause-by-clause conformance suite (TAP, JUnit)"},
+    {"bench", dh_bench_main, "bench [options]", "microbenchmarks (Google Benchmark; its flags pass through)"},
+    {"plot", dh_plot_main, "plot RESULTS.json -o DIR", "plots of a benchmark run (PNG, SVG)"},
+    {"compare", dh_compare_main, "compare BASE.json NEW.json",
+     "Mann-Whitney U regression gate between two benchmark runs"},
+    {"run", dh_cli_run, "run [--output DIR]", "the main job: info + conformance + quick bench, results folder"},
+};
+#define NUM_COMMANDS (sizeof kCommands / sizeof kCommands[0])
 
-typedef int (*dh_cli_fn)(int, char**);
-
-static int missing(const char* what) {
-  fprintf(stderr, "devharness: the %s subcommand is not built into this binary\n", what);
-  return DH_EXIT_USAGE;
+static void usage(FILE* out) {
+  fputs("usage: devharness <command> [options]\n"
+        "\n"
+        "Tests and benchmarks devices through TVM's DeviceAPI contract.\n"
+        "\n"
+        "commands:\n",
+        out);
+  for (size_t i = 0; i < NUM_COMMANDS; i++) {
+    if (strlen(kCommands[i].usage) <= 24) {
+      fprintf(out, "  %-24s %s\n", kCommands[i].usage, kCommands[i].summary);
+    } else {
+      fprintf(out, "  %s\n  %-24s %s\n", kCommands[i].usage, "", kCommands[i].summary);
+    }
+  }
+  fputs("\n"
+        "options: --help (also after every command), --version\n" DH_EXIT_HELP
+        "environment: DEVHARNESS_PLUGIN_PATH (extra plugin folders), DEVHARNESS_TARGETS_PATH,\n"
+        "             DEVHARNESS_SIM_DEVICES, DEVHARNESS_SIM_MEMORY_BYTES\n",
+        out);
 }
 
 int main(int argc, char** argv) {
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
       strcmp(argv[1], "help") == 0) {
-    fputs(kUsage, argc < 2 ? stderr : stdout);
+    usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? DH_EXIT_USAGE : DH_EXIT_OK;
   }
   if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
@@ -45,32 +62,9 @@ int main(int argc, char** argv) {
            DH_BACKEND_ABI_MINOR);
     return DH_EXIT_OK;
   }
-  static const struct {
-    const char* name;
-    dh_cli_fn fn;
-  } kCommands[] = {
-      {"info", dh_cli_info},
-      {"targets", dh_cli_targets},
-      {"run", dh_cli_run},
-      {"conformance", NULL},
-      {"bench", NULL},
-      {"plot", NULL},
-      {"compare", NULL},
-  };
-  const char* cmd = argv[1];
-  for (size_t i = 0; i < sizeof kCommands / sizeof kCommands[0]; ++i) {
-    if (strcmp(cmd, kCommands[i].name) != 0) continue;
-    dh_cli_fn fn = kCommands[i].fn;
-    if (fn == NULL) {
-      if (strcmp(cmd, "conformance") == 0) fn = dh_conformance_main;
-      else if (strcmp(cmd, "bench") == 0) fn = dh_bench_main;
-      else if (strcmp(cmd, "plot") == 0) fn = dh_plot_main;
-      else if (strcmp(cmd, "compare") == 0) fn = dh_compare_main;
-    }
-    if (fn == NULL) return missing(cmd);
-    return fn(argc - 1, argv + 1);
-  }
+  for (size_t i = 0; i < NUM_COMMANDS; i++)
+    if (strcmp(argv[1], kCommands[i].name) == 0) return kCommands[i].fn(argc - 1, argv + 1);
   char q[DH_TEXT_BUF];
-  fprintf(stderr, "devharness: unknown command '%s' (see devharness --help)\n", dh_text_quote(cmd, q, sizeof q));
+  fprintf(stderr, "devharness: unknown command '%s' (see devharness --help)\n", dh_text_quote(argv[1], q, sizeof q));
   return DH_EXIT_USAGE;
 }

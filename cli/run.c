@@ -71,7 +71,7 @@ static int spawn_self_in(char* const* args, const char* out_path, const char* cw
       int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
       if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) _exit(127);
     }
-    execv(dh_cli_self_path(), args);
+    execv(dh_cmdline_self_path(), args);
     _exit(127);
   }
   int status = 0;
@@ -182,24 +182,24 @@ static int parse_run_opts(int argc, char** argv, run_opts_t* o) {
                                         {"full-bench", no_argument, NULL, 'f'},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
-  dh_cli_getopt_begin();
+  dh_cmdline_getopt_begin();
   int c;
   while ((c = getopt_long(argc, argv, "o:", kOpts, NULL)) != -1) {
     switch (c) {
       case 'o': o->output = optarg; break;
       case 'd':
-        if (dh_cli_set_once("run", "--device", &o->device, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
+        if (dh_cmdline_set_once("run", "--device", &o->device, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
         break;
       case 't': o->timeout = optarg; break;
       case 'n': o->no_bench = 1; break;
       case 'f': o->full_bench = 1; break;
       case 'h': fputs(kRunUsage, stdout); return DH_EXIT_OK;
-      default: return dh_cli_bad_option("run", kOpts, argc, argv);
+      default: return dh_cmdline_bad_option("run", kOpts, argc, argv);
     }
   }
-  if (dh_cli_no_operands("run", argc, argv) != DH_EXIT_OK) return DH_EXIT_USAGE;
+  if (dh_cmdline_no_operands("run", argc, argv) != DH_EXIT_OK) return DH_EXIT_USAGE;
   long tmo;
-  if (dh_cli_parse_long(o->timeout, 1, 86400, &tmo) != 0) {
+  if (dh_cmdline_parse_long(o->timeout, 1, 86400, &tmo) != 0) {
     fprintf(stderr, "devharness run: --timeout %s: expected a whole number of seconds 1..86400\n",
             o->timeout);
     return DH_EXIT_USAGE;

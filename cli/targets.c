@@ -34,7 +34,7 @@ static void print_name(const char* name, void* user) {
 static int print_target(dh_target_t* t) {
   char* json = dh_target_to_json(t, 1);
   if (json == NULL) {
-    dh_cli_print_error("targets");
+    dh_cmdline_print_error("targets");
     return DH_EXIT_USAGE;
   }
   printf("%s\n", json);
@@ -45,7 +45,7 @@ static int print_target(dh_target_t* t) {
 static int cmd_list(void) {
   printf("kinds (%s):\n", dh_targets_dir() ? dh_targets_dir() : "no targets folder found");
   if (dh_target_kinds_load() != 0) {
-    dh_cli_print_error("targets list");
+    dh_cmdline_print_error("targets list");
     return DH_EXIT_USAGE;
   }
   dh_target_kind_list(print_name, NULL);
@@ -125,21 +125,21 @@ int dh_cli_targets(int argc, char** argv) {
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
   char cmd[64];
-  snprintf(cmd, sizeof cmd, "targets %s", dh_cli_quote(sub));
+  snprintf(cmd, sizeof cmd, "targets %s", dh_cmdline_quote(sub));
   int tvm = 0, c;
   if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0) {
     fputs(kTargetsUsage, stdout);
     return DH_EXIT_OK;
   }
-  dh_cli_getopt_begin();
+  dh_cmdline_getopt_begin();
   while ((c = getopt_long(argc - 1, argv + 1, "h", kOpts, NULL)) != -1) {
     if (c == 'h') {
       fputs(kTargetsUsage, stdout);
       return DH_EXIT_OK;
     }
     if (c == 't' && strcmp(sub, "detect") == 0) tvm = 1; /* the form TVM's Target(...) accepts */
-    else if (c == 't') return dh_cli_usage_error(cmd, "unknown option '--tvm' (see devharness targets --help)");
-    else return dh_cli_bad_option(cmd, kOpts, argc - 1, argv + 1);
+    else if (c == 't') return dh_cmdline_usage_error(cmd, "unknown option '--tvm' (see devharness targets --help)");
+    else return dh_cmdline_bad_option(cmd, kOpts, argc - 1, argv + 1);
   }
   char** args = argv + 1 + optind; /* the operands */
   int n = argc - 1 - optind;
@@ -152,7 +152,7 @@ int dh_cli_targets(int argc, char** argv) {
   for (size_t i = 0; i < sizeof kSubs / sizeof kSubs[0]; ++i) {
     if (strcmp(sub, kSubs[i].name) != 0) continue;
     if (n < kSubs[i].min_args || (kSubs[i].max_args >= 0 && n > kSubs[i].max_args))
-      return dh_cli_usage_error(cmd, "%s (usage: devharness targets %s%s)",
+      return dh_cmdline_usage_error(cmd, "%s (usage: devharness targets %s%s)",
                                 n < kSubs[i].min_args ? "missing argument" : "too many arguments", sub,
                                 kSubs[i].args);
     if (i == 0) return cmd_list();
@@ -160,6 +160,6 @@ int dh_cli_targets(int argc, char** argv) {
     if (i == 2) return cmd_validate(n, args);
     return cmd_detect(args[0], tvm);
   }
-  return dh_cli_usage_error("targets", "unknown subcommand '%s' (expected list, show, validate or detect)",
-                            dh_cli_quote(sub));
+  return dh_cmdline_usage_error("targets", "unknown subcommand '%s' (expected list, show, validate or detect)",
+                            dh_cmdline_quote(sub));
 }

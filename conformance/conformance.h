@@ -14,7 +14,7 @@ extern "C" {
  * "conformance"; the options are described by `--help` (printed on stdout).
  * Output: TAP on stdout (TAP-14 subtests under a "TAP version 13" header by default),
  * optionally --tap FILE and --junit FILE (written through a temporary name + rename).
- * Returns the exit code (cli/args.h): DH_EXIT_OK every clause kept, DH_EXIT_VIOLATION
+ * Returns the exit code (cmdline/cmdline.h): DH_EXIT_OK every clause kept, DH_EXIT_VIOLATION
  * violations, DH_EXIT_USAGE usage or input error (one line on stderr naming the option
  * or file), DH_EXIT_NO_DEVICE no selected backend has a device. Not thread-safe: call from the
  * main thread of a process that has not initialised any backend (the runner forks).

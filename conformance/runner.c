@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/args.h"
+#include "cmdline/cmdline.h"
 #include "conformance.h"
 #include "runner.h"
 
@@ -69,11 +69,11 @@ static int check_filters(const dc_opts_t* o, const dh_clause_t* const* all, size
   for (size_t i = 0; i < o->n_filters; i++) {
     const char* why;
     if (!dc_glob_valid(o->filters[i], &why))
-      return dc_usage_error("--filter \"%s\": %s", dh_cli_quote(o->filters[i]), why);
+      return dc_usage_error("--filter \"%s\": %s", dh_cmdline_quote(o->filters[i]), why);
     size_t m = 0;
     for (size_t j = 0; j < n; j++)
       if (fnmatch(o->filters[i], all[j]->id, 0) == 0) m++;
-    if (!m) return dc_usage_error("--filter \"%s\" matches no clause (see --list)", dh_cli_quote(o->filters[i]));
+    if (!m) return dc_usage_error("--filter \"%s\" matches no clause (see --list)", dh_cmdline_quote(o->filters[i]));
   }
   return DH_EXIT_OK;
 }
@@ -89,7 +89,7 @@ static int load_inputs(const dc_opts_t* o) {
   if (o->n_plugins) {
     for (size_t i = 0; i < o->n_plugins; i++) {
       if (dh_plugin_load(o->plugins[i], NULL) != 0)
-        return dc_usage_error("--plugin %s: %s", dh_cli_quote(o->plugins[i]), dh_error_message());
+        return dc_usage_error("--plugin %s: %s", dh_cmdline_quote(o->plugins[i]), dh_error_message());
     }
   } else {
     dh_plugins_load_default();
@@ -151,7 +151,7 @@ static int discover(run_t* r) {
     if (dh_device_spec_split(o->device_spec, want_name, sizeof want_name, &want_id) != 0)
       return dc_usage_error("--device: %s", dh_error_message()); /* names the spec */
     if (dh_device_api_get(want_name, &b) != 0)
-      return dc_usage_error("--device %s: %s", dh_cli_quote(o->device_spec), dh_error_message());
+      return dc_usage_error("--device %s: %s", dh_cmdline_quote(o->device_spec), dh_error_message());
   }
   for (size_t i = 0; i < nb; i++) {
     const dh_backend_t* b = dh_backend_at(i);
@@ -161,7 +161,7 @@ static int discover(run_t* r) {
     int first = o->device_spec ? want_id : 0, last = o->device_spec ? want_id : proto.count - 1;
     if (o->device_spec && want_id >= proto.count) {
       dc_waivers_free(&proto.waivers);
-      return dc_usage_error("--device %s: no such device (%s has %d device%s%s%s)", dh_cli_quote(o->device_spec),
+      return dc_usage_error("--device %s: no such device (%s has %d device%s%s%s)", dh_cmdline_quote(o->device_spec),
                             b->name, proto.count, proto.count == 1 ? "" : "s", proto.reason[0] ? ": " : "",
                             proto.reason);
     }

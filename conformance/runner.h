@@ -5,7 +5,7 @@
  * Files (one job each; calls run down this list, never up):
  *   runner.c         dh_conformance_main: clause selection, waivers, device discovery,
  *                    the run over every device, the summary and exit code
- *   runner_opts.c    the options (getopt_long, cli/args.h) and --help
+ *   runner_opts.c    the options (getopt_long, cmdline/cmdline.h) and --help
  *   runner_report.c  reporters: the TAP stream, JUnit XML, the clause list (text and the
  *                    markdown of docs/conformance.md)
  *   runner_case.c    one case: skips and waivers, the child that runs the clause, its

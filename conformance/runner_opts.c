@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/args.h"
+#include "cmdline/cmdline.h"
 #include "runner.h"
 
 static void usage(FILE* f) {
@@ -42,7 +42,7 @@ static void usage(FILE* f) {
           "  --format text|markdown  format of --list (markdown: the docs/conformance.md table)\n"
           "  --help               this text\n"
           "\n"
-          "exit status (cli/args.h): 0 every clause kept, 1 violations, 2 usage or input error,\n"
+          "exit status (cmdline/cmdline.h): 0 every clause kept, 1 violations, 2 usage or input error,\n"
           "  3 no device: no selected backend has a device, nothing was tested (every\n"
           "  clause and device is # SKIP with the reason)\n");
 }
@@ -53,7 +53,7 @@ int dc_usage_error(const char* fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return dh_cli_usage_error("conformance", "%s", msg);
+  return dh_cmdline_usage_error("conformance", "%s", msg);
 }
 
 /* Option values are pointers into argv; --filter is split at commas into a copy. */
@@ -118,34 +118,34 @@ static int parse_checked(int c, const char* val, dc_opts_t* o) {
   int i;
   switch (c) {
     case OPT_TIMEOUT:
-      if (dh_cli_parse_long(val, 1, 86400, &t) != 0)
-        return dc_usage_error("--timeout: expected whole seconds 1..86400, got \"%s\"", dh_cli_quote(val));
+      if (dh_cmdline_parse_long(val, 1, 86400, &t) != 0)
+        return dc_usage_error("--timeout: expected whole seconds 1..86400, got \"%s\"", dh_cmdline_quote(val));
       o->timeout_s = (int)t;
       return 0;
     case 'j':
-      if (dh_cli_parse_long(val, 1, 64, &t) != 0)
-        return dc_usage_error("--jobs: expected 1..64 parallel cases, got \"%s\"", dh_cli_quote(val));
+      if (dh_cmdline_parse_long(val, 1, 64, &t) != 0)
+        return dc_usage_error("--jobs: expected 1..64 parallel cases, got \"%s\"", dh_cmdline_quote(val));
       o->jobs = (int)t;
       return 0;
     case OPT_MAX_WAIVED:
-      if (dh_cli_parse_long(val, 0, 100000000, &t) != 0)
+      if (dh_cmdline_parse_long(val, 0, 100000000, &t) != 0)
         return dc_usage_error("--max-waived: expected a count 0..100000000 of waived cases, got \"%s\"",
-                              dh_cli_quote(val));
+                              dh_cmdline_quote(val));
       o->max_waived = t;
       return 0;
     case OPT_TAP_VERSION:
-      if ((i = dh_cli_choice(val, kTapVersions)) < 0)
-        return dc_usage_error("--tap-version: expected 13 or 14, got \"%s\"", dh_cli_quote(val));
+      if ((i = dh_cmdline_choice(val, kTapVersions)) < 0)
+        return dc_usage_error("--tap-version: expected 13 or 14, got \"%s\"", dh_cmdline_quote(val));
       o->tap_version = i == 0 ? 13 : 14;
       return 0;
     case OPT_FORMAT:
-      if ((i = dh_cli_choice(val, kFormats)) < 0)
-        return dc_usage_error("--format: expected text or markdown, got \"%s\"", dh_cli_quote(val));
+      if ((i = dh_cmdline_choice(val, kFormats)) < 0)
+        return dc_usage_error("--format: expected text or markdown, got \"%s\"", dh_cmdline_quote(val));
       o->markdown = i == 1;
       return 0;
     case OPT_PROFILE:
-      if ((i = dh_cli_choice(val, kProfiles)) < 0)
-        return dc_usage_error("--profile: expected tvm or strict, got \"%s\"", dh_cli_quote(val));
+      if ((i = dh_cmdline_choice(val, kProfiles)) < 0)
+        return dc_usage_error("--profile: expected tvm or strict, got \"%s\"", dh_cmdline_quote(val));
       o->profile = i == 0 ? DC_PROFILE_TVM : DC_PROFILE_STRICT;
       return 0;
   }
@@ -158,14 +158,14 @@ int dc_opts_parse(int argc, char** argv, dc_opts_t* o) {
   o->tap_version = 13;
   o->jobs = 1;
   o->max_waived = -1;
-  dh_cli_getopt_begin();
+  dh_cmdline_getopt_begin();
   int c;
   while ((c = getopt_long(argc, argv, "hj:", kOpts, NULL)) != -1) {
     int bad = 0;
     switch (c) {
       case 'h': usage(stdout); return DH_EXIT_OK;
       case OPT_DEVICE:
-        if (dh_cli_set_once("conformance", "--device", &o->device_spec, optarg) != DH_EXIT_OK)
+        if (dh_cmdline_set_once("conformance", "--device", &o->device_spec, optarg) != DH_EXIT_OK)
           return DH_EXIT_USAGE;
         break;
       case OPT_PLUGIN: bad = add_list(&o->plugins, &o->n_plugins, optarg, 0); break;
@@ -178,13 +178,13 @@ int dc_opts_parse(int argc, char** argv, dc_opts_t* o) {
       case OPT_LIST: o->list = 1; break;
       case OPT_VERIFY_XFAILS: o->verify_xfails = 1; break;
       case '?':
-      case ':': return dh_cli_bad_option("conformance", kOpts, argc, argv);
+      case ':': return dh_cmdline_bad_option("conformance", kOpts, argc, argv);
       default:
         if (parse_checked(c, optarg, o) != 0) return DH_EXIT_USAGE;
     }
     if (bad) return dc_usage_error("out of memory");
   }
-  if (dh_cli_no_operands("conformance", argc, argv) != DH_EXIT_OK) return DH_EXIT_USAGE;
+  if (dh_cmdline_no_operands("conformance", argc, argv) != DH_EXIT_OK) return DH_EXIT_USAGE;
   return -1;
 }
 

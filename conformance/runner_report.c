@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/args.h"
+#include "cmdline/cmdline.h"
 #include "runner.h"
 
 /* YAML double-quoted scalar. */

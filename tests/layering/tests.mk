@@ -1,4 +1,5 @@
 # tests/layering/tests.mk — the layout's rules, checked on the sources and the build:
 #   call_graph.t  calls between the files of a folder run one way (nm on the objects)
 #   exports.t     libdevharness.so exports only what include/devharness/ declares
-TEST_SCRIPTS += tests/layering/call_graph.t tests/layering/exports.t
+#   includes.t    which room may include which (conformance and bench never include cli, ...)
+TEST_SCRIPTS += tests/layering/call_graph.t tests/layering/exports.t tests/layering/includes.t

@@ -1,5 +1,5 @@
-/* cli/args.c — see cli/args.h. */
-#include "cli/args.h"
+/* cmdline/cmdline.c — see cmdline/cmdline.h. */
+#include "cmdline/cmdline.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -12,12 +12,12 @@
 #include "devharness/error.h"
 #include "base/text.h"
 
-void dh_cli_getopt_begin(void) {
+void dh_cmdline_getopt_begin(void) {
   optind = 1;
   opterr = 0;
 }
 
-int dh_cli_bad_option(const char* cmd, const struct option* opts, int argc, char** argv) {
+int dh_cmdline_bad_option(const char* cmd, const struct option* opts, int argc, char** argv) {
   /* getopt_long has advanced optind past the offending word. optopt is 0 for an unknown
    * long option, the option's val for a known one that lacks its value, and the
    * character for an unknown short option. */
@@ -44,19 +44,19 @@ int dh_cli_bad_option(const char* cmd, const struct option* opts, int argc, char
   return DH_EXIT_USAGE;
 }
 
-int dh_cli_no_operands(const char* cmd, int argc, char** argv) {
+int dh_cmdline_no_operands(const char* cmd, int argc, char** argv) {
   if (optind >= argc) return DH_EXIT_OK;
-  return dh_cli_usage_error(cmd, "unexpected argument '%s'", dh_cli_quote(argv[optind]));
+  return dh_cmdline_usage_error(cmd, "unexpected argument '%s'", dh_cmdline_quote(argv[optind]));
 }
 
-const char* dh_cli_quote(const char* s) {
+const char* dh_cmdline_quote(const char* s) {
   static char bufs[4][DH_TEXT_BUF];
   static int next;
   char* b = bufs[next++ & 3];
   return dh_text_quote(s, b, DH_TEXT_BUF);
 }
 
-int dh_cli_usage_error(const char* cmd, const char* fmt, ...) {
+int dh_cmdline_usage_error(const char* cmd, const char* fmt, ...) {
   char msg[8192];
   va_list ap;
   va_start(ap, fmt);
@@ -72,7 +72,7 @@ int dh_cli_usage_error(const char* cmd, const char* fmt, ...) {
   return DH_EXIT_USAGE;
 }
 
-int dh_cli_parse_long(const char* text, long min, long max, long* out) {
+int dh_cmdline_parse_long(const char* text, long min, long max, long* out) {
   if (text == NULL || *text == '\0') return -1;
   char* end = NULL;
   long v = strtol(text, &end, 10);
@@ -81,21 +81,21 @@ int dh_cli_parse_long(const char* text, long min, long max, long* out) {
   return 0;
 }
 
-int dh_cli_set_once(const char* cmd, const char* opt, const char** slot, const char* value) {
+int dh_cmdline_set_once(const char* cmd, const char* opt, const char** slot, const char* value) {
   if (*slot != NULL)
-    return dh_cli_usage_error(cmd, "%s given twice ('%s', then '%s'); it takes one value", opt,
-                              dh_cli_quote(*slot), dh_cli_quote(value));
+    return dh_cmdline_usage_error(cmd, "%s given twice ('%s', then '%s'); it takes one value", opt,
+                              dh_cmdline_quote(*slot), dh_cmdline_quote(value));
   *slot = value;
   return DH_EXIT_OK;
 }
 
-int dh_cli_choice(const char* text, const char* const* choices) {
+int dh_cmdline_choice(const char* text, const char* const* choices) {
   for (int i = 0; text != NULL && choices[i] != NULL; i++)
     if (strcmp(text, choices[i]) == 0) return i;
   return -1;
 }
 
-void dh_cli_print_error(const char* context) {
+void dh_cmdline_print_error(const char* context) {
   if (context != NULL && context[0] != '\0') {
     fprintf(stderr, "devharness: %s: %s\n", context, dh_error_message());
   } else {
@@ -103,7 +103,7 @@ void dh_cli_print_error(const char* context) {
   }
 }
 
-const char* dh_cli_self_path(void) {
+const char* dh_cmdline_self_path(void) {
   static char path[PATH_MAX];
   if (path[0] == '\0') {
     ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
