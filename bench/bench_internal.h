@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "devharness/backend.h"
+#include "devharness/device_api.h"
 #include "gbench.h"
 
 /* One device under test. */
@@ -79,6 +80,7 @@ typedef struct dh_bench_cache {
   size_t bytes; /* memory held, for the budget; 0 = estimated as 2 * size */
   void (*release)(struct dh_bench_cache* c); /* frees the fields below */
   void* p[8];
+  dh_raw_context_t raw; /* a raw twin's set-up context (devop.c), else zeroed */
   DLDevice dev;
   const dh_backend_t* backend;
   uint64_t last_use; /* LRU tick */

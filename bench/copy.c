@@ -56,7 +56,7 @@ typedef struct copy_ctx {
  * device buffers, p[4], p[5] streams (bidir). */
 static void free_host_buf(const copy_ctx_t* x, void* p) {
   if (!p) return;
-  if (x->pinned) x->d->backend->free_host(x->d->dev, p);
+  if (x->pinned) dh_device_free_host(x->d->dev, p);
   else free(p);
 }
 
@@ -78,7 +78,7 @@ static void copy_release(dh_bench_cache_t* c) {
 }
 
 static int alloc_host_buf(const copy_ctx_t* x, size_t an, void** out) {
-  if (x->pinned) return x->d->backend->alloc_host(x->d->dev, an, out);
+  if (x->pinned) return dh_device_alloc_host(x->d->dev, an, out);
   size_t rounded = (an + DH_BENCH_BUFFER_ALIGN - 1) & ~(size_t)(DH_BENCH_BUFFER_ALIGN - 1);
   *out = aligned_alloc(DH_BENCH_BUFFER_ALIGN, rounded);
   if (!*out) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "cannot allocate %zu host bytes", an);
@@ -217,10 +217,10 @@ static void bm_copy(dh_gb_state_t* st, void* user) {
   if (x->impl != IMPL_HARNESS) {
     uint32_t flags = (x->pinned ? DH_RAW_PINNED : 0) |
                      (x->impl == IMPL_RAW_RELEASED ? DH_RAW_HOST_SOURCE_RELEASED : 0);
-    void* ctx = dh_bench_raw_ctx(x, x->d, x->dir, n, flags);
+    const dh_raw_context_t* ctx = dh_bench_raw_ctx(x, x->d, x->dir, n, flags);
     if (!ctx) { dh_bench_skip_error(st, "raw twin setup"); return; }
     /* Warm-up of this call (every repetition), untimed. */
-    if (x->d->backend->raw->run(ctx, 1, NULL) != 0)
+    if (dh_device_raw_run(ctx, 1, NULL) != 0)
       { dh_bench_skip_error(st, "raw twin run"); return; }
     while (dh_gb_keep_running(st)) {
       double s;
@@ -228,10 +228,10 @@ static void bm_copy(dh_gb_state_t* st, void* user) {
       int rc;
       if (x->host_timing) {
         double t0 = dh_bench_now();
-        rc = x->d->backend->raw->run(ctx, 1, NULL);
+        rc = dh_device_raw_run(ctx, 1, NULL);
         s = dh_bench_now() - t0;
       } else {
-        rc = dh_bench_raw_run(x->d, ctx, 1, &s, &dev);
+        rc = dh_bench_raw_run(ctx, 1, &s, &dev);
       }
       if (rc != 0)
         { dh_bench_skip_error(st, "raw twin run"); return; }

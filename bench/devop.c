@@ -14,9 +14,9 @@ void dh_bench_timer_init(dh_bench_timer_t* t, const dh_bench_device_t* d, dh_str
   if (!want_device || !(be->caps & DH_CAP_EVENT_TIMING) || !be->event_create ||
       !be->event_record || !be->event_elapsed_ms || !be->event_free)
     return;
-  if (be->event_create(d->dev, &t->ev[0]) != 0) return;
-  if (be->event_create(d->dev, &t->ev[1]) != 0) {
-    be->event_free(d->dev, t->ev[0]);
+  if (dh_device_event_create(d->dev, &t->ev[0]) != 0) return;
+  if (dh_device_event_create(d->dev, &t->ev[1]) != 0) {
+    dh_device_event_free(d->dev, t->ev[0]);
     t->ev[0] = NULL;
     return;
   }
@@ -24,18 +24,17 @@ void dh_bench_timer_init(dh_bench_timer_t* t, const dh_bench_device_t* d, dh_str
 }
 
 int dh_bench_timer_start(dh_bench_timer_t* t) {
-  if (t->device) return t->d->backend->event_record(t->d->dev, t->ev[0], t->stream);
+  if (t->device) return dh_device_event_record(t->d->dev, t->ev[0], t->stream);
   t->t0 = dh_bench_now();
   return 0;
 }
 
 int dh_bench_timer_stop(dh_bench_timer_t* t, double* out_s) {
-  const dh_backend_t* be = t->d->backend;
   if (t->device) {
-    if (be->event_record(t->d->dev, t->ev[1], t->stream) != 0) return -1;
+    if (dh_device_event_record(t->d->dev, t->ev[1], t->stream) != 0) return -1;
     if (dh_device_stream_sync(t->d->dev, t->stream) != 0) return -1;
     double ms = 0;
-    if (be->event_elapsed_ms(t->d->dev, t->ev[0], t->ev[1], &ms) != 0) return -1;
+    if (dh_device_event_elapsed_ms(t->d->dev, t->ev[0], t->ev[1], &ms) != 0) return -1;
     *out_s = ms * 1e-3;
     return 0;
   }
@@ -46,8 +45,8 @@ int dh_bench_timer_stop(dh_bench_timer_t* t, double* out_s) {
 
 void dh_bench_timer_free(dh_bench_timer_t* t) {
   if (t->device) {
-    t->d->backend->event_free(t->d->dev, t->ev[0]);
-    t->d->backend->event_free(t->d->dev, t->ev[1]);
+    dh_device_event_free(t->d->dev, t->ev[0]);
+    dh_device_event_free(t->d->dev, t->ev[1]);
   }
   t->device = 0;
 }
@@ -56,36 +55,31 @@ const char* dh_bench_timer_source(const dh_bench_timer_t* t) {
   return t->device ? "device events" : "host clock";
 }
 
-static void raw_release(dh_bench_cache_t* c) {
-  const dh_raw_twin_t* raw = c->backend ? c->backend->raw : NULL;
-  if (raw && raw->teardown && c->p[3]) raw->teardown(c->p[3]);
-}
+static void raw_release(dh_bench_cache_t* c) { dh_device_raw_teardown(&c->raw); }
 
 typedef struct raw_setup_arg {
-  const dh_raw_twin_t* raw;
   DLDevice dev;
   dh_raw_op_t op;
   size_t nbytes;
   uint32_t flags;
-  void* ctx;
+  dh_raw_context_t raw;
 } raw_setup_arg_t;
 
 /* Setup and a first (warm-up) run: a twin may start its worker lazily on first use. */
 static int raw_setup_fn(void* p) {
   raw_setup_arg_t* a = p;
-  if (a->raw->setup(a->dev, a->op, a->nbytes, a->flags, &a->ctx) != 0) return -1;
-  if (a->raw->run(a->ctx, 1, NULL) != 0) {
-    if (a->raw->teardown) a->raw->teardown(a->ctx);
-    a->ctx = NULL;
+  if (dh_device_raw_setup(a->dev, a->op, a->nbytes, a->flags, &a->raw) != 0) return -1;
+  if (dh_device_raw_run(&a->raw, 1, NULL) != 0) {
+    dh_device_raw_teardown(&a->raw);
     return -1;
   }
   return 0;
 }
 
-void* dh_bench_raw_ctx(const void* owner, const dh_bench_device_t* d, dh_raw_op_t op,
-                       size_t nbytes, uint32_t flags) {
+const dh_raw_context_t* dh_bench_raw_ctx(const void* owner, const dh_bench_device_t* d, dh_raw_op_t op,
+                                         size_t nbytes, uint32_t flags) {
   dh_bench_cache_t* c = dh_bench_cache_get(owner, nbytes);
-  if (c) return c->p[3];
+  if (c) return &c->raw;
   const dh_raw_twin_t* raw = d->backend->raw;
   if (!raw || !raw->setup || !raw->run)
     return dh_error_set(DH_KIND_NOT_IMPLEMENTED_ERROR, "backend %s has no raw twin", d->backend->name),
@@ -95,7 +89,7 @@ void* dh_bench_raw_ctx(const void* owner, const dh_bench_device_t* d, dh_raw_op_
   /* Set up on the helper PUs, as the harness's streams are created
    * (dh_bench_helper_create_stream): a worker thread the twin starts is then placed
    * like the harness's, not inherited from the pinned benchmark thread. */
-  raw_setup_arg_t a = {raw, d->dev, op, nbytes, flags, NULL};
+  raw_setup_arg_t a = {d->dev, op, nbytes, flags, {NULL, NULL}};
   if (dh_bench_as_helper(raw_setup_fn, &a) != 0) {
     dh_bench_cache_drop(c);
     /* Device memory can be smaller than the host-memory budget of the kept sets:
@@ -115,16 +109,15 @@ void* dh_bench_raw_ctx(const void* owner, const dh_bench_device_t* d, dh_raw_op_
   c->bytes = (op == DH_RAW_COPY_BIDIR ? 4 : 2) * nbytes;
   c->backend = d->backend;
   c->dev = d->dev;
-  c->p[3] = a.ctx;
+  c->raw = a.raw;
   c->release = raw_release;
-  return a.ctx;
+  return &c->raw;
 }
 
-int dh_bench_raw_run(const dh_bench_device_t* d, void* ctx, uint32_t repeat, double* out_s,
-                     int* out_device) {
+int dh_bench_raw_run(const dh_raw_context_t* raw, uint32_t repeat, double* out_s, int* out_device) {
   double ms = -1;
   double t0 = dh_bench_now();
-  if (d->backend->raw->run(ctx, repeat, &ms) != 0) return -1;
+  if (dh_device_raw_run(raw, repeat, &ms) != 0) return -1;
   double t1 = dh_bench_now();
   if (ms >= 0) {
     *out_s = ms * 1e-3;

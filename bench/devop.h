@@ -32,13 +32,14 @@ void dh_bench_timer_free(dh_bench_timer_t* t);
 /* "device events" or "host clock". */
 const char* dh_bench_timer_source(const dh_bench_timer_t* t);
 
-/* Raw twin: cached setup for (owner, op, nbytes, flags). Returns the context or NULL
- * with the error set (NotImplementedError when the backend has no twin). */
-void* dh_bench_raw_ctx(const void* owner, const dh_bench_device_t* d, dh_raw_op_t op,
-                       size_t nbytes, uint32_t flags);
+/* Raw twin: cached setup for (owner, op, nbytes, flags) (dh_device_raw_setup, on the
+ * helper PUs, with one warm-up run). Returns the context, kept with the owner's
+ * buffers, or NULL with the error set (NotImplementedError when the backend has no
+ * twin). Run it with dh_device_raw_run. */
+const dh_raw_context_t* dh_bench_raw_ctx(const void* owner, const dh_bench_device_t* d, dh_raw_op_t op,
+                                         size_t nbytes, uint32_t flags);
 /* Runs the raw twin `repeat` times; *out_s = device time when reported, else host
  * time; *out_device = 1 when device time was used. 0/-1. */
-int dh_bench_raw_run(const dh_bench_device_t* d, void* ctx, uint32_t repeat, double* out_s,
-                     int* out_device);
+int dh_bench_raw_run(const dh_raw_context_t* raw, uint32_t repeat, double* out_s, int* out_device);
 
 #endif /* DEVHARNESS_BENCH_DEVOP_H_ */

@@ -33,14 +33,14 @@ static void bm_launch(dh_gb_state_t* st, void* user) {
   const dh_bench_device_t* d = x->d;
   double total = 0;
   if (x->raw) {
-    void* ctx = dh_bench_raw_ctx(x, d, DH_RAW_LAUNCH, 0, 0);
+    const dh_raw_context_t* ctx = dh_bench_raw_ctx(x, d, DH_RAW_LAUNCH, 0, 0);
     if (!ctx) {
       dh_bench_skip_error(st, "raw twin setup");
       return;
     }
     while (dh_gb_keep_running(st)) {
       double t0 = dh_bench_now();
-      if (d->backend->raw->run(ctx, (uint32_t)x->batch, NULL) != 0) {
+      if (dh_device_raw_run(ctx, (uint32_t)x->batch, NULL) != 0) {
         dh_bench_skip_error(st, "raw twin run");
         return;
       }

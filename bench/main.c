@@ -317,51 +317,37 @@ static int build_gb_argv(bench_args_t* a, const char* argv0, char** user_flags, 
   return DH_EXIT_OK;
 }
 
-/* Adds every device of every backend (or the --device one) to *devs; a backend without
- * devices goes into the context with the reason. Returns 0, or an exit code. */
+/* Adds every device of every backend (or the --device one) to *devs (dh_device_select,
+ * in this process: bench initialises the backends anyway); a backend without devices
+ * goes into the context with the reason. Returns 0, or an exit code. */
 static int find_devices(const bench_args_t* a, dh_bench_device_t** devs, size_t* ndev) {
-  size_t cap = 16;
   *ndev = 0;
-  if (!(*devs = calloc(cap, sizeof **devs))) return DH_EXIT_USAGE;
   int want_devices = has_suite(a->suites, "alloc") || has_suite(a->suites, "copy") ||
                      has_suite(a->suites, "sync") || has_suite(a->suites, "launch");
-  if (!want_devices) return 0;
-  if (a->device) {
-    if (dh_device_parse(a->device, &(*devs)[0].dev, &(*devs)[0].backend) != 0) {
-      fprintf(stderr, "devharness bench: --device %s: %s: %s\n", dh_cmdline_quote(a->device), dh_error_kind(),
-              dh_error_message());
-      return DH_EXIT_USAGE;
-    }
-    dh_device_format((*devs)[0].dev, (*devs)[0].spec, sizeof (*devs)[0].spec);
-    *ndev = 1;
-    return 0;
+  if (!want_devices) return (*devs = calloc(1, sizeof **devs)) ? 0 : DH_EXIT_USAGE;
+  dh_device_list_t sel;
+  dh_device_select_params_t params = {.spec = a->device};
+  if (dh_cmdline_select_devices("bench", &params, &sel) != DH_EXIT_OK) return DH_EXIT_USAGE;
+  if (!(*devs = calloc(sel.count + 1, sizeof **devs))) {
+    dh_device_list_free(&sel);
+    return DH_EXIT_USAGE;
   }
-  for (size_t b = 0; b < dh_backend_count(); ++b) {
-    const dh_backend_t* be = dh_backend_at(b);
-    int n = 0;
-    if (dh_backend_device_count(be, &n) != 0) n = 0;
-    const char* why = dh_backend_unavailable_reason(be);
-    if (n == 0) {
-      char key[128], val[512];
-      snprintf(key, sizeof key, "backend.%s", be->name);
-      snprintf(val, sizeof val, "no devices: %s", why ? why : "unknown reason");
+  for (size_t i = 0; i < sel.count; ++i) {
+    const dh_device_entry_t* e = &sel.entries[i];
+    if (e->device.device_id < 0) {
+      char key[128], val[600];
+      snprintf(key, sizeof key, "backend.%s", e->backend->name);
+      snprintf(val, sizeof val, "no devices: %s", e->reason[0] ? e->reason : "unknown reason");
       dh_gb_add_context(key, val);
-      fprintf(stderr, "devharness bench: backend %s: %s\n", be->name, val);
+      fprintf(stderr, "devharness bench: backend %s: %s\n", e->backend->name, val);
+      continue;
     }
-    for (int id = 0; id < n; ++id) {
-      if (*ndev == cap) {
-        dh_bench_device_t* nd = realloc(*devs, 2 * cap * sizeof *nd);
-        if (!nd) return DH_EXIT_USAGE;
-        *devs = nd;
-        cap *= 2;
-      }
-      dh_bench_device_t* d = &(*devs)[(*ndev)++];
-      d->dev.device_type = be->device_type;
-      d->dev.device_id = id;
-      d->backend = be;
-      dh_device_format(d->dev, d->spec, sizeof d->spec);
-    }
+    dh_bench_device_t* d = &(*devs)[(*ndev)++];
+    d->dev = e->device;
+    d->backend = e->backend;
+    dh_device_format(d->dev, d->spec, sizeof d->spec);
   }
+  dh_device_list_free(&sel);
   return 0;
 }
 

@@ -26,7 +26,7 @@ static void bm_sync(dh_gb_state_t* st, void* user) {
   const sync_ctx_t* x = user;
   const dh_bench_device_t* d = x->d;
   if (x->raw) {
-    void* ctx = dh_bench_raw_ctx(x, d, x->kind == S_IDLE ? DH_RAW_STREAM_SYNC : DH_RAW_COPY_H2D,
+    const dh_raw_context_t* ctx = dh_bench_raw_ctx(x, d, x->kind == S_IDLE ? DH_RAW_STREAM_SYNC : DH_RAW_COPY_H2D,
                                  4, 0);
     if (!ctx) {
       dh_bench_skip_error(st, "raw twin setup");
@@ -34,7 +34,7 @@ static void bm_sync(dh_gb_state_t* st, void* user) {
     }
     while (dh_gb_keep_running(st)) {
       double t0 = dh_bench_now();
-      if (d->backend->raw->run(ctx, 1, NULL) != 0) {
+      if (dh_device_raw_run(ctx, 1, NULL) != 0) {
         dh_bench_skip_error(st, "raw twin run");
         return;
       }

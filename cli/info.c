@@ -107,9 +107,7 @@ static json_t* device_json(DLDevice dev) {
  * vulkan backend's "device_type" target property. -1 when a device does not say. */
 static int vulkan_rank(DLDevice dev) {
   dh_any_t v = dh_any_none();
-  const dh_backend_t* b = NULL;
-  if (dh_device_api_get_by_type(dev.device_type, &b) != 0 || !b->get_target_property ||
-      b->get_target_property(dev, "device_type", &v) != 0 || v.type_index != DH_TYPE_RAW_STR) {
+  if (dh_device_get_target_property(dev, "device_type", &v) != 0 || v.type_index != DH_TYPE_RAW_STR) {
     dh_error_clear();
     return -1;
   }
@@ -137,7 +135,8 @@ static int tvm_index(const dh_backend_t* b, int id, int count) {
   return index;
 }
 
-static json_t* backend_json(const dh_backend_t* b, const DLDevice* only) {
+/* The backend's entry in info: identity, caps, availability and its selected devices. */
+static json_t* backend_json(const dh_backend_t* b, const dh_device_list_t* sel) {
   json_t* j = json_object();
   json_object_set_new(j, "name", json_string(b->name));
   json_object_set_new(j, "description", b->description ? json_string(b->description) : json_null());
@@ -154,16 +153,17 @@ static json_t* backend_json(const dh_backend_t* b, const DLDevice* only) {
   json_object_set_new(j, "available", json_boolean(reason == NULL));
   json_object_set_new(j, "unavailable_reason", reason ? json_string(reason) : json_null());
   json_t* devices = json_array();
-  int count = 0;
-  if (reason == NULL && dh_backend_device_count(b, &count) != 0) {
-    json_object_set_new(j, "device_count_error", json_string(dh_error_message()));
-    count = 0;
-  }
-  for (int id = 0; id < count; ++id) {
-    DLDevice dev = {(DLDeviceType)b->device_type, id};
-    if (only && (only->device_type != dev.device_type || only->device_id != id)) continue;
-    json_t* dj = device_json(dev);
-    int ti = tvm_index(b, id, count);
+  for (size_t i = 0; i < sel->count; ++i) {
+    const dh_device_entry_t* e = &sel->entries[i];
+    if (e->backend != b) continue;
+    if (e->device.device_id < 0) {
+      /* available, yet no device because its device_count entry failed: say so */
+      if (reason == NULL && strncmp(e->reason, "device_count failed", 19) == 0)
+        json_object_set_new(j, "device_count_error", json_string(e->reason));
+      continue;
+    }
+    json_t* dj = device_json(e->device);
+    int ti = tvm_index(b, e->device.device_id, e->device_count);
     json_object_set_new(dj, "tvm_index", ti >= 0 ? json_integer(ti) : json_null());
     json_array_append_new(devices, dj);
   }
@@ -256,13 +256,10 @@ int dh_cli_info(int argc, char** argv) {
     }
   }
   if (dh_cmdline_no_operands("info", argc, argv) != DH_EXIT_OK) return DH_EXIT_USAGE;
-  dh_plugins_load_default();
-  DLDevice only;
-  const dh_backend_t* only_backend = NULL;
-  if (device_spec && dh_device_parse(device_spec, &only, &only_backend) != 0) {
-    fprintf(stderr, "devharness info: --device: %s\n", dh_error_message()); /* names the spec */
-    return DH_EXIT_USAGE;
-  }
+  dh_device_list_t sel;
+  dh_device_select_params_t params = {.spec = device_spec};
+  if (dh_cmdline_select_devices("info", &params, &sel) != DH_EXIT_OK) return DH_EXIT_USAGE;
+  const dh_backend_t* only_backend = device_spec ? sel.entries[0].backend : NULL;
   json_t* root = json_object();
   json_object_set_new(root, "version", json_string(DH_VERSION_STRING));
   char abi[32];
@@ -273,7 +270,7 @@ int dh_cli_info(int argc, char** argv) {
   for (size_t i = 0; i < dh_backend_count(); ++i) {
     const dh_backend_t* b = dh_backend_at(i);
     if (only_backend && b != only_backend) continue;
-    json_array_append_new(backends, backend_json(b, only_backend ? &only : NULL));
+    json_array_append_new(backends, backend_json(b, &sel));
   }
   json_object_set_new(root, "backends", backends);
   json_t* refused = json_array();
@@ -288,6 +285,7 @@ int dh_cli_info(int argc, char** argv) {
     print_text(root);
   }
   json_decref(root);
+  dh_device_list_free(&sel);
   dh_plugins_unload_all();
   return DH_EXIT_OK;
 }

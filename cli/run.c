@@ -205,13 +205,14 @@ static int parse_run_opts(int argc, char** argv, run_opts_t* o) {
     return DH_EXIT_USAGE;
   }
   /* A bad --device is a usage error found before anything is created: one line, exit
-   * 2, no results folder. Plugins are loaded here only to resolve the spec and are
-   * unloaded again; every step below runs in its own fresh process. */
+   * 2, no results folder. The device is probed in a child, so this process never
+   * initialises a backend; every step below runs in its own fresh process. */
   if (o->device != NULL) {
-    dh_plugins_load_default();
-    DLDevice dev;
-    int bad = dh_device_parse(o->device, &dev, NULL) != 0;
-    if (bad) fprintf(stderr, "devharness run: --device: %s\n", dh_error_message()); /* names the spec */
+    dh_device_list_t sel;
+    dh_device_select_params_t params = {.spec = o->device, .flags = DH_SELECT_PROBE_IN_CHILD,
+                                        .probe_timeout_s = (int)tmo};
+    int bad = dh_cmdline_select_devices("run", &params, &sel) != DH_EXIT_OK;
+    dh_device_list_free(&sel);
     dh_plugins_unload_all();
     if (bad) return DH_EXIT_USAGE;
   }

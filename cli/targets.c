@@ -81,13 +81,14 @@ static int cmd_validate(int argc, char** argv) {
 }
 
 static int cmd_detect(const char* spec, int tvm) {
-  dh_plugins_load_default();
-  DLDevice dev;
-  const dh_backend_t* b = NULL;
-  if (dh_device_parse(spec, &dev, &b) != 0) {
+  dh_device_list_t sel;
+  dh_device_select_params_t params = {.spec = spec};
+  if (dh_device_select(&params, &sel) != 0) {
     fprintf(stderr, "devharness targets detect: %s\n", dh_error_message());
     return DH_EXIT_USAGE;
   }
+  DLDevice dev = sel.entries[0].device;
+  dh_device_list_free(&sel);
   dh_target_t* t = NULL;
   if (dh_target_detect(dev, &t) != 0) {
     char q[DH_TEXT_BUF];

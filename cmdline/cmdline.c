@@ -103,6 +103,11 @@ void dh_cmdline_print_error(const char* context) {
   }
 }
 
+int dh_cmdline_select_devices(const char* cmd, const dh_device_select_params_t* params, dh_device_list_t* out) {
+  if (dh_device_select(params, out) == 0) return DH_EXIT_OK;
+  return dh_cmdline_usage_error(cmd, "--device: %s", dh_error_message());
+}
+
 const char* dh_cmdline_self_path(void) {
   static char path[PATH_MAX];
   if (path[0] == '\0') {

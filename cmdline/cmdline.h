@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+#include "devharness/device_api.h"
+
 /* Exit codes of every devharness command (documented once here; README.md "Exit codes"
  * and each command's --help repeat them for the user; DH_EXIT_HELP is the line the
  * top-level --help prints). */
@@ -65,6 +67,12 @@ int dh_cmdline_choice(const char* text, const char* const* choices);
 
 /* Prints "devharness: <context>: <message>" from the thread's last error (dh_error). */
 void dh_cmdline_print_error(const char* context);
+
+/* dh_device_select (devharness/device_api.h) for a command's --device option: on
+ * error prints the one message shape every command uses, "devharness CMD: --device:
+ * <the selection's message, which names the spec>", and returns DH_EXIT_USAGE; else
+ * DH_EXIT_OK with *out filled (the caller frees it with dh_device_list_free). */
+int dh_cmdline_select_devices(const char* cmd, const dh_device_select_params_t* params, dh_device_list_t* out);
 
 /* Path of the running executable (readlink /proc/self/exe), static storage. */
 const char* dh_cmdline_self_path(void);

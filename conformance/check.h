@@ -9,7 +9,10 @@
  *
  * Run functions take `dh_conf_ctx_t* c` (the name `c` is required by the macros
  * below) and talk to the device only through the public dispatch API
- * (devharness/device_api.h: dh_device_*, module functions through dh_device_call).
+ * (devharness/device_api.h: dh_device_*, module functions through dh_device_call);
+ * the one exception is conformance/abi.c, whose helpers call a backend's vtable
+ * entry directly where the dispatch would hide what the clause tests
+ * (tests/layering/vtable_calls.t holds both).
  * Every CHECK_* macro records (message, expected, got, file:line) in *c and RETURNS
  * from the calling function on failure, so a clause stops at its first violation.
  * Helpers that may fail are void functions called through TRY(...), which returns
@@ -270,5 +273,14 @@ extern const size_t dc_power_count;
 
 /* Every clause in catalogue order (conformance/catalogue.c); *out_count receives the count. */
 const dh_clause_t* const* dc_catalogue(size_t* out_count);
+
+/*--- conformance/abi.c: the plugin ABI itself, below the dispatch API ---*/
+
+/* The backend's flat copy_data_from_to entry called directly with a uint8 type hint on
+ * the default stream (the dispatch returns before the backend on nbytes 0, so this is
+ * how copy.zero_length reaches the entry with nothing to copy). Returns the entry's
+ * result; its error stays raised. */
+int dc_abi_copy_flat(const dh_backend_t* b, const void* from, size_t from_offset, void* to, size_t to_offset,
+                     size_t nbytes, DLDevice dev_from, DLDevice dev_to);
 
 #endif /* DEVHARNESS_CONFORMANCE_CHECK_H_ */

@@ -274,8 +274,7 @@ WITH_SCRATCH(zero_length) {
            {s->d[0], 4, s->d[1], 8, c->dev, c->dev, "D2D"},
            {s->d[0], n, s->d[1], n, c->dev, c->dev, "D2D at the end of both buffers"}};
   for (size_t i = 0; i < sizeof z / sizeof z[0]; i++) {
-    if (b->copy_data_from_to(z[i].from, z[i].fo, z[i].to, z[i].to_off, 0, z[i].df, z[i].dt, dc_u8(),
-                             NULL) != 0) {
+    if (dc_abi_copy_flat(b, z[i].from, z[i].fo, z[i].to, z[i].to_off, 0, z[i].df, z[i].dt) != 0) {
       char call[96];
       snprintf(call, sizeof call, "backend copy_data_from_to(nbytes 0, %s)", z[i].what);
       dc_fail_call(c, __FILE__, __LINE__, call);
@@ -488,16 +487,16 @@ static void pinned_host(dh_conf_ctx_t* c) {
   void *src = NULL, *dst = NULL, *d = NULL;
   uint8_t* want = dc_host_alloc(c, n + extra);
   if (!want) return;
-  if (c->backend->alloc_host(c->dev, n + extra, &src) != 0 || !src)
+  if (dh_device_alloc_host(c->dev, n + extra, &src) != 0 || !src)
     dc_fail_call(c, __FILE__, __LINE__, "alloc_host(source)");
-  else if (c->backend->alloc_host(c->dev, n + extra, &dst) != 0 || !dst)
+  else if (dh_device_alloc_host(c->dev, n + extra, &dst) != 0 || !dst)
     dc_fail_call(c, __FILE__, __LINE__, "alloc_host(destination)");
   else if ((d = dc_dev_alloc(c, n)) != NULL)
     pinned_host_body(c, src, dst, want, d, n);
   if (d) dh_device_free_data_space(c->dev, d);
-  if (dst && c->backend->free_host(c->dev, dst) != 0 && c->status == DC_PASS)
+  if (dst && dh_device_free_host(c->dev, dst) != 0 && c->status == DC_PASS)
     dc_fail_call(c, __FILE__, __LINE__, "free_host(destination)");
-  if (src && c->backend->free_host(c->dev, src) != 0 && c->status == DC_PASS)
+  if (src && dh_device_free_host(c->dev, src) != 0 && c->status == DC_PASS)
     dc_fail_call(c, __FILE__, __LINE__, "free_host(source)");
   free(want);
 }

@@ -4,8 +4,7 @@
  * clauses: every capability flag a backend claims is checked by a clause that fails
  * when the backend does not deliver it.
  *
- * Event clauses call the backend's event entries directly (the core has no dispatch
- * for them); they are skipped, with the reason, on backends without events. */
+ * Event clauses are skipped, with the reason, on backends without events. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,18 +35,17 @@ static int has_events(const dh_backend_t* b) {
 }
 
 static void ev_free(dh_conf_ctx_t* c, ev_t* v) {
-  const dh_backend_t* b = c->backend;
   if (v->s) dh_device_stream_sync(c->dev, v->s);
   dh_device_stream_sync(c->dev, NULL);
   for (int i = 0; i < 3; i++)
-    if (v->e[i]) b->event_free(c->dev, v->e[i]);
+    if (v->e[i]) dh_device_event_free(c->dev, v->e[i]);
   if (v->s) dh_device_free_stream(c->dev, v->s);
   if (v->S) dh_device_free_data_space(c->dev, v->S);
   if (v->D) dh_device_free_data_space(c->dev, v->D);
   if (v->B) dh_device_free_data_space(c->dev, v->B);
   free(v->want);
   if (v->got_pinned)
-    b->free_host(c->dev, v->got);
+    dh_device_free_host(c->dev, v->got);
   else
     free(v->got);
   dh_error_clear();
@@ -57,7 +55,7 @@ static void ev_free(dh_conf_ctx_t* c, ev_t* v) {
 static void ev_setup(dh_conf_ctx_t* c, ev_t* v) {
   if (!has_events(c->backend)) SKIP("no device-side timing: no DH_CAP_EVENT_TIMING (event_*)");
   for (int i = 0; i < 3; i++)
-    if (c->backend->event_create(c->dev, &v->e[i]) != 0) {
+    if (dh_device_event_create(c->dev, &v->e[i]) != 0) {
       dc_fail_call(c, __FILE__, __LINE__, "event_create");
       return;
     }
@@ -75,14 +73,14 @@ static void ev_work(dh_conf_ctx_t* c, ev_t* v) {
 
 #define EV_RECORD(i)                                                          \
   do {                                                                        \
-    if (c->backend->event_record(c->dev, v->e[i], v->s) != 0) {               \
+    if (dh_device_event_record(c->dev, v->e[i], v->s) != 0) {               \
       dc_fail_call(c, __FILE__, __LINE__, "event_record(e" #i ")");           \
       return;                                                                 \
     }                                                                         \
   } while (0)
 
 static int ev_elapsed(dh_conf_ctx_t* c, ev_t* v, int a, int b, double* ms) {
-  if (c->backend->event_elapsed_ms(c->dev, v->e[a], v->e[b], ms) != 0) {
+  if (dh_device_event_elapsed_ms(c->dev, v->e[a], v->e[b], ms) != 0) {
     char call[64];
     snprintf(call, sizeof call, "event_elapsed_ms(e%d, e%d)", a, b);
     dc_fail_call(c, __FILE__, __LINE__, call);
@@ -160,7 +158,7 @@ static void free_pending_body(dh_conf_ctx_t* c, ev_t* v) {
   TRY(ev_work(c, v));
   EV_RECORD(1);
   for (int i = 0; i < 2; i++) {
-    if (c->backend->event_free(c->dev, v->e[i]) != 0) {
+    if (dh_device_event_free(c->dev, v->e[i]) != 0) {
       v->e[i] = NULL;
       dc_fail_call(c, __FILE__, __LINE__, "event_free with its record still queued");
       return;
@@ -193,14 +191,14 @@ static void cap_event_timing(dh_conf_ctx_t* c) {
         b->event_elapsed_ms ? "set" : "NULL", b->event_free ? "set" : "NULL");
   dh_event_t e0 = NULL, e1 = NULL;
   double ms = -1;
-  int rc = b->event_create(c->dev, &e0);
-  if (rc == 0) rc = b->event_create(c->dev, &e1);
-  if (rc == 0) rc = b->event_record(c->dev, e0, NULL);
-  if (rc == 0) rc = b->event_record(c->dev, e1, NULL);
-  if (rc == 0) rc = b->event_elapsed_ms(c->dev, e0, e1, &ms);
+  int rc = dh_device_event_create(c->dev, &e0);
+  if (rc == 0) rc = dh_device_event_create(c->dev, &e1);
+  if (rc == 0) rc = dh_device_event_record(c->dev, e0, NULL);
+  if (rc == 0) rc = dh_device_event_record(c->dev, e1, NULL);
+  if (rc == 0) rc = dh_device_event_elapsed_ms(c->dev, e0, e1, &ms);
   if (rc != 0) dc_fail_call(c, __FILE__, __LINE__, "events on the default stream (create, record x2, elapsed)");
-  if (e0) b->event_free(c->dev, e0);
-  if (e1) b->event_free(c->dev, e1);
+  if (e0) dh_device_event_free(c->dev, e0);
+  if (e1) dh_device_event_free(c->dev, e1);
   if (c->status) return;
   CHECK(isfinite(ms) && ms >= 0, "elapsed time between two records on the default stream is %g ms", ms);
 }
@@ -212,11 +210,11 @@ static void cap_pinned_host(dh_conf_ctx_t* c) {
         b->alloc_host ? "set" : "NULL", b->free_host ? "set" : "NULL");
   size_t n = DC_MIB + 5;
   void* p = NULL;
-  CHECK_OK(b->alloc_host(c->dev, n, &p));
+  CHECK_OK(dh_device_alloc_host(c->dev, n, &p));
   CHECK(p != NULL, "alloc_host(%zu) succeeded with a NULL pointer", n);
   uint8_t* want = malloc(n);
   if (!want) {
-    b->free_host(c->dev, p);
+    dh_device_free_host(c->dev, p);
     FAIL("malloc", "NULL", "out of host memory");
   }
   dc_pattern(want, n, 601);
@@ -224,7 +222,7 @@ static void cap_pinned_host(dh_conf_ctx_t* c) {
   int same = memcmp(p, want, n) == 0;
   free(want);
   CHECK(same, "bytes written to alloc_host memory do not read back");
-  CHECK_OK(b->free_host(c->dev, p));
+  CHECK_OK(dh_device_free_host(c->dev, p));
 }
 
 static void cap_single_queue(dh_conf_ctx_t* c) {
@@ -274,7 +272,7 @@ static void cap_async_copy_body(dh_conf_ctx_t* c, ev_t* v) {
   if (!(v->want = dc_host_alloc(c, EV_BIG))) return;
   if ((b->caps & DH_CAP_PINNED_HOST) && b->alloc_host && b->free_host) {
     void* p = NULL;
-    if (b->alloc_host(c->dev, EV_BIG, &p) != 0 || !p) {
+    if (dh_device_alloc_host(c->dev, EV_BIG, &p) != 0 || !p) {
       dc_fail_call(c, __FILE__, __LINE__, "alloc_host(32 MiB D2H destination)");
       return;
     }

@@ -109,77 +109,66 @@ static int load_inputs(const dc_opts_t* o) {
   return DH_EXIT_OK;
 }
 
-/* The device record every device of backend b starts from: probed count, profile,
- * the backend's waiver file. */
-static int device_proto(const dc_opts_t* o, const dh_backend_t* b, dc_device_t* proto) {
-  int count = 0, failed = 0;
-  char reason[512] = "";
-  if (o->progress) fprintf(stderr, "\r\033[Kprobing %s...", b->name);
-  dc_probe(o, b, &count, reason, sizeof reason, &failed);
-  memset(proto, 0, sizeof *proto);
-  proto->backend = b;
-  proto->count = count;
-  proto->probe_failed = failed;
-  proto->profile = o->profile;
-  if (!proto->profile) {
-    const char* bp = b->default_profile;
-    proto->profile = bp && strcmp(bp, "tvm") == 0 ? DC_PROFILE_TVM : DC_PROFILE_STRICT;
-    proto->profile_from_backend = bp != NULL;
+/* Fills the device record of one selected entry: its profile (--profile, else the
+ * backend's default) and its backend's waiver file, loaded once per backend (shared
+ * with the entries before it of the same backend). */
+static int device_from_entry(const dc_opts_t* o, const dh_device_entry_t* e, const dc_device_t* prev,
+                             dc_device_t* d) {
+  memset(d, 0, sizeof *d);
+  d->backend = e->backend;
+  d->id = e->device.device_id;
+  d->count = e->device_count;
+  d->probe_failed = e->probe_failed;
+  dc_fmt(d->name, sizeof d->name, "%s", e->name);
+  dc_fmt(d->reason, sizeof d->reason, "%s", e->reason);
+  d->profile = o->profile;
+  if (!d->profile) {
+    const char* bp = e->backend->default_profile;
+    d->profile = bp && strcmp(bp, "tvm") == 0 ? DC_PROFILE_TVM : DC_PROFILE_STRICT;
+    d->profile_from_backend = bp != NULL;
   }
-  dc_fmt(proto->reason, sizeof proto->reason, "%s", reason);
+  if (prev != NULL && prev->backend == e->backend) {
+    d->waivers = prev->waivers;
+    return DH_EXIT_OK;
+  }
   int bad_waiver = 0;
   char werr[1024] = "";
-  load_backend_waivers(proto, &bad_waiver, werr, sizeof werr);
+  load_backend_waivers(d, &bad_waiver, werr, sizeof werr);
   if (bad_waiver) {
-    dc_waivers_free(&proto->waivers);
+    dc_waivers_free(&d->waivers);
     return dc_usage_error("waiver file: %s", werr);
   }
   return DH_EXIT_OK;
 }
 
-/* The devices to run: every device of every backend (a backend without one as one
- * "(no device)" entry), or the one --device names. */
+static void probe_progress(const dh_backend_t* b, void* user) {
+  if (*(const int*)user) fprintf(stderr, "\r\033[Kprobing %s...", b->name);
+}
+
+/* The devices to run (dh_device_select): every device of every backend (a backend
+ * without one as one "(no device)" entry), or the one --device names. Devices are
+ * counted in forked probes (this process must not initialise a backend), in process
+ * with --no-fork. */
 static int discover(run_t* r) {
   const dc_opts_t* o = &r->o;
-  size_t nb = dh_backend_count();
-  r->devs = calloc(nb * DH_MAX_DEVICES_PER_BACKEND + 1, sizeof *r->devs);
-  if (!r->devs) return dc_usage_error("out of memory");
-  char want_name[DH_DEVICE_NAME_MAX] = "";
-  int32_t want_id = -1;
-  if (o->device_spec) {
-    const dh_backend_t* b = NULL;
-    if (dh_device_spec_split(o->device_spec, want_name, sizeof want_name, &want_id) != 0)
-      return dc_usage_error("--device: %s", dh_error_message()); /* names the spec */
-    if (dh_device_api_get(want_name, &b) != 0)
-      return dc_usage_error("--device %s: %s", dh_cmdline_quote(o->device_spec), dh_error_message());
+  dh_device_list_t sel;
+  dh_device_select_params_t params = {
+      .spec = o->device_spec,
+      .flags = (o->no_fork ? 0u : DH_SELECT_PROBE_IN_CHILD) | (o->n_plugins ? DH_SELECT_LOADED_ONLY : 0u),
+      .probe_timeout_s = o->timeout_s,
+      .progress = probe_progress,
+      .progress_user = (void*)&o->progress,
+  };
+  int rc = dh_cmdline_select_devices("conformance", &params, &sel);
+  if (rc != DH_EXIT_OK) return rc;
+  r->devs = calloc(sel.count + 1, sizeof *r->devs);
+  if (!r->devs) rc = dc_usage_error("out of memory");
+  for (size_t i = 0; rc == DH_EXIT_OK && i < sel.count; i++) {
+    rc = device_from_entry(o, &sel.entries[i], i ? &r->devs[i - 1] : NULL, &r->devs[i]);
+    if (rc == DH_EXIT_OK) r->nd++;
   }
-  for (size_t i = 0; i < nb; i++) {
-    const dh_backend_t* b = dh_backend_at(i);
-    if (o->device_spec && strcmp(b->name, want_name) != 0) continue;
-    dc_device_t proto;
-    if (device_proto(o, b, &proto) != DH_EXIT_OK) return DH_EXIT_USAGE;
-    int first = o->device_spec ? want_id : 0, last = o->device_spec ? want_id : proto.count - 1;
-    if (o->device_spec && want_id >= proto.count) {
-      dc_waivers_free(&proto.waivers);
-      return dc_usage_error("--device %s: no such device (%s has %d device%s%s%s)", dh_cmdline_quote(o->device_spec),
-                            b->name, proto.count, proto.count == 1 ? "" : "s", proto.reason[0] ? ": " : "",
-                            proto.reason);
-    }
-    if (!o->device_spec && proto.count == 0) {
-      r->devs[r->nd] = proto;
-      r->devs[r->nd].id = -1;
-      dc_fmt(r->devs[r->nd].name, sizeof r->devs[r->nd].name, "%s (no device)", b->name);
-      r->nd++;
-      continue;
-    }
-    for (int id = first; id <= last; id++) {
-      r->devs[r->nd] = proto;
-      r->devs[r->nd].id = id;
-      dc_fmt(r->devs[r->nd].name, sizeof r->devs[r->nd].name, "%s:%d", b->name, id);
-      r->nd++;
-    }
-  }
-  return DH_EXIT_OK;
+  dh_device_list_free(&sel);
+  return rc;
 }
 
 /* What the parallel run of a device reports for each case, in clause order. */

@@ -9,13 +9,14 @@
  *   runner_report.c  reporters: the TAP stream, JUnit XML, the clause list (text and the
  *                    markdown of docs/conformance.md)
  *   runner_case.c    one case: skips and waivers, the child that runs the clause, its
- *                    result; the device probe; a device's cases run --jobs at a time
- *   runner_proc.c    isolated children: fork into an own process group, result pipe,
- *                    stdout/stderr to a file, timeout and SIGKILL of the group
+ *                    result; a device's cases run --jobs at a time
+ * Isolated children (fork into an own process group, answer pipe, stdout/stderr to a
+ * file, timeout and SIGKILL of the group) are base/child.c.
  *
  * Fork safety: the parent loads plugins (dlopen only) but never initialises a
  * backend — backends start threads and fork copies only the calling thread. Devices
- * are discovered in a forked probe child per backend; every case runs in a fresh
+ * are discovered in a forked probe child per backend (dh_device_select,
+ * DH_SELECT_PROBE_IN_CHILD); every case runs in a fresh
  * child (own process group) that sets the device, runs the clause, writes its result
  * record to a pipe and _exits. A child that does not answer within --timeout seconds
  * has its process group SIGKILLed.
@@ -28,6 +29,7 @@
 #include <sys/types.h>
 
 #include "check.h"
+#include "base/child.h"
 #include "base/text.h"
 #include "waivers.h"
 
@@ -77,42 +79,6 @@ int dc_selected(const dc_opts_t* o, const char* id);
 /* "tvm", "strict" or "unset". */
 const char* dc_profile_name(int profile);
 
-/*--- isolated children (runner_proc.c) ---*/
-
-typedef struct dc_child_result {
-  int status;        /* 0 answered, 1 crashed, 2 timed out, 3 no answer (exit) */
-  char note[96];
-  char* data;        /* what the child wrote (malloc'd) */
-  size_t size;
-  char err_tail[1024];
-  double ms;
-} dc_child_result_t;
-
-/* A child in flight. */
-typedef struct dc_job {
-  pid_t pid;
-  int rfd;          /* read end of the result pipe; -1 after EOF */
-  FILE* errf;       /* the child's stdout+stderr */
-  double t0, deadline;
-  int timeout_s;
-  size_t cap;
-  int timed_out;
-  int active;       /* started and not yet finished */
-  dc_child_result_t r;
-} dc_job_t;
-
-/* Forks fn(arg, fd) in its own process group with stdout/stderr going to a temporary
- * file; fd is the write end of the result pipe. On failure j->active is 0 and j->r says
- * why. */
-void dc_job_start(dc_job_t* j, void (*fn)(void* arg, int fd), void* arg, int timeout_s);
-/* Waits until one of the n (at most 64) jobs finishes (or none is active) and finishes
- * it (reaped; its group killed on timeout; j->r filled). Returns its index, or -1. */
-int dc_jobs_wait_any(dc_job_t* jobs, size_t n);
-/* Runs fn(arg, fd) in a forked child and waits for it. */
-void dc_run_child(void (*fn)(void* arg, int fd), void* arg, int timeout_s, dc_child_result_t* r);
-/* write(2) until all n bytes are written; -1 on error. */
-int dc_write_all(int fd, const void* p, size_t n);
-
 /*--- devices and cases (runner_case.c) ---*/
 
 typedef struct dc_device {
@@ -146,10 +112,6 @@ typedef struct dc_case {
 extern dh_target_t* dc_run_target;
 extern dc_waivers_t dc_run_waivers;
 
-/* Counts the devices of backend b in a forked probe child (in this process with
- * --no-fork): *count, or 0 with the reason; *failed when the probe itself failed. */
-void dc_probe(const dc_opts_t* o, const dh_backend_t* b, int* count, char* reason, size_t rsize,
-              int* failed);
 /* Runs clause cl on device d (a forked child unless --no-fork) into *out. */
 void dc_run_case(const dc_opts_t* o, const dc_device_t* d, const dh_clause_t* cl, dc_case_t* out);
 /* Runs every case of one device with up to o->jobs children at a time; on_done(k, user)

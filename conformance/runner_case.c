@@ -1,7 +1,7 @@
 /* conformance/runner_case.c — one case of `devharness conformance`: the skips (profile,
  * waivers, missing requirements), the child that sets the device and runs the clause,
- * its answer, crash or timeout, xfail waivers; the device probe; a device's cases run
- * --jobs at a time (conformance/runner.h has the file map). */
+ * its answer, crash or timeout, xfail waivers; a device's cases run --jobs at a time
+ * (conformance/runner.h has the file map). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,80 +10,6 @@
 
 dh_target_t* dc_run_target;
 dc_waivers_t dc_run_waivers;
-
-static void count_devices(const dh_backend_t* b, int* out_count, char* reason, size_t rsize) {
-  reason[0] = 0;
-  const char* why = dh_backend_unavailable_reason(b);
-  if (why) dc_fmt(reason, rsize, "%s", why);
-  /* A device counts when the backend's count (device_count, else kExist) includes it
-   * AND set_device accepts its id: an independent route, so a backend that
-   * over-reports gets no phantom device (which would fail every clause) and the clauses
-   * attr.exist_count / attr.exist_past_last name the over-report instead. */
-  int n = 0;
-  if (b->device_count != NULL) { /* the backend counts (backend.h, ABI 1.1) */
-    if (dh_backend_device_count(b, &n) != 0) {
-      dc_fmt(reason, rsize, "device_count failed: %s", dh_error_message());
-      n = 0;
-    }
-  } else {
-    for (; n < DH_MAX_DEVICES_PER_BACKEND; n++) {
-      DLDevice d = {b->device_type, n};
-      dh_any_t v = dh_any_none();
-      if (dh_device_get_attr(d, DH_ATTR_EXIST, &v) != 0) break;
-      if (v.type_index != DH_TYPE_INT || v.v_int64 != 1) break;
-    }
-  }
-  for (int id = 0; id < n; id++) {
-    DLDevice d = {b->device_type, id};
-    if (dh_device_set_device(d) != 0) {
-      n = id;
-      break;
-    }
-  }
-  dh_error_clear();
-  if (n == 0 && !reason[0]) dc_fmt(reason, rsize, "backend reports no device (kExist 0 for id 0)");
-  *out_count = n;
-}
-
-static void probe_child(void* arg, int fd) {
-  const dh_backend_t* b = arg;
-  int count = 0;
-  char reason[512];
-  count_devices(b, &count, reason, sizeof reason);
-  char buf[600];
-  dc_fmt(buf, sizeof buf, "%d\n%s", count, reason);
-  int k = (int)strlen(buf);
-  dc_write_all(fd, buf, (size_t)k);
-}
-
-void dc_probe(const dc_opts_t* o, const dh_backend_t* b, int* count, char* reason, size_t rsize,
-                  int* failed) {
-  *failed = 0;
-  if (o->no_fork) {
-    count_devices(b, count, reason, rsize);
-    return;
-  }
-  dc_child_result_t r;
-  dc_run_child(probe_child, (void*)b, o->timeout_s, &r);
-  if (r.status != 0 || r.size == 0) {
-    *count = 0;
-    *failed = 1;
-    dc_fmt(reason, rsize, "device probe (init, kExist) %s", r.status ? r.note : "gave no answer");
-    if (r.err_tail[0]) {
-      strncat(reason, "; stderr: ", rsize - strlen(reason) - 1);
-      strncat(reason, r.err_tail, rsize - strlen(reason) - 1);
-    }
-  } else {
-    char* text = malloc(r.size + 1);
-    memcpy(text, r.data, r.size);
-    text[r.size] = 0;
-    *count = atoi(text);
-    char* nl = strchr(text, '\n');
-    dc_fmt(reason, rsize, "%s", nl ? nl + 1 : "");
-    free(text);
-  }
-  free(r.data);
-}
 
 typedef struct {
   dh_conf_ctx_t ctx;
@@ -104,7 +30,7 @@ static void execute(dh_conf_ctx_t* c) {
 static void case_child(void* arg, int fd) {
   case_arg_t* a = arg;
   execute(&a->ctx);
-  dc_write_all(fd, &a->ctx, sizeof a->ctx);
+  dh_write_all(fd, &a->ctx, sizeof a->ctx);
 }
 
 static const char* need_reason(uint32_t missing, const dc_device_t* d, const char* target_why) {
@@ -203,8 +129,8 @@ static int case_prepare(const dc_opts_t* o, const dc_device_t* d, const dh_claus
 }
 
 /* Fills *out from a child's answer (or its crash / timeout). Frees r->data. */
-static void case_from_child(const dc_opts_t* o, dc_case_t* out, const case_arg_t* a, dc_child_result_t* r_) {
-  dc_child_result_t r = *r_;
+static void case_from_child(const dc_opts_t* o, dc_case_t* out, const case_arg_t* a, dh_child_result_t* r_) {
+  dh_child_result_t r = *r_;
   {
     out->ms = r.ms;
     dc_fmt(out->err_tail, sizeof out->err_tail, "%s", r.err_tail);
@@ -264,8 +190,8 @@ void dc_run_case(const dc_opts_t* o, const dc_device_t* d, const dh_clause_t* cl
     out->ms = dc_now_ms() - t0;
     out->r = a.ctx;
   } else {
-    dc_child_result_t r;
-    dc_run_child(case_child, &a, o->timeout_s, &r);
+    dh_child_result_t r;
+    dh_child_run(case_child, &a, o->timeout_s, &r);
     case_from_child(o, out, &a, &r);
   }
   case_finalize(o, out);
@@ -276,7 +202,7 @@ void dc_run_device_parallel(const dc_opts_t* o, const dc_device_t* d, const dh_c
                             size_t ncl, dc_case_t* cases,
                             void (*on_done)(size_t k, void* user), void* user) {
   size_t nj = (size_t)o->jobs > 64 ? 64 : (size_t)o->jobs;
-  dc_job_t jobs[64];
+  dh_child_t jobs[64];
   case_arg_t args[64];
   size_t job_case[64];
   char* done = calloc(ncl ? ncl : 1, 1);
@@ -288,7 +214,7 @@ void dc_run_device_parallel(const dc_opts_t* o, const dc_device_t* d, const dh_c
       if (jobs[slot].active) continue;
       while (next < ncl && !case_prepare(o, d, cl[next], &cases[next], &args[slot])) done[next++] = 1;
       if (next >= ncl) break;
-      dc_job_start(&jobs[slot], case_child, &args[slot], o->timeout_s);
+      dh_child_start(&jobs[slot], case_child, &args[slot], o->timeout_s);
       job_case[slot] = next;
       if (!jobs[slot].active) { /* could not fork: report it as the case's failure */
         case_from_child(o, &cases[next], &args[slot], &jobs[slot].r);
@@ -299,7 +225,7 @@ void dc_run_device_parallel(const dc_opts_t* o, const dc_device_t* d, const dh_c
     }
     while (emitted < ncl && done[emitted]) on_done(emitted++, user);
     if (emitted >= ncl) break;
-    int i = dc_jobs_wait_any(jobs, nj);
+    int i = dh_children_wait_any(jobs, nj);
     if (i < 0) continue;
     size_t k = job_case[i];
     case_from_child(o, &cases[k], &args[i], &jobs[i].r);

@@ -413,15 +413,15 @@ static void drain_without_sync(dh_conf_ctx_t* c, dh_stream_t s) {
   const dh_backend_t* b = c->backend;
   dh_event_t e[2] = {NULL, NULL};
   int ok = (b->caps & DH_CAP_EVENT_TIMING) && b->event_create && b->event_record && b->event_elapsed_ms &&
-           b->event_free && b->event_create(c->dev, &e[0]) == 0 && b->event_create(c->dev, &e[1]) == 0 &&
-           b->event_record(c->dev, e[0], s) == 0 && b->event_record(c->dev, e[1], s) == 0;
+           b->event_free && dh_device_event_create(c->dev, &e[0]) == 0 && dh_device_event_create(c->dev, &e[1]) == 0 &&
+           dh_device_event_record(c->dev, e[0], s) == 0 && dh_device_event_record(c->dev, e[1], s) == 0;
   double ms = 0;
-  if (!ok || b->event_elapsed_ms(c->dev, e[0], e[1], &ms) != 0) {
+  if (!ok || dh_device_event_elapsed_ms(c->dev, e[0], e[1], &ms) != 0) {
     struct timespec ts = {0, 200 * 1000 * 1000};
     nanosleep(&ts, NULL);
   }
   for (int i = 0; i < 2; i++)
-    if (e[i]) b->event_free(c->dev, e[i]);
+    if (e[i]) dh_device_event_free(c->dev, e[i]);
   dh_error_clear();
 }
 

@@ -48,6 +48,16 @@ static int fail(const dh__slot* s, DLDevice dev, const char* op) {
   if (s->backend.call != 0) return fail(s, dev, op); \
   return 0
 
+/* DISPATCH for an optional entry: NotImplementedError when the backend leaves it NULL. */
+#define DISPATCH_OPTIONAL(op, entry, args)                                                      \
+  dh__slot* s = resolve(dev, op);                                                               \
+  if (s == NULL) return -1;                                                                     \
+  if (s->backend.entry == NULL)                                                                 \
+    return dh_error_set(DH_KIND_NOT_IMPLEMENTED_ERROR, "%s:%d: %s: backend %s has no %s entry", \
+                        s->backend.name, (int)dev.device_id, op, s->backend.name, #entry);     \
+  if (s->backend.entry args != 0) return fail(s, dev, op);                                      \
+  return 0
+
 int dh_device_get_attr(DLDevice dev, dh_attr_kind_t kind, dh_any_t* out_value) {
   if (out_value != NULL) *out_value = dh_any_none();
   dh__slot* s = dh__slot_by_type(dev.device_type);
@@ -99,6 +109,25 @@ int dh_device_free_workspace(DLDevice dev, void* ptr) {
   return rc != 0 ? fail(s, dev, "free_workspace") : 0;
 }
 
+int dh_device_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr) {
+  if (out_ptr == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "alloc_host: out_ptr is NULL");
+  *out_ptr = NULL;
+  DISPATCH_OPTIONAL("alloc_host", alloc_host, (dev, nbytes, out_ptr));
+}
+
+int dh_device_free_host(DLDevice dev, void* ptr) { DISPATCH_OPTIONAL("free_host", free_host, (dev, ptr)); }
+
+int dh_device_get_target_property(DLDevice dev, const char* name, dh_any_t* out_value) {
+  if (out_value == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "get_target_property: out_value is NULL");
+  *out_value = dh_any_none();
+  if (name == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "get_target_property: name is NULL");
+  dh__slot* s = resolve(dev, "get_target_property");
+  if (s == NULL) return -1;
+  if (s->backend.get_target_property == NULL) return 0; /* no properties: every one None */
+  if (s->backend.get_target_property(dev, name, out_value) != 0) return fail(s, dev, "get_target_property");
+  return 0;
+}
+
 int dh_device_create_stream(DLDevice dev, dh_stream_t* out_stream) {
   if (out_stream == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "create_stream: out_stream is NULL");
   *out_stream = NULL;
@@ -132,6 +161,47 @@ int dh_device_stream_sync(DLDevice dev, dh_stream_t stream) { DISPATCH("stream_s
 
 int dh_device_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst) {
   DISPATCH("sync_stream_from_to", sync_stream_from_to(dev, src, dst));
+}
+
+int dh_device_event_create(DLDevice dev, dh_event_t* out_event) {
+  if (out_event == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "event_create: out_event is NULL");
+  *out_event = NULL;
+  DISPATCH_OPTIONAL("event_create", event_create, (dev, out_event));
+}
+
+int dh_device_event_record(DLDevice dev, dh_event_t event, dh_stream_t stream) {
+  DISPATCH_OPTIONAL("event_record", event_record, (dev, event, stream));
+}
+
+int dh_device_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end, double* out_ms) {
+  if (out_ms == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "event_elapsed_ms: out_ms is NULL");
+  DISPATCH_OPTIONAL("event_elapsed_ms", event_elapsed_ms, (dev, start, end, out_ms));
+}
+
+int dh_device_event_free(DLDevice dev, dh_event_t event) { DISPATCH_OPTIONAL("event_free", event_free, (dev, event)); }
+
+int dh_device_raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags, dh_raw_context_t* out_raw) {
+  if (out_raw == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "raw_setup: out_raw is NULL");
+  out_raw->twin = NULL;
+  out_raw->ctx = NULL;
+  dh__slot* s = resolve(dev, "raw_setup");
+  if (s == NULL) return -1;
+  const dh_raw_twin_t* twin = s->backend.raw;
+  if (twin == NULL || twin->setup == NULL || twin->run == NULL)
+    return dh_error_set(DH_KIND_NOT_IMPLEMENTED_ERROR, "%s:%d: raw_setup: backend %s has no raw twin",
+                        s->backend.name, (int)dev.device_id, s->backend.name);
+  void* ctx = NULL;
+  if (twin->setup(dev, op, nbytes, flags, &ctx) != 0) return fail(s, dev, "raw_setup");
+  out_raw->twin = twin;
+  out_raw->ctx = ctx;
+  return 0;
+}
+
+void dh_device_raw_teardown(dh_raw_context_t* raw) {
+  if (raw == NULL || raw->twin == NULL) return;
+  if (raw->twin->teardown != NULL) raw->twin->teardown(raw->ctx);
+  raw->twin = NULL;
+  raw->ctx = NULL;
 }
 
 int dh_device_copy_data_from_to(const DLTensor* from, const DLTensor* to, dh_stream_t stream) {

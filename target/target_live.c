@@ -18,12 +18,10 @@
 #include "devharness/error.h"
 #include "target_impl.h"
 
-/* Default getter: the backend serving dev.device_type. */
+/* Default getter: the backend serving dev.device_type, through the dispatch API. */
 int dh__device_api_getter(void* ctx, DLDevice dev, const char* name, dh_any_t* out) {
-  const dh_backend_t* b = ctx;
-  *out = dh_any_none();
-  if (!b->get_target_property) return 0;
-  return b->get_target_property(dev, name, out);
+  (void)ctx;
+  return dh_device_get_target_property(dev, name, out);
 }
 
 /* Resolves the backend of `kind` and checks that device `dev` exists. */

@@ -163,27 +163,167 @@ int dh_device_parse(const char* spec, DLDevice* out_device, const dh_backend_t**
 const char* dh_device_format(DLDevice dev, char* buf, size_t buf_size);
 
 /*===========================================================================
- * DeviceAPI dispatch (TVM DeviceAPI methods; each resolves the backend from
- * dev.device_type, inits it if needed, and forwards). Errors: the backend's, or
- * "KeyError" when no backend serves the type. On error the message is prefixed
- * with "<name>:<id>: <operation>: ".
+ * Device selection: the devices a command runs on
+ *===========================================================================
+ * The one way every command (info, targets detect, conformance, bench, run) turns a
+ * --device value, or its absence, into devices: one spec parse
+ * (dh_device_spec_split), one plugin discovery (dh_plugins_load_default), one counting
+ * rule and one message shape per bad spec. A device of a backend counts when the
+ * backend's count (its device_count entry, else kExist from id 0 up to the first 0 or
+ * error) includes it and set_device accepts its id, so a backend that over-reports
+ * gets no phantom device (the clauses attr.exist_count and attr.exist_past_last name
+ * the over-report instead). Not thread-safe against plugin loading/unloading. */
+
+/* dh_device_select_params_t.flags: */
+/* Count each backend's devices in a forked child (base/child.c), so this process never
+ * initialises a backend (the conformance runner forks per case after this, and a
+ * backend's threads do not survive a fork). A probe that crashes, exits or takes
+ * longer than probe_timeout_s is a probe failure: the backend gets a no-device entry
+ * with probe_failed set and the reason. Without the flag the backends are
+ * initialised in this process. */
+#define DH_SELECT_PROBE_IN_CHILD (1u << 0)
+/* Select among the plugins already loaded (dh_plugin_load: `conformance --plugin`),
+ * without dh_plugins_load_default's discovery. */
+#define DH_SELECT_LOADED_ONLY (1u << 1)
+
+/* What to select. Zero-initialised: every device of every plugin found, counted in
+ * this process. */
+typedef struct dh_device_select_params {
+  const char* spec;    /* "NAME:ID" (device spec syntax above), or NULL: every device */
+  uint32_t flags;      /* DH_SELECT_* */
+  int probe_timeout_s; /* with DH_SELECT_PROBE_IN_CHILD: seconds one probe may take;
+                          <= 0 means 10 */
+  /* Called before each backend is probed (e.g. a progress line); may be NULL. */
+  void (*progress)(const dh_backend_t* backend, void* user);
+  void* progress_user;
+} dh_device_select_params_t;
+
+/* One selected device, or one backend that has none. */
+typedef struct dh_device_entry {
+  const dh_backend_t* backend; /* the serving backend (manager-owned) */
+  DLDevice device;             /* {backend->device_type, id}; device_id -1 for a backend
+                                  without a device */
+  int device_count;            /* devices the backend has (0 for a no-device entry) */
+  int probe_failed;            /* DH_SELECT_PROBE_IN_CHILD: the probe crashed, hung or
+                                  exited (a contract violation; reason says how) */
+  char name[96];               /* "sim:0", or "cuda (no device)" */
+  char reason[512];            /* a no-device entry or a failed probe: why; else "" */
+} dh_device_entry_t;
+
+/* The selection: entries in backend load order, then device id. Owned by the caller;
+ * free with dh_device_list_free. */
+typedef struct dh_device_list {
+  dh_device_entry_t* entries;
+  size_t count;
+} dh_device_list_t;
+
+/* Selects devices. With params->spec: exactly one entry, the device it names, or an
+ * error whose message starts "device spec '<spec, escaped>': " (the parse errors of
+ * dh_device_spec_split say it their way): "ParseError" (syntax), "KeyError" ("Device API
+ * foo is not enabled: <why>"), "IndexError" ("backend sim has no device 5 (2 devices)",
+ * with the backend's reason when it has none). Without a spec: one entry per device of
+ * every loaded backend, and one no-device entry (device_id -1, reason) per backend
+ * without one; never an error but "OutOfMemoryError". params NULL = zeroed. On error
+ * *out_list is empty. */
+int dh_device_select(const dh_device_select_params_t* params, dh_device_list_t* out_list);
+
+/* Frees the entries and empties *list. NULL is a no-op. */
+void dh_device_list_free(dh_device_list_t* list);
+
+/*===========================================================================
+ * DeviceAPI dispatch: the one road to a backend
+ *===========================================================================
+ * Every call of a backend's entries goes through these functions (callers outside
+ * the runtime never call the dh_backend_t vtable; tests/layering/vtable_calls.t). Each
+ * resolves the backend from dev.device_type, runs its init once if needed (thread-
+ * safe) and forwards. Errors: the backend's, or "KeyError" when no backend serves the
+ * type, or "ValueError" for a NULL out-parameter; on error the message is prefixed
+ * with "<name>:<id>: <operation>: ". Thread-safe as the backend is (backend.h
+ * "Threading": every entry may be called from any thread after init). Semantics:
+ * TVM's DeviceAPI method of the same name (apache/tvm v0.27.0
+ * include/tvm/runtime/device_api.h) as the contract states it, docs/contract.md.
  *===========================================================================*/
 
+/* TVM GetAttr. *out_value: the attribute (None when not reported); strings are
+ * backend-owned until shutdown. kExist never fails: an unknown device type or a
+ * backend whose init failed gives 0. */
 int dh_device_get_attr(DLDevice dev, dh_attr_kind_t kind, dh_any_t* out_value);
+/* TVM GetTargetProperty: the live value of target option `name` of the backend's
+ * target kind (target.h), None when the backend cannot tell or has no
+ * get_target_property. Strings backend-owned. */
+int dh_device_get_target_property(DLDevice dev, const char* name, dh_any_t* out_value);
+/* TVM SetDevice: makes dev current for the calling thread. */
 int dh_device_set_device(DLDevice dev);
-/* alignment 0 means DH_ALLOC_ALIGNMENT. */
+/* TVM AllocDataSpace: nbytes of device memory, *out_ptr a handle (an address only with
+ * DH_CAP_HOST_POINTER_ARITHMETIC); owned by the caller until
+ * dh_device_free_data_space. alignment 0 means DH_ALLOC_ALIGNMENT; not a power of two:
+ * "ValueError". Too large: "OutOfMemoryError". */
 int dh_device_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
                                DLDataType type_hint, void** out_ptr);
+/* TVM FreeDataSpace. NULL is a no-op. */
 int dh_device_free_data_space(DLDevice dev, void* ptr);
-/* Backend's workspace entries, or data space with DH_TEMP_ALLOC_ALIGNMENT. */
+/* TVM AllocWorkspace / FreeWorkspace: the backend's workspace entries, or data space
+ * with DH_TEMP_ALLOC_ALIGNMENT when it has none. */
 int dh_device_alloc_workspace(DLDevice dev, size_t nbytes, DLDataType type_hint, void** out_ptr);
 int dh_device_free_workspace(DLDevice dev, void* ptr);
+/* Pinned (page-locked) host memory for benchmarks and async copies
+ * (DH_CAP_PINNED_HOST): nbytes of host-addressable memory, owned by the caller until
+ * dh_device_free_host. "NotImplementedError" when the backend has no alloc_host. */
+int dh_device_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr);
+int dh_device_free_host(DLDevice dev, void* ptr);
+/* TVM CreateStream: *out_stream a new stream owned by the caller until
+ * dh_device_free_stream, or NULL on single-queue devices (DH_CAP_SINGLE_QUEUE). */
 int dh_device_create_stream(DLDevice dev, dh_stream_t* out_stream);
+/* TVM FreeStream: pending work still completes. NULL is a no-op. */
 int dh_device_free_stream(DLDevice dev, dh_stream_t stream);
+/* TVM SetStream / GetCurrentStream: the calling thread's current stream of dev
+ * (tvm-ffi's environment stream, backend.h "The current stream"); NULL = default. */
 int dh_device_set_stream(DLDevice dev, dh_stream_t stream);
 int dh_device_get_current_stream(DLDevice dev, dh_stream_t* out_stream);
+/* TVM StreamSync: returns once all work queued on stream before the call is done. */
 int dh_device_stream_sync(DLDevice dev, dh_stream_t stream);
+/* TVM SyncStreamFromTo: work queued on dst after the call waits for src's work
+ * queued before it. */
 int dh_device_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst);
+/* Device-side timing (DH_CAP_EVENT_TIMING; backend.h event_*): an event owned by the
+ * caller until dh_device_event_free, recorded on a stream; elapsed waits for `end`
+ * and stores end - start in milliseconds. "NotImplementedError" when the backend has
+ * no such entry. */
+int dh_device_event_create(DLDevice dev, dh_event_t* out_event);
+int dh_device_event_record(DLDevice dev, dh_event_t event, dh_stream_t stream);
+int dh_device_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end, double* out_ms);
+int dh_device_event_free(DLDevice dev, dh_event_t event);
+
+/*---------------------------------------------------------------------------
+ * Raw twins: the same operation through the vendor API (backend.h "Raw twins"), for
+ * the benchmarks' harness/raw ratio.
+ *---------------------------------------------------------------------------*/
+
+/* A twin set up for one operation on one device. Zero-initialisable; filled by
+ * dh_device_raw_setup, owned by the caller until dh_device_raw_teardown. */
+typedef struct dh_raw_context {
+  const dh_raw_twin_t* twin; /* the backend's twin (manager-owned), NULL when not set up */
+  void* ctx;                 /* the twin's context (twin-owned) */
+} dh_raw_context_t;
+
+/* Sets the twin of dev's backend up for op on buffers of nbytes (flags:
+ * DH_RAW_PINNED, DH_RAW_HOST_SOURCE_RELEASED). "NotImplementedError" when the
+ * backend has no twin or the twin lacks op. Call from the thread whose CPU binding
+ * the twin's worker threads should inherit (bench/: the helper PUs). */
+int dh_device_raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags,
+                        dh_raw_context_t* out_raw);
+
+/* Runs the operation `repeat` times back to back and waits once; *out_device_ms (may
+ * be NULL) the device time of the batch or -1 (backend.h dh_raw_twin_t.run). Inline:
+ * it is the twin's timed loop, so it costs what a direct vendor-API program pays, no
+ * dispatch. raw must be set up. Errors: the twin's, unprefixed. */
+static inline int dh_device_raw_run(const dh_raw_context_t* raw, uint32_t repeat, double* out_device_ms) {
+  return raw->twin->run(raw->ctx, repeat, out_device_ms);
+}
+
+/* Frees what dh_device_raw_setup made and zeroes *raw. A zeroed or NULL raw is a
+ * no-op. */
+void dh_device_raw_teardown(dh_raw_context_t* raw);
 
 /* TVM DeviceAPI::CopyDataFromTo(DLTensor* from, DLTensor* to, stream): checks that
  * both tensors are compact (strides NULL or row-major), have equal byte sizes, and

@@ -1,2 +1,2 @@
-# tests/cli/tests.mk — the `devharness run` results folder (run_results.t) and its behaviour against golden files (same_results.t).
-TEST_SCRIPTS += tests/cli/run_results.t tests/cli/same_results.t
+# tests/cli/tests.mk — the command line: the `devharness run` results folder (run_results.t), its behaviour against golden files (same_results.t), the one --device option (device_option.t).
+TEST_SCRIPTS += tests/cli/run_results.t tests/cli/same_results.t tests/cli/device_option.t

@@ -231,7 +231,7 @@ def main():
 
     # usage / input errors -> exit 2 with one line
     for args, pat in ((["--bogus"], "unknown option"), (["--device", "sim"], "expected NAME:ID"),
-                      (["--device", "nosuch:0"], "nosuch"), (["--device", "sim:99"], "no such device"),
+                      (["--device", "nosuch:0"], "nosuch"), (["--device", "sim:99"], "backend sim has no device 99"),
                       (["--target", "nosuch/tag"], "--target"), (["--timeout", "0"], "--timeout"),
                       (["--filter", "zzz.*"], "matches no clause")):
         rc, out, err = dh(*args)

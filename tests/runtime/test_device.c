@@ -1,8 +1,9 @@
 /*
  * tests/runtime/test_device.c — device specs (dh_device_parse / dh_device_format),
  * tensor helpers (tensor.h), TVM CopyDataFromTo checks with CPU memory and no backend
- * (memcpy fallback), and dispatch through the rtgood test plugin (prefixes, workspace
- * fallback, dh_device_call).
+ * (memcpy fallback), dispatch through the rtgood test plugin (prefixes, workspace
+ * fallback, dh_device_call, the optional entries), the sim's optional entries, and
+ * device selection (dh_device_select).
  */
 #include "rt_test.h"
 
@@ -448,6 +449,126 @@ static void test_dispatch_through_plugin(void** state) {
   dh_func_remove("rtgood.echo2");
 }
 
+/* The optional entries through the dispatch API: a backend without them answers
+ * NotImplementedError naming the entry (target properties: None, as TVM's default
+ * GetTargetProperty); a zeroed raw context tears down as a no-op. */
+static void test_dispatch_optional_entries(void** state) {
+  (void)state;
+  void* p = (void*)1;
+  assert_int_equal(dh_device_alloc_host(kGood, 64, &p), -1);
+  assert_null(p);
+  assert_string_equal(dh_error_kind(), "NotImplementedError");
+  assert_string_equal(dh_error_message(), "rtgood:0: alloc_host: backend rtgood has no alloc_host entry");
+  assert_int_equal(dh_device_free_host(kGood, NULL), -1);
+  assert_string_equal(dh_error_kind(), "NotImplementedError");
+  dh_event_t e = (dh_event_t)1;
+  assert_int_equal(dh_device_event_create(kGood, &e), -1);
+  assert_null(e);
+  assert_string_equal(dh_error_message(), "rtgood:0: event_create: backend rtgood has no event_create entry");
+  assert_int_equal(dh_device_event_record(kGood, NULL, NULL), -1);
+  double ms = 0;
+  assert_int_equal(dh_device_event_elapsed_ms(kGood, NULL, NULL, &ms), -1);
+  assert_int_equal(dh_device_event_free(kGood, NULL), -1);
+  assert_string_equal(dh_error_kind(), "NotImplementedError");
+  dh_any_t v = dh_any_int(5);
+  assert_int_equal(dh_device_get_target_property(kGood, "arch", &v), 0);
+  assert_int_equal(v.type_index, DH_TYPE_NONE);
+  assert_int_equal(dh_device_get_target_property((DLDevice){kDLCUDA, 0}, "arch", &v), -1);
+  assert_string_equal(dh_error_kind(), "KeyError");
+  dh_raw_context_t raw = {(const dh_raw_twin_t*)1, (void*)1};
+  assert_int_equal(dh_device_raw_setup(kGood, DH_RAW_COPY_H2D, 64, 0, &raw), -1);
+  assert_null(raw.twin);
+  assert_string_equal(dh_error_kind(), "NotImplementedError");
+  assert_string_equal(dh_error_message(), "rtgood:0: raw_setup: backend rtgood has no raw twin");
+  dh_device_raw_teardown(&raw); /* zeroed: a no-op */
+  dh_device_raw_teardown(NULL);
+}
+
+/* The optional entries on a backend that has them: the sim's pinned host memory,
+ * events that time queued work, and its raw twin set up, run and torn down. */
+static void test_dispatch_optional_entries_sim(void** state) {
+  (void)state;
+  char path[PATH_MAX];
+  assert_int_equal(dh_plugin_load(rt_path(path, sizeof path, "../lib/devharness/libdevharness_sim.so"), NULL), 0);
+  const dh_backend_t* b = NULL;
+  assert_int_equal(dh_device_api_get("sim", &b), 0);
+  DLDevice sim = {(DLDeviceType)b->device_type, 0};
+  void* p = NULL;
+  assert_int_equal(dh_device_alloc_host(sim, 4096, &p), 0);
+  assert_non_null(p);
+  memset(p, 0x5a, 4096); /* host-addressable */
+  assert_int_equal(dh_device_free_host(sim, p), 0);
+  dh_event_t e0 = NULL, e1 = NULL;
+  double ms = -1;
+  assert_int_equal(dh_device_event_create(sim, &e0), 0);
+  assert_int_equal(dh_device_event_create(sim, &e1), 0);
+  assert_int_equal(dh_device_event_record(sim, e0, NULL), 0);
+  assert_int_equal(dh_device_event_record(sim, e1, NULL), 0);
+  assert_int_equal(dh_device_event_elapsed_ms(sim, e0, e1, &ms), 0);
+  assert_true(ms >= 0);
+  assert_int_equal(dh_device_event_free(sim, e0), 0);
+  assert_int_equal(dh_device_event_free(sim, e1), 0);
+  dh_raw_context_t raw = {0};
+  assert_int_equal(dh_device_raw_setup(sim, DH_RAW_COPY_H2D, 1 << 16, 0, &raw), 0);
+  assert_ptr_equal(raw.twin, b->raw);
+  double dev_ms = 0;
+  assert_int_equal(dh_device_raw_run(&raw, 3, &dev_ms), 0);
+  dh_device_raw_teardown(&raw);
+  assert_null(raw.twin);
+  assert_null(raw.ctx);
+}
+
+/* dh_device_select: every device of the loaded backends, or the one a spec names,
+ * with the same answer counted here or in a probe child; a backend whose init fails
+ * is one no-device entry with init's message. */
+static void test_select(void** state) {
+  (void)state;
+  for (int child = 0; child < 2; child++) {
+    dh_device_select_params_t p = {.flags = DH_SELECT_LOADED_ONLY | (child ? DH_SELECT_PROBE_IN_CHILD : 0u)};
+    dh_device_list_t l = {0};
+    assert_int_equal(dh_device_select(&p, &l), 0);
+    assert_int_equal(l.count, 1);
+    assert_string_equal(l.entries[0].name, "rtgood:0");
+    assert_int_equal(l.entries[0].device.device_type, kDLVPI);
+    assert_int_equal(l.entries[0].device.device_id, 0);
+    assert_int_equal(l.entries[0].device_count, 1);
+    assert_int_equal(l.entries[0].probe_failed, 0);
+    assert_string_equal(l.entries[0].reason, "");
+    dh_device_list_free(&l);
+    assert_null(l.entries);
+    p.spec = "rtgood:0";
+    assert_int_equal(dh_device_select(&p, &l), 0);
+    assert_int_equal(l.count, 1);
+    assert_string_equal(l.entries[0].name, "rtgood:0");
+    dh_device_list_free(&l);
+    p.spec = "rtgood:1";
+    assert_int_equal(dh_device_select(&p, &l), -1);
+    assert_int_equal(l.count, 0);
+    assert_string_equal(dh_error_kind(), "IndexError");
+    assert_string_equal(dh_error_message(), "device spec 'rtgood:1': backend rtgood has no device 1 (1 device)");
+    p.spec = "nosuch:0";
+    assert_int_equal(dh_device_select(&p, &l), -1);
+    assert_string_equal(dh_error_kind(), "KeyError");
+    assert_contains(dh_error_message(), "device spec 'nosuch:0': Device API nosuch is not enabled");
+    p.spec = "rtgood";
+    assert_int_equal(dh_device_select(&p, &l), -1);
+    assert_string_equal(dh_error_kind(), "ParseError");
+  }
+  char path[PATH_MAX];
+  assert_int_equal(dh_plugin_load(rt_path(path, sizeof path, "runtime_plugins/libdevharness_rtinitfail.so"), NULL), 0);
+  dh_device_select_params_t p = {.flags = DH_SELECT_LOADED_ONLY | DH_SELECT_PROBE_IN_CHILD, .probe_timeout_s = 20};
+  dh_device_list_t l = {0};
+  assert_int_equal(dh_device_select(&p, &l), 0);
+  assert_int_equal(l.count, 2);
+  assert_string_equal(l.entries[1].name, "rtinitfail (no device)");
+  assert_int_equal(l.entries[1].device.device_id, -1);
+  assert_int_equal(l.entries[1].probe_failed, 0);
+  assert_contains(l.entries[1].reason, "no rtinitfail hardware");
+  dh_device_list_free(&l);
+  assert_int_equal(dh_device_select(NULL, NULL), -1);
+  assert_string_equal(dh_error_kind(), "ValueError");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dtype),
@@ -459,6 +580,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_bad_specs, load_good, unload),
       cmocka_unit_test_setup_teardown(test_good_spec_and_format, load_good, unload),
       cmocka_unit_test_setup_teardown(test_dispatch_through_plugin, load_good, unload),
+      cmocka_unit_test_setup_teardown(test_dispatch_optional_entries, load_good, unload),
+      cmocka_unit_test_setup_teardown(test_dispatch_optional_entries_sim, load_good, unload),
+      cmocka_unit_test_setup_teardown(test_select, load_good, unload),
   };
   cmocka_set_message_output(CM_OUTPUT_TAP);
   return cmocka_run_group_tests(tests, NULL, NULL);

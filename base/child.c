@@ -1,8 +1,7 @@
-/* conformance/runner_proc.c — isolated children of `devharness conformance`: each in
- * its own process group, its result through a pipe, its stdout/stderr into a temporary
- * file (the last lines kept for the report), killed with its group at the timeout
- * (conformance/runner.h has the file map; the same split as libuv's test runner,
- * test/runner-unix.c). */
+/* base/child.c — isolated children (base/child.h): each in its own process group, its
+ * answer through a pipe, its stdout/stderr into a temporary file (the last lines kept
+ * for the report), killed with its group at the timeout; the same split as libuv's
+ * test runner (libuv v1.48.0 test/runner-unix.c). */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -14,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runner.h"
+#include "base/child.h"
 
-int dc_write_all(int fd, const void* p, size_t n) {
+int dh_write_all(int fd, const void* p, size_t n) {
   const char* c = p;
   while (n) {
     ssize_t k = write(fd, c, n);
@@ -30,10 +29,16 @@ int dc_write_all(int fd, const void* p, size_t n) {
   return 0;
 }
 
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
 static const char* sig_name(int sig, char* buf, size_t n) {
   const char* abbr = sigabbrev_np(sig);
-  if (abbr) dc_fmt(buf, n, "SIG%s", abbr);
-  else dc_fmt(buf, n, "signal %d", sig);
+  if (abbr) snprintf(buf, n, "SIG%s", abbr);
+  else snprintf(buf, n, "signal %d", sig);
   return buf;
 }
 
@@ -59,27 +64,27 @@ static void tail_of(int fd, char* out, size_t out_size, int lines) {
   }
 }
 
-void dc_job_start(dc_job_t* j, void (*fn)(void* arg, int fd), void* arg, int timeout_s) {
+void dh_child_start(dh_child_t* j, void (*fn)(void* arg, int fd), void* arg, int timeout_s) {
   memset(j, 0, sizeof *j);
   j->rfd = -1;
   j->timeout_s = timeout_s;
   int pfd[2];
   FILE* errf = tmpfile();
   if (!errf || pipe(pfd) != 0) {
-    j->r.status = 3;
-    dc_fmt(j->r.note, sizeof j->r.note, "runner: pipe/tmpfile failed: %s", strerror(errno));
+    j->r.status = DH_CHILD_NO_ANSWER;
+    snprintf(j->r.note, sizeof j->r.note, "runner: pipe/tmpfile failed: %s", strerror(errno));
     if (errf) fclose(errf);
     return;
   }
   int errfd = fileno(errf);
   fflush(stdout);
   fflush(stderr);
-  j->t0 = dc_now_ms();
+  j->t0 = now_ms();
   j->deadline = j->t0 + timeout_s * 1000.0;
   pid_t pid = fork();
   if (pid < 0) {
-    j->r.status = 3;
-    dc_fmt(j->r.note, sizeof j->r.note, "runner: fork failed: %s", strerror(errno));
+    j->r.status = DH_CHILD_NO_ANSWER;
+    snprintf(j->r.note, sizeof j->r.note, "runner: fork failed: %s", strerror(errno));
     close(pfd[0]);
     close(pfd[1]);
     fclose(errf);
@@ -103,7 +108,7 @@ void dc_job_start(dc_job_t* j, void (*fn)(void* arg, int fd), void* arg, int tim
 }
 
 /* Reads what is available (after poll said so); 1 at EOF. */
-static int job_read(dc_job_t* j) {
+static int job_read(dh_child_t* j) {
   if (j->r.size + 4096 > j->cap) {
     size_t cap = j->cap ? j->cap * 2 : 8192;
     char* nd = realloc(j->r.data, cap);
@@ -120,7 +125,7 @@ static int job_read(dc_job_t* j) {
 
 /* After EOF or the deadline: reaps the child (killing its group on timeout) and
  * fills j->r. */
-static void job_finish(dc_job_t* j) {
+static void job_finish(dh_child_t* j) {
   if (j->rfd >= 0) close(j->rfd);
   j->rfd = -1;
   int st = 0;
@@ -130,7 +135,7 @@ static void job_finish(dc_job_t* j) {
       pid_t w = waitpid(j->pid, &st, WNOHANG);
       if (w == j->pid) break;
       if (w < 0 && errno != EINTR) break;
-      if (dc_now_ms() > j->deadline) {
+      if (now_ms() > j->deadline) {
         j->timed_out = 1;
         break;
       }
@@ -138,36 +143,36 @@ static void job_finish(dc_job_t* j) {
       nanosleep(&ts, NULL);
     }
   }
-  dc_child_result_t* r = &j->r;
+  dh_child_result_t* r = &j->r;
   if (j->timed_out) {
     kill(-j->pid, SIGKILL);
     kill(j->pid, SIGKILL);
     waitpid(j->pid, &st, 0);
-    r->status = 2;
-    dc_fmt(r->note, sizeof r->note, "timed out after %d s", j->timeout_s);
+    r->status = DH_CHILD_TIMED_OUT;
+    snprintf(r->note, sizeof r->note, "timed out after %d s", j->timeout_s);
   } else if (WIFSIGNALED(st)) {
     char sb[32];
-    r->status = 1;
-    dc_fmt(r->note, sizeof r->note, "crashed: %s", sig_name(WTERMSIG(st), sb, sizeof sb));
+    r->status = DH_CHILD_CRASHED;
+    snprintf(r->note, sizeof r->note, "crashed: %s", sig_name(WTERMSIG(st), sb, sizeof sb));
   } else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
-    r->status = 3;
-    dc_fmt(r->note, sizeof r->note, "crashed: exit status %d", WEXITSTATUS(st));
+    r->status = DH_CHILD_NO_ANSWER;
+    snprintf(r->note, sizeof r->note, "crashed: exit status %d", WEXITSTATUS(st));
   }
   /* anything else left in the group (stray grandchildren) */
   kill(-j->pid, SIGKILL);
-  r->ms = dc_now_ms() - j->t0;
+  r->ms = now_ms() - j->t0;
   tail_of(fileno(j->errf), r->err_tail, sizeof r->err_tail, 6);
   fclose(j->errf);
   j->errf = NULL;
   j->active = 0;
 }
 
-int dc_jobs_wait_any(dc_job_t* jobs, size_t n) {
+int dh_children_wait_any(dh_child_t* jobs, size_t n) {
   struct pollfd pf[64];
   size_t idx[64];
   for (;;) {
     size_t m = 0;
-    double now = dc_now_ms(), next = now + 100000;
+    double now = now_ms(), next = now + 100000;
     for (size_t i = 0; i < n && m < 64; i++) {
       if (!jobs[i].active) continue;
       if (now >= jobs[i].deadline) {
@@ -186,7 +191,7 @@ int dc_jobs_wait_any(dc_job_t* jobs, size_t n) {
     if (k < 0 && errno != EINTR) return -1;
     for (size_t q = 0; k > 0 && q < m; q++) {
       if (!pf[q].revents) continue;
-      dc_job_t* j = &jobs[idx[q]];
+      dh_child_t* j = &jobs[idx[q]];
       if (job_read(j)) {
         job_finish(j);
         return (int)idx[q];
@@ -195,10 +200,10 @@ int dc_jobs_wait_any(dc_job_t* jobs, size_t n) {
   }
 }
 
-void dc_run_child(void (*fn)(void* arg, int fd), void* arg, int timeout_s, dc_child_result_t* r) {
-  dc_job_t j;
-  dc_job_start(&j, fn, arg, timeout_s);
-  if (j.active) dc_jobs_wait_any(&j, 1);
+void dh_child_run(void (*fn)(void* arg, int fd), void* arg, int timeout_s, dh_child_result_t* r) {
+  dh_child_t j;
+  dh_child_start(&j, fn, arg, timeout_s);
+  if (j.active) dh_children_wait_any(&j, 1);
   *r = j.r;
 }
 
