@@ -170,9 +170,8 @@ if len(sys.argv) > 1:
         else:
             skip("%s: no call cycle between its files" % d, "no object files in %s" % d)
 else:
-    # every room is one graph over all its files, sub-folders included (a room's
-    # sub-folders, e.g. conformance/runner/ and conformance/report/, call one way too);
-    # every backend its own
+    # every room is one graph over all its files, its sub-folders included (they call
+    # one way too); every backend its own
     folders = ["base", "runtime", "target", "cmdline", "cli", "conformance", "bench"]
     folders += ["backends/" + d for d in sorted(os.listdir(os.path.join(ROOT, "backends")))
                 if os.path.isdir(os.path.join(ROOT, "backends", d))]

@@ -1,0 +1,62 @@
+/*
+ * cli/run.h — what the files of `devharness run` share (internal to cli/):
+ *   run.c          the options, the steps (each a child process of this command) and the flow
+ *   run_dir.c      the results folder: created under a temporary name, published by
+ *                  rename with OUTPUT/latest pointing at it, or removed
+ *   run_summary.c  the table printed at the end: per-device verdicts, peak copy, steps
+ */
+#ifndef DEVHARNESS_CLI_RUN_H_
+#define DEVHARNESS_CLI_RUN_H_
+
+#include <limits.h>
+
+/* The options of `devharness run`. */
+typedef struct run_opts {
+  const char* output;
+  const char* device; /* NULL: every device */
+  const char* timeout;
+  int no_bench, full_bench;
+} run_opts_t;
+
+/* One step: its title in the table, its exit status (-1: not run), its wall time. */
+typedef struct run_step {
+  const char* title;
+  int rc;
+  double seconds;
+} run_step_t;
+
+/* The results folder: written as OUTPUT/.run-STAMP-PID.partial, renamed to
+ * OUTPUT/run-STAMP when complete. */
+typedef struct run_dir {
+  char stamp[32];
+  char partial[PATH_MAX], final_dir[PATH_MAX];
+  char info_txt[PATH_MAX], info_json[PATH_MAX], tap[PATH_MAX], junit[PATH_MAX], bench[PATH_MAX],
+      bench_txt[PATH_MAX];
+} run_dir_t;
+
+/* Creates OUTPUT (when missing) and the partial folder in it, and fills *d. 0, or
+ * DH_EXIT_USAGE after one line on stderr. */
+int dh_run_dir_create(const char* output, run_dir_t* d);
+
+/* Renames the partial folder to its final name and points OUTPUT/latest at it (a
+ * warning when the link cannot be updated). 0, or DH_EXIT_USAGE after one line. */
+int dh_run_dir_publish(const char* output, const run_dir_t* d, char latest[PATH_MAX]);
+
+/* Removes the partial folder and everything in it (nftw, no shell); -1 after one line
+ * on stderr when something could not be removed. */
+int dh_run_dir_remove(const run_dir_t* d);
+
+/* out = dir + "/" + name (the caller has checked that dir is shorter than PATH_MAX -
+ * 128, so it never truncates). */
+void dh_run_path_join(char out[PATH_MAX], const char* dir, const char* name);
+
+/* The per-device table (conformance verdicts, peak copy bandwidth) and a NO DEVICE
+ * line for every backend without a device, from the published folder's files;
+ * returns the number of violations. f_tap receives the TAP file's path. */
+int dh_run_print_devices(const run_opts_t* o, const run_dir_t* d, char f_tap[PATH_MAX]);
+
+/* The steps table; returns the run's exit code (conformance's NO DEVICE is exit 3
+ * when nothing else failed). */
+int dh_run_print_steps(const run_step_t* steps, int total);
+
+#endif /* DEVHARNESS_CLI_RUN_H_ */
