@@ -163,11 +163,10 @@ static inline uint64_t dh__name_key(const char* name) {
  * include/tvm/ffi/c_api.h TVMFFIFunctionCell, TVMFFIFunctionGetCellPtr): that is all
  * TVMFFIFunctionCall does (its body in libtvm_ffi.so 0.1.15 is `jmp *0x18(%rdi)`), and it
  * is how tvm-ffi's own C++ calls a function (include/tvm/ffi/function.h
- * FunctionObj::CallPacked). Calling TVMFFIFunctionCall instead chained three indirect
- * jumps per call (the PLT stub into libtvm_ffi, TVMFFIFunctionCall's jump, the safe
- * call), and such a chain made call/packed bimodal here: blocks of 20,000 calls ran at
- * 5.25 ns or, in 14-32 % of them, 6.25-6.5 ns (AMD EPYC VM), while a direct call of the
- * cell's safe_call ran at 2.0 ns in all of them (docs/benchmarks.md "Packed calls"). */
+ * FunctionObj::CallPacked). Calling TVMFFIFunctionCall instead would chain three
+ * indirect jumps per call (the PLT stub into libtvm_ffi, TVMFFIFunctionCall's jump, the
+ * safe call), which makes packed calls bimodal; docs/benchmarks.md (packed calls) has
+ * the figures. */
 DH__INTERNAL int dh__func_call_failed(int rc);
 DH__INTERNAL int dh__func_call_bad_args(int32_t num_args, const dh_any_t* args);
 static inline int dh__func_call_fast(void* handle, const dh_any_t* args, int32_t num_args,
