@@ -428,16 +428,21 @@ int dh_target_parse_json(const char* json_text, const char* origin, dh_target_t*
   return dh_target_parse_json_with_getter(json_text, origin, NULL, NULL, out_target);
 }
 
+/* Parses root (a reference this call drops) with `path`, quoted, as its origin. */
+static int parse_root_of_file(json_t* root, const char* path, dh_target_t** out_target) {
+  char shown[DH_TEXT_BUF];
+  int rc = dh__target_parse_root(root, dh_text_quote(path, shown, sizeof shown), NULL, NULL, out_target);
+  json_decref(root);
+  return rc;
+}
+
 int dh_target_parse_file(const char* path, dh_target_t** out_target) {
   if (!out_target) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_target_parse_file: out_target is NULL");
   *out_target = NULL;
   if (!path || !*path) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_target_parse_file: empty path");
   json_t* root = NULL;
   if (dh_json_read_file(path, &root) != 0) return -1;
-  char shown[DH_TEXT_BUF];
-  int rc = dh__target_parse_root(root, dh_text_quote(path, shown, sizeof shown), NULL, NULL, out_target);
-  json_decref(root);
-  return rc;
+  return parse_root_of_file(root, path, out_target);
 }
 
 int dh_target_from_tag(const char* tag, dh_target_t** out_target) {
@@ -449,10 +454,7 @@ int dh_target_from_tag(const char* tag, dh_target_t** out_target) {
   dh_json_init();
   json_t* root = json_pack("{ss}", "tag", tag);
   if (!root) return dh__target_oom();
-  char shown[DH_TEXT_BUF];
-  int rc = dh__target_parse_root(root, dh_text_quote(path, shown, sizeof shown), NULL, NULL, out_target);
-  json_decref(root);
-  return rc;
+  return parse_root_of_file(root, path, out_target);
 }
 
 int dh_target_resolve(const char* path_or_tag, dh_target_t** out_target) {
