@@ -1,0 +1,83 @@
+#!/usr/bin/python3
+"""tests/layering/sizes.t — the layout's size rules (docs/architecture.md "Layers").
+
+  - no function of the product code (base/, runtime/, target/, cmdline/, cli/,
+    conformance/, bench/, backends/; .c and .cc) is longer than 80 lines, counted from
+    the first line of its signature to its closing brace;
+  - runtime/, the core of libdevharness.so, stays at most 2,500 lines (every file in it).
+
+Functions are found the way the project formats them (clang-format, .clang-format
+absent: a definition starts at column 0 and its body closes with a "}" alone at column
+0), which covers macro-generated definitions such as WITH_SCRATCH(name) { ... } too.
+The first point checks the finder on a made-up file. Prints TAP."""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from taplib import count, ok  # noqa: E402
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+ROOMS = ("base", "runtime", "target", "cmdline", "cli", "conformance", "bench", "backends")
+MAX_FUNCTION_LINES = 80
+MAX_RUNTIME_LINES = 2500
+NOT_A_FUNCTION = re.compile(r"^(typedef|struct|union|enum|static\s+const|const|extern|#|namespace)\b|=\s*\{?\s*$|=\s*\{")
+
+
+def functions(text):
+    """(name, first line, length) of every function definition in C/C++ text."""
+    lines = text.split("\n")
+    out = []
+    start = None
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if start is None:
+            if line and not line[0].isspace() and not line.startswith(("/", "*", "}")) \
+                    and not NOT_A_FUNCTION.search(line) and "(" in line:
+                # the signature runs to the line that ends with "{"
+                j = i
+                while j < len(lines) and not lines[j].rstrip().endswith("{") and not lines[j].rstrip().endswith(";") \
+                        and j - i < 8:
+                    j += 1
+                if j < len(lines) and lines[j].rstrip().endswith("{") and not NOT_A_FUNCTION.search(lines[j]):
+                    m = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(", line)
+                    start = (m.group(1) if m else "?", i)
+                    i = j + 1
+                    continue
+        elif line.rstrip() == "}":
+            out.append((start[0], start[1] + 1, i - start[1] + 1))
+            start = None
+        i += 1
+    return out
+
+
+sample = "static int short_one(void) {\n  return 0;\n}\n\nstatic const int table[] = {\n  1,\n};\n" \
+         "int long_one(int a,\n             int b) {\n" + "  a++;\n" * 80 + "  return a + b;\n}\n" \
+         "WITH_SCRATCH(clause) {\n  x();\n}\n"
+found = functions(sample)
+ok([(n, l) for n, _, l in found] == [("short_one", 3), ("long_one", 84), ("WITH_SCRATCH", 3)],
+   "the finder sees a 3-line function, an 84-line one with a 2-line signature and a macro-made one, "
+   "not a table", str(found))
+
+too_long, n_functions, runtime_lines = [], 0, 0
+for top in ROOMS:
+    for dirpath, dirnames, names in os.walk(os.path.join(ROOT, top)):
+        dirnames.sort()
+        for name in sorted(names):
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, ROOT)
+            with open(path, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+            if top == "runtime":
+                runtime_lines += text.count("\n")
+            if not name.endswith((".c", ".cc")):
+                continue
+            for fn, line, length in functions(text):
+                n_functions += 1
+                if length > MAX_FUNCTION_LINES:
+                    too_long.append("%s:%d: %s is %d lines" % (rel, line, fn, length))
+ok(n_functions > 500 and not too_long, "none of the %d functions of the product code is over %d lines"
+   % (n_functions, MAX_FUNCTION_LINES), "\n".join(too_long))
+ok(0 < runtime_lines <= MAX_RUNTIME_LINES, "runtime/ is %d lines (at most %d)" % (runtime_lines, MAX_RUNTIME_LINES))
+print("1..%d" % count())
