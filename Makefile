@@ -146,7 +146,8 @@ install: all
 	$(if $(PLUGINS),install -m 755 $(PLUGINS) $(DESTDIR)$(PREFIX)/lib/devharness/)
 	install -m 644 include/devharness/*.h $(DESTDIR)$(PREFIX)/include/devharness/
 	cp -r targets $(DESTDIR)$(PREFIX)/share/devharness/
-	install -m 755 bench/plot.py bench/compare.py bench/dh_args.py $(DESTDIR)$(PREFIX)/share/devharness/
+	install -m 755 bench/scripts/plot.py bench/scripts/compare.py bench/scripts/dh_args.py \
+	    bench/scripts/benchjson.py $(DESTDIR)$(PREFIX)/share/devharness/
 	install -m 755 $(LIBDIR)/devharness_bench_ffi_noop.so $(DESTDIR)$(PREFIX)/lib/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@TVM_FFI_INCDIR@|$(abspath $(TVM_FFI_INCDIR))|g' -e 's|@TVM_FFI_LIBDIR@|$(abspath $(TVM_FFI_LIBDIR))|g' -e 's|@VERSION@|$(shell sed -n 's/.*DH_VERSION_STRING "\(.*\)"/\1/p' include/devharness/devharness.h)|' \
 	    devharness.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/devharness.pc

@@ -30,19 +30,19 @@ extern "C" {
  * 1 no benchmark matched or the output could not be written, 2 usage error. */
 int dh_bench_main(int argc, char** argv);
 
-/* `plot RESULTS.json -o DIR`: runs bench/plot.py (python3 + matplotlib) to draw
+/* `plot RESULTS.json -o DIR`: runs bench/scripts/plot.py (python3 + matplotlib) to draw
  * bandwidth-vs-size and latency charts as PNG and SVG into DIR. The script is found as
- * $DEVHARNESS_PLOT_PY, <exe dir>/../../bench/plot.py (build tree) or
+ * $DEVHARNESS_PLOT_PY, <exe dir>/../../bench/scripts/plot.py (build tree) or
  * <exe dir>/../share/devharness/plot.py (installed). Exit: the script's (0 ok,
  * 1 failure, 2 bad input); 2 when the script or python3 cannot be found. */
 int dh_plot_main(int argc, char** argv);
 
 /* `compare BASE.json NEW.json [--threshold 0.05] [--alpha 0.05]`: Mann-Whitney U test
- * per benchmark over the repetitions of both runs (bench/compare.py, scipy). Prints a
+ * per benchmark over the repetitions of both runs (bench/scripts/compare.py, scipy). Prints a
  * table. Exit: 0 no significant regression, 1 at least one benchmark is slower by more
  * than threshold with p < alpha, 2 bad input (missing file, bad JSON, fewer than 9
  * repetitions in either run for every common benchmark). Script found like plot's
- * ($DEVHARNESS_COMPARE_PY, .../bench/compare.py, .../share/devharness/compare.py). */
+ * ($DEVHARNESS_COMPARE_PY, .../bench/scripts/compare.py, .../share/devharness/compare.py). */
 int dh_compare_main(int argc, char** argv);
 
 #ifdef __cplusplus

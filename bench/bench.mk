@@ -4,7 +4,7 @@
 
 BENCH_SRCS := bench/gbench.cc bench/common.c bench/devop.c bench/call.c bench/alloc.c \
               bench/copy.c bench/sync.c bench/launch.c bench/main.c bench/summary.c \
-              bench/scripts.c bench/ffi_peer.c
+              bench/launchers.c bench/ffi_peer.c
 BENCH_OBJS := $(call obj,$(BENCH_SRCS))
 BENCH_LDLIBS := -lbenchmark -lstdc++ -lhwloc -ljansson -ldl -lm $(TVM_FFI_LINK)
 BENCH_DRIVER := $(BINDIR)/devharness-bench
@@ -35,5 +35,5 @@ bench-driver: $(BENCH_DRIVER) $(BENCH_FFI_NOOP)
 RATIO_ARGS ?=
 .PHONY: ratio-table
 ratio-table: all
-	python3 bench/ratio-table.py --devharness $(BINDIR)/devharness \
+	python3 bench/scripts/ratio-table.py --devharness $(BINDIR)/devharness \
 	    --out-dir $(BUILD)/ratio-table $(RATIO_ARGS)

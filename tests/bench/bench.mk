@@ -14,3 +14,4 @@ $(BENCH_BIDIR_PLUGIN): $(call obj,$(SIM_CORE_SRCS) tests/bench/bidirorder.c) $(R
 ALL_TARGETS += $(BENCH_BIDIR_PLUGIN)
 endif
 TEST_SCRIPTS += tests/bench/bidir_order.sh
+TEST_SCRIPTS += tests/bench/installed_scripts.sh

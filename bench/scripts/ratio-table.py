@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/ratio-table.py — the harness/raw ratio table of docs/benchmarks.md, measured like for like.
+"""bench/scripts/ratio-table.py — the harness/raw ratio table of docs/benchmarks.md, measured like for like.
 
 Runs `devharness bench` RUNS times (default 3), each with REPS interleaved repetitions
 (default 9), on each device (default cpu:0, sim:0, opencl:0, vulkan:0), restricted to copies of
@@ -18,7 +18,7 @@ Runs `devharness bench` RUNS times (default 3), each with REPS interleaved repet
     the launch round trip, >= 0.95 everywhere).
 
 Exit: 0 table printed (goals missed or not), 1 a bench run failed, 2 usage error.
-Example: bench/ratio-table.py --devharness build/bin/devharness --out-dir /tmp/ratios
+Example: bench/scripts/ratio-table.py --devharness build/bin/devharness --out-dir /tmp/ratios
 """
 import json
 import os
@@ -77,7 +77,7 @@ def fmt(vals):
 def main(argv):
     ap = OneLineParser(prog="ratio-table.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--devharness", default=os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "..", "build", "bin", "devharness"))
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "bin", "devharness"))
     ap.add_argument("--devices", default="cpu:0,sim:0,opencl:0,vulkan:0")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--repetitions", type=int, default=9)

@@ -16,40 +16,11 @@ U test but always exits 0, so it cannot fail a nightly job; this script can.
 Exit: 0 no significant regression, 1 at least one regression, 2 bad input (unreadable
 or malformed file, no common benchmark with enough repetitions).
 """
-import json
 import statistics
 import sys
 
+from benchjson import load
 from dh_args import OneLineParser, unknown_option
-
-UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
-
-
-def load(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except OSError as e:
-        raise ValueError(f"{path}: cannot read: {e.strerror}") from e
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not JSON: line {e.lineno} column {e.colno}: {e.msg}") from e
-    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
-        raise ValueError(f"{path}: not Google Benchmark JSON (no \"benchmarks\" array)")
-    runs = {}
-    for i, b in enumerate(data["benchmarks"]):
-        if not isinstance(b, dict):
-            raise ValueError(f"{path}: benchmarks[{i}] is not an object")
-        if b.get("run_type", "iteration") != "iteration" or b.get("error_occurred"):
-            continue
-        name = b.get("run_name") or b.get("name")
-        t = b.get("real_time")
-        unit = b.get("time_unit", "ns")
-        if not isinstance(name, str) or not isinstance(t, (int, float)) or unit not in UNIT_NS:
-            raise ValueError(f"{path}: benchmarks[{i}]: needs name, numeric real_time and "
-                             f"time_unit ns/us/ms/s")
-        runs.setdefault(name, []).append(float(t) * UNIT_NS[unit])
-    return runs
-
 
 def fmt_ns(v):
     for unit, f in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
@@ -88,7 +59,7 @@ def main(argv):
               file=sys.stderr)
         return 2
     try:
-        base, new = load(a.base), load(a.new)
+        base, new = load(a.base)[0], load(a.new)[0]
     except ValueError as e:
         print(f"devharness compare: {e}", file=sys.stderr)
         return 2

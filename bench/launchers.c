@@ -1,6 +1,7 @@
 /*
- * bench/scripts.c — `devharness plot` and `devharness compare`: thin launchers of
- * bench/plot.py and bench/compare.py under /usr/bin/python3 (bench/bench.h).
+ * bench/launchers.c — `devharness plot` and `devharness compare`: thin launchers of
+ * bench/scripts/plot.py and bench/scripts/compare.py under /usr/bin/python3
+ * (bench/bench.h).
  */
 #include <errno.h>
 #include <limits.h>
@@ -13,7 +14,8 @@
 #include "bench.h"
 #include "cmdline/cmdline.h"
 
-/* Finds `name`: $env, <exe dir>/../../bench/<name>, <exe dir>/../share/devharness/<name>. */
+/* Finds `name`: $env, <exe dir>/../../bench/scripts/<name> (build tree),
+ * <exe dir>/../share/devharness/<name> (installed). */
 static int find_script(const char* env, const char* name, char* buf, size_t size) {
   const char* e = getenv(env);
   if (e && *e) {
@@ -25,12 +27,14 @@ static int find_script(const char* env, const char* name, char* buf, size_t size
   char* slash = strrchr(exe, '/');
   if (!slash) return -1; /* /proc/self/exe unreadable */
   *slash = '\0';
-  static const char* const kRel[] = {"../../bench", "../share/devharness", "../../../bench"};
+  static const char* const kRel[] = {"../../bench/scripts", "../share/devharness",
+                                     "../../../bench/scripts"};
   for (size_t i = 0; i < sizeof kRel / sizeof kRel[0]; ++i) {
     snprintf(buf, size, "%s/%s/%s", exe, kRel[i], name);
     if (access(buf, R_OK) == 0) return 0;
   }
-  snprintf(buf, size, "%s/../../bench/%s or %s/../share/devharness/%s", exe, name, exe, name);
+  snprintf(buf, size, "%s/../../bench/scripts/%s or %s/../share/devharness/%s", exe, name, exe,
+           name);
   return -1;
 }
 

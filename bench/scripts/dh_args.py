@@ -1,4 +1,4 @@
-"""bench/dh_args.py — argument parsing shared by devharness's Python helpers
+"""bench/scripts/dh_args.py — argument parsing shared by devharness's Python helpers
 (plot.py, compare.py): one-line errors and exit status 2, as every devharness command."""
 import argparse
 import sys

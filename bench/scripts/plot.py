@@ -19,15 +19,14 @@ Writes into DIR, each as PNG and SVG (matplotlib, Agg backend):
   latency_call.*         bars: call cost (ns) per call kind
 Values are medians over repetitions. Exit: 0 ok, 1 cannot write, 2 bad input.
 """
-import json
 import os
 import re
 import statistics
 import sys
 
+from benchjson import load
 from dh_args import OneLineParser, unknown_option
 
-UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 COPY_RE = re.compile(
     r"^copy/(h2d|d2h|d2d|bidir)/([a-z]+)/([^/]+)/(harness|raw|raw_released)/(\d+)(/.*)?$")
 GBPS_RE = re.compile(r"^\s*([0-9.]+) GB/s")
@@ -40,35 +39,6 @@ def size_label(n):
             v = n / f
             return f"{v:g} {unit}"
     return f"{n} B"
-
-
-def load(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except OSError as e:
-        raise ValueError(f"{path}: cannot read: {e.strerror}") from e
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not JSON: line {e.lineno}: {e.msg}") from e
-    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
-        raise ValueError(f"{path}: not Google Benchmark JSON (no \"benchmarks\" array)")
-    times, bws = {}, {}
-    for b in data["benchmarks"]:
-        if not isinstance(b, dict) or b.get("run_type", "iteration") != "iteration":
-            continue
-        if b.get("error_occurred"):
-            continue
-        name = b.get("run_name") or b.get("name")
-        t = b.get("real_time")
-        unit = b.get("time_unit", "ns")
-        if not isinstance(name, str) or not isinstance(t, (int, float)) or unit not in UNIT_NS:
-            continue
-        times.setdefault(name, []).append(float(t) * UNIT_NS[unit])
-        if isinstance(b.get("bytes_per_second"), (int, float)):
-            bws.setdefault(name, []).append(float(b["bytes_per_second"]))
-    med = lambda d: {k: statistics.median(v) for k, v in d.items()}
-    ctx = data.get("context") if isinstance(data.get("context"), dict) else {}
-    return med(times), med(bws), ctx
 
 
 def ceilings(ctx, dev):
@@ -107,10 +77,12 @@ def main(argv):
     except SystemExit as e:
         return 0 if e.code == 0 else 2
     try:
-        times, bws, ctx = load(a.results)
+        times, bws, ctx = load(a.results, strict=False)
     except ValueError as e:
         print(f"devharness plot: {e}", file=sys.stderr)
         return 2
+    times = {k: statistics.median(v) for k, v in times.items()}
+    bws = {k: statistics.median(v) for k, v in bws.items()}
     if not times:
         print(f"devharness plot: {a.results}: no successful benchmark runs", file=sys.stderr)
         return 2

@@ -1,0 +1,52 @@
+"""bench/scripts/benchjson.py — reads a `devharness bench` run (Google Benchmark JSON),
+for compare.py and plot.py: one reader, so both see the same runs."""
+import json
+
+UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def load(path, strict=True):
+    """The measured repetitions of the run in `path`: (times, rates, context).
+
+    times   {run name: [real time in ns, one per repetition]}
+    rates   {run name: [bytes_per_second, one per repetition that reports it]}
+    context the file's "context" object ({} when absent)
+
+    Measured means run_type "iteration" without error_occurred: Google Benchmark's
+    aggregates (_mean, _median, ...) and skipped runs are left out. An entry that is
+    not an object, or lacks a string name, a numeric real_time or a time_unit of
+    ns/us/ms/s, raises ValueError when `strict` (a regression gate must not pass over
+    what it cannot read) and is left out otherwise (a plot draws what it can).
+    Raises ValueError("<path>: ...") when the file cannot be read, is not JSON or has no
+    "benchmarks" array.
+    """
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read: {e.strerror}") from e
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not JSON: line {e.lineno} column {e.colno}: {e.msg}") from e
+    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
+        raise ValueError(f"{path}: not Google Benchmark JSON (no \"benchmarks\" array)")
+    times, rates = {}, {}
+    for i, b in enumerate(data["benchmarks"]):
+        if not isinstance(b, dict):
+            if strict:
+                raise ValueError(f"{path}: benchmarks[{i}] is not an object")
+            continue
+        if b.get("run_type", "iteration") != "iteration" or b.get("error_occurred"):
+            continue
+        name = b.get("run_name") or b.get("name")
+        t = b.get("real_time")
+        unit = b.get("time_unit", "ns")
+        if not isinstance(name, str) or not isinstance(t, (int, float)) or unit not in UNIT_NS:
+            if strict:
+                raise ValueError(f"{path}: benchmarks[{i}]: needs name, numeric real_time and "
+                                 f"time_unit ns/us/ms/s")
+            continue
+        times.setdefault(name, []).append(float(t) * UNIT_NS[unit])
+        if isinstance(b.get("bytes_per_second"), (int, float)):
+            rates.setdefault(name, []).append(float(b["bytes_per_second"]))
+    ctx = data.get("context") if isinstance(data.get("context"), dict) else {}
+    return times, rates, ctx
