@@ -37,13 +37,11 @@ typedef struct dh_bench_opts {
                         * or host); 0 = device events / twin timers (--timing device) */
 } dh_bench_opts_t;
 
-/* Suites: each registers its benchmarks; returns the number registered, or -1 with
- * dh_error_set on a setup failure (nothing is left half-registered that would crash). */
-int dh_bench_suite_call(const dh_bench_opts_t* o);
-int dh_bench_suite_alloc(const dh_bench_opts_t* o);
-int dh_bench_suite_copy(const dh_bench_opts_t* o);
-int dh_bench_suite_sync(const dh_bench_opts_t* o);
-int dh_bench_suite_launch(const dh_bench_opts_t* o);
+/* A suite (bench/suites/<name>.c, one row in bench/suites.h): registers its benchmarks
+ * for the options and devices in o; returns the number registered, or -1 with
+ * dh_error_set on a setup failure (nothing is left half-registered that would crash).
+ * It may add its own lines to the run's context (dh_gb_add_context). */
+typedef int dh_bench_suite_fn(const dh_bench_opts_t* o);
 
 /* Hook for settings common to every benchmark; returns b. Min time, warm-up and
  * repetitions are NOT set here but as --benchmark_* flags (see bench/main.c), because

@@ -225,9 +225,9 @@ int dh_bench_suite_call(const dh_bench_opts_t* o) {
   ADD("call/tvm_ffi_backend/3args", K_TVM_FFI_HANDLE, 3, &echo, bwhy[0] ? bwhy : NULL);
   ADD("call/backend/3args", K_BACKEND, 3, NULL, bwhy[0] ? bwhy : NULL);
 #undef ADD
+  const char* fp = dh_bench_ffi_peer_path();
+  dh_gb_add_context("tvm_ffi.library", fp[0] ? fp : "not loaded (call/tvm_ffi skipped)");
+  if (dh_bench_ffi_peer_version()[0]) dh_gb_add_context("tvm_ffi.version", dh_bench_ffi_peer_version());
+  dh_gb_add_context("devharness.call_module", g_module ? dh_module_path(g_module) : "not loaded");
   return n;
 }
-
-/* Path of the loaded no-op module, for the run's context ("" when not loaded). */
-const char* dh_bench_call_module_path(void);
-const char* dh_bench_call_module_path(void) { return g_module ? dh_module_path(g_module) : ""; }

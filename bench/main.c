@@ -19,11 +19,11 @@
 #include "bench.h"
 #include "bench_internal.h"
 #include "cmdline/cmdline.h"
+#include "suites.h"
 #include "summary.h"
 #include "devharness/devharness.h"
 
-const char* dh_bench_call_module_path(void);
-
+/* printf format: %s is the suite list (bench/suites.h). */
 static const char kUsage[] =
     "usage: devharness bench [--suite LIST] [--device NAME:ID] [--quick] [--out FILE.json]\n"
     "                        [--repetitions N] [--timing auto|host|device]\n"
@@ -35,7 +35,7 @@ static const char kUsage[] =
     "vendor API directly) named .../raw/... next to .../harness/...; the summary after the\n"
     "run gives the harness/raw time ratio of every pair.\n"
     "\n"
-    "  --suite LIST      comma-separated: call,alloc,copy,sync,launch (default all)\n"
+    "  --suite LIST      comma-separated: %s (default all)\n"
     "  --device SPEC     only this device, e.g. sim:0 (default: every device)\n"
     "  --quick           short min_time and fewer sizes (under a minute here)\n"
     "  --out FILE        Google Benchmark JSON (+ \"devharness_summary\": ratios, CVs)\n"
@@ -180,21 +180,6 @@ static const char* attr_str(DLDevice dev, dh_attr_kind_t k) {
   return "n/a";
 }
 
-static int has_suite(const char* list, const char* s) {
-  if (!list) return 1;
-  size_t n = strlen(s);
-  for (const char* p = list; *p;) {
-    const char* e = strchr(p, ',');
-    size_t len = e ? (size_t)(e - p) : strlen(p);
-    if (len == n && strncmp(p, s, n) == 0) return 1;
-    if (!e) break;
-    p = e + 1;
-  }
-  return 0;
-}
-
-static const char* const kSuites[] = {"call", "alloc", "copy", "sync", "launch", NULL};
-
 /* The options, and Google Benchmark's argv built from them. */
 typedef struct bench_args {
   const char* suites; /* NULL: all */
@@ -213,23 +198,6 @@ typedef struct bench_args {
 } bench_args_t;
 
 enum { OPT_SUITE = 256, OPT_DEVICE, OPT_QUICK, OPT_OUT, OPT_REPS, OPT_TIMING, OPT_PIN };
-
-/* Every name in the comma-separated --suite list is a suite. */
-static int check_suites(const char* suites) {
-  for (const char* p = suites; p && *p;) {
-    const char* e = strchr(p, ',');
-    size_t len = e ? (size_t)(e - p) : strlen(p);
-    int ok = 0;
-    for (size_t k = 0; kSuites[k]; ++k)
-      if (strlen(kSuites[k]) == len && strncmp(p, kSuites[k], len) == 0) ok = 1;
-    if (!ok)
-      return dh_cmdline_usage_error("bench", "--suite: unknown suite '%.*s' (known: call, alloc, copy, sync, launch)",
-                                (int)len, p);
-    if (!e) break;
-    p = e + 1;
-  }
-  return DH_EXIT_OK;
-}
 
 /* Reads the options; --benchmark_* words go to Google Benchmark as they are. Returns -1
  * to go on, else the exit code. */
@@ -255,7 +223,11 @@ static int parse_bench_args(int argc, char** argv, bench_args_t* a, char** ours,
   long reps;
   while ((c = getopt_long(n, ours, "h", kOpts, NULL)) != -1) {
     switch (c) {
-      case 'h': fputs(kUsage, stdout); return DH_EXIT_OK;
+      case 'h': {
+        char names[256];
+        printf(kUsage, dh_bench_suite_names(",", names, sizeof names));
+        return DH_EXIT_OK;
+      }
       case OPT_SUITE: a->suites = optarg; break;
       case OPT_DEVICE:
         if (dh_cmdline_set_once("bench", "--device", &a->device, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
@@ -274,7 +246,7 @@ static int parse_bench_args(int argc, char** argv, bench_args_t* a, char** ours,
     }
   }
   if (dh_cmdline_no_operands("bench", n, ours) != DH_EXIT_OK) return DH_EXIT_USAGE;
-  if (check_suites(a->suites) != DH_EXIT_OK) return DH_EXIT_USAGE;
+  if (dh_bench_suites_check(a->suites) != DH_EXIT_OK) return DH_EXIT_USAGE;
   if (dh_cmdline_choice(a->timing, kTimings) < 0)
     return dh_cmdline_usage_error("bench", "--timing wants auto, host or device, got '%s'", dh_cmdline_quote(a->timing));
   if (dh_cmdline_choice(a->pin_mode, kPins) < 0)
@@ -322,9 +294,7 @@ static int build_gb_argv(bench_args_t* a, const char* argv0, char** user_flags, 
  * goes into the context with the reason. Returns 0, or an exit code. */
 static int find_devices(const bench_args_t* a, dh_bench_device_t** devs, size_t* ndev) {
   *ndev = 0;
-  int want_devices = has_suite(a->suites, "alloc") || has_suite(a->suites, "copy") ||
-                     has_suite(a->suites, "sync") || has_suite(a->suites, "launch");
-  if (!want_devices) return (*devs = calloc(1, sizeof **devs)) ? 0 : DH_EXIT_USAGE;
+  if (!dh_bench_suites_need_devices(a->suites)) return (*devs = calloc(1, sizeof **devs)) ? 0 : DH_EXIT_USAGE;
   dh_device_list_t sel;
   dh_device_select_params_t params = {.spec = a->device};
   if (dh_cmdline_select_devices("bench", &params, &sel) != DH_EXIT_OK) return DH_EXIT_USAGE;
@@ -424,30 +394,6 @@ static void describe_method(const bench_args_t* a, int host_timing) {
   dh_gb_add_context("devharness.repetition_order", a->order);
 }
 
-/* Registers the selected suites' benchmarks. 0, or 1 after one line on stderr. */
-static int register_suites(const bench_args_t* a, const dh_bench_opts_t* o) {
-  int (*const fns[5])(const dh_bench_opts_t*) = {dh_bench_suite_call, dh_bench_suite_alloc,
-                                                 dh_bench_suite_copy, dh_bench_suite_sync,
-                                                 dh_bench_suite_launch};
-  for (size_t k = 0; k < 5; ++k) {
-    if (!has_suite(a->suites, kSuites[k])) continue;
-    if (fns[k](o) < 0) {
-      fprintf(stderr, "devharness bench: suite %s: %s: %s\n", kSuites[k], dh_error_kind(),
-              dh_error_message());
-      return DH_EXIT_VIOLATION;
-    }
-  }
-  if (has_suite(a->suites, "call")) {
-    const char* fp = dh_bench_ffi_peer_path();
-    dh_gb_add_context("tvm_ffi.library", fp[0] ? fp : "not loaded (call/tvm_ffi skipped)");
-    if (dh_bench_ffi_peer_version()[0])
-      dh_gb_add_context("tvm_ffi.version", dh_bench_ffi_peer_version());
-    const char* mp = dh_bench_call_module_path();
-    dh_gb_add_context("devharness.call_module", mp[0] ? mp : "not loaded");
-  }
-  return DH_EXIT_OK;
-}
-
 /* Adds the summary to --out's JSON (or beside it when it cannot be read back). */
 static int write_summary(const char* out, json_t* sum) {
   int rc = DH_EXIT_OK;
@@ -505,7 +451,7 @@ static int run_bench(bench_args_t* a, dh_bench_device_t** devs) {
     return DH_EXIT_USAGE;
   }
   dh_bench_opts_t o = {a->quick, a->reps, *devs, ndev, exe, host_timing};
-  if ((rc = register_suites(a, &o)) != DH_EXIT_OK) return rc;
+  if ((rc = dh_bench_suites_register(a->suites, &o)) != DH_EXIT_OK) return rc;
   long matched = dh_gb_run_specified(dh_bench_on_result, NULL);
   dh_bench_cache_release();
   if (matched < 0) return DH_EXIT_VIOLATION;
