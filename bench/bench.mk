@@ -4,7 +4,8 @@
 
 BENCH_SRCS := bench/gbench.cc bench/common.c bench/devop.c bench/call.c bench/alloc.c \
               bench/copy.c bench/sync.c bench/launch.c bench/main.c bench/summary.c \
-              bench/launchers.c bench/ffi_peer.c bench/suites.c
+              bench/launchers.c bench/ffi_peer.c bench/suites.c \
+              bench/options.c bench/pinning.c bench/devices.c
 BENCH_OBJS := $(call obj,$(BENCH_SRCS))
 BENCH_LDLIBS := -lbenchmark -lstdc++ -lhwloc -ljansson -ldl -lm $(TVM_FFI_LINK)
 BENCH_DRIVER := $(BINDIR)/devharness-bench

@@ -11,7 +11,6 @@
 #ifndef DEVHARNESS_BENCH_BENCH_INTERNAL_H_
 #define DEVHARNESS_BENCH_BENCH_INTERNAL_H_
 
-#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -97,12 +96,8 @@ void dh_bench_cache_release(void);
  * at least 1 GiB; $DEVHARNESS_BENCH_KEEP_MIB overrides). */
 size_t dh_bench_cache_budget(void);
 
-/* The PUs of helper threads (docs/benchmarks.md "Helper threads placed alike"): set
- * once by bench/main.c before any benchmark runs; until then dh_bench_as_helper
- * changes no binding. Not thread-safe (the benchmarks run on one thread). */
-void dh_bench_set_helper_cpus(const cpu_set_t* cpus);
-
-/* Runs fn(arg) with the calling thread bound to the helper PUs, then restores its
+/* Runs fn(arg) with the calling thread bound to the helper PUs (bench/pinning.c; set
+ * once before any benchmark runs, until then no binding changes), then restores its
  * binding, so threads created inside (a backend's default-stream worker started
  * lazily, stream workers, a raw twin's worker) inherit the helper binding: harness and
  * twin helper threads are placed alike, off the benchmark thread's core when it is

@@ -155,39 +155,6 @@ void dh_bench_skip_error(dh_gb_state_t* st, const char* what) {
   dh_gb_skip_with_error(st, buf);
 }
 
-/*--- helper-thread placement ---*/
-static cpu_set_t g_helper_cpus;
-static int g_helper_cpus_set;
-
-void dh_bench_set_helper_cpus(const cpu_set_t* cpus) {
-  g_helper_cpus = *cpus;
-  g_helper_cpus_set = 1;
-}
-
-int dh_bench_as_helper(int (*fn)(void* arg), void* arg) {
-  cpu_set_t old;
-  int have = g_helper_cpus_set && sched_getaffinity(0, sizeof old, &old) == 0 &&
-             sched_setaffinity(0, sizeof g_helper_cpus, &g_helper_cpus) == 0;
-  int rc = fn(arg);
-  if (have) sched_setaffinity(0, sizeof old, &old);
-  return rc;
-}
-
-typedef struct create_stream_arg {
-  DLDevice dev;
-  dh_stream_t* out;
-} create_stream_arg_t;
-
-static int create_stream_fn(void* p) {
-  create_stream_arg_t* a = p;
-  return dh_device_create_stream(a->dev, a->out);
-}
-
-int dh_bench_helper_create_stream(DLDevice dev, dh_stream_t* out_stream) {
-  create_stream_arg_t a = {dev, out_stream};
-  return dh_bench_as_helper(create_stream_fn, &a);
-}
-
 int dh_bench_find_file(const char* exe_dir, const char* env, const char* name, char* buf,
                        size_t buf_size) {
   const char* e = env ? getenv(env) : NULL;

@@ -1,0 +1,165 @@
+/*
+ * bench/options.c — the options of `devharness bench` and the argv handed to Google
+ * Benchmark (bench/run.h dh_bench_args_parse).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmdline/cmdline.h"
+#include "run.h"
+#include "suites.h"
+
+/* printf format: %s is the suite list (bench/suites.h). */
+static const char kUsage[] =
+    "usage: devharness bench [--suite LIST] [--device NAME:ID] [--quick] [--out FILE.json]\n"
+    "                        [--repetitions N] [--timing auto|host|device]\n"
+    "                        [--pin core|node|none]\n"
+    "                        [--benchmark_*=...]\n"
+    "\n"
+    "Microbenchmarks through Google Benchmark, on every device of every loaded backend\n"
+    "(or one --device). Each copy/sync/launch benchmark has a raw twin (the backend's\n"
+    "vendor API directly) named .../raw/... next to .../harness/...; the summary after the\n"
+    "run gives the harness/raw time ratio of every pair.\n"
+    "\n"
+    "  --suite LIST      comma-separated: %s (default all)\n"
+    "  --device SPEC     only this device, e.g. sim:0 (default: every device)\n"
+    "  --quick           short min_time and fewer sizes (under a minute here)\n"
+    "  --out FILE        Google Benchmark JSON (+ \"devharness_summary\": ratios, CVs)\n"
+    "  --repetitions N   repeat each benchmark N times (mean/median/stddev/cv; >= 9 for\n"
+    "                    `devharness compare`); N >= 2 runs the repetitions of all\n"
+    "                    benchmarks interleaved in random order (undo with\n"
+    "                    --benchmark_enable_random_interleaving=false)\n"
+    "  --timing MODE     copies: auto or host (default: host clock around copy + sync on\n"
+    "                    both sides of every pair) or device (backend events vs the raw\n"
+    "                    twin's device timer; not the same span on every API)\n"
+    "  --pin MODE        bind the benchmark thread with hwloc: core (default: core 0,\n"
+    "                    no device locality is known here), node (NUMA node 0), none;\n"
+    "                    with core or node PoCL's workers are bound one per core too\n"
+    "                    (POCL_AFFINITY=1, unless the environment sets it)\n"
+    "  --benchmark_*     passed to Google Benchmark, e.g. --benchmark_filter=copy/h2d\n"
+    "                    --benchmark_list_tests=true --benchmark_min_time=0.5\n"
+    "\n"
+    "Bytes processed count bytes copied once. Exit (cmdline/cmdline.h): 0 ran, 1 nothing matched\n"
+    "or output not writable, 2 usage error.\n";
+
+enum { OPT_SUITE = 256, OPT_DEVICE, OPT_QUICK, OPT_OUT, OPT_REPS, OPT_TIMING, OPT_PIN };
+
+static const struct option kOpts[] = {
+    {"suite", required_argument, NULL, OPT_SUITE},      {"device", required_argument, NULL, OPT_DEVICE},
+    {"quick", no_argument, NULL, OPT_QUICK},            {"out", required_argument, NULL, OPT_OUT},
+    {"repetitions", required_argument, NULL, OPT_REPS}, {"timing", required_argument, NULL, OPT_TIMING},
+    {"pin", required_argument, NULL, OPT_PIN},          {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+
+/* Sorts argv: --benchmark_* words into a->user, as they are, for Google Benchmark; the
+ * rest into a->ours for getopt_long. Returns the number of words in a->ours. */
+static int split_words(int argc, char** argv, dh_bench_args_t* a) {
+  int n = 0;
+  a->ours[n++] = argc > 0 ? argv[0] : "bench";
+  for (int i = 1; i < argc; ++i) {
+    if (strncmp(argv[i], "--benchmark_", 12) == 0) a->user[a->nuser++] = argv[i];
+    else a->ours[n++] = argv[i];
+  }
+  a->ours[n] = NULL;
+  return n;
+}
+
+/* Reads our options. Returns -1 to go on, else the exit code. */
+static int read_options(int n, dh_bench_args_t* a) {
+  static const char* const kTimings[] = {"auto", "host", "device", NULL};
+  static const char* const kPins[] = {"core", "node", "none", NULL};
+  char** ours = a->ours;
+  dh_cmdline_getopt_begin();
+  int c;
+  long reps;
+  while ((c = getopt_long(n, ours, "h", kOpts, NULL)) != -1) {
+    switch (c) {
+      case 'h': {
+        char names[256];
+        printf(kUsage, dh_bench_suite_names(",", names, sizeof names));
+        return DH_EXIT_OK;
+      }
+      case OPT_SUITE: a->suites = optarg; break;
+      case OPT_DEVICE:
+        if (dh_cmdline_set_once("bench", "--device", &a->device, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
+        break;
+      case OPT_QUICK: a->quick = 1; break;
+      case OPT_OUT: a->out = optarg; break;
+      case OPT_TIMING: a->timing = optarg; break;
+      case OPT_PIN: a->pin_mode = optarg; break;
+      case OPT_REPS:
+        if (dh_cmdline_parse_long(optarg, 1, 1000, &reps) != 0)
+          return dh_cmdline_usage_error("bench", "--repetitions wants an integer 1..1000, got '%s'",
+                                    dh_cmdline_quote(optarg));
+        a->reps = (int)reps;
+        break;
+      default: return dh_cmdline_bad_option("bench", kOpts, n, ours);
+    }
+  }
+  if (dh_cmdline_no_operands("bench", n, ours) != DH_EXIT_OK) return DH_EXIT_USAGE;
+  if (dh_bench_suites_check(a->suites) != DH_EXIT_OK) return DH_EXIT_USAGE;
+  if (dh_cmdline_choice(a->timing, kTimings) < 0)
+    return dh_cmdline_usage_error("bench", "--timing wants auto, host or device, got '%s'", dh_cmdline_quote(a->timing));
+  if (dh_cmdline_choice(a->pin_mode, kPins) < 0)
+    return dh_cmdline_usage_error("bench", "--pin wants core, node or none, got '%s'", dh_cmdline_quote(a->pin_mode));
+  return -1;
+}
+
+/* Google Benchmark's argv: our defaults (min time, warm-up, repetitions, interleaving)
+ * before the user's --benchmark_* flags, so the user's win; then --out. */
+static int build_gb_argv(dh_bench_args_t* a, const char* argv0) {
+  a->ngb = 0;
+  a->gb[a->ngb++] = (char*)argv0;
+  a->gb[a->ngb++] = a->quick ? "--benchmark_min_time=0.01" : "--benchmark_min_time=0.1";
+  a->gb[a->ngb++] = a->quick ? "--benchmark_min_warmup_time=0.002" : "--benchmark_min_warmup_time=0.02";
+  snprintf(a->reps_flag, sizeof a->reps_flag, "--benchmark_repetitions=%d", a->reps > 0 ? a->reps : 1);
+  a->gb[a->ngb++] = a->reps_flag;
+  /* With repetitions, interleave them (Google Benchmark shuffles the repetitions of all
+   * selected benchmarks together), so a harness benchmark and its raw twin see the same
+   * load drift and their ratio is not skewed by it; --benchmark_enable_random_interleaving
+   * given by the user wins (it comes later). */
+  a->order = "single repetition";
+  a->gb[a->ngb++] = "--benchmark_enable_random_interleaving=false";
+  if (a->reps >= 2) {
+    a->gb[a->ngb - 1] = "--benchmark_enable_random_interleaving=true";
+    a->order = "interleaved: the repetitions of all benchmarks run in one random order";
+  }
+  for (int k = 0; k < a->nuser; ++k) {
+    a->gb[a->ngb++] = a->user[k];
+    if (strncmp(a->user[k], "--benchmark_enable_random_interleaving", 38) == 0)
+      a->order = a->user[k]; /* the user's flag, as given */
+  }
+  if (a->out) {
+    size_t n = strlen(a->out) + 32;
+    if (!(a->out_flag = malloc(n))) return dh_cmdline_usage_error("bench", "out of memory");
+    snprintf(a->out_flag, n, "--benchmark_out=%s", a->out);
+    a->gb[a->ngb++] = a->out_flag;
+    a->gb[a->ngb++] = "--benchmark_out_format=json";
+  }
+  a->gb[a->ngb] = NULL;
+  return DH_EXIT_OK;
+}
+
+int dh_bench_args_parse(int argc, char** argv, dh_bench_args_t* a) {
+  memset(a, 0, sizeof *a);
+  a->pin_mode = "core";
+  a->timing = "auto";
+  size_t n = (size_t)argc + 16;
+  a->user = calloc(n, sizeof *a->user);
+  a->ours = calloc(n, sizeof *a->ours);
+  a->gb = calloc(n, sizeof *a->gb);
+  if (!a->user || !a->ours || !a->gb) return DH_EXIT_USAGE;
+  int rc = read_options(split_words(argc, argv, a), a);
+  if (rc < 0 && (rc = build_gb_argv(a, argc > 0 ? argv[0] : "bench")) == DH_EXIT_OK) rc = -1;
+  return rc;
+}
+
+void dh_bench_args_free(dh_bench_args_t* a) {
+  free(a->out_flag);
+  free(a->gb);
+  free(a->user);
+  free(a->ours);
+  memset(a, 0, sizeof *a);
+}

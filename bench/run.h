@@ -1,0 +1,79 @@
+/*
+ * bench/run.h — the steps of `devharness bench` that bench/main.c takes in turn: the
+ * options (bench/options.c), where threads run (bench/pinning.c) and the devices under
+ * test (bench/devices.c). The suites table is bench/suites.h, the summary after the run
+ * bench/summary.h. Internal to bench/; not thread-safe (the command's main thread).
+ */
+#ifndef DEVHARNESS_BENCH_RUN_H_
+#define DEVHARNESS_BENCH_RUN_H_
+
+#include <stddef.h>
+
+#include "bench_internal.h"
+
+/*--- options (bench/options.c) ---*/
+typedef struct dh_bench_args {
+  const char* suites;   /* --suite, comma-separated; NULL: every suite */
+  const char* device;   /* --device; NULL: every device */
+  const char* out;      /* --out FILE.json, or NULL */
+  const char* pin_mode; /* --pin: core, node or none */
+  const char* timing;   /* --timing: auto, host or device */
+  int quick;            /* --quick */
+  int reps;             /* --repetitions; 0 when not given */
+  char** gb;            /* Google Benchmark's argv: our defaults, then the user's
+                         * --benchmark_* flags (they win), then --out's */
+  int ngb;
+  const char* order;    /* how repetitions are ordered, for the context */
+  /* storage behind the pointers above */
+  char** ours;          /* argv without --benchmark_*, for getopt_long */
+  char** user;          /* the user's --benchmark_* words */
+  int nuser;
+  char reps_flag[64];
+  char* out_flag;
+} dh_bench_args_t;
+
+/* Reads `devharness bench`'s argv into *a and builds Google Benchmark's argv. Returns -1
+ * to go on, else the exit code: DH_EXIT_OK after --help, DH_EXIT_USAGE after a one-line
+ * usage error (cmdline/cmdline.h). Either way *a is released with dh_bench_args_free. */
+int dh_bench_args_parse(int argc, char** argv, dh_bench_args_t* a);
+void dh_bench_args_free(dh_bench_args_t* a);
+
+/*--- where threads run (bench/pinning.c) ---*/
+/* Driver worker threads: PoCL's pthread device binds worker i to core i with
+ * POCL_AFFINITY=1 (pocl/pocl v3.1 doc/sphinx/source/using.rst, "Tuning pocl behavior
+ * with ENV variables"). With the benchmark thread pinned (--pin core/node) it is set,
+ * unless the environment already has it; harness and twin run on the same workers, so
+ * both sides are placed alike (docs/benchmarks.md "Method", driver worker threads).
+ * Must run before any backend starts its driver. Writes what was done to desc. */
+void dh_bench_place_driver_threads(const char* pin_mode, char* desc, size_t size);
+
+/* Helper threads (docs/benchmarks.md "Helper threads placed alike"): the PUs the
+ * process may run on now, less the PUs --pin will bind the benchmark thread to when any
+ * are left, so that every worker thread the benchmarks make a backend or a twin start,
+ * harness and twin alike, runs beside the benchmark thread and never on its core: left
+ * to the scheduler, a worker shared that core in some runs and not in others, for
+ * harness and twin independently. With --pin none, or one core only, the helper PUs
+ * are the process's. From then on dh_bench_as_helper binds to them. Must run before
+ * any benchmark creates a stream and before dh_bench_pin; writes what it did to desc. */
+void dh_bench_place_helpers(const char* pin_mode, char* desc, size_t size);
+
+/* Binds the calling (benchmark) thread with hwloc to core 0 (--pin core; PU 0 when hwloc
+ * shows no cores), NUMA node 0 (node), or not at all (none); no device locality is
+ * known, so the first. Writes what was done to desc. */
+void dh_bench_pin(const char* pin_mode, char* desc, size_t size);
+
+/*--- devices under test (bench/devices.c) ---*/
+/* When a suite in `suites` registers per device, selects every device of every loaded
+ * backend, or the one of `spec` (dh_device_select); a backend without devices goes into
+ * the run's context ("backend.<name>") and onto stderr with the reason. *devs is
+ * allocated (free it) with room for one more. Returns 0, or an exit code after one line
+ * on stderr. */
+int dh_bench_find_devices(const char* suites, const char* spec, dh_bench_device_t** devs,
+                          size_t* ndev);
+
+/* Each device's context line ("device.<spec>": backend, name, driver, target kind,
+ * timing, raw twin) and memory ceiling ("ceiling.<spec>.device_memory", where the
+ * backend reports one; also recorded for the summary). */
+void dh_bench_describe_devices(const dh_bench_device_t* devs, size_t ndev);
+
+#endif /* DEVHARNESS_BENCH_RUN_H_ */
