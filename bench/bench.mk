@@ -2,7 +2,7 @@
 # devharness CLI (CLI_OBJS/CLI_LDLIBS) and into a standalone driver
 # $(BUILD)/bin/devharness-bench; the call suite's module $(BUILD)/lib/devharness_bench_ffi_noop.so.
 
-BENCH_SRCS := bench/gbench.cc bench/common.c bench/devop.c bench/call.c bench/alloc.c \
+BENCH_SRCS := bench/gbench.cc bench/buffer_cache.c bench/timer.c bench/register.c bench/call.c bench/alloc.c \
               bench/copy.c bench/sync.c bench/launch.c bench/main.c bench/summary.c \
               bench/launchers.c bench/ffi_peer.c bench/suites.c \
               bench/options.c bench/pinning.c bench/devices.c

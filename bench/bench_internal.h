@@ -55,16 +55,13 @@ dh_gb_bench_t* dh_bench_common(dh_gb_bench_t* b, const dh_bench_opts_t* o);
  * measure glibc, not the harness. Written to the JSON context. */
 #define DH_BENCH_BUFFER_ALIGN 4096
 
-/* Monotonic clock in seconds. */
-double dh_bench_now(void);
-
 /* Allocates a zeroed object of `size` bytes that lives until dh_bench_free_all
  * (benchmark user data). Returns NULL when out of memory. */
 void* dh_bench_keep(size_t size);
 /* Frees everything dh_bench_keep handed out and the cached buffers below. */
 void dh_bench_free_all(void);
 
-/* Kept buffer sets (bench/common.c). Benchmarks keep their buffers and raw-twin
+/* Kept buffer sets (bench/buffer_cache.c). Benchmarks keep their buffers and raw-twin
  * contexts here, keyed by (owner, size), for the WHOLE run: with interleaved
  * repetitions (--repetitions >= 2) every repetition then finds the buffers it used
  * before, already allocated and written, instead of allocating fresh ones and taking
@@ -77,7 +74,7 @@ typedef struct dh_bench_cache {
   size_t bytes; /* memory held, for the budget; 0 = estimated as 2 * size */
   void (*release)(struct dh_bench_cache* c); /* frees the fields below */
   void* p[8];
-  dh_raw_context_t raw; /* a raw twin's set-up context (devop.c), else zeroed */
+  dh_raw_context_t raw; /* a raw twin's set-up context (timer.c), else zeroed */
   DLDevice dev;
   const dh_backend_t* backend;
   uint64_t last_use; /* LRU tick */
@@ -112,11 +109,6 @@ void dh_bench_skip_error(dh_gb_state_t* st, const char* what);
 
 /* Text of the last error for labels: "<kind>: <message>". Thread-local buffer. */
 const char* dh_bench_error_text(void);
-
-/* Finds a benchmark support file: $env when set, else <exe_dir>/../lib/<name>,
- * <exe_dir>/../lib/devharness-bench/<name>. Writes into buf; 0 when found. */
-int dh_bench_find_file(const char* exe_dir, const char* env, const char* name, char* buf,
-                       size_t buf_size);
 
 /* tvm-ffi peer (bench/ffi_peer.c): the same calls made directly on tvm-ffi's C API
  * (libtvm_ffi.so, the library libdevharness itself links), side by side with

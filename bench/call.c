@@ -25,7 +25,9 @@
  * call.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench_internal.h"
 #include "devharness/error.h"
@@ -151,6 +153,25 @@ static void bm_call(dh_gb_state_t* st, void* user) {
   dh_gb_set_label(st, "time per call");
 }
 
+/* Finds the module: $env when set, else <exe_dir>/../lib/<name>,
+ * <exe_dir>/../lib/devharness-bench/<name>, <exe_dir>/../../lib/<name>. Writes the path
+ * (or the first place looked) into buf; 0 when found. */
+static int find_file(const char* exe_dir, const char* env, const char* name, char* buf,
+                     size_t buf_size) {
+  const char* e = env ? getenv(env) : NULL;
+  if (e && *e) {
+    snprintf(buf, buf_size, "%s", e);
+    return access(buf, R_OK) == 0 ? 0 : -1;
+  }
+  static const char* const kRel[] = {"../lib", "../lib/devharness-bench", "../../lib"};
+  for (size_t i = 0; i < sizeof kRel / sizeof kRel[0]; ++i) {
+    snprintf(buf, buf_size, "%s/%s/%s", exe_dir ? exe_dir : ".", kRel[i], name);
+    if (access(buf, R_OK) == 0) return 0;
+  }
+  snprintf(buf, buf_size, "%s/../lib/%s", exe_dir ? exe_dir : ".", name);
+  return -1;
+}
+
 static int add(const dh_bench_opts_t* o, const char* name, int kind, int32_t nargs,
                const dh_function_t* fn, const char* why) {
   call_ctx_t* c = dh_bench_keep(sizeof *c);
@@ -176,8 +197,8 @@ int dh_bench_suite_call(const dh_bench_opts_t* o) {
   char path[4096], mwhy[4400] = "";
   static dh_function_t mfn;
   if (!g_module) {
-    if (dh_bench_find_file(o->exe_dir, "DEVHARNESS_BENCH_FFI_NOOP", "devharness_bench_ffi_noop.so",
-                           path, sizeof path) != 0)
+    if (find_file(o->exe_dir, "DEVHARNESS_BENCH_FFI_NOOP", "devharness_bench_ffi_noop.so", path,
+                  sizeof path) != 0)
       snprintf(mwhy, sizeof mwhy, "module not found: %s (set DEVHARNESS_BENCH_FFI_NOOP)", path);
     else if (dh_module_load(path, &g_module) != 0)
       snprintf(mwhy, sizeof mwhy, "dh_module_load: %s", dh_bench_error_text());

@@ -20,7 +20,7 @@
  *  - every buffer on both sides is allocated DH_BENCH_BUFFER_ALIGN-aligned (same
  *    relative alignment of source and destination for harness and twin) and written
  *    before it is timed (device buffers by an H2D copy of a pattern, twins in setup);
- *  - buffers and twin contexts are kept for the whole run (bench/common.c kept sets),
+ *  - buffers and twin contexts are kept for the whole run (bench/buffer_cache.c kept sets),
  *    and every call of a benchmark function (so every repetition) first runs the copy
  *    once untimed;
  *  - timing: host clock around copy + sync on both sides (default, --timing auto/host),
@@ -40,7 +40,7 @@
 #include "devharness/device_api.h"
 #include "devharness/error.h"
 #include "devharness/tensor.h"
-#include "devop.h"
+#include "timer.h"
 
 enum { IMPL_HARNESS, IMPL_RAW, IMPL_RAW_RELEASED };
 

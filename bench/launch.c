@@ -18,7 +18,7 @@
 #include "devharness/device_api.h"
 #include "devharness/error.h"
 #include "devharness/function.h"
-#include "devop.h"
+#include "timer.h"
 
 #define DH_LAUNCH_BATCH 64
 

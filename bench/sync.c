@@ -12,7 +12,7 @@
 #include "devharness/device_api.h"
 #include "devharness/error.h"
 #include "devharness/tensor.h"
-#include "devop.h"
+#include "timer.h"
 
 enum { S_IDLE, S_AFTER_COPY, S_FROM_TO };
 

@@ -1,9 +1,17 @@
-/* bench/devop.c — timing helpers (bench/devop.h). */
+/* bench/timer.c — the timers and raw-twin runs of the copy, sync and launch suites
+ * (bench/timer.h). */
 #include <string.h>
+#include <time.h>
 
 #include "devharness/device_api.h"
 #include "devharness/error.h"
-#include "devop.h"
+#include "timer.h"
+
+double dh_bench_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 void dh_bench_timer_init(dh_bench_timer_t* t, const dh_bench_device_t* d, dh_stream_t stream,
                          int want_device) {

@@ -1,28 +1,13 @@
-/* bench/common.c — helpers shared by the suites (bench/bench_internal.h). */
-#include <errno.h>
-#include <sched.h>
+/*
+ * bench/buffer_cache.c — memory a benchmark run keeps (bench/bench_internal.h): the
+ * suites' per-benchmark contexts (dh_bench_keep), and the kept buffer sets, keyed by
+ * (owner, size) and released least recently used first beyond a memory budget.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "bench_internal.h"
-#include "devharness/device_api.h"
-#include "devharness/error.h"
-
-double dh_bench_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-dh_gb_bench_t* dh_bench_common(dh_gb_bench_t* b, const dh_bench_opts_t* o) {
-  /* min time, warm-up and repetitions are given as Google Benchmark flags by
-   * dh_bench_main (per-benchmark settings would append "/min_time:..." to every name). */
-  (void)o;
-  return b;
-}
 
 /*--- kept allocations ---*/
 static void** g_kept;
@@ -138,35 +123,4 @@ void dh_bench_free_all(void) {
   free(g_kept);
   g_kept = NULL;
   g_nkept = g_capkept = 0;
-}
-
-/*--- errors ---*/
-static _Thread_local char g_errtext[DH_ERROR_MESSAGE_MAX + DH_ERROR_KIND_MAX + 4];
-
-const char* dh_bench_error_text(void) {
-  const char* k = dh_error_kind();
-  snprintf(g_errtext, sizeof g_errtext, "%s: %s", k ? k : "Error", dh_error_message());
-  return g_errtext;
-}
-
-void dh_bench_skip_error(dh_gb_state_t* st, const char* what) {
-  char buf[sizeof g_errtext + 256];
-  snprintf(buf, sizeof buf, "%s: %s", what, dh_bench_error_text());
-  dh_gb_skip_with_error(st, buf);
-}
-
-int dh_bench_find_file(const char* exe_dir, const char* env, const char* name, char* buf,
-                       size_t buf_size) {
-  const char* e = env ? getenv(env) : NULL;
-  if (e && *e) {
-    snprintf(buf, buf_size, "%s", e);
-    return access(buf, R_OK) == 0 ? 0 : -1;
-  }
-  static const char* const kRel[] = {"../lib", "../lib/devharness-bench", "../../lib"};
-  for (size_t i = 0; i < sizeof kRel / sizeof kRel[0]; ++i) {
-    snprintf(buf, buf_size, "%s/%s/%s", exe_dir ? exe_dir : ".", kRel[i], name);
-    if (access(buf, R_OK) == 0) return 0;
-  }
-  snprintf(buf, buf_size, "%s/../lib/%s", exe_dir ? exe_dir : ".", name);
-  return -1;
 }
