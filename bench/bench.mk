@@ -2,10 +2,13 @@
 # devharness CLI (CLI_OBJS/CLI_LDLIBS) and into a standalone driver
 # $(BUILD)/bin/devharness-bench; the call suite's module $(BUILD)/lib/devharness_bench_ffi_noop.so.
 
-BENCH_SRCS := bench/gbench.cc bench/buffer_cache.c bench/timer.c bench/register.c bench/call.c bench/alloc.c \
-              bench/copy.c bench/sync.c bench/launch.c bench/main.c bench/summary.c \
-              bench/launchers.c bench/ffi_peer.c bench/suites.c \
-              bench/options.c bench/pinning.c bench/devices.c
+# Every bench/suites/*.c is a suite (its row: bench/suites.h); the files of bench/ are
+# the command around them (bench/main.c), the ffi peer of the call suite and the
+# Google Benchmark wrapper.
+BENCH_SUITE_SRCS := $(sort $(wildcard bench/suites/*.c))
+BENCH_SRCS := bench/gbench.cc bench/main.c bench/options.c bench/pinning.c bench/devices.c \
+              bench/suites.c bench/register.c bench/buffer_cache.c bench/timer.c \
+              bench/summary.c bench/launchers.c bench/ffi_peer.c $(BENCH_SUITE_SRCS)
 BENCH_OBJS := $(call obj,$(BENCH_SRCS))
 BENCH_LDLIBS := -lbenchmark -lstdc++ -lhwloc -ljansson -ldl -lm $(TVM_FFI_LINK)
 BENCH_DRIVER := $(BINDIR)/devharness-bench

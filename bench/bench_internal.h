@@ -43,7 +43,7 @@ typedef struct dh_bench_opts {
 typedef int dh_bench_suite_fn(const dh_bench_opts_t* o);
 
 /* Hook for settings common to every benchmark; returns b. Min time, warm-up and
- * repetitions are NOT set here but as --benchmark_* flags (see bench/main.c), because
+ * repetitions are NOT set here but as --benchmark_* flags (see bench/options.c), because
  * per-benchmark values would be appended to every benchmark name. */
 dh_gb_bench_t* dh_bench_common(dh_gb_bench_t* b, const dh_bench_opts_t* o);
 

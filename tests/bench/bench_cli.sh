@@ -201,7 +201,7 @@ else
     skip "CV summary of copies >= 1 MiB, raw/raw_released/bidir pairs, method context" "bench failed"
 fi
 
-# 16: driver threads (bench/main.c place_driver_threads): with --pin core bench binds
+# 16: driver threads (bench/pinning.c dh_bench_place_driver_threads): with --pin core bench binds
 # PoCL's workers (POCL_AFFINITY=1) unless the environment sets POCL_AFFINITY (kept, and
 # escaped in the context), and binds nothing with --pin none; the context says which,
 # and the test plugin (tests/bench/bidirorder.c, bidirorder:0) logs what a driver
@@ -229,7 +229,7 @@ else
     skip "bench --pin core binds PoCL's workers unless POCL_AFFINITY is set; --pin none binds none; the context says which" "test plugin not built (make all)"
 fi
 
-# 17: the launch suite's harness side launches the backend's own noop (bench/launch.c: a
+# 17: the launch suite's harness side launches the backend's own noop (bench/suites/launch.c: a
 # packed call of "<backend>.noop", the Function fetched once and kept): the test plugin
 # logs every noop it runs, at least one per launch timed in the last run (Google
 # Benchmark also runs the function while it sizes the iteration count).
@@ -264,7 +264,7 @@ else
     skip "bench launch: the harness side runs the backend's noop once per launch" "test plugin not built (make all)"
 fi
 
-# 18: helper threads placed alike (bench/main.c place_helpers): every thread through which
+# 18: helper threads placed alike (bench/pinning.c dh_bench_place_helpers): every thread through which
 # the benchmarks make a backend or a twin start a worker (the first stream_sync, which
 # starts the sim's default-stream worker; create_stream; the twin's setup) is bound to
 # the process's PUs less the pinned benchmark thread's with --pin core (the process's

@@ -1,11 +1,12 @@
 #!/bin/sh
 # tests/bench/bidir_order.sh — the bench issues the harness's bidirectional pair in the
 # order its raw twin names (include/devharness/backend.h dh_raw_twin_t.bidir_order,
-# bench/copy.c harness_issue), TAP. Uses the test plugin tests/bench/bidirorder.c (the
-# sim, logging each copy's direction): with DH_RAW_BIDIR_PAGEABLE_H2D_FIRST a pageable
-# pair is H2D then D2H, a pinned pair D2H then H2D; with 0 a pageable pair is D2H then
-# H2D. The last copy logged is the second of the last pair timed. Also: bidir has a
-# raw_released twin (the twin under the harness's host-source contract), as H2D has.
+# bench/suites/copy.c harness_issue), TAP. Uses the test plugin
+# tests/bench/bidirorder.c (the sim, logging each copy's direction): with
+# DH_RAW_BIDIR_PAGEABLE_H2D_FIRST a pageable pair is H2D then D2H, a pinned pair D2H
+# then H2D; with 0 a pageable pair is D2H then H2D. The last copy logged is the second
+# of the last pair timed. Also: bidir has a raw_released twin (the twin under the
+# harness's host-source contract), as H2D has.
 set -u
 BUILD=${BUILD:-build}
 here=$(cd "$(dirname "$0")" && pwd)

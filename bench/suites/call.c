@@ -1,7 +1,8 @@
 /*
- * bench/call.c — the call suite: what one call costs, host side only. Every packed call
- * runs on tvm-ffi (libtvm_ffi.so); the pairs below measure what devharness adds on top
- * of TVMFFIFunctionCall for the same call (goal: <= 5 ns or 5 %, whichever is larger).
+ * bench/suites/call.c — the call suite: what one call costs, host side only. Every
+ * packed call runs on tvm-ffi (libtvm_ffi.so); the pairs below measure what devharness
+ * adds on top of TVMFFIFunctionCall for the same call (goal: <= 5 ns or 5 %, whichever
+ * is larger).
  *
  *   call/direct/3args         direct C call of a no-op (int64, double, void*)
  *   call/indirect/3args       the same through a function pointer
@@ -29,11 +30,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench_internal.h"
+#include "bench/bench_internal.h"
 #include "devharness/error.h"
 #include "devharness/function.h"
 #include "devharness/device_api.h"
 #include "devharness/module.h"
+#include "bench/suites.h"
 
 #define DH_CALL_BATCH 64
 #define BARRIER() __asm__ volatile("" ::: "memory")

@@ -1,5 +1,5 @@
 /*
- * bench/sync.c — the sync suite (host clock; manual time):
+ * bench/suites/sync.c — the sync suite (host clock; manual time):
  *   sync/idle/<spec>/{harness,raw}        dh_device_stream_sync on an idle stream /
  *                                         the raw twin's DH_RAW_STREAM_SYNC
  *   sync/after_copy4/<spec>/{harness,raw} a 4-byte H2D copy, then the sync /
@@ -12,7 +12,8 @@
 #include "devharness/device_api.h"
 #include "devharness/error.h"
 #include "devharness/tensor.h"
-#include "timer.h"
+#include "bench/timer.h"
+#include "bench/suites.h"
 
 enum { S_IDLE, S_AFTER_COPY, S_FROM_TO };
 

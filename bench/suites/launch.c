@@ -1,5 +1,5 @@
 /*
- * bench/launch.c — the launch suite (host clock; manual time):
+ * bench/suites/launch.c — the launch suite (host clock; manual time):
  *   launch/throughput/<spec>/{harness,raw}  DH_LAUNCH_BATCH empty-kernel launches, then
  *        one sync; harness = packed calls (dh_func_call, i.e. TVMFFIFunctionCall) of the
  *        backend's "<backend>.noop" with (Device dev), the Function fetched once per
@@ -8,7 +8,7 @@
  *        v0.27.0 src/target/llvm/codegen_cpu.cc CodeGenCPU::GetPackedFuncHandle);
  *        then dh_device_stream_sync. The by-name dispatch of dh_device_call costs
  *        about 3 ns more per call on the cpu and is measured by call/backend/3args
- *        (bench/call.c).
+ *        (bench/suites/call.c).
  *        raw = the twin's DH_RAW_LAUNCH with repeat = DH_LAUNCH_BATCH. Time is per
  *        batch; items_per_second = launches per second; counter us_per_launch.
  *   launch/roundtrip/<spec>/{harness,raw}   one launch + sync per iteration.
@@ -18,7 +18,8 @@
 #include "devharness/device_api.h"
 #include "devharness/error.h"
 #include "devharness/function.h"
-#include "timer.h"
+#include "bench/timer.h"
+#include "bench/suites.h"
 
 #define DH_LAUNCH_BATCH 64
 

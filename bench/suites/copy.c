@@ -1,5 +1,6 @@
 /*
- * bench/copy.c — the copy suite: H2D, D2H, D2D and bidirectional latency and bandwidth.
+ * bench/suites/copy.c — the copy suite: H2D, D2H, D2D and bidirectional latency and
+ * bandwidth.
  *
  * Names: copy/<h2d|d2h|d2d|bidir>/<pageable|pinned|device>/<spec>/<impl>/<bytes>
  *   harness:      dh_device_copy_data_from_to on 1-D uint8 DLTensors + dh_device_stream_sync
@@ -40,7 +41,8 @@
 #include "devharness/device_api.h"
 #include "devharness/error.h"
 #include "devharness/tensor.h"
-#include "timer.h"
+#include "bench/timer.h"
+#include "bench/suites.h"
 
 enum { IMPL_HARNESS, IMPL_RAW, IMPL_RAW_RELEASED };
 

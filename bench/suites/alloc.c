@@ -1,14 +1,16 @@
 /*
- * bench/alloc.c — the alloc suite: dh_device_alloc_data_space + dh_device_free_data_space
- * latency by size, alloc/<spec>/<bytes>, 64 B to 256 MiB in x4 steps (quick: 64 B,
- * 64 KiB, 16 MiB). Host clock; one iteration = one alloc + one free (the memory is
- * not touched, so lazily-committing allocators look cheap at large sizes).
+ * bench/suites/alloc.c — the alloc suite: dh_device_alloc_data_space +
+ * dh_device_free_data_space latency by size, alloc/<spec>/<bytes>, 64 B to 256 MiB in x4
+ * steps (quick: 64 B, 64 KiB, 16 MiB). Host clock; one iteration = one alloc + one free
+ * (the memory is not touched, so lazily-committing allocators look cheap at large
+ * sizes).
  */
 #include <stdio.h>
 
-#include "bench_internal.h"
+#include "bench/bench_internal.h"
 #include "devharness/device_api.h"
 #include "devharness/error.h"
+#include "bench/suites.h"
 
 static void bm_alloc(dh_gb_state_t* st, void* user) {
   const dh_bench_device_t* d = user;
