@@ -42,10 +42,17 @@ typedef struct dh_bench_opts {
  * It may add its own lines to the run's context (dh_gb_add_context). */
 typedef int dh_bench_suite_fn(const dh_bench_opts_t* o);
 
-/* Hook for settings common to every benchmark; returns b. Min time, warm-up and
- * repetitions are NOT set here but as --benchmark_* flags (see bench/options.c), because
- * per-benchmark values would be appended to every benchmark name. */
-dh_gb_bench_t* dh_bench_common(dh_gb_bench_t* b, const dh_bench_opts_t* o);
+/* Registers fn(st, user) as the benchmark `name`, reported in `unit` (bench/register.c).
+ * Min time, warm-up and repetitions are not set per benchmark but as --benchmark_* flags
+ * (bench/options.c): per-benchmark values would be appended to every benchmark's name.
+ * Returns the benchmark (for its arguments), or NULL with dh_error_set when Google
+ * Benchmark refuses it. */
+dh_gb_bench_t* dh_bench_register(const char* name, dh_gb_fn_t fn, void* user,
+                                 const dh_bench_opts_t* o, dh_gb_unit_t unit);
+/* dh_bench_register in microseconds with manual time: fn reports each iteration's time
+ * (dh_gb_set_iteration_time), as the copy, sync and launch suites do. */
+dh_gb_bench_t* dh_bench_register_timed(const char* name, dh_gb_fn_t fn, void* user,
+                                       const dh_bench_opts_t* o);
 
 /* Alignment of every buffer the copy suite allocates, harness and twin side alike
  * (host: aligned_alloc / alloc_host; device: alloc_data_space's alignment): the source
@@ -58,6 +65,9 @@ dh_gb_bench_t* dh_bench_common(dh_gb_bench_t* b, const dh_bench_opts_t* o);
 /* Allocates a zeroed object of `size` bytes that lives until dh_bench_free_all
  * (benchmark user data). Returns NULL when out of memory. */
 void* dh_bench_keep(size_t size);
+/* A kept copy of the `size` bytes at ctx (a benchmark's user data), or NULL with
+ * dh_error_set (OutOfMemoryError). */
+void* dh_bench_keep_copy(const void* ctx, size_t size);
 /* Frees everything dh_bench_keep handed out and the cached buffers below. */
 void dh_bench_free_all(void);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench_internal.h"
+#include "devharness/error.h"
 
 /*--- kept allocations ---*/
 static void** g_kept;
@@ -24,6 +25,12 @@ void* dh_bench_keep(size_t size) {
   void* p = calloc(1, size);
   if (p) g_kept[g_nkept++] = p;
   return p;
+}
+
+void* dh_bench_keep_copy(const void* ctx, size_t size) {
+  void* p = dh_bench_keep(size);
+  if (!p) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "bench: out of memory"), NULL;
+  return memcpy(p, ctx, size);
 }
 
 /* Kept sets: an array of individually allocated entries (pointers handed out stay

@@ -7,11 +7,18 @@
 #include "bench_internal.h"
 #include "devharness/error.h"
 
-dh_gb_bench_t* dh_bench_common(dh_gb_bench_t* b, const dh_bench_opts_t* o) {
-  /* min time, warm-up and repetitions are given as Google Benchmark flags by
-   * dh_bench_main (per-benchmark settings would append "/min_time:..." to every name). */
+dh_gb_bench_t* dh_bench_register(const char* name, dh_gb_fn_t fn, void* user,
+                                 const dh_bench_opts_t* o, dh_gb_unit_t unit) {
   (void)o;
-  return b;
+  dh_gb_bench_t* b = dh_gb_register(name, fn, user);
+  if (!b) return dh_error_set(DH_KIND_INTERNAL_ERROR, "bench: cannot register %s", name), NULL;
+  return dh_gb_bench_unit(b, unit);
+}
+
+dh_gb_bench_t* dh_bench_register_timed(const char* name, dh_gb_fn_t fn, void* user,
+                                       const dh_bench_opts_t* o) {
+  dh_gb_bench_t* b = dh_bench_register(name, fn, user, o, DH_GB_US);
+  return b ? dh_gb_bench_use_manual_time(b) : NULL;
 }
 
 static _Thread_local char g_errtext[DH_ERROR_MESSAGE_MAX + DH_ERROR_KIND_MAX + 4];

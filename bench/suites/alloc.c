@@ -38,15 +38,13 @@ int dh_bench_suite_alloc(const dh_bench_opts_t* o) {
     const dh_bench_device_t* d = &o->devices[i];
     char name[128];
     snprintf(name, sizeof name, "alloc/%s", d->spec);
-    dh_gb_bench_t* b = dh_gb_register(name, bm_alloc, (void*)d);
-    if (!b) return dh_error_set(DH_KIND_INTERNAL_ERROR, "bench: cannot register %s", name);
+    dh_gb_bench_t* b = dh_bench_register(name, bm_alloc, (void*)d, o, DH_GB_US);
+    if (!b) return -1;
     if (o->quick) {
       for (size_t s = 0; s < sizeof kQuick / sizeof kQuick[0]; ++s) dh_gb_bench_arg(b, kQuick[s]);
     } else {
       for (int64_t s = 64; s <= ((int64_t)256 << 20); s *= 4) dh_gb_bench_arg(b, s);
     }
-    dh_bench_common(b, o);
-    dh_gb_bench_unit(b, DH_GB_US);
     ++count;
   }
   return count;

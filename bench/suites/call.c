@@ -39,6 +39,15 @@
 
 #define DH_CALL_BATCH 64
 #define BARRIER() __asm__ volatile("" ::: "memory")
+/* The timed loop of a call benchmark: `call` (which may use the index i) DH_CALL_BATCH
+ * times per keep-running check, each followed by a compiler barrier so that no call is
+ * merged with the next or moved out of the loop. */
+#define CALL_LOOP(st, call)                                 \
+  while (dh_gb_keep_running_batch((st), DH_CALL_BATCH))     \
+    for (int i = 0; i < DH_CALL_BATCH; ++i) {               \
+      call;                                                 \
+      BARRIER();                                            \
+    }
 
 /* The no-op bodies: an empty asm keeps the compiler from deleting the call. */
 __attribute__((noinline)) static int64_t dh_bench_direct3(int64_t a, double b, void* c) {
@@ -85,6 +94,23 @@ static void make_args(dh_any_t* a) {
   a[5] = dh_any_dtype(t);
 }
 
+/* dh_func_get + dh_func_release of `name` (call/registry_lookup). */
+static inline int lookup_and_release(const char* name) {
+  dh_function_t f;
+  int rc = dh_func_get(name, &f);
+  dh_func_release(&f);
+  return rc;
+}
+
+/* TVMFFIFunctionCall through the peer, with the result set to None first (c_api.h: the
+ * caller sets None). */
+static inline int ffi_peer_call(void* handle, dh_any_t* args, int32_t n, dh_any_t* rv) {
+  rv->type_index = DH_TYPE_NONE;
+  rv->zero_padding = 0;
+  rv->v_uint64 = 0;
+  return dh_bench_ffi_peer_call(handle, args, n, rv);
+}
+
 static void bm_call(dh_gb_state_t* st, void* user) {
   call_ctx_t* c = user;
   if (c->why[0]) {
@@ -96,13 +122,11 @@ static void bm_call(dh_gb_state_t* st, void* user) {
   int rc = 0;
   switch (c->kind) {
     case K_DIRECT:
-      while (dh_gb_keep_running_batch(st, DH_CALL_BATCH))
-        for (int i = 0; i < DH_CALL_BATCH; ++i) {
-          dh_bench_direct3(i, 1.5, &g_marker);
-          BARRIER();
-        }
+      CALL_LOOP(st, dh_bench_direct3(i, 1.5, &g_marker));
       break;
     case K_INDIRECT:
+      /* The pointer is read from the volatile once per batch, so the compiler cannot
+       * make the calls direct, and the read is not part of every call. */
       while (dh_gb_keep_running_batch(st, DH_CALL_BATCH)) {
         int64_t (*f)(int64_t, double, void*) = g_indirect;
         for (int i = 0; i < DH_CALL_BATCH; ++i) {
@@ -113,38 +137,17 @@ static void bm_call(dh_gb_state_t* st, void* user) {
       break;
     case K_PACKED:
     case K_MODULE:
-      while (dh_gb_keep_running_batch(st, DH_CALL_BATCH))
-        for (int i = 0; i < DH_CALL_BATCH; ++i) {
-          rc |= dh_func_call(&c->fn, args, c->nargs, &rv);
-          BARRIER();
-        }
+      CALL_LOOP(st, rc |= dh_func_call(&c->fn, args, c->nargs, &rv));
       break;
     case K_LOOKUP:
-      while (dh_gb_keep_running_batch(st, DH_CALL_BATCH))
-        for (int i = 0; i < DH_CALL_BATCH; ++i) {
-          dh_function_t f;
-          rc |= dh_func_get("bench.noop", &f);
-          dh_func_release(&f);
-          BARRIER();
-        }
+      CALL_LOOP(st, rc |= lookup_and_release("bench.noop"));
       break;
     case K_TVM_FFI:
     case K_TVM_FFI_HANDLE:
-      while (dh_gb_keep_running_batch(st, DH_CALL_BATCH))
-        for (int i = 0; i < DH_CALL_BATCH; ++i) {
-          rv.type_index = DH_TYPE_NONE; /* c_api.h: the caller sets None */
-          rv.zero_padding = 0;
-          rv.v_uint64 = 0;
-          rc |= dh_bench_ffi_peer_call(c->kind == K_TVM_FFI ? NULL : c->fn.handle, args, c->nargs, &rv);
-          BARRIER();
-        }
+      CALL_LOOP(st, rc |= ffi_peer_call(c->kind == K_TVM_FFI ? NULL : c->fn.handle, args, c->nargs, &rv));
       break;
     case K_BACKEND:
-      while (dh_gb_keep_running_batch(st, DH_CALL_BATCH))
-        for (int i = 0; i < DH_CALL_BATCH; ++i) {
-          rc |= dh_device_call(g_cpu, "echo", args, c->nargs, &rv);
-          BARRIER();
-        }
+      CALL_LOOP(st, rc |= dh_device_call(g_cpu, "echo", args, c->nargs, &rv));
       break;
   }
   if (rc != 0) {
@@ -182,11 +185,7 @@ static int add(const dh_bench_opts_t* o, const char* name, int kind, int32_t nar
   c->nargs = nargs;
   if (fn) c->fn = *fn;
   if (why) snprintf(c->why, sizeof c->why, "%s", why);
-  dh_gb_bench_t* b = dh_gb_register(name, bm_call, c);
-  if (!b) return dh_error_set(DH_KIND_INTERNAL_ERROR, "bench: cannot register %s", name);
-  dh_bench_common(b, o);
-  dh_gb_bench_unit(b, DH_GB_NS);
-  return 0;
+  return dh_bench_register(name, bm_call, c, o, DH_GB_NS) ? 0 : -1;
 }
 
 int dh_bench_suite_call(const dh_bench_opts_t* o) {

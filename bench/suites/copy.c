@@ -307,16 +307,42 @@ static void bm_copy(dh_gb_state_t* st, void* user) {
   dh_gb_set_label(st, label);
 }
 
-int dh_bench_suite_copy(const dh_bench_opts_t* o) {
+static const struct {
+  dh_raw_op_t op;
+  const char* name;
+} kDirs[] = {{DH_RAW_COPY_H2D, "h2d"}, {DH_RAW_COPY_D2H, "d2h"}, {DH_RAW_COPY_D2D, "d2d"},
+             {DH_RAW_COPY_BIDIR, "bidir"}};
+
+/* The sizes of one copy benchmark: 4 B to 256 MiB in x4 steps; quick: 4 B, 64 KiB and
+ * 1 MiB, bidir 1 MiB only (keeps `make run` short). */
+static void add_sizes(dh_gb_bench_t* b, const dh_bench_opts_t* o, dh_raw_op_t dir) {
   static const int64_t kQuick[] = {4, 64 << 10, 1 << 20};
-  static const struct {
-    dh_raw_op_t op;
-    const char* name;
-  } kDirs[] = {{DH_RAW_COPY_H2D, "h2d"},
-               {DH_RAW_COPY_D2H, "d2h"},
-               {DH_RAW_COPY_D2D, "d2d"},
-               {DH_RAW_COPY_BIDIR, "bidir"}};
+  if (o->quick && dir == DH_RAW_COPY_BIDIR) {
+    dh_gb_bench_arg(b, 1 << 20);
+  } else if (o->quick) {
+    for (size_t s = 0; s < sizeof kQuick / sizeof kQuick[0]; ++s) dh_gb_bench_arg(b, kQuick[s]);
+  } else {
+    for (int64_t s = 4; s <= ((int64_t)256 << 20); s *= 4) dh_gb_bench_arg(b, s);
+  }
+}
+
+/* Registers copy/<dir>/<memory>/<spec>/<impl> of kDirs[k]. 0, or -1 with the error set. */
+static int add_copy(const dh_bench_opts_t* o, const dh_bench_device_t* d, size_t k, int pinned,
+                    int impl) {
   static const char* const kImpl[] = {"harness", "raw", "raw_released"};
+  copy_ctx_t ctx = {d, kDirs[k].op, pinned, impl, o->host_timing};
+  copy_ctx_t* x = dh_bench_keep_copy(&ctx, sizeof ctx);
+  char name[160];
+  snprintf(name, sizeof name, "copy/%s/%s/%s/%s", kDirs[k].name,
+           kDirs[k].op == DH_RAW_COPY_D2D ? "device" : pinned ? "pinned" : "pageable", d->spec,
+           kImpl[impl]);
+  dh_gb_bench_t* b = x ? dh_bench_register_timed(name, bm_copy, x, o) : NULL;
+  if (!b) return -1;
+  add_sizes(b, o, kDirs[k].op);
+  return 0;
+}
+
+int dh_bench_suite_copy(const dh_bench_opts_t* o) {
   int count = 0;
   for (size_t i = 0; i < o->num_devices; ++i) {
     const dh_bench_device_t* d = &o->devices[i];
@@ -330,30 +356,7 @@ int dh_bench_suite_copy(const dh_bench_opts_t* o) {
           if (impl == IMPL_RAW_RELEASED && kDirs[k].op != DH_RAW_COPY_H2D &&
               kDirs[k].op != DH_RAW_COPY_BIDIR)
             continue;
-          copy_ctx_t* x = dh_bench_keep(sizeof *x);
-          if (!x) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "bench: out of memory");
-          x->d = d;
-          x->dir = kDirs[k].op;
-          x->pinned = pinned;
-          x->impl = impl;
-          x->host_timing = o->host_timing;
-          char name[160];
-          snprintf(name, sizeof name, "copy/%s/%s/%s/%s", kDirs[k].name,
-                   kDirs[k].op == DH_RAW_COPY_D2D ? "device" : pinned ? "pinned" : "pageable",
-                   d->spec, kImpl[impl]);
-          dh_gb_bench_t* b = dh_gb_register(name, bm_copy, x);
-          if (!b) return dh_error_set(DH_KIND_INTERNAL_ERROR, "bench: cannot register %s", name);
-          if (o->quick && kDirs[k].op == DH_RAW_COPY_BIDIR) {
-            dh_gb_bench_arg(b, 1 << 20); /* keeps `make run` short */
-          } else if (o->quick) {
-            for (size_t s = 0; s < sizeof kQuick / sizeof kQuick[0]; ++s)
-              dh_gb_bench_arg(b, kQuick[s]);
-          } else {
-            for (int64_t s = 4; s <= ((int64_t)256 << 20); s *= 4) dh_gb_bench_arg(b, s);
-          }
-          dh_bench_common(b, o);
-          dh_gb_bench_use_manual_time(b);
-          dh_gb_bench_unit(b, DH_GB_US);
+          if (add_copy(o, d, k, pinned, impl) != 0) return -1;
           ++count;
         }
       }

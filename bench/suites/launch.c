@@ -90,19 +90,12 @@ int dh_bench_suite_launch(const dh_bench_opts_t* o) {
     for (int k = 0; k < 2; ++k) {
       for (int raw = 0; raw <= 1; ++raw) {
         if (raw && !d->backend->raw) continue;
-        launch_ctx_t* x = dh_bench_keep(sizeof *x);
-        if (!x) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "bench: out of memory");
-        x->d = d;
-        x->batch = k == 0 ? DH_LAUNCH_BATCH : 1;
-        x->raw = raw;
+        launch_ctx_t ctx = {d, k == 0 ? DH_LAUNCH_BATCH : 1, raw};
+        launch_ctx_t* x = dh_bench_keep_copy(&ctx, sizeof ctx);
         char name[128];
         snprintf(name, sizeof name, "launch/%s/%s/%s", k == 0 ? "throughput" : "roundtrip",
                  d->spec, raw ? "raw" : "harness");
-        dh_gb_bench_t* b = dh_gb_register(name, bm_launch, x);
-        if (!b) return dh_error_set(DH_KIND_INTERNAL_ERROR, "bench: cannot register %s", name);
-        dh_bench_common(b, o);
-        dh_gb_bench_use_manual_time(b);
-        dh_gb_bench_unit(b, DH_GB_US);
+        if (!x || !dh_bench_register_timed(name, bm_launch, x, o)) return -1;
         ++count;
       }
     }

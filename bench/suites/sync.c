@@ -95,18 +95,10 @@ int dh_bench_suite_sync(const dh_bench_opts_t* o) {
     for (int k = S_IDLE; k <= S_FROM_TO; ++k) {
       for (int raw = 0; raw <= 1; ++raw) {
         if (raw && (!d->backend->raw || k == S_FROM_TO)) continue;
-        sync_ctx_t* x = dh_bench_keep(sizeof *x);
-        if (!x) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "bench: out of memory");
-        x->d = d;
-        x->kind = k;
-        x->raw = raw;
+        sync_ctx_t* x = dh_bench_keep_copy(&(sync_ctx_t){d, k, raw}, sizeof(sync_ctx_t));
         char name[128];
         snprintf(name, sizeof name, "sync/%s/%s/%s", kNames[k], d->spec, raw ? "raw" : "harness");
-        dh_gb_bench_t* b = dh_gb_register(name, bm_sync, x);
-        if (!b) return dh_error_set(DH_KIND_INTERNAL_ERROR, "bench: cannot register %s", name);
-        dh_bench_common(b, o);
-        dh_gb_bench_use_manual_time(b);
-        dh_gb_bench_unit(b, DH_GB_US);
+        if (!x || !dh_bench_register_timed(name, bm_sync, x, o)) return -1;
         ++count;
       }
     }
