@@ -211,95 +211,107 @@ static int harness_wait(const copy_ctx_t* x, harness_op_t* h) {
   return 0;
 }
 
+/* The raw twin's side: one untimed run (every call, so every repetition, warms up),
+ * then the timed loop. Returns the time source for the label, or NULL after skipping
+ * the benchmark with the error. */
+static const char* time_raw(dh_gb_state_t* st, const copy_ctx_t* x, size_t n) {
+  const char* src = "host clock";
+  uint32_t flags = (x->pinned ? DH_RAW_PINNED : 0) |
+                   (x->impl == IMPL_RAW_RELEASED ? DH_RAW_HOST_SOURCE_RELEASED : 0);
+  const dh_raw_context_t* ctx = dh_bench_raw_ctx(x, x->d, x->dir, n, flags);
+  if (!ctx) return dh_bench_skip_error(st, "raw twin setup"), NULL;
+  if (dh_device_raw_run(ctx, 1, NULL) != 0) return dh_bench_skip_error(st, "raw twin run"), NULL;
+  while (dh_gb_keep_running(st)) {
+    double s;
+    int dev = 0;
+    int rc;
+    if (x->host_timing) {
+      double t0 = dh_bench_now();
+      rc = dh_device_raw_run(ctx, 1, NULL);
+      s = dh_bench_now() - t0;
+    } else {
+      rc = dh_bench_raw_run(ctx, 1, &s, &dev);
+    }
+    if (rc != 0) return dh_bench_skip_error(st, "raw twin run"), NULL;
+    dh_gb_set_iteration_time(st, s);
+    if (dev) src = "device timer";
+  }
+  return src;
+}
+
+/* The harness's tensors and streams over kept set c (p[0]/p[3] host, p[1]/p[2] device,
+ * p[4]/p[5] bidir's streams). */
+static void harness_op_init(harness_op_t* h, const copy_ctx_t* x, const dh_bench_cache_t* c,
+                            size_t n) {
+  DLDevice cpu = {kDLCPU, 0};
+  memset(h, 0, sizeof *h);
+  switch (x->dir) {
+    case DH_RAW_COPY_H2D:
+      dh_tensor_init_bytes(&h->from, c->p[0], cpu, 0, n, &h->s[0]);
+      dh_tensor_init_bytes(&h->to, c->p[1], x->d->dev, 0, n, &h->s[1]);
+      break;
+    case DH_RAW_COPY_D2H:
+      dh_tensor_init_bytes(&h->from, c->p[1], x->d->dev, 0, n, &h->s[0]);
+      dh_tensor_init_bytes(&h->to, c->p[0], cpu, 0, n, &h->s[1]);
+      break;
+    case DH_RAW_COPY_BIDIR:
+      dh_tensor_init_bytes(&h->from, c->p[0], cpu, 0, n, &h->s[0]);
+      dh_tensor_init_bytes(&h->to, c->p[1], x->d->dev, 0, n, &h->s[1]);
+      dh_tensor_init_bytes(&h->from2, c->p[2], x->d->dev, 0, n, &h->s[2]);
+      dh_tensor_init_bytes(&h->to2, c->p[3], cpu, 0, n, &h->s[3]);
+      h->s1 = c->p[4];
+      h->s2 = c->p[5];
+      h->bidir = 1;
+      h->h2d_first = !x->pinned && (twin_bidir_order(x->d->backend) & DH_RAW_BIDIR_PAGEABLE_H2D_FIRST);
+      break;
+    default:
+      dh_tensor_init_bytes(&h->from, c->p[1], x->d->dev, 0, n, &h->s[0]);
+      dh_tensor_init_bytes(&h->to, c->p[2], x->d->dev, 0, n, &h->s[1]);
+      break;
+  }
+}
+
+/* The harness's side, like time_raw: bidir on the host clock (two streams), the other
+ * directions with the timer (device events with --timing device). */
+static const char* time_harness(dh_gb_state_t* st, const copy_ctx_t* x, size_t n) {
+  dh_bench_cache_t* c = NULL;
+  if (harness_buffers(x, n, &c) != 0) return dh_bench_skip_error(st, "buffers"), NULL;
+  harness_op_t h;
+  harness_op_init(&h, x, c, n);
+  if (harness_issue(x, &h) != 0 || harness_wait(x, &h) != 0)
+    return dh_bench_skip_error(st, "copy"), NULL;
+  dh_bench_timer_t t;
+  dh_bench_timer_init(&t, x->d, h.s1, !x->host_timing && !h.bidir);
+  const char* src = dh_bench_timer_source(&t);
+  while (dh_gb_keep_running(st)) {
+    double s;
+    int rc;
+    if (h.bidir) {
+      double t0 = dh_bench_now();
+      rc = harness_issue(x, &h) || harness_wait(x, &h) ? -1 : 0;
+      s = dh_bench_now() - t0;
+    } else {
+      rc = dh_bench_timer_start(&t) != 0 || harness_issue(x, &h) != 0 ||
+                   dh_bench_timer_stop(&t, &s) != 0
+               ? -1
+               : 0;
+    }
+    if (rc != 0) {
+      dh_bench_timer_free(&t);
+      return dh_bench_skip_error(st, "copy"), NULL;
+    }
+    dh_gb_set_iteration_time(st, s);
+  }
+  dh_bench_timer_free(&t);
+  return src;
+}
+
 static void bm_copy(dh_gb_state_t* st, void* user) {
   const copy_ctx_t* x = user;
   size_t n = (size_t)dh_gb_range(st, 0);
-  const char* src = "host clock";
+  const char* src = x->impl != IMPL_HARNESS ? time_raw(st, x, n) : time_harness(st, x, n);
+  if (!src) return;
   int64_t per_iter = (int64_t)n * (x->dir == DH_RAW_COPY_BIDIR ? 2 : 1);
-  if (x->impl != IMPL_HARNESS) {
-    uint32_t flags = (x->pinned ? DH_RAW_PINNED : 0) |
-                     (x->impl == IMPL_RAW_RELEASED ? DH_RAW_HOST_SOURCE_RELEASED : 0);
-    const dh_raw_context_t* ctx = dh_bench_raw_ctx(x, x->d, x->dir, n, flags);
-    if (!ctx) { dh_bench_skip_error(st, "raw twin setup"); return; }
-    /* Warm-up of this call (every repetition), untimed. */
-    if (dh_device_raw_run(ctx, 1, NULL) != 0)
-      { dh_bench_skip_error(st, "raw twin run"); return; }
-    while (dh_gb_keep_running(st)) {
-      double s;
-      int dev = 0;
-      int rc;
-      if (x->host_timing) {
-        double t0 = dh_bench_now();
-        rc = dh_device_raw_run(ctx, 1, NULL);
-        s = dh_bench_now() - t0;
-      } else {
-        rc = dh_bench_raw_run(ctx, 1, &s, &dev);
-      }
-      if (rc != 0)
-        { dh_bench_skip_error(st, "raw twin run"); return; }
-      dh_gb_set_iteration_time(st, s);
-      if (dev) src = "device timer";
-    }
-  } else {
-    dh_bench_cache_t* c = NULL;
-    if (harness_buffers(x, n, &c) != 0)
-      { dh_bench_skip_error(st, "buffers"); return; }
-    DLDevice cpu = {kDLCPU, 0};
-    harness_op_t h;
-    memset(&h, 0, sizeof h);
-    switch (x->dir) {
-      case DH_RAW_COPY_H2D:
-        dh_tensor_init_bytes(&h.from, c->p[0], cpu, 0, n, &h.s[0]);
-        dh_tensor_init_bytes(&h.to, c->p[1], x->d->dev, 0, n, &h.s[1]);
-        break;
-      case DH_RAW_COPY_D2H:
-        dh_tensor_init_bytes(&h.from, c->p[1], x->d->dev, 0, n, &h.s[0]);
-        dh_tensor_init_bytes(&h.to, c->p[0], cpu, 0, n, &h.s[1]);
-        break;
-      case DH_RAW_COPY_BIDIR:
-        dh_tensor_init_bytes(&h.from, c->p[0], cpu, 0, n, &h.s[0]);
-        dh_tensor_init_bytes(&h.to, c->p[1], x->d->dev, 0, n, &h.s[1]);
-        dh_tensor_init_bytes(&h.from2, c->p[2], x->d->dev, 0, n, &h.s[2]);
-        dh_tensor_init_bytes(&h.to2, c->p[3], cpu, 0, n, &h.s[3]);
-        h.s1 = c->p[4];
-        h.s2 = c->p[5];
-        h.bidir = 1;
-        h.h2d_first = !x->pinned &&
-                      (twin_bidir_order(x->d->backend) & DH_RAW_BIDIR_PAGEABLE_H2D_FIRST);
-        break;
-      default:
-        dh_tensor_init_bytes(&h.from, c->p[1], x->d->dev, 0, n, &h.s[0]);
-        dh_tensor_init_bytes(&h.to, c->p[2], x->d->dev, 0, n, &h.s[1]);
-        break;
-    }
-    /* Warm-up of this call (every repetition), untimed. */
-    if (harness_issue(x, &h) != 0 || harness_wait(x, &h) != 0)
-      { dh_bench_skip_error(st, "copy"); return; }
-    dh_bench_timer_t t;
-    dh_bench_timer_init(&t, x->d, h.s1, !x->host_timing && !h.bidir);
-    src = dh_bench_timer_source(&t);
-    while (dh_gb_keep_running(st)) {
-      double s;
-      int rc;
-      if (h.bidir) {
-        double t0 = dh_bench_now();
-        rc = harness_issue(x, &h) || harness_wait(x, &h) ? -1 : 0;
-        s = dh_bench_now() - t0;
-      } else {
-        rc = dh_bench_timer_start(&t) != 0 || harness_issue(x, &h) != 0 ||
-                     dh_bench_timer_stop(&t, &s) != 0
-                 ? -1
-                 : 0;
-      }
-      if (rc != 0) {
-        dh_bench_timer_free(&t);
-        dh_bench_skip_error(st, "copy");
-        return;
-      }
-      dh_gb_set_iteration_time(st, s);
-    }
-    dh_bench_timer_free(&t);
-  }
   dh_gb_set_bytes_processed(st, dh_gb_iterations(st) * per_iter);
   char label[96];
   snprintf(label, sizeof label, "bytes copied counted once%s; %s",
