@@ -32,10 +32,10 @@ $(BENCH_FFI_NOOP): $(OBJDIR)/bench/ffi_noop.o
 .PHONY: bench-driver
 bench-driver: $(BENCH_DRIVER) $(BENCH_FFI_NOOP)
 
-# The harness/raw ratio table (docs/benchmarks.md): 3 runs x 9 interleaved repetitions on
-# cpu:0, opencl:0, vulkan:0 (override RATIO_ARGS, e.g. RATIO_ARGS='--devices cuda:0').
-# Long (about 10-20 minutes); meant for a quiet machine. JSON of every run in
-# $(BUILD)/ratio-table/.
+# The harness/raw ratio table (docs/benchmarks.md "Harness/raw ratios on a shared
+# machine"): 3 runs x 9 interleaved repetitions on cpu:0, sim:0, opencl:0 and vulkan:0
+# (override RATIO_ARGS, e.g. RATIO_ARGS='--devices cuda:0'). Long (tens of minutes);
+# meant for a quiet machine. JSON of every run in $(BUILD)/ratio-table/.
 RATIO_ARGS ?=
 .PHONY: ratio-table
 ratio-table: all

@@ -1,5 +1,7 @@
 /*
- * bench/bench_internal.h — shared between the suite files of bench/ (not installed).
+ * bench/bench_internal.h — what the suites (bench/suites/<name>.c) see of the command
+ * around them: the devices and options of the run, registration, kept memory, helper
+ * threads and errors. Not installed.
  *
  * Each suite file registers its benchmarks with Google Benchmark through the C wrapper
  * (bench/gbench.h). Naming: <suite>/<operation>[/<memory>]/<device spec>/<impl>[/<size>]
@@ -57,9 +59,10 @@ dh_gb_bench_t* dh_bench_register_timed(const char* name, dh_gb_fn_t fn, void* us
 /* Alignment of every buffer the copy suite allocates, harness and twin side alike
  * (host: aligned_alloc / alloc_host; device: alloc_data_space's alignment): the source
  * and destination of a copy then sit at the same offset modulo a page (0), chosen on
- * purpose: glibc's memcpy is 2-30x slower for some relative offsets (e.g. a destination
- * just below the source modulo 4096), so unequal offsets on the two sides would
- * measure glibc, not the harness. Written to the JSON context. */
+ * purpose: glibc's memcpy is several times slower for some relative offsets (e.g. a
+ * destination just below the source modulo 4096), so unequal offsets on the two sides
+ * would measure glibc, not the harness (docs/benchmarks.md "Method"). Written to the
+ * JSON context. */
 #define DH_BENCH_BUFFER_ALIGN 4096
 
 /* Allocates a zeroed object of `size` bytes that lives until dh_bench_free_all

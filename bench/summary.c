@@ -231,10 +231,11 @@ static json_t* summarize_calls(void) {
     }
     printf("\n");
   }
-  /* Issue 11's goal: devharness's dispatch adds at most 5 ns or 5 % (the larger) on top
-   * of TVMFFIFunctionCall for the same 3-argument call. Two pairs: the same no-op
-   * (dh_func_call vs TVMFFIFunctionCall) and the cpu backend's echo (dh_device_call by
-   * device and name vs TVMFFIFunctionCall on its handle). */
+  /* The goal: devharness's dispatch adds at most 5 ns or 5 % (the larger) on top of
+   * TVMFFIFunctionCall for the same 3-argument call (docs/benchmarks.md "Method",
+   * summary). Two pairs: the same no-op (dh_func_call vs TVMFFIFunctionCall) and the cpu
+   * backend's echo (dh_device_call by device and name vs TVMFFIFunctionCall on its
+   * handle). */
   const char* pairs3[2][2] = {{"call/packed/3args", "call/tvm_ffi/3args"},
                               {"call/backend/3args", "call/tvm_ffi_backend/3args"}};
   for (int k = 0; k < 2; k++) {

@@ -6,9 +6,9 @@
  *        benchmark call from tvm-ffi's global table, as TVM's compiled host code
  *        calls a kernel: the handle is fetched on first use and kept (apache/tvm
  *        v0.27.0 src/target/llvm/codegen_cpu.cc CodeGenCPU::GetPackedFuncHandle);
- *        then dh_device_stream_sync. The by-name dispatch of dh_device_call costs
- *        about 3 ns more per call on the cpu and is measured by call/backend/3args
- *        (bench/suites/call.c).
+ *        then dh_device_stream_sync. What the by-name dispatch of dh_device_call would
+ *        add per launch is measured by call/backend/3args (bench/suites/call.c;
+ *        docs/benchmarks.md "What is measured").
  *        raw = the twin's DH_RAW_LAUNCH with repeat = DH_LAUNCH_BATCH. Time is per
  *        batch; items_per_second = launches per second; counter us_per_launch.
  *   launch/roundtrip/<spec>/{harness,raw}   one launch + sync per iteration.
