@@ -4,7 +4,8 @@
  * --suite accepts, the list in the usage text and in its error message, whether the
  * run needs devices, and the order the suites register their benchmarks in (Google
  * Benchmark's family indices, so the order of the console report and the JSON).
- * Internal to bench/; not thread-safe (the benchmark thread only).
+ * Adding a suite: docs/adding-a-bench-suite.md. Internal to bench/; not thread-safe (the
+ * benchmark thread only).
  */
 #ifndef DEVHARNESS_BENCH_SUITES_H_
 #define DEVHARNESS_BENCH_SUITES_H_
