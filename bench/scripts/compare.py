@@ -20,7 +20,7 @@ import statistics
 import sys
 
 from benchjson import load
-from dh_args import OneLineParser, unknown_option
+from dh_args import OneLineParser, parse
 
 def fmt_ns(v):
     for unit, f in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
@@ -30,11 +30,6 @@ def fmt_ns(v):
 
 
 def main(argv):
-    bad = unknown_option(argv, {"--threshold", "--alpha", "--min-reps", "-h", "--help"})
-    if bad is not None:
-        print(f"devharness compare: unknown option '{bad}' (see devharness compare --help)",
-              file=sys.stderr)
-        return 2
     ap = OneLineParser(prog="devharness compare", description=__doc__.split("\n\n")[0])
     ap.add_argument("base")
     ap.add_argument("new")
@@ -44,10 +39,9 @@ def main(argv):
                     help="significance level of the U test (default 0.05)")
     ap.add_argument("--min-reps", type=int, default=9,
                     help="repetitions needed in each run to test (default 9)")
-    try:
-        a = ap.parse_args(argv)
-    except SystemExit as e:
-        return 0 if e.code == 0 else 2
+    a, status = parse(ap, argv)
+    if a is None:
+        return status
     if not (a.threshold >= 0) or not (0 < a.alpha < 1) or a.min_reps < 2:
         print("devharness compare: need threshold >= 0, 0 < alpha < 1, min-reps >= 2",
               file=sys.stderr)

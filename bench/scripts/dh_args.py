@@ -12,6 +12,22 @@ class OneLineParser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+def parse(ap, argv):
+    """argv parsed by `ap` (a OneLineParser) the way every devharness command does it:
+    (namespace, None), or (None, exit status): 0 after --help, 2 after one line on
+    stderr. An option `ap` does not know is named first, before argparse would complain
+    about missing positional arguments."""
+    known = {s for action in ap._actions for s in action.option_strings}
+    bad = unknown_option(argv, known)
+    if bad is not None:
+        print(f"{ap.prog}: unknown option '{bad}' (see {ap.prog} --help)", file=sys.stderr)
+        return None, 2
+    try:
+        return ap.parse_args(argv), None
+    except SystemExit as e:
+        return None, 0 if e.code == 0 else 2
+
+
 def unknown_option(argv, known):
     """The first word that looks like an option and is not one of ours, else None:
     named before argparse would complain about missing positional arguments."""

@@ -25,7 +25,7 @@ import statistics
 import sys
 
 from benchjson import load
-from dh_args import OneLineParser, unknown_option
+from dh_args import OneLineParser, parse
 
 COPY_RE = re.compile(
     r"^copy/(h2d|d2h|d2d|bidir)/([a-z]+)/([^/]+)/(harness|raw|raw_released)/(\d+)(/.*)?$")
@@ -64,18 +64,12 @@ def save(fig, outdir, stem, written):
 
 
 def main(argv):
-    bad = unknown_option(argv, {"-o", "--output", "-h", "--help"})
-    if bad is not None:
-        print(f"devharness plot: unknown option '{bad}' (see devharness plot --help)",
-              file=sys.stderr)
-        return 2
     ap = OneLineParser(prog="devharness plot", description=__doc__.split("\n\n")[0])
     ap.add_argument("results")
     ap.add_argument("-o", "--output", required=True, help="output folder (created)")
-    try:
-        a = ap.parse_args(argv)
-    except SystemExit as e:
-        return 0 if e.code == 0 else 2
+    a, status = parse(ap, argv)
+    if a is None:
+        return status
     try:
         times, bws, ctx = load(a.results, strict=False)
     except ValueError as e:

@@ -26,6 +26,12 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && echo "# $2"; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else notok "$1" "expected $3, got $2"; fi; }
+# passed DESC RC FILE...: ok when a check script exited 0, else the end of its output.
+passed() {
+    desc=$1 rc=$2; shift 2
+    check "$desc" "$rc" 0
+    [ "$rc" = 0 ] || sed 's/^/# /' "$@" | tail -n 20
+}
 
 if [ ! -x "$DH" ]; then
     for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18; do skip "bench test $i" "$DH not built"; done
@@ -55,9 +61,8 @@ if not s.get("packed_over_direct", 0) > 0:
 ffi = names["call/tvm_ffi/3args"]
 print("FFI_SKIPPED " + ffi.get("error_message", "") if ffi.get("error_occurred") else "FFI_OK")
 EOF
-rc=$?
-check "call suite JSON has every call benchmark, timed, and the packed/direct ratio" "$rc" 0
-[ "$rc" = 0 ] || sed 's/^/# /' "$tmp/names.txt" "$tmp/call.txt" | tail -20
+passed "call suite JSON has every call benchmark, timed, and the packed/direct ratio" $? \
+    "$tmp/names.txt" "$tmp/call.txt"
 if grep -q '^FFI_OK' "$tmp/names.txt"; then
     ok "tvm-ffi peer call/tvm_ffi/3args ran"
 else
@@ -92,9 +97,7 @@ if r in names and not names[r].get("error_occurred"):
 else:
     print("NO_RAW")
 EOF
-    rc=$?
-    check "sim copy JSON: bytes counted once, device context, harness/raw ratio" "$rc" 0
-    [ "$rc" = 0 ] || sed 's/^/# /' "$tmp/sim.chk" | tail -5
+    passed "sim copy JSON: bytes counted once, device context, harness/raw ratio" $? "$tmp/sim.chk"
 else
     skip "bench --quick --suite copy --device sim:0 (filtered) exits 0" "sim backend unavailable: $(tail -1 "$tmp/sim.txt")"
     skip "sim copy JSON: bytes counted once, device context, harness/raw ratio" "sim backend unavailable"
@@ -193,9 +196,7 @@ for k in ("devharness.buffer_alignment", "devharness.buffers", "devharness.helpe
 assert "4096" in ctx["devharness.buffer_alignment"]
 assert any(x["direction"] == "bidir" and x["GBps"] > 0 for x in s["best_copy"]), s["best_copy"]
 EOF2
-    rc=$?
-    check "CV summary of copies >= 1 MiB, raw/raw_released/bidir pairs, method context" "$rc" 0
-    [ "$rc" = 0 ] || sed 's/^/# /' "$tmp/cv.chk" | tail -5
+    passed "CV summary of copies >= 1 MiB, raw/raw_released/bidir pairs, method context" $? "$tmp/cv.chk"
 else
     notok "bench --repetitions 2 on cpu:0 copies of 1 MiB exits 0" "$(tail -3 "$tmp/cv.txt")"
     skip "CV summary of copies >= 1 MiB, raw/raw_released/bidir pairs, method context" "bench failed"
