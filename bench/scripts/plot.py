@@ -63,6 +63,121 @@ def save(fig, outdir, stem, written):
         written.append(p)
 
 
+def bandwidth_charts(plt, FuncFormatter, bws, ctx, outdir, written):
+    """bandwidth_<device>.*: one panel per direction (module doc)."""
+    series = {}  # device -> (dir, mem) -> impl -> [(size, GB/s)]
+    for name, bw in bws.items():
+        m = COPY_RE.match(name)
+        if not m:
+            continue
+        d, mem, dev, impl, size = m.group(1), m.group(2), m.group(3), m.group(4), int(m.group(5))
+        series.setdefault(dev, {}).setdefault((d, mem), {}).setdefault(impl, []).append(
+            (size, bw / 1e9))
+    mem_colors = {"pageable": "C0", "pinned": "C1", "device": "C2"}
+    styles = (("harness", "-"), ("raw", "--"), ("raw_released", ":"))
+    for dev, lines in sorted(series.items()):
+        dirs = [d for d in DIRS if any(k[0] == d for k in lines)]
+        ceil = ceilings(ctx, dev)
+        fig, axes = plt.subplots(1, len(dirs), figsize=(4.2 * len(dirs) + 1, 4.6),
+                                 squeeze=False)
+        for ax, d in zip(axes[0], dirs):
+            for (dd, mem), impls in sorted(lines.items()):
+                if dd != d:
+                    continue
+                for impl, style in styles:
+                    pts = sorted(p for p in impls.get(impl, []) if p[1] > 0)
+                    if pts:
+                        ax.plot([p[0] for p in pts], [p[1] for p in pts], style,
+                                color=mem_colors.get(mem, "C3"), marker="o", markersize=3,
+                                label=f"{mem} {impl}")
+            if d in ceil:
+                v, lab = ceil[d]
+                ax.axhline(v, color="grey", linewidth=1.2, label=lab)
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: size_label(int(v))))
+            ax.set_xlabel("transfer size (log2)")
+            ax.set_title(d + (" (both directions summed)" if d == "bidir" else ""))
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize="x-small")
+            for t in ax.get_xticklabels():
+                t.set_rotation(45)
+        axes[0][0].set_ylabel("GB/s, bytes copied counted once (log)")
+        fig.suptitle(f"copy bandwidth on {dev}: harness solid, raw dashed, "
+                     f"raw_released dotted")
+        fig.tight_layout()
+        save(fig, outdir, "bandwidth_" + re.sub(r"[^A-Za-z0-9_.-]", "_", dev), written)
+        plt.close(fig)
+
+
+def alloc_chart(plt, FuncFormatter, times, outdir, written):
+    """alloc_latency.*: alloc + free latency against size, one line per device."""
+    alloc = {}
+    for name, t in times.items():
+        m = re.match(r"^alloc/([^/]+)/(\d+)$", name)
+        if m:
+            alloc.setdefault(m.group(1), []).append((int(m.group(2)), t / 1e3))
+    if not alloc:
+        return
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for dev, pts in sorted(alloc.items()):
+        pts.sort()
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], "-o", markersize=3, label=dev)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: size_label(int(v))))
+    ax.set_xlabel("allocation size (bytes, log2 scale)")
+    ax.set_ylabel("alloc + free latency (µs)")
+    ax.set_title("alloc_data_space + free_data_space")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="small")
+    fig.autofmt_xdate(rotation=45)
+    save(fig, outdir, "alloc_latency", written)
+    plt.close(fig)
+
+
+def latency_bars(plt, times, outdir, written, prefix, stem, title, scale, unit,
+                 per_launch=False):
+    """<stem>.*: median latency of the benchmarks named <prefix>..., harness and raw
+    twin side by side; throughput launches per launch."""
+    groups = {}  # label -> impl -> value
+    for name, t in times.items():
+        if not name.startswith(prefix):
+            continue
+        parts = name.split("/")
+        parts = [p for p in parts if p not in ("manual_time", "real_time")]
+        if "raw_released" in parts:
+            continue
+        impl = "raw" if "raw" in parts else "harness"
+        label = "/".join(p for p in parts[1:] if p not in ("harness", "raw"))
+        v = t / scale
+        if per_launch and "throughput" in parts:
+            v /= 64.0
+            label += " (per launch)"
+        groups.setdefault(label, {})[impl] = v
+    if not groups:
+        return
+    labels = sorted(groups)
+    fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(labels) + 2), 5))
+    w = 0.4
+    xs = range(len(labels))
+    h = [groups[l].get("harness", 0) for l in labels]
+    r = [groups[l].get("raw", 0) for l in labels]
+    ax.bar([x - w / 2 for x in xs], h, w, label="harness")
+    if any(r):
+        ax.bar([x + w / 2 for x in xs], r, w, label="raw twin")
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels(labels, rotation=45, ha="right", fontsize="small")
+    ax.set_ylabel(f"latency ({unit}, median)")
+    ax.set_title(title)
+    if max(h + r) > 0 and max(h + r) / max(min(v for v in h + r if v > 0), 1e-12) > 100:
+        ax.set_yscale("log")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize="small")
+    save(fig, outdir, stem, written)
+    plt.close(fig)
+
+
 def main(argv):
     ap = OneLineParser(prog="devharness plot", description=__doc__.split("\n\n")[0])
     ap.add_argument("results")
@@ -94,117 +209,14 @@ def main(argv):
         print(f"devharness plot: cannot create {a.output}: {e.strerror}", file=sys.stderr)
         return 1
     written = []
+    out = (a.output, written)
     try:
-        # Bandwidth per device.
-        series = {}  # device -> (dir, mem) -> impl -> [(size, GB/s)]
-        for name, bw in bws.items():
-            m = COPY_RE.match(name)
-            if not m:
-                continue
-            d, mem, dev, impl, size = m.group(1), m.group(2), m.group(3), m.group(4), int(m.group(5))
-            series.setdefault(dev, {}).setdefault((d, mem), {}).setdefault(impl, []).append(
-                (size, bw / 1e9))
-        mem_colors = {"pageable": "C0", "pinned": "C1", "device": "C2"}
-        styles = (("harness", "-"), ("raw", "--"), ("raw_released", ":"))
-        for dev, lines in sorted(series.items()):
-            dirs = [d for d in DIRS if any(k[0] == d for k in lines)]
-            ceil = ceilings(ctx, dev)
-            fig, axes = plt.subplots(1, len(dirs), figsize=(4.2 * len(dirs) + 1, 4.6),
-                                     squeeze=False)
-            for ax, d in zip(axes[0], dirs):
-                for (dd, mem), impls in sorted(lines.items()):
-                    if dd != d:
-                        continue
-                    for impl, style in styles:
-                        pts = sorted(p for p in impls.get(impl, []) if p[1] > 0)
-                        if pts:
-                            ax.plot([p[0] for p in pts], [p[1] for p in pts], style,
-                                    color=mem_colors.get(mem, "C3"), marker="o", markersize=3,
-                                    label=f"{mem} {impl}")
-                if d in ceil:
-                    v, lab = ceil[d]
-                    ax.axhline(v, color="grey", linewidth=1.2, label=lab)
-                ax.set_xscale("log", base=2)
-                ax.set_yscale("log")
-                ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: size_label(int(v))))
-                ax.set_xlabel("transfer size (log2)")
-                ax.set_title(d + (" (both directions summed)" if d == "bidir" else ""))
-                ax.grid(True, which="both", alpha=0.3)
-                ax.legend(fontsize="x-small")
-                for t in ax.get_xticklabels():
-                    t.set_rotation(45)
-            axes[0][0].set_ylabel("GB/s, bytes copied counted once (log)")
-            fig.suptitle(f"copy bandwidth on {dev}: harness solid, raw dashed, "
-                         f"raw_released dotted")
-            fig.tight_layout()
-            save(fig, a.output, "bandwidth_" + re.sub(r"[^A-Za-z0-9_.-]", "_", dev), written)
-            plt.close(fig)
-
-        # alloc latency vs size.
-        alloc = {}
-        for name, t in times.items():
-            m = re.match(r"^alloc/([^/]+)/(\d+)$", name)
-            if m:
-                alloc.setdefault(m.group(1), []).append((int(m.group(2)), t / 1e3))
-        if alloc:
-            fig, ax = plt.subplots(figsize=(8, 5))
-            for dev, pts in sorted(alloc.items()):
-                pts.sort()
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], "-o", markersize=3, label=dev)
-            ax.set_xscale("log", base=2)
-            ax.set_yscale("log")
-            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: size_label(int(v))))
-            ax.set_xlabel("allocation size (bytes, log2 scale)")
-            ax.set_ylabel("alloc + free latency (µs)")
-            ax.set_title("alloc_data_space + free_data_space")
-            ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize="small")
-            fig.autofmt_xdate(rotation=45)
-            save(fig, a.output, "alloc_latency", written)
-            plt.close(fig)
-
-        # Latency bars.
-        def bars(prefix, stem, title, scale, unit, per_launch=False):
-            groups = {}  # label -> impl -> value
-            for name, t in times.items():
-                if not name.startswith(prefix):
-                    continue
-                parts = name.split("/")
-                parts = [p for p in parts if p not in ("manual_time", "real_time")]
-                if "raw_released" in parts:
-                    continue
-                impl = "raw" if "raw" in parts else "harness"
-                label = "/".join(p for p in parts[1:] if p not in ("harness", "raw"))
-                v = t / scale
-                if per_launch and "throughput" in parts:
-                    v /= 64.0
-                    label += " (per launch)"
-                groups.setdefault(label, {})[impl] = v
-            if not groups:
-                return
-            labels = sorted(groups)
-            fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(labels) + 2), 5))
-            w = 0.4
-            xs = range(len(labels))
-            h = [groups[l].get("harness", 0) for l in labels]
-            r = [groups[l].get("raw", 0) for l in labels]
-            ax.bar([x - w / 2 for x in xs], h, w, label="harness")
-            if any(r):
-                ax.bar([x + w / 2 for x in xs], r, w, label="raw twin")
-            ax.set_xticks(list(xs))
-            ax.set_xticklabels(labels, rotation=45, ha="right", fontsize="small")
-            ax.set_ylabel(f"latency ({unit}, median)")
-            ax.set_title(title)
-            if max(h + r) > 0 and max(h + r) / max(min(v for v in h + r if v > 0), 1e-12) > 100:
-                ax.set_yscale("log")
-            ax.grid(True, axis="y", alpha=0.3)
-            ax.legend(fontsize="small")
-            save(fig, a.output, stem, written)
-            plt.close(fig)
-
-        bars("sync/", "latency_sync", "stream sync latency", 1e3, "µs")
-        bars("launch/", "latency_launch", "empty-kernel launch latency", 1e3, "µs", per_launch=True)
-        bars("call/", "latency_call", "host call cost", 1.0, "ns")
+        bandwidth_charts(plt, FuncFormatter, bws, ctx, *out)
+        alloc_chart(plt, FuncFormatter, times, *out)
+        latency_bars(plt, times, *out, "sync/", "latency_sync", "stream sync latency", 1e3, "µs")
+        latency_bars(plt, times, *out, "launch/", "latency_launch", "empty-kernel launch latency",
+                     1e3, "µs", per_launch=True)
+        latency_bars(plt, times, *out, "call/", "latency_call", "host call cost", 1.0, "ns")
     except OSError as e:
         print(f"devharness plot: cannot write into {a.output}: {e}", file=sys.stderr)
         return 1
