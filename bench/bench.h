@@ -15,10 +15,11 @@
 extern "C" {
 #endif
 
-/* `bench [--suite call,alloc,copy,sync,launch] [--device NAME:ID] [--quick]
+/* `bench [--suite LIST] [--device NAME:ID] [--quick]
  *        [--out FILE.json] [--repetitions N] [--timing auto|host|device]
  *        [--pin core|node|none] [--benchmark_*...]`
- * Runs the microbenchmark suites (default all) on every device of every loaded backend
+ * Runs the microbenchmark suites of LIST (comma-separated names from the table in
+ * bench/suites.h; default all) on every device of every loaded backend
  * (or one --device), prints Google Benchmark's console report and a harness/twin ratio
  * summary (twins "raw" and, for H2D, "raw_released"), the CV of copies >= 1 MiB and the
  * best copy per direction as % of its ceiling, and with --out writes Google Benchmark
@@ -38,11 +39,12 @@ int dh_bench_main(int argc, char** argv);
 int dh_plot_main(int argc, char** argv);
 
 /* `compare BASE.json NEW.json [--threshold 0.05] [--alpha 0.05]`: Mann-Whitney U test
- * per benchmark over the repetitions of both runs (bench/scripts/compare.py, scipy). Prints a
- * table. Exit: 0 no significant regression, 1 at least one benchmark is slower by more
- * than threshold with p < alpha, 2 bad input (missing file, bad JSON, fewer than 9
- * repetitions in either run for every common benchmark). Script found like plot's
- * ($DEVHARNESS_COMPARE_PY, .../bench/scripts/compare.py, .../share/devharness/compare.py). */
+ * per benchmark over the repetitions of both runs (bench/scripts/compare.py, scipy).
+ * Prints a table. Exit: 0 no significant regression, 1 at least one benchmark is slower
+ * by more than threshold with p < alpha, 2 bad input (missing file, bad JSON, fewer than
+ * 9 repetitions in either run for every common benchmark). Script found like plot's
+ * ($DEVHARNESS_COMPARE_PY, .../bench/scripts/compare.py,
+ * .../share/devharness/compare.py). */
 int dh_compare_main(int argc, char** argv);
 
 #ifdef __cplusplus

@@ -1,4 +1,9 @@
-# tests/bench/bench.mk — tests of the benchmark side (bench/).
+# tests/bench/bench.mk — tests of the benchmark side (bench/):
+#   bench_gbench           the Google Benchmark C wrapper (bench/gbench.h)
+#   bench_cli.sh           bench, compare and plot end to end
+#   bidir_order.sh         the harness's bidirectional pair in its twin's order
+#   installed_scripts.sh   plot and compare find their scripts, installed and in the tree
+#   new_suite.sh           docs/adding-a-bench-suite.md followed on a copy of bench/
 $(eval $(call dh_test,bench_gbench,tests/bench/test_gbench.c bench/gbench.cc,-lbenchmark -lstdc++ -ljansson -lcmocka))
 TEST_SCRIPTS += tests/bench/bench_cli.sh
 
