@@ -42,25 +42,27 @@ block() {
 # 1: the guide's two steps applied to a copy of bench/: the file, and the row above the
 # table's end mark.
 mkdir -p "$tmp/tree" "$tmp/out"
+suite=attr                   # the guide's example
+new=bench/suites/$suite.c    # its file, relative to the copy's root
 cp -R "$root/bench" "$tmp/tree/"
-block "suite file" >"$tmp/tree/bench/suites/attr.c"
+block "suite file" >"$tmp/tree/$new"
 block row >"$tmp/row"
 awk -v row="$(cat "$tmp/row")" '/^  \/\* end of the table \*\/$/ { print row; added = 1 } { print }
     END { exit added ? 0 : 1 }' "$root/bench/suites.h" >"$tmp/tree/bench/suites.h"
 rc=$?
-if [ "$rc" = 0 ] && [ -s "$tmp/tree/bench/suites/attr.c" ] && grep -q "ROW(attr," "$tmp/row"; then
+if [ "$rc" = 0 ] && [ -s "$tmp/tree/$new" ] && grep -q "ROW(attr," "$tmp/row"; then
     ok "the guide's suite file and row go into a copy of bench/"
 else
     notok "the guide's suite file and row go into a copy of bench/" \
-        "suite file $(wc -l <"$tmp/tree/bench/suites/attr.c") lines, row '$(cat "$tmp/row")', end mark found: $rc"
+        "suite file $(wc -l <"$tmp/tree/$new") lines, row '$(cat "$tmp/row")', end mark found: $rc"
 fi
 
 # 2: bench/bench.mk builds the new file with no line added (its list, read in the copy).
 srcs=$(cd "$tmp/tree" && printf 'dh_print:\n\t@echo $(BENCH_SRCS)\n' |
        ${MAKE:-make} -s --no-print-directory -f bench/bench.mk -f - dh_print 2>&1)
 case " $srcs " in
-    *" bench/suites/attr.c "*) ok "bench/bench.mk picks up bench/suites/attr.c by itself" ;;
-    *) notok "bench/bench.mk picks up bench/suites/attr.c by itself" "BENCH_SRCS: $srcs" ;;
+    *" $new "*) ok "bench/bench.mk picks up the new file by itself" ;;
+    *) notok "bench/bench.mk picks up the new file by itself" "BENCH_SRCS: $srcs" ;;
 esac
 
 # 3: the copy's suites table and the new suite compile with this build's flags and link
@@ -76,9 +78,9 @@ printf '%s\n' \
 dh=$tmp/out/devharness-bench
 if (cd "$root" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -s --no-print-directory \
         -f "$tmp/build.mk" TREE="$tmp/tree" OUT="$tmp/out" "$dh") >"$tmp/build.log" 2>&1; then
-    ok "the copy builds: bench/suites.c with the new row, bench/suites/attr.c"
+    ok "the copy builds: bench/suites.c with the new row, and the new file"
 else
-    notok "the copy builds: bench/suites.c with the new row, bench/suites/attr.c" "$(tail -n 15 "$tmp/build.log")"
+    notok "the copy builds: bench/suites.c with the new row, and the new file" "$(tail -n 15 "$tmp/build.log")"
     for t in "--help" "--suite error" "benchmark list" "run"; do notok "$t (not built)"; done
     exit 0
 fi
