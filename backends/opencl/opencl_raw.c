@@ -14,7 +14,7 @@
  *  D2H: clEnqueueReadBuffer non-blocking + clFinish. D2D: clEnqueueCopyBuffer.
  *  BIDIR: a read on a second queue, flushed, then a write on the twin's queue (blocking
  *       as for H2D above, always with DH_RAW_HOST_SOURCE_RELEASED), then both finished
- *       (no device time); the harness issues its D2H first too (bench/copy.c).
+ *       (no device time); the harness issues its D2H first too (bench/suites/copy.c).
  * Host buffers are 4096-aligned (the bench's harness side is too); every buffer is
  * written in setup. STREAM_SYNC and BIDIR never report device time.
  */
@@ -173,7 +173,7 @@ static int raw_run(void* p, uint32_t repeat, double* out_ms) {
                                  c->nbytes, c->host, 0, NULL, NULL);
         break;
       case DH_RAW_COPY_BIDIR:
-        /* D2H first and flushed, then the H2D, as the harness issues them (bench/copy.c) */
+        /* D2H first and flushed, then the H2D, as the harness issues them (bench/suites/copy.c) */
         e = clEnqueueReadBuffer(c->q2, c->b, CL_FALSE, 0, c->nbytes, c->host2, 0, NULL, NULL);
         if (e == CL_SUCCESS) e = clFlush(c->q2);
         if (e == CL_SUCCESS)

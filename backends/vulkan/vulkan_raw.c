@@ -16,7 +16,7 @@
  *  BIDIR: the D2H (b -> staging2) is submitted first, then the pageable source is
  *      memcpy'd into staging while it runs, then the H2D (staging -> a) is submitted,
  *      with no barrier between the two, so the device may overlap them (one queue
- *      here); the harness issues its two copies in the same order (bench/copy.c). With
+ *      here); the harness issues its two copies in the same order (bench/suites/copy.c). With
  *      DH_RAW_HOST_SOURCE_RELEASED a pinned source of up to dh_vk_stage_pinned_max is
  *      memcpy'd from a second buffer as for H2D; a larger one is read directly, and the
  *      one wait at the end is the wait the harness's H2D makes.

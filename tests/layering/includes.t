@@ -81,7 +81,7 @@ ok(violation("conformance/runner.c", "cli/cli.h") and violation("bench/main.c", 
    and violation("target/target.c", "runtime/internal.h"),
    "the checker refuses conformance->cli, bench->a backend, cpu->sim, runtime->cmdline, target->runtime internals")
 ok(violation("cli/main.c", "conformance/conformance.h") is None and violation("backends/cpu/cpu_raw.c",
-   "backends/common/host_memcpy_twin.h") is None and violation("bench/copy.c", "include/devharness/device_api.h") is None,
+   "backends/common/host_memcpy_twin.h") is None and violation("bench/suites/copy.c", "include/devharness/device_api.h") is None,
    "the checker allows cli->conformance, cpu->backends/common, bench->include/")
 
 bad = []
