@@ -1,2 +1,2 @@
-# tests/ci/tests.mk — the nightly pipeline files (ci/github, ci/gitlab and their copies).
+# tests/ci/tests.mk — the nightly pipeline files (.github/workflows/nightly.yml, .gitlab-ci.yml).
 TEST_SCRIPTS += tests/ci/workflows.t

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""tests/ci/workflows.t — the nightly pipelines parse as YAML, the copies GitHub and
-GitLab read are identical to the canonical files in ci/, and the jobs are the ones
+"""tests/ci/workflows.t — the nightly pipelines (.github/workflows/nightly.yml,
+.gitlab-ci.yml: one copy each, where GitHub and GitLab read them) parse as YAML, and
+the jobs are the ones
 docs/ci.md describes: a matrix over the runner labels cpu, pocl, lavapipe, nvidia-gpu
 running `devharness run`, the benchmark repetitions and the regression gate, and
 publishing TAP, JUnit and benchmark JSON. Prints TAP."""
@@ -22,13 +23,10 @@ except ImportError:
     sys.exit(0)
 
 LABELS = {"cpu", "pocl", "lavapipe", "nvidia-gpu"}
-pairs = [("ci/github/nightly.yml", ".github/workflows/nightly.yml"),
-         ("ci/gitlab/nightly.yml", ".gitlab-ci.yml")]
+GITHUB, GITLAB = ".github/workflows/nightly.yml", ".gitlab-ci.yml"
 docs = {}
-for canon, copy in pairs:
+for canon in (GITHUB, GITLAB):
     a = open(os.path.join(ROOT, canon), "rb").read()
-    b = open(os.path.join(ROOT, copy), "rb").read() if os.path.exists(os.path.join(ROOT, copy)) else b""
-    check(a == b, "%s is identical to %s" % (copy, canon))
     try:
         docs[canon] = yaml.safe_load(a)
         check(isinstance(docs[canon], dict), "%s parses as a YAML mapping" % canon)
@@ -36,7 +34,10 @@ for canon, copy in pairs:
         check(False, "%s parses as YAML" % canon, str(e).splitlines()[0])
         docs[canon] = {}
 
-gh = docs["ci/github/nightly.yml"]
+check(not os.path.exists(os.path.join(ROOT, "ci", "github")) and not os.path.exists(os.path.join(ROOT, "ci", "gitlab")),
+      "one copy of each pipeline: no ci/github or ci/gitlab beside them")
+
+gh = docs[GITHUB]
 job = (gh.get("jobs") or {}).get("conformance") or {}
 matrix = ((job.get("strategy") or {}).get("matrix") or {}).get("include") or []
 labels = {m.get("runner") for m in matrix}
@@ -50,7 +51,7 @@ art = " ".join(str((s.get("with") or {}).get("path", "")) for s in job.get("step
 for f in ("conformance.tap", "conformance.junit.xml", "bench.json"):
     check(f in art, "github: publishes %s" % f)
 
-gl = docs["ci/gitlab/nightly.yml"]
+gl = docs[GITLAB]
 tmpl = gl.get(".devharness-run") or {}
 script = " ".join(tmpl.get("script", []))
 for needle in ("ci/install-deps.sh", "devharness run", "--repetitions 9", "ci/regression-gate.sh"):
