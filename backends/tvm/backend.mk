@@ -38,7 +38,7 @@ $(PLUGINDIR)/libdevharness_tvm-cuda.so: $(DH_TVM_CUDA_OBJS) $(RUNTIME_LIB)
 
 $(call obj,backends/tvm/tvm_adapter.cc): CPPFLAGS += -isystem $(TVM_ROOT)/include -isystem $(TVM_FFI_ROOT)/include
 # -fno-sanitize=vptr: under UBSan the vptr checks need UBSan's C++ runtime, which the
-# C programs that dlopen the adapter do not carry (ci/sanitizers.mk).
+# C programs that dlopen the adapter do not carry (mk/sanitizers.mk).
 $(call obj,backends/tvm/tvm_adapter.cc): CXXFLAGS += -fvisibility=hidden \
     $(if $(findstring undefined,$(EXTRA_CFLAGS)),-fno-sanitize=vptr)
 

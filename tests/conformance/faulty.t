@@ -179,7 +179,7 @@ def main():
         said = needle in out
         if not said and fault == "segv":  # under ASan the SEGV handler exits 1 after its report
             said = re.search(r"# crashed: exit status \d+", out) and "AddressSanitizer: SEGV" in out
-            # gcc's UBSan may catch the NULL dereference first (exit 87 in ci/sanitizers.mk)
+            # gcc's UBSan may catch the NULL dereference first (exit 87 in mk/sanitizers.mk)
             said = said or re.search(r"# crashed: exit status 87\b", out)
         ok(plan is not None and len(res) == plan and plan >= 60 and said,
            "faulty_%s: all %s clauses reported and the report says %r" % (fault, plan, needle), out)

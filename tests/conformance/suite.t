@@ -136,7 +136,7 @@ def main():
         rc, out, err = dh("--plugin", crash, "--timeout", "5", "--filter", "attr.*")
         res = results(out)
         ok(rc == 1 and res and all(not r[0] for r in res) and ("crashed: SIGSEGV" in out or "AddressSanitizer: SEGV" in out or
-                                                               # sanitizer builds (ci/sanitizers.mk): ASan exits 86, UBSan 87
+                                                               # sanitizer builds (mk/sanitizers.mk): ASan exits 86, UBSan 87
                                                                re.search(r"crashed: exit status 8[67]\b", out)) and
            "# Subtest: faulty_initcrash (no device)" in out,
            "init crash: every clause not ok naming the crash, exit 1", out + err)

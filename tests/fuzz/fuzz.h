@@ -2,7 +2,7 @@
  * tests/fuzz/fuzz.h — libFuzzer entry points of devharness's fuzz targets.
  *
  * Each target file defines LLVMFuzzerTestOneInput (and optionally
- * LLVMFuzzerInitialize). Built two ways (ci/fuzz.mk, tests/fuzz/tests.mk):
+ * LLVMFuzzerInitialize). Built two ways (mk/fuzz.mk, tests/fuzz/tests.mk):
  *   - with clang -fsanitize=fuzzer for `make fuzz`;
  *   - with replay.c as main, as a normal test that runs every file of the seed corpus
  *     and of regressions/<target>/ once and prints TAP (crashes found by fuzzing are

@@ -64,7 +64,7 @@ test-runtime: $(TESTDIR)/runtime_any $(TESTDIR)/runtime_any_tvmffi $(TESTDIR)/ru
               $(TESTDIR)/runtime_plugin $(TESTDIR)/runtime_device
 	$(PROVE) --exec '' $^
 
-# Threaded tests for `make check-tsan` (ci/sanitizers.mk): per-thread errors, registry
+# Threaded tests for `make check-tsan` (mk/sanitizers.mk): per-thread errors, registry
 # under 4 threads, once-only init from 4 threads.
 TSAN_TESTS += $(TESTDIR)/runtime_errors $(TESTDIR)/runtime_plugin
 TEST_SCRIPTS += tests/runtime/installed_plugins.sh

@@ -1,4 +1,4 @@
-# ci/sanitizers.mk — sanitizer, valgrind and TSan runs of the test suite.
+# mk/sanitizers.mk — sanitizer, valgrind and TSan runs of the test suite.
 #
 #   make check-asan       ASan + UBSan, with clang and with gcc (build-asan-clang,
 #                         build-asan-gcc); every test under prove; any report fails
@@ -11,7 +11,7 @@
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86:detect_odr_violation=0 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=87 \
-           LSAN_OPTIONS=suppressions=$(CURDIR)/ci/lsan.supp:print_suppressions=0
+           LSAN_OPTIONS=suppressions=$(CURDIR)/mk/lsan.supp:print_suppressions=0
 
 check-asan: check-asan-clang check-asan-gcc
 
@@ -55,7 +55,7 @@ tsan-run: all
 # Test programs memcheck runs (default: all; fragments may narrow it).
 VALGRIND_TESTS ?= $(TEST_PROGS)
 VALGRIND ?= valgrind --quiet --num-callers=40 --error-exitcode=89 --leak-check=full --errors-for-leak-kinds=definite \
-    --suppressions=$(CURDIR)/ci/valgrind.supp
+    --suppressions=$(CURDIR)/mk/valgrind.supp
 # Built with the default -O2 -g: at -O1 gcc 12 raises -Wformat-truncation in
 # tests/targets/test_target_parse.c (a 4096-byte snprintf), which -Werror makes fatal.
 check-valgrind:

@@ -1,4 +1,4 @@
-# ci/fuzz.mk — libFuzzer runs (clang).
+# mk/fuzz.mk — libFuzzer runs (clang).
 #
 #   make fuzz FUZZ_SECONDS=60      each target in FUZZ_TARGETS for FUZZ_SECONDS,
 #                                  starting from tests/fuzz/corpus/<target>/ (seeds) and
