@@ -324,6 +324,19 @@ check("bench: unknown option", ["bench", "--bogus-option"], must=["--bogus-optio
 for cmd in (["plot"], ["compare"]):
     check("%s: unknown option" % " ".join(cmd), cmd + ["--bogus-option"],
           must=["--bogus-option"])
+# Benchmark files that parse but cannot be compared or drawn: one line naming the file
+# and the problem, exit 2 (1 would mean "regression"), never a traceback; NaN/inf/huge
+# times are refused, not compared as "same".
+deep = write("deep.json", '{"benchmarks":' + "[" * 100000 + "]" * 100000 + "}")
+huge = write("huge.json", '{"benchmarks":[{"name":"a","real_time":%s,"time_unit":"ns"}]}' % ("9" * 401))
+nan = write("nan.json", '{"benchmarks":[{"name":"a","real_time":NaN,"time_unit":"ns"}]}')
+inf = write("inf.json", '{"benchmarks":[{"name":"a","real_time":1,"time_unit":"ns","bytes_per_second":Infinity}]}')
+for path, what in ((deep, "nested too deeply"), (huge, "real_time is not a finite number"),
+                   (nan, "real_time is not a finite number"), (inf, "bytes_per_second is not a finite number")):
+    check("compare %s: %s" % (os.path.basename(path), what), ["compare", path, path], must=[path, what],
+          must_not=["Traceback"])
+    check("plot %s: %s" % (os.path.basename(path), what), ["plot", path, "-o", os.path.join(FILES, "plots")],
+          must=[path, what], must_not=["Traceback"])
 check("targets: unknown subcommand", ["targets", "frob"], must=["frob"])
 check("targets validate: no file", ["targets", "validate"], must=["validate"])
 check("info: option without its value", ["info", "--device"], must=["--device"])
