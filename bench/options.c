@@ -39,7 +39,9 @@ static const char kUsage[] =
     "                    with core or node PoCL's workers are bound one per core too\n"
     "                    (POCL_AFFINITY=1, unless the environment sets it)\n"
     "  --benchmark_*     passed to Google Benchmark, e.g. --benchmark_filter=copy/h2d\n"
-    "                    --benchmark_list_tests=true --benchmark_min_time=0.5\n"
+    "                    --benchmark_list_tests=true --benchmark_min_time=0.5; a filter\n"
+    "                    has at most 256 bytes, 2 repetitions (*, +, ?, {}) and 4 '|',\n"
+    "                    none on a group (Google Benchmark's regex backtracks)\n"
     "\n"
     "Bytes processed count bytes copied once. Exit (cmdline/cmdline.h): 0 ran, 1 nothing matched\n"
     "or output not writable, 2 usage error.\n";
@@ -64,6 +66,50 @@ static int split_words(int argc, char** argv, dh_bench_args_t* a) {
   }
   a->ours[n] = NULL;
   return n;
+}
+
+/* --benchmark_filter goes to Google Benchmark 1.7.1, which matches it with std::regex
+ * (ECMAScript, a backtracking matcher: src/re.h): its time grows as the name's length to
+ * the power of the repetitions in the pattern, exponentially for a repeated group, and
+ * its recursion overflows the stack on a long pattern. A filter is refused unless it
+ * keeps matching polynomial of low degree on names of about 100 bytes: at most
+ * FILTER_MAX_BYTES bytes, FILTER_MAX_REPEATS repetition operators (*, +, ?, {m,n}; a
+ * lazy '?' after one and '(?' count nothing), none applied to a group, and
+ * FILTER_MAX_BARS alternatives '|' (each multiplies the paths a match may try). */
+enum { FILTER_MAX_BYTES = 256, FILTER_MAX_REPEATS = 2, FILTER_MAX_BARS = 4 };
+static const char kFilterFlag[] = "--benchmark_filter=";
+
+static int check_filter(const char* re) {
+  size_t n = strlen(re);
+  int repeats = 0, bars = 0, in_class = 0;
+  if (n > FILTER_MAX_BYTES)
+    return dh_cmdline_usage_error("bench", "--benchmark_filter: %zu bytes, at most %d", n, (int)FILTER_MAX_BYTES);
+  for (size_t i = 0; i < n; ++i) {
+    char ch = re[i], prev = i > 0 ? re[i - 1] : '\0';
+    if (ch == '\\') {
+      ++i;
+    } else if (in_class) {
+      in_class = ch != ']';
+    } else if (ch == '|') {
+      ++bars;
+    } else if (ch == '[') {
+      in_class = 1;
+      if (re[i + 1] == '^') ++i;
+      if (re[i + 1] == ']') ++i;
+    } else if (ch == '*' || ch == '+' || ch == '{' || (ch == '?' && !strchr("*+?}(", prev))) {
+      if (prev == ')')
+        return dh_cmdline_usage_error("bench", "--benchmark_filter '%s': a repeated group (matching it takes "
+                                      "exponential time)", dh_cmdline_quote(re));
+      ++repeats;
+    }
+  }
+  if (repeats > FILTER_MAX_REPEATS || bars > FILTER_MAX_BARS)
+    return dh_cmdline_usage_error("bench", "--benchmark_filter '%s': %d repetition operators (*, +, ?, {}) and %d "
+                                  "'|', at most %d and %d (Google Benchmark's regex backtracks: matching time "
+                                  "grows as a power of their count)",
+                                  dh_cmdline_quote(re), repeats, bars, (int)FILTER_MAX_REPEATS,
+                                  (int)FILTER_MAX_BARS);
+  return DH_EXIT_OK;
 }
 
 /* Reads our options. Returns -1 to go on, else the exit code. */
@@ -99,6 +145,10 @@ static int read_options(int n, dh_bench_args_t* a) {
     }
   }
   if (dh_cmdline_no_operands("bench", n, ours) != DH_EXIT_OK) return DH_EXIT_USAGE;
+  for (int k = 0; k < a->nuser; ++k)
+    if (strncmp(a->user[k], kFilterFlag, sizeof kFilterFlag - 1) == 0 &&
+        check_filter(a->user[k] + sizeof kFilterFlag - 1) != DH_EXIT_OK)
+      return DH_EXIT_USAGE;
   if (dh_bench_suites_check(a->suites) != DH_EXIT_OK) return DH_EXIT_USAGE;
   if (dh_cmdline_choice(a->timing, kTimings) < 0)
     return dh_cmdline_usage_error("bench", "--timing wants auto, host or device, got '%s'", dh_cmdline_quote(a->timing));

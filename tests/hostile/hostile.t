@@ -349,6 +349,14 @@ check("conformance: --filter matching nothing", ["conformance", "--filter", "nom
       must=["nomatch"])
 check("bench: unknown suite", ["bench", "--suite", "nosuch"], must=["nosuch"])
 check("bench: bad --repetitions", ["bench", "--repetitions", "x"], must=["--repetitions"])
+# --benchmark_filter goes to a backtracking regex: a 20,000-byte one overflowed its stack
+# (exit 139), '.*' eight times hung for minutes. Both refused at once, exit 2.
+check("bench: a 20,000-byte --benchmark_filter", ["bench", "--device", "sim:0", "--benchmark_filter=" + "a" * 20000],
+      must=["--benchmark_filter: 20000 bytes"], timeout=20)
+check("bench: a --benchmark_filter with 8 repetitions", ["bench", "--device", "sim:0",
+      "--benchmark_filter=" + ".*" * 8 + "="], must=["8 repetition operators"], timeout=20)
+check("bench: a --benchmark_filter with a repeated group", ["bench", "--device", "sim:0",
+      "--benchmark_filter=(a*)*b"], must=["a repeated group"], timeout=20)
 check("info: unexpected argument", ["info", "extra"], must=["extra"])
 # An option that takes one value, given twice: an error naming both values (escaped),
 # not the last one silently (which ran one device where two were asked for).
