@@ -74,7 +74,7 @@ static int cmd_validate(int argc, char** argv) {
       rc = DH_EXIT_USAGE;
       continue;
     }
-    printf("valid: %s (kind %s)\n", argv[i], dh_target_kind_name(t));
+    printf("valid: %s (kind %s)\n", dh_cmdline_quote(argv[i]), dh_target_kind_name(t));
     dh_target_free(t);
   }
   return rc;

@@ -400,6 +400,13 @@ def run_ok(desc, args, fence_s=None, env_extra=None):
 weird = os.path.join(FILES, "bad\n" + ESC + "[31mname.json")
 check("targets validate: missing file whose name holds a newline and ESC",
       ["targets", "validate", weird], must=["bad\\n\\x1b[31mname.json", "No such file"], must_not=[ESC])
+# a valid file whose name holds ESC and BEL: "valid: NAME" shows the name escaped
+ctlname = write("ok" + ESC + "[31m\x07.json", '{"kind": "cuda", "arch": "sm_90", "device_name": "x\\u001by"}')
+p = subprocess.run([DH, "targets", "validate", ctlname], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+out = p.stdout.decode("utf-8", "replace")
+named_ok = p.returncode == 0 and "\\x1b[31m\\x07.json" in out and ESC not in out and "\x07" not in out
+results.append((named_ok, "targets validate: a valid file named with ESC and BEL is named escaped",
+                [] if named_ok else [repr(out[:200])], None))
 check("conformance --target: missing file whose name holds a newline and ESC",
       ["conformance", "--target", weird, "--device", "sim:0"], must=["bad\\n\\x1b[31mname.json"],
       must_not=[ESC])
