@@ -125,6 +125,18 @@ static inline int dh__tensor_side_nbytes_fast(const DLTensor* t, size_t* out_nby
 DH__INTERNAL int dh__backend_accept(const char* origin, const dh_backend_t* plugin_struct,
                                        size_t available_bytes, dh_backend_t* out_copy);
 
+/* How long a plugin's probe (dh__plugin_probe) may take, seconds: dlopen and the entry
+ * of a real plugin take milliseconds; a driver stack's constructors some hundreds. */
+#define DH__PLUGIN_PROBE_TIMEOUT_S 20
+
+/* Loads the plugin at real (its resolved path; path names it in messages) in a forked
+ * child (base/child.c) and runs dlopen, dh_backend_entry and dh__backend_accept there,
+ * within DH__PLUGIN_PROBE_TIMEOUT_S. Returns 0 when all passed: the caller may map it.
+ * Else -1 with the check's own error, or an "ABIError" "PATH: refused: ..." saying the
+ * child crashed (signal), exited or timed out while loading it. Call from one thread
+ * (fork copies only the caller; dh_plugin_load holds its lock). runtime/plugin_probe.c */
+DH__INTERNAL int dh__plugin_probe(const char* path, const char* real);
+
 /* 1 when tvm-ffi holds a raised error on this thread (its kind/message are then
  * copied to the buffers dh_error_kind/dh_error_message return), else 0. The error
  * stays raised (runtime/error.c). */

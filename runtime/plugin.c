@@ -173,7 +173,9 @@ static int register_slot(dh__slot* slot) {
 }
 
 /* The body of dh_plugin_load; caller holds g_load_mu. */
-static int load_locked(const char* path, const dh_backend_t** out) {
+/* Checks 1-2 of load_locked (a readable regular ELF file) and resolves the path into
+ * real (PATH_MAX bytes). 0, or -1 with the error. */
+static int check_file(const char* path, char* real) {
   if (path == NULL || path[0] == '\0')
     return dh_error_set(DH_KIND_IO_ERROR, "plugin path is %s", path ? "empty" : "NULL");
   /* 1. readable regular file */
@@ -189,16 +191,24 @@ static int load_locked(const char* path, const dh_backend_t** out) {
   /* 2. ELF magic, checked before dlopen for a clear message */
   if (got != 4 || memcmp(magic, "\177ELF", 4) != 0)
     return dh_error_set(DH_KIND_ABI_ERROR, "%s: not an ELF shared object", path);
-  char real[PATH_MAX];
   if (realpath(path, real) == NULL)
     return dh_error_set(DH_KIND_IO_ERROR, "%s: cannot resolve path: %s", path, strerror(errno));
+  return 0;
+}
+
+static int load_locked(const char* path, const dh_backend_t** out) {
+  char real[PATH_MAX];
+  if (check_file(path, real) != 0) return -1;
   size_t n = atomic_load(&g_num_slots);
   for (size_t i = 0; i < n; i++)
     if (strcmp(g_slots[i]->real_path, real) == 0) { /* same file again: already loaded */
       if (out) *out = &g_slots[i]->backend;
       return 0;
     }
-  /* 3. dlopen (of the resolved path: a bare "libfoo.so" means the file in the working
+  /* 3. dlopen, entry and struct checks first in a probe child: a plugin that crashes,
+   * exits or hangs while it loads is refused before this process maps it */
+  if (dh__plugin_probe(path, real) != 0) return -1;
+  /* 4. dlopen (of the resolved path: a bare "libfoo.so" means the file in the working
    * folder, not a search of the library path as dlopen would do with a slash-less name) */
   dlerror();
   void* h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
@@ -206,7 +216,7 @@ static int load_locked(const char* path, const dh_backend_t** out) {
     const char* why = dlerror();
     return dh_error_set(DH_KIND_ABI_ERROR, "%s: dlopen failed: %s", path, why ? why : "unknown reason");
   }
-  /* 4. entry symbol */
+  /* 5. entry symbol */
   void* sym = dlsym(h, DH_BACKEND_ENTRY_SYMBOL);
   if (sym == NULL) {
     dlclose(h);
@@ -219,7 +229,7 @@ static int load_locked(const char* path, const dh_backend_t** out) {
     dlclose(h);
     return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "%s: out of memory", path);
   }
-  /* 5-9. entry result, ABI major, struct_size, copy, per-struct rules; 10. duplicates.
+  /* 6-10. entry result, ABI major, struct_size, copy, per-struct rules; 11. duplicates.
    * The plugin's struct is as large as its struct_size says (the ABI contract). */
   if (dh__backend_accept(path, entry(), SIZE_MAX, &slot->backend) != 0 ||
       validate_unique(path, &slot->backend) != 0) {
@@ -241,7 +251,7 @@ static int load_locked(const char* path, const dh_backend_t** out) {
     dlclose(h);
     return -1;
   }
-  /* 11. pin an accepted plugin in memory (RTLD_NODELETE, glibc promotes the flag with
+  /* 12. pin an accepted plugin in memory (RTLD_NODELETE, glibc promotes the flag with
    * RTLD_NOLOAD): the vendor stacks under it keep threads and state past shutdown, and
    * unmapping them in dh_plugins_unload_all would pull code from under those threads.
    * Refused files are still unmapped. */
@@ -265,43 +275,57 @@ int dh_plugin_load(const char* path, const dh_backend_t** out_backend) {
 
 /*---------------------------------------------------------------- discovery */
 
-/* The folders searched, in order, joined by ":" into buf. Returns the count. */
-static size_t plugin_folders(char folders[][PATH_MAX], size_t max) {
-  size_t n = 0;
+/* Folders searched for plugins: a growable list of malloc'd strings. */
+typedef struct folder_list {
+  char** at;
+  size_t n;
+} folder_list_t;
+
+static void folders_add(folder_list_t* l, const char* dir, size_t len) {
+  char** t = realloc(l->at, (l->n + 1) * sizeof *t);
+  if (t == NULL) return;
+  l->at = t;
+  if ((l->at[l->n] = strndup(dir, len)) != NULL) l->n++;
+}
+
+static void folders_free(folder_list_t* l) {
+  for (size_t i = 0; i < l->n; i++) free(l->at[i]);
+  free(l->at);
+  *l = (folder_list_t){NULL, 0};
+}
+
+/* The folders searched, in order: every folder of DEVHARNESS_PLUGIN_PATH (any number;
+ * empty ones skipped), the plugin folder of this library's own install
+ * (<dir of libdevharness.so>/devharness: PREFIX/lib/devharness after `make install`,
+ * build/lib/devharness in the build, so a program linked against the installed library
+ * finds the installed plugins), then <dir of the executable>/../lib/devharness. A
+ * folder that cannot be stored (out of memory) is left out. */
+static folder_list_t plugin_folders(void) {
+  folder_list_t l = {NULL, 0};
   const char* env = getenv("DEVHARNESS_PLUGIN_PATH");
-  if (env != NULL) {
-    const char* p = env;
-    while (*p && n < max) {
-      const char* e = strchr(p, ':');
-      size_t len = e ? (size_t)(e - p) : strlen(p);
-      if (len > 0 && len < PATH_MAX) {
-        memcpy(folders[n], p, len);
-        folders[n][len] = '\0';
-        n++;
-      }
-      if (!e) break;
-      p = e + 1;
-    }
+  for (const char* p = env; p != NULL && *p;) {
+    const char* e = strchr(p, ':');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len > 0 && len < PATH_MAX) folders_add(&l, p, len);
+    p = e ? e + 1 : NULL;
   }
-  /* the plugin folder of this library's own install: <dir of libdevharness.so>/devharness
-   * (PREFIX/lib/devharness after `make install`, build/lib/devharness in the build), so a
-   * program linked against the installed library finds the installed plugins */
+  char buf[PATH_MAX + 32];
   Dl_info self;
-  if (n < max && dladdr((void*)&dh_plugins_load_default, &self) != 0 && self.dli_fname != NULL &&
+  if (dladdr((void*)&dh_plugins_load_default, &self) != 0 && self.dli_fname != NULL &&
       strchr(self.dli_fname, '/') != NULL) {
     char lib[PATH_MAX];
     snprintf(lib, sizeof lib, "%s", self.dli_fname);
-    snprintf(folders[n], PATH_MAX, "%.*s/devharness", PATH_MAX - 32, dirname(lib));
-    n++;
+    snprintf(buf, sizeof buf, "%s/devharness", dirname(lib));
+    folders_add(&l, buf, strlen(buf));
   }
   char exe[PATH_MAX];
   ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (len > 0 && n < max) {
+  if (len > 0) {
     exe[len] = '\0';
-    snprintf(folders[n], PATH_MAX, "%.*s/../lib/devharness", PATH_MAX - 32, dirname(exe));
-    n++;
+    snprintf(buf, sizeof buf, "%s/../lib/devharness", dirname(exe));
+    folders_add(&l, buf, strlen(buf));
   }
-  return n;
+  return l;
 }
 
 static int cmp_str(const void* a, const void* b) {
@@ -321,13 +345,11 @@ static int tried_before(const char* real) {
 }
 
 size_t dh_plugins_load_default(void) {
-  enum { kMaxFolders = 16 };
-  static char folders[kMaxFolders][PATH_MAX]; /* guarded by g_load_mu */
   pthread_mutex_lock(&g_load_mu);
   size_t before = atomic_load(&g_num_slots);
-  size_t nf = plugin_folders(folders, kMaxFolders);
-  for (size_t fi = 0; fi < nf; fi++) {
-    DIR* d = opendir(folders[fi]);
+  folder_list_t folders = plugin_folders();
+  for (size_t fi = 0; fi < folders.n; fi++) {
+    DIR* d = opendir(folders.at[fi]);
     if (d == NULL) continue;
     char** names = NULL;
     size_t nn = 0;
@@ -345,7 +367,7 @@ size_t dh_plugins_load_default(void) {
     if (nn > 0) qsort(names, nn, sizeof *names, cmp_str);
     for (size_t i = 0; i < nn; i++) {
       char path[PATH_MAX + 256], real[PATH_MAX];
-      snprintf(path, sizeof path, "%s/%s", folders[fi], names[i]);
+      snprintf(path, sizeof path, "%s/%s", folders.at[fi], names[i]);
       if (realpath(path, real) == NULL || !tried_before(real)) {
         if (load_locked(path, NULL) != 0) record_refusal(path);
       }
@@ -353,6 +375,7 @@ size_t dh_plugins_load_default(void) {
     }
     free(names);
   }
+  folders_free(&folders);
   size_t loaded = atomic_load(&g_num_slots) - before;
   pthread_mutex_unlock(&g_load_mu);
   dh_error_clear();
@@ -380,23 +403,22 @@ int dh_device_api_get(const char* name, const dh_backend_t** out_backend) {
       pthread_mutex_unlock(&g_load_mu);
       return -1;
     }
-  enum { kMaxFolders = 16 };
-  static char folders[kMaxFolders][PATH_MAX]; /* guarded by g_load_mu */
-  size_t nf = plugin_folders(folders, kMaxFolders);
+  folder_list_t folders = plugin_folders();
   /* each folder once (by real path), quoted; the list is capped so the message stays
    * within DH_ERROR_MESSAGE_MAX */
   char list[1024];
   size_t used = 0;
   list[0] = '\0';
-  for (size_t i = 0; i < nf && used < sizeof list; i++) {
+  for (size_t i = 0; i < folders.n && used < sizeof list; i++) {
     char real_i[PATH_MAX], real_j[PATH_MAX], q[DH_TEXT_BUF];
-    const char* fi = realpath(folders[i], real_i) ? real_i : folders[i];
+    const char* fi = realpath(folders.at[i], real_i) ? real_i : folders.at[i];
     int dup = 0;
     for (size_t j = 0; j < i && !dup; j++)
-      dup = strcmp(fi, realpath(folders[j], real_j) ? real_j : folders[j]) == 0;
+      dup = strcmp(fi, realpath(folders.at[j], real_j) ? real_j : folders.at[j]) == 0;
     if (!dup)
       used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ":" : "", dh_text_quote(fi, q, sizeof q));
   }
+  folders_free(&folders);
   dh_error_set(DH_KIND_KEY_ERROR, "Device API %s is not enabled: no plugin libdevharness_%s.so found in %s", shown,
                shown, list);
   pthread_mutex_unlock(&g_load_mu);

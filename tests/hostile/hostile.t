@@ -20,6 +20,7 @@
 # Environment: DEVHARNESS (absolute path of the CLI), as `make test` sets it.
 import atexit
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -254,10 +255,15 @@ for spec, must in specs.items():
 # ------------------------------------------------------------------ plugins
 notelf = write("libdevharness_notelf.so", "this is a text file, not a plugin\n")
 trunc = os.path.join(FILES, "libdevharness_trunc.so")
+trunc1000 = os.path.join(FILES, "libdevharness_trunc1000.so")
 if os.path.exists(SIM_PLUGIN):
     with open(SIM_PLUGIN, "rb") as f:
         head = f.read(300)
     with open(trunc, "wb") as f:
+        f.write(head)
+    with open(SIM_PLUGIN, "rb") as f:  # maps, then faults past the file's end (SIGBUS)
+        head = f.read(1000)
+    with open(trunc1000, "wb") as f:
         f.write(head)
 plugin_cases = [
     ("not ELF", notelf, "ELF", None),
@@ -270,6 +276,12 @@ plugin_cases = [
      "major", None),
     ("zero struct_size", os.path.join(HOSTILE_PLUGINS, "libdevharness_hsize0.so"),
      "struct_size", None),
+    ("truncated to 1000 bytes (SIGBUS while it loads)", trunc1000, "crashed: SIGBUS", None),
+    ("entry calls exit(0)", os.path.join(HOSTILE_PLUGINS, "libdevharness_hexit0.so"),
+     "ended the process (exit status 0)", None),
+    ("constructor calls exit(0)", os.path.join(HOSTILE_PLUGINS, "libdevharness_hctorexit.so"),
+     "ended the process (exit status 0)", None),
+    ("entry hangs", os.path.join(HOSTILE_PLUGINS, "libdevharness_hhang.so"), "timed out", None),
     ("missing file", os.path.join(TMP, "libdevharness_absent.so"), "", None),
     ("a folder", FILES, "", None),
 ]
@@ -281,6 +293,38 @@ for name, path, reason, todo in plugin_cases:
     check("conformance --plugin: %s names the file and the reason" % name,
           ["conformance", "--plugin", path],
           must=[path] + ([reason] if reason else []), todo=todo)
+# The same plugins found on DEVHARNESS_PLUGIN_PATH: refused with the reason, the other
+# backends still tested (before: exit(0) in an entry ended `conformance` with exit 0 and
+# an empty TAP file; a truncated file killed every command with SIGBUS).
+bad_dir = os.path.join(TMP, "bad_plugins")
+os.makedirs(bad_dir, exist_ok=True)
+for v in ("exit0", "ctorexit"):
+    src = os.path.join(HOSTILE_PLUGINS, "libdevharness_h%s.so" % v)
+    if os.path.exists(src):
+        shutil.copy(src, bad_dir)
+if os.path.exists(trunc1000):
+    shutil.copy(trunc1000, bad_dir)
+p = subprocess.run([DH, "conformance", "--device", "sim:0", "--filter", "device.*"], cwd=WORK,
+                   env=dict(os.environ, DEVHARNESS_PLUGIN_PATH=bad_dir), stdout=subprocess.PIPE,
+                   stderr=subprocess.PIPE, timeout=300)
+out = p.stdout.decode("utf-8", "replace")
+seen_ok = p.returncode == 0 and re.search(r"^ok 1 - sim:0", out, re.M) is not None
+results.append((seen_ok, "plugin path with plugins that exit or crash while loading: the suite still runs sim:0",
+                [] if seen_ok else ["exit %d: %s %s" % (p.returncode, out[-300:], p.stderr[-300:])], None))
+p = subprocess.run([DH, "info"], cwd=WORK, env=dict(os.environ, DEVHARNESS_PLUGIN_PATH=bad_dir),
+                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+out = p.stdout.decode("utf-8", "replace")
+named = p.returncode == 0 and all(n in out for n in ("libdevharness_hexit0.so", "libdevharness_hctorexit.so",
+                                                      "libdevharness_trunc1000.so", "crashed: SIGBUS"))
+results.append((named, "info: each refused plugin named with what happened while it loaded",
+                [] if named else ["exit %d: %s" % (p.returncode, out[-600:])], None))
+# Any number of plugin folders: 40 empty ones before the built-in folder drop nothing.
+many = ":".join(os.path.join(TMP, "empty%d" % i) for i in range(40))
+p = subprocess.run([DH, "info", "--device", "sim:0"], cwd=WORK, env=dict(os.environ, DEVHARNESS_PLUGIN_PATH=many),
+                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+results.append((p.returncode == 0, "DEVHARNESS_PLUGIN_PATH with 40 folders: the built-in plugins still load",
+                [] if p.returncode == 0 else [p.stderr.decode("utf-8", "replace")[:300]], None))
+
 # A relative plugin path without a slash must mean the file in the working folder.
 shutil.copy(notelf, os.path.join(WORK, "libdevharness_local.so"))
 check("conformance --plugin: relative not-ELF file in the working folder",

@@ -4,7 +4,7 @@
 # Helper plugins that break the ABI (tests/hostile/bad_plugin.c, one per variant) go to
 # $(TESTDIR)/hostile_plugins/, outside the default plugin search.
 HOSTILE_PLUGIN_DIR := $(TESTDIR)/hostile_plugins
-HOSTILE_VARIANTS := badmajor size0 noentry nullentry
+HOSTILE_VARIANTS := badmajor size0 noentry nullentry exit0 ctorexit hang
 HOSTILE_PLUGINS := $(patsubst %,$(HOSTILE_PLUGIN_DIR)/libdevharness_h%.so,$(HOSTILE_VARIANTS))
 $(HOSTILE_PLUGIN_DIR)/libdevharness_h%.so: tests/hostile/bad_plugin.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
