@@ -80,7 +80,7 @@ static int run_and_summarize(const dh_bench_args_t* a) {
     return DH_EXIT_VIOLATION;
   }
   json_t* sum = dh_bench_summarize();
-  int rc = a->out ? dh_bench_summary_write(a->out, sum) : DH_EXIT_OK;
+  int rc = a->out ? dh_bench_out_publish(a->out, a->out_tmp, sum) : DH_EXIT_OK;
   json_decref(sum);
   fflush(stdout);
   return rc;

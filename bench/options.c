@@ -43,8 +43,9 @@ static const char kUsage[] =
     "                    has at most 256 bytes, 2 repetitions (*, +, ?, {}) and 4 '|',\n"
     "                    none on a group (Google Benchmark's regex backtracks)\n"
     "\n"
-    "Bytes processed count bytes copied once. Exit (cmdline/cmdline.h): 0 ran, 1 nothing matched\n"
-    "or output not writable, 2 usage error.\n";
+    "Bytes processed count bytes copied once. --out FILE is written whole or not at all\n"
+    "(a temporary beside it, renamed when complete). Exit (cmdline/cmdline.h): 0 ran, 1 nothing\n"
+    "matched or --out could not be written, 2 usage error (an --out that cannot be created).\n";
 
 enum { OPT_SUITE = 256, OPT_DEVICE, OPT_QUICK, OPT_OUT, OPT_REPS, OPT_TIMING, OPT_PIN };
 
@@ -182,9 +183,10 @@ static int build_gb_argv(dh_bench_args_t* a, const char* argv0) {
       a->order = a->user[k]; /* the user's flag, as given */
   }
   if (a->out) {
-    size_t n = strlen(a->out) + 32;
+    if (dh_bench_out_open(a->out, &a->out_tmp) != DH_EXIT_OK) return DH_EXIT_USAGE;
+    size_t n = strlen(a->out_tmp) + 32;
     if (!(a->out_flag = malloc(n))) return dh_cmdline_usage_error("bench", "out of memory");
-    snprintf(a->out_flag, n, "--benchmark_out=%s", a->out);
+    snprintf(a->out_flag, n, "--benchmark_out=%s", a->out_tmp);
     a->gb[a->ngb++] = a->out_flag;
     a->gb[a->ngb++] = "--benchmark_out_format=json";
   }
@@ -207,6 +209,8 @@ int dh_bench_args_parse(int argc, char** argv, dh_bench_args_t* a) {
 }
 
 void dh_bench_args_free(dh_bench_args_t* a) {
+  dh_bench_out_discard(a->out_tmp); /* published or not: the temporary goes */
+  free(a->out_tmp);
   free(a->out_flag);
   free(a->gb);
   free(a->user);

@@ -7,6 +7,7 @@
 #ifndef DEVHARNESS_BENCH_RUN_H_
 #define DEVHARNESS_BENCH_RUN_H_
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "bench_internal.h"
@@ -30,6 +31,8 @@ typedef struct dh_bench_args {
   int nuser;
   char reps_flag[64];
   char* out_flag;
+  char* out_tmp;        /* where Google Benchmark writes before --out is published
+                         * (bench/out_file.c); NULL without --out */
 } dh_bench_args_t;
 
 /* Reads `devharness bench`'s argv into *a and builds Google Benchmark's argv. Returns -1
@@ -37,6 +40,22 @@ typedef struct dh_bench_args {
  * usage error (cmdline/cmdline.h). Either way *a is released with dh_bench_args_free. */
 int dh_bench_args_parse(int argc, char** argv, dh_bench_args_t* a);
 void dh_bench_args_free(dh_bench_args_t* a);
+
+/*--- the --out file (bench/out_file.c) ---*/
+/* Creates the empty temporary file "<out>.partial.<pid>" beside out, for Google
+ * Benchmark to write, and returns its path in *out_tmp (malloc'd; the caller frees it).
+ * DH_EXIT_OK, or DH_EXIT_USAGE after one line naming --out and why it cannot be
+ * created (a missing or unwritable folder). */
+int dh_bench_out_open(const char* out, char** out_tmp);
+/* Reads Google Benchmark's JSON back from out_tmp, adds `sum` as "devharness_summary"
+ * and puts the result at out through a second temporary name, fsync and rename; out_tmp
+ * is removed either way. A file Google Benchmark finished but jansson cannot parse (a
+ * NaN) is kept as out and the summary goes beside it, <out>.summary.json. DH_EXIT_OK, or
+ * DH_EXIT_VIOLATION after one line on stderr (out absent: truncated output, a failed
+ * write). */
+int dh_bench_out_publish(const char* out, const char* out_tmp, json_t* sum);
+/* Removes out_tmp (NULL: nothing) when the run ends without publishing. */
+void dh_bench_out_discard(const char* out_tmp);
 
 /*--- where threads run (bench/pinning.c) ---*/
 /* Driver worker threads: PoCL's pthread device binds worker i to core i with

@@ -337,31 +337,6 @@ json_t* dh_bench_summarize(void) {
   return sum;
 }
 
-int dh_bench_summary_write(const char* out, json_t* sum) {
-  int rc = DH_EXIT_OK;
-  json_error_t err;
-  json_t* root = json_load_file(out, 0, &err);
-  if (!root) {
-    /* e.g. a NaN Google Benchmark wrote: keep its file, put the summary beside it. */
-    char side[PATH_MAX + 16];
-    snprintf(side, sizeof side, "%s.summary.json", out);
-    fprintf(stderr, "devharness bench: cannot parse %s back (%s, line %d); summary written to %s\n",
-            out, err.text, err.line, side);
-    if (json_dump_file(sum, side, JSON_INDENT(2)) != 0) {
-      fprintf(stderr, "devharness bench: cannot write %s\n", side);
-      rc = DH_EXIT_VIOLATION;
-    }
-    return rc;
-  }
-  json_object_set(root, "devharness_summary", sum);
-  if (json_dump_file(root, out, JSON_INDENT(2)) != 0) {
-    fprintf(stderr, "devharness bench: cannot write %s: %s\n", out, strerror(errno));
-    rc = DH_EXIT_VIOLATION;
-  }
-  json_decref(root);
-  return rc;
-}
-
 void dh_bench_results_free(void) {
   for (size_t i = 0; i < g_nres; ++i) {
     free(g_res[i].name);

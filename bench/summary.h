@@ -26,10 +26,4 @@ const char* dh_bench_find_host_link(void);
 /* Prints the summary after the run and returns it as JSON (a new reference). */
 json_t* dh_bench_summarize(void);
 
-/* Adds `sum` as "devharness_summary" to the Google Benchmark JSON at `out`, or, when
- * that file cannot be parsed back (e.g. a NaN Google Benchmark wrote), keeps it and
- * writes the summary beside it as <out>.summary.json. DH_EXIT_OK, or DH_EXIT_VIOLATION
- * after one line on stderr when a file cannot be written. */
-int dh_bench_summary_write(const char* out, json_t* sum);
-
 #endif /* DEVHARNESS_BENCH_SUMMARY_H_ */

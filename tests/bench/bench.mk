@@ -3,6 +3,7 @@
 #   bench_cli.sh           bench, compare and plot end to end
 #   bidir_order.sh         the harness's bidirectional pair in its twin's order
 #   installed_scripts.sh   plot and compare find their scripts, installed and in the tree
+#   out_file.sh            --out is complete or absent (missing folder, full disk)
 #   new_suite.sh           docs/adding-a-bench-suite.md followed on a copy of bench/
 $(eval $(call dh_test,bench_gbench,tests/bench/test_gbench.c bench/gbench.cc,-lbenchmark -lstdc++ -ljansson -lcmocka))
 TEST_SCRIPTS += tests/bench/bench_cli.sh
@@ -20,6 +21,7 @@ ALL_TARGETS += $(BENCH_BIDIR_PLUGIN)
 endif
 TEST_SCRIPTS += tests/bench/bidir_order.sh
 TEST_SCRIPTS += tests/bench/installed_scripts.sh
+TEST_SCRIPTS += tests/bench/out_file.sh
 
 # This build's compile and link lines for bench's objects, as a make fragment, for
 # tests/bench/new_suite.sh: it adds a suite to a copy of bench/ the way
