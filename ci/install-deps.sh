@@ -4,7 +4,11 @@
 # Usage: ci/install-deps.sh [--print]
 #   --print  only print the commands to run (apt-get update && apt-get install ...), one
 #            line that works when pasted after `sudo sh -c '...'` or as root.
-# Exit: 0 installed (or printed), 1 apt-get failed, 2 not root and not --print.
+# Checks first (dpkg-query, no root needed): with every package installed it says so and
+# exits 0 as any user, so a CI job on a non-root runner passes this step when the image
+# has them. Only when some are missing does it need root.
+# Exit: 0 installed (or already there, or printed), 1 apt-get failed, 2 packages missing
+# and not root (the command to run is printed).
 set -eu
 
 PACKAGES="
@@ -24,13 +28,25 @@ if [ "${1:-}" = "--print" ]; then
     echo "apt-get update && $install"
     exit 0
 fi
+nreq=$(echo "$list" | wc -w)
+missing=""
+for p in $list; do
+    case "$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null)" in
+        ii*) ;;
+        *) missing="$missing $p" ;;
+    esac
+done
+if [ -z "$missing" ]; then
+    echo "install-deps: all $nreq packages already installed"
+    exit 0
+fi
 if [ "$(id -u)" != 0 ]; then
-    echo "install-deps: run as root (sudo sh ci/install-deps.sh), or install the packages yourself:" >&2
+    echo "install-deps: $(echo $missing | wc -w) of $nreq packages missing:$missing" >&2
+    echo "install-deps: run as root (sudo sh ci/install-deps.sh), or install them yourself:" >&2
     echo "  sudo sh -c 'apt-get update && $install'" >&2
     exit 2
 fi
 export DEBIAN_FRONTEND=noninteractive
-nreq=$(echo "$list" | wc -w)
 echo "install-deps: apt-get update (refreshing the Debian package lists)"
 apt-get update -qq || { echo "install-deps: apt-get update failed" >&2; exit 1; }
 

@@ -1,2 +1,4 @@
 # tests/ci/tests.mk — the nightly pipeline files (.github/workflows/nightly.yml, .gitlab-ci.yml).
 TEST_SCRIPTS += tests/ci/workflows.t
+# ci/install-deps.sh asks for root only when a package is missing
+TEST_SCRIPTS += tests/ci/install_deps.t

@@ -43,7 +43,15 @@ job = (gh.get("jobs") or {}).get("conformance") or {}
 matrix = ((job.get("strategy") or {}).get("matrix") or {}).get("include") or []
 labels = {m.get("runner") for m in matrix}
 check(labels == LABELS, "github: matrix runner labels are %s" % sorted(LABELS), "got %s" % sorted(labels))
-check("schedule" in (gh.get("on") or gh.get(True) or {}), "github: runs on a schedule (nightly)")
+gh_on = gh.get("on") or gh.get(True) or {}
+check("schedule" in gh_on, "github: runs on a schedule (nightly)")
+check("push" not in gh_on and "pull_request" not in gh_on,
+      "github: only on schedule or on request (a push never queues a job for a GPU runner)", "on: %s" % sorted(gh_on))
+reporter = [s for s in job.get("steps", []) if "action-junit-report" in str(s.get("uses", ""))]
+check(reporter and "conformance.junit.xml" in str((reporter[0].get("with") or {}).get("report_paths", ""))
+      and reporter[0].get("if") == "always()",
+      "github: publishes conformance.junit.xml as a check run (mikepenz/action-junit-report), also after a failure")
+check((gh.get("permissions") or {}).get("checks") == "write", "github: the workflow may write checks")
 steps = " ".join(str(s.get("run", "")) + " " + str(s.get("uses", "")) for s in job.get("steps", []))
 for needle in ("ci/install-deps.sh", "devharness run", "--repetitions 9", "ci/regression-gate.sh",
                "upload-artifact"):
