@@ -32,10 +32,13 @@ TVM_ROOT     := $(VENV)/devharness/tvm
 # the DLPack 1.x header tvm-ffi ships (include/dlpack/dlpack.h; Debian 12's
 # libdlpack-dev is DLPack 0.6). TVM_FFI_INCDIR/TVM_FFI_LIBDIR point elsewhere for a
 # tvm-ffi not in the venv. TVM_FFI_RPATH is the run path written into libdevharness.so
-# so the build tree runs without LD_LIBRARY_PATH; `make install TVM_FFI_RPATH=` (empty)
-# builds a library that finds libtvm_ffi.so by SONAME only (ld.so.conf,
+# after the installed tree's own, so the build tree runs without LD_LIBRARY_PATH;
+# `make install TVM_FFI_RPATH=` (empty) builds a library whose only run path to
+# libtvm_ffi.so is the installed copy's (then by SONAME: ld.so.conf,
 # LD_LIBRARY_PATH, or a copy already loaded, e.g. by `import tvm_ffi`); see
-# docs/architecture.md "Packed calls".
+# docs/architecture.md "Packed calls". `make install` copies libtvm_ffi.so and its
+# headers to PREFIX/lib/devharness/tvm_ffi/, and every installed program and the library
+# look there first ($ORIGIN run paths), so an installed tree runs without the checkout.
 TVM_FFI_INCDIR ?= $(TVM_FFI_ROOT)/include
 TVM_FFI_LIBDIR ?= $(TVM_FFI_ROOT)/lib
 TVM_FFI_RPATH  ?= $(TVM_FFI_LIBDIR)
@@ -61,7 +64,9 @@ RUNTIME_LIB := $(LIBDIR)/libdevharness.so
 BASE_LIB    := $(LIBDIR)/libdh_base.a
 DEVHARNESS  := $(BINDIR)/devharness
 # Link line for anything that uses the runtime library from the build tree.
-RUNTIME_LINK = -L$(LIBDIR) -ldevharness -Wl,-rpath,'$$ORIGIN/../lib'
+# Programs in bin/ find the library beside them and tvm-ffi's library where
+# `make install` copies it (lib/devharness/tvm_ffi/lib), then TVM_FFI_RPATH's.
+RUNTIME_LINK = -L$(LIBDIR) -ldevharness -Wl,-rpath,'$$ORIGIN/../lib' -Wl,-rpath,'$$ORIGIN/../lib/devharness/tvm_ffi/lib'
 
 # Lists the fragments append to.
 PLUGINS      :=
@@ -149,7 +154,10 @@ install: all
 	install -m 755 bench/scripts/plot.py bench/scripts/compare.py bench/scripts/dh_args.py \
 	    bench/scripts/benchjson.py $(DESTDIR)$(PREFIX)/share/devharness/
 	install -m 755 $(LIBDIR)/devharness_bench_ffi_noop.so $(DESTDIR)$(PREFIX)/lib/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@TVM_FFI_INCDIR@|$(abspath $(TVM_FFI_INCDIR))|g' -e 's|@TVM_FFI_LIBDIR@|$(abspath $(TVM_FFI_LIBDIR))|g' -e 's|@VERSION@|$(shell sed -n 's/.*DH_VERSION_STRING "\(.*\)"/\1/p' include/devharness/devharness.h)|' \
+	install -d $(DESTDIR)$(PREFIX)/lib/devharness/tvm_ffi/lib $(DESTDIR)$(PREFIX)/lib/devharness/tvm_ffi/include
+	install -m 755 $(TVM_FFI_LIBDIR)/libtvm_ffi.so $(DESTDIR)$(PREFIX)/lib/devharness/tvm_ffi/lib/
+	cp -RL $(TVM_FFI_INCDIR)/. $(DESTDIR)$(PREFIX)/lib/devharness/tvm_ffi/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/.*DH_VERSION_STRING "\(.*\)"/\1/p' include/devharness/devharness.h)|' \
 	    devharness.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/devharness.pc
 
 clean:

@@ -6,7 +6,9 @@ RUNTIME_OBJS := $(call obj,$(RUNTIME_SRCS))
 # -Bsymbolic-functions: calls between the runtime's own exported functions
 # (dh_device_call -> dh_func_call, dh_error_*) bind inside the library, no PLT hop on
 # the packed-call path; a program cannot interpose libdevharness's dh_ functions.
-RUNTIME_LDLIBS := $(BASE_LIB) $(TVM_FFI_LINK) -ldl -ljansson -lhwloc -pthread
+# The library looks for libtvm_ffi.so first where `make install` puts it
+# (lib/devharness/tvm_ffi/lib beside it), then in TVM_FFI_RPATH (the build's venv).
+RUNTIME_LDLIBS := $(BASE_LIB) -Wl,-rpath,'$$ORIGIN/devharness/tvm_ffi/lib' $(TVM_FFI_LINK) -ldl -ljansson -lhwloc -pthread
 
 # Versioned SONAME: the file is libdevharness.so.$(DH_SOVERSION) and libdevharness.so
 # links to it (what -ldevharness finds); programs and plugins record the SONAME.
