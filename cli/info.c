@@ -245,7 +245,7 @@ int dh_cli_info(int argc, char** argv) {
                                         {NULL, 0, NULL, 0}};
   dh_cmdline_getopt_begin();
   int c;
-  while ((c = getopt_long(argc, argv, "", kOpts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "h", kOpts, NULL)) != -1) {
     switch (c) {
       case 'j': as_json = 1; break;
       case 'd':
