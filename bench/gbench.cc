@@ -27,6 +27,9 @@ dh_gb_bench_t* H(benchmark::internal::Benchmark* b) { return reinterpret_cast<dh
 // Output file named by --benchmark_out (checked before Google Benchmark sees it,
 // because 1.7.1 calls exit(1) when it cannot open the file).
 std::string g_out_file;
+// --benchmark_color as given ("" when absent): the console reporter is ours, so the
+// colour decision is too (use_color).
+std::string g_color;
 
 // Console reporter that also hands each run to the C callback.
 class CallbackReporter : public benchmark::ConsoleReporter {
@@ -255,9 +258,11 @@ int dh_gb_error_occurred(const dh_gb_state_t* st) { return st && S(st)->error_oc
 int dh_gb_initialize(int* argc, char** argv) {
   if (!argc || !argv) return 0;
   static const char kOut[] = "--benchmark_out=";
-  for (int i = 1; i < *argc; ++i)
-    if (argv[i] && std::strncmp(argv[i], kOut, sizeof kOut - 1) == 0)
-      g_out_file = argv[i] + sizeof kOut - 1;
+  static const char kColor[] = "--benchmark_color=";
+  for (int i = 1; i < *argc; ++i) {
+    if (argv[i] && std::strncmp(argv[i], kOut, sizeof kOut - 1) == 0) g_out_file = argv[i] + sizeof kOut - 1;
+    if (argv[i] && std::strncmp(argv[i], kColor, sizeof kColor - 1) == 0) g_color = argv[i] + sizeof kColor - 1;
+  }
   try {
     benchmark::Initialize(argc, argv);
   } catch (...) {
@@ -273,6 +278,17 @@ void dh_gb_add_context(const char* key, const char* value) {
   }
 }
 
+/* Colour as Google Benchmark's --benchmark_color says (true/yes/1 or false/no/0;
+ * src/benchmark.cc IsColorTerminal and IsTruthyFlagValue, 1.7.1), and for "auto" or no
+ * flag when stdout is a terminal and NO_COLOR is unset or empty (no-color.org). */
+static bool use_color() {
+  const std::string& c = g_color;
+  if (c == "true" || c == "yes" || c == "1" || c == "always") return true;
+  if (c == "false" || c == "no" || c == "0" || c == "never") return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  return isatty(STDOUT_FILENO) && (no_color == nullptr || no_color[0] == '\0');
+}
+
 long dh_gb_run_specified(dh_gb_result_fn on_result, void* user) {
   if (!g_out_file.empty()) {
     FILE* f = std::fopen(g_out_file.c_str(), "w");
@@ -284,8 +300,7 @@ long dh_gb_run_specified(dh_gb_result_fn on_result, void* user) {
     std::fclose(f);
   }
   try {
-    auto opts = isatty(STDOUT_FILENO) ? benchmark::ConsoleReporter::OO_Color
-                                      : benchmark::ConsoleReporter::OO_None;
+    auto opts = use_color() ? benchmark::ConsoleReporter::OO_Color : benchmark::ConsoleReporter::OO_None;
     CallbackReporter display(opts, on_result, user);
     return static_cast<long>(benchmark::RunSpecifiedBenchmarks(&display));
   } catch (...) {

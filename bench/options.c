@@ -15,7 +15,7 @@
 static const char kUsage[] =
     "usage: devharness bench [--suite LIST] [--device NAME:ID] [--quick] [--out FILE.json]\n"
     "                        [--repetitions N] [--timing auto|host|device]\n"
-    "                        [--pin core|node|none]\n"
+    "                        [--pin core|node|none] [--color auto|always|never]\n"
     "                        [--benchmark_*=...]\n"
     "\n"
     "Microbenchmarks through Google Benchmark, on every device of every loaded backend\n"
@@ -38,6 +38,8 @@ static const char kUsage[] =
     "                    no device locality is known here), node (NUMA node 0), none;\n"
     "                    with core or node PoCL's workers are bound one per core too\n"
     "                    (POCL_AFFINITY=1, unless the environment sets it)\n"
+    "  --color WHEN      colour in the console table: auto (default: on a terminal, unless\n"
+    "                    NO_COLOR is set and not empty), always, never\n"
     "  --benchmark_*     passed to Google Benchmark, e.g. --benchmark_filter=copy/h2d\n"
     "                    --benchmark_list_tests=true --benchmark_min_time=0.5; a filter\n"
     "                    has at most 256 bytes, 2 repetitions (*, +, ?, {}) and 4 '|',\n"
@@ -47,13 +49,14 @@ static const char kUsage[] =
     "(a temporary beside it, renamed when complete). Exit (cmdline/cmdline.h): 0 ran, 1 nothing\n"
     "matched or --out could not be written, 2 usage error (an --out that cannot be created).\n";
 
-enum { OPT_SUITE = 256, OPT_DEVICE, OPT_QUICK, OPT_OUT, OPT_REPS, OPT_TIMING, OPT_PIN };
+enum { OPT_SUITE = 256, OPT_DEVICE, OPT_QUICK, OPT_OUT, OPT_REPS, OPT_TIMING, OPT_PIN, OPT_COLOR };
 
 static const struct option kOpts[] = {
     {"suite", required_argument, NULL, OPT_SUITE},      {"device", required_argument, NULL, OPT_DEVICE},
     {"quick", no_argument, NULL, OPT_QUICK},            {"out", required_argument, NULL, OPT_OUT},
     {"repetitions", required_argument, NULL, OPT_REPS}, {"timing", required_argument, NULL, OPT_TIMING},
-    {"pin", required_argument, NULL, OPT_PIN},          {"help", no_argument, NULL, 'h'},
+    {"pin", required_argument, NULL, OPT_PIN},          {"color", required_argument, NULL, OPT_COLOR},
+    {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
 /* Sorts argv: --benchmark_* words into a->user, as they are, for Google Benchmark; the
@@ -117,6 +120,7 @@ static int check_filter(const char* re) {
 static int read_options(int n, dh_bench_args_t* a) {
   static const char* const kTimings[] = {"auto", "host", "device", NULL};
   static const char* const kPins[] = {"core", "node", "none", NULL};
+  static const char* const kColors[] = {"auto", "always", "never", NULL};
   char** ours = a->ours;
   dh_cmdline_getopt_begin();
   int c;
@@ -136,6 +140,7 @@ static int read_options(int n, dh_bench_args_t* a) {
       case OPT_OUT: a->out = optarg; break;
       case OPT_TIMING: a->timing = optarg; break;
       case OPT_PIN: a->pin_mode = optarg; break;
+      case OPT_COLOR: a->color = optarg; break;
       case OPT_REPS:
         if (dh_cmdline_parse_long(optarg, 1, 1000, &reps) != 0)
           return dh_cmdline_usage_error("bench", "--repetitions wants an integer 1..1000, got '%s'",
@@ -153,6 +158,8 @@ static int read_options(int n, dh_bench_args_t* a) {
   if (dh_bench_suites_check(a->suites) != DH_EXIT_OK) return DH_EXIT_USAGE;
   if (dh_cmdline_choice(a->timing, kTimings) < 0)
     return dh_cmdline_usage_error("bench", "--timing wants auto, host or device, got '%s'", dh_cmdline_quote(a->timing));
+  if (dh_cmdline_choice(a->color, kColors) < 0)
+    return dh_cmdline_usage_error("bench", "--color wants auto, always or never, got '%s'", dh_cmdline_quote(a->color));
   if (dh_cmdline_choice(a->pin_mode, kPins) < 0)
     return dh_cmdline_usage_error("bench", "--pin wants core, node or none, got '%s'", dh_cmdline_quote(a->pin_mode));
   return -1;
@@ -177,6 +184,8 @@ static int build_gb_argv(dh_bench_args_t* a, const char* argv0) {
     a->gb[a->ngb - 1] = "--benchmark_enable_random_interleaving=true";
     a->order = "interleaved: the repetitions of all benchmarks run in one random order";
   }
+  snprintf(a->color_flag, sizeof a->color_flag, "--benchmark_color=%s", a->color);
+  a->gb[a->ngb++] = a->color_flag; /* the user's --benchmark_color, after it, wins */
   for (int k = 0; k < a->nuser; ++k) {
     a->gb[a->ngb++] = a->user[k];
     if (strncmp(a->user[k], "--benchmark_enable_random_interleaving", 38) == 0)
@@ -198,6 +207,7 @@ int dh_bench_args_parse(int argc, char** argv, dh_bench_args_t* a) {
   memset(a, 0, sizeof *a);
   a->pin_mode = "core";
   a->timing = "auto";
+  a->color = "auto";
   size_t n = (size_t)argc + 16;
   a->user = calloc(n, sizeof *a->user);
   a->ours = calloc(n, sizeof *a->ours);

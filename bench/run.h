@@ -19,6 +19,7 @@ typedef struct dh_bench_args {
   const char* out;      /* --out FILE.json, or NULL */
   const char* pin_mode; /* --pin: core, node or none */
   const char* timing;   /* --timing: auto, host or device */
+  const char* color;    /* --color: auto, always or never (bench/gbench.cc use_color) */
   int quick;            /* --quick */
   int reps;             /* --repetitions; 0 when not given */
   char** gb;            /* Google Benchmark's argv: our defaults, then the user's
@@ -30,6 +31,7 @@ typedef struct dh_bench_args {
   char** user;          /* the user's --benchmark_* words */
   int nuser;
   char reps_flag[64];
+  char color_flag[40];
   char* out_flag;
   char* out_tmp;        /* where Google Benchmark writes before --out is published
                          * (bench/out_file.c); NULL without --out */

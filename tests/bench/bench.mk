@@ -4,6 +4,7 @@
 #   bidir_order.sh         the harness's bidirectional pair in its twin's order
 #   installed_scripts.sh   plot and compare find their scripts, installed and in the tree
 #   out_file.sh            --out is complete or absent (missing folder, full disk)
+#   color.sh               colour: terminal, NO_COLOR, --color, --benchmark_color
 #   new_suite.sh           docs/adding-a-bench-suite.md followed on a copy of bench/
 $(eval $(call dh_test,bench_gbench,tests/bench/test_gbench.c bench/gbench.cc,-lbenchmark -lstdc++ -ljansson -lcmocka))
 TEST_SCRIPTS += tests/bench/bench_cli.sh
@@ -22,6 +23,7 @@ endif
 TEST_SCRIPTS += tests/bench/bidir_order.sh
 TEST_SCRIPTS += tests/bench/installed_scripts.sh
 TEST_SCRIPTS += tests/bench/out_file.sh
+TEST_SCRIPTS += tests/bench/color.sh
 
 # This build's compile and link lines for bench's objects, as a make fragment, for
 # tests/bench/new_suite.sh: it adds a suite to a copy of bench/ the way
