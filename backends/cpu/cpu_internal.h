@@ -46,7 +46,7 @@ int dh_cpu_bad_device(DLDevice dev);
  * launch checks its device, and the call cost was a measurable part of a 4 B copy
  * (docs/benchmarks.md "The cpu's 4 B ratio"). */
 static inline int dh_cpu_check_device(DLDevice dev) {
-  if (__builtin_expect(dev.device_type != kDLCPU || dev.device_id != 0, 0))
+  if (__builtin_expect(dev.device_type != kDLCPU || !dh_backend_device_id_valid(dev.device_id, 1), 0))
     return dh_cpu_bad_device(dev);
   return 0;
 }

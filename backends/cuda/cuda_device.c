@@ -133,10 +133,9 @@ int dh_cuda_check_device(DLDevice dev, const char* op) {
                         "this process was forked after the cuda backend was initialised in its "
                         "parent; the CUDA driver cannot be used in such a child (initialise "
                         "devharness backends after fork, or exec)");
-  if (dev.device_id < 0 || dev.device_id >= g_num_devices)
-    return dh_error_set(DH_KIND_INDEX_ERROR, "device id %d is out of range (the cuda backend has %d device%s)",
-                        (int)dev.device_id, g_num_devices, g_num_devices == 1 ? "" : "s");
-  return 0;
+  return DH_BACKEND_CHECK_DEVICE(dev, g_num_devices,
+                                 "device id %d is out of range (the cuda backend has %d device%s)",
+                                 (int)dev.device_id, g_num_devices, g_num_devices == 1 ? "" : "s");
 }
 
 /* Retains the primary context of device d (once). Caller holds no lock. */

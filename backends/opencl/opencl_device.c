@@ -49,14 +49,11 @@ int dh_ocl_check_dev(DLDevice dev, const char* where) {
   if (dev.device_type != OCL_DEVICE_TYPE)
     return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: %s: device type %d is not opencl (%d)", where,
                         (int)dev.device_type, OCL_DEVICE_TYPE);
-  if (dev.device_id < 0 || dev.device_id >= dh_ocl_ndev) {
-    if (dh_ocl_ndev == 0)
-      return dh_error_set(DH_KIND_INDEX_ERROR, "opencl: %s: device id %d is invalid: no devices (%s)",
-                          where, (int)dev.device_id, g_reason);
-    return dh_error_set(DH_KIND_INDEX_ERROR, "opencl: %s: device id %d out of range [0, %d)", where,
-                        (int)dev.device_id, dh_ocl_ndev);
-  }
-  return 0;
+  if (dh_ocl_ndev == 0) /* every id fails: the message says why there are none */
+    return DH_BACKEND_CHECK_DEVICE(dev, 0, "opencl: %s: device id %d is invalid: no devices (%s)",
+                                   where, (int)dev.device_id, g_reason);
+  return DH_BACKEND_CHECK_DEVICE(dev, dh_ocl_ndev, "opencl: %s: device id %d out of range [0, %d)",
+                                 where, (int)dev.device_id, dh_ocl_ndev);
 }
 
 /*===========================================================================

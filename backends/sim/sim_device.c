@@ -306,11 +306,10 @@ int dh_sim_device_get(DLDevice dev, dh_sim_device_t** out_device) {
     return dh_error_set(DH_KIND_RUNTIME_ERROR, "sim backend is not initialised");
   if (dev.device_type == kDLCPU)
     return dh_error_set(DH_KIND_VALUE_ERROR, "device type 1 (cpu) is not a sim device");
-  if (dev.device_id < 0 || dev.device_id >= dh_sim_state.config.num_devices)
-    return dh_error_set(DH_KIND_INDEX_ERROR, "sim: device id %d out of range (%d device%s: 0..%d)",
-                        (int)dev.device_id, dh_sim_state.config.num_devices,
-                        dh_sim_state.config.num_devices == 1 ? "" : "s",
-                        dh_sim_state.config.num_devices - 1);
+  int n = dh_sim_state.config.num_devices;
+  if (DH_BACKEND_CHECK_DEVICE(dev, n, "sim: device id %d out of range (%d device%s: 0..%d)",
+                              (int)dev.device_id, n, n == 1 ? "" : "s", n - 1) != 0)
+    return -1;
   *out_device = &dh_sim_state.devices[dev.device_id];
   return 0;
 }

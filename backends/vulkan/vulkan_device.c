@@ -74,9 +74,9 @@ int dh_vk_check_dev(DLDevice dev, dhvk_device_t** out) {
   if (dev.device_type != kDLVulkan)
     return dh_error_set(DH_KIND_VALUE_ERROR, "device type %d is not vulkan (%d)", (int)dev.device_type,
                         (int)kDLVulkan);
-  if (dev.device_id < 0 || dev.device_id >= g_num_devs)
-    return dh_error_set(DH_KIND_INDEX_ERROR, "vulkan device id %d out of range (%d device%s)",
-                        (int)dev.device_id, g_num_devs, g_num_devs == 1 ? "" : "s");
+  if (DH_BACKEND_CHECK_DEVICE(dev, g_num_devs, "vulkan device id %d out of range (%d device%s)",
+                              (int)dev.device_id, g_num_devs, g_num_devs == 1 ? "" : "s") != 0)
+    return -1;
   *out = &g_devs[dev.device_id];
   return 0;
 }
