@@ -71,10 +71,10 @@ int dh_cpu_stream_sync(DLDevice dev, dh_stream_t stream);
 int dh_cpu_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst);
 
 /* ---- cpu_kernels.c: noop(Device), fill(DLTensorPtr, Int) */
-int dh_cpu_f_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
-int dh_cpu_f_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+int dh_cpu_func_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+int dh_cpu_func_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
 /* trap(Device): fails at once (backend.h DH_FUNC_TRAP; cpu_kernels.c) */
-int dh_cpu_f_trap(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+int dh_cpu_func_trap(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
 
 /* ---- cpu_raw.c */
 extern const dh_raw_twin_t dh_cpu_raw_twin;

@@ -1,6 +1,6 @@
 /*
  * backends/cuda/cuda_device.c — the cuda backend's devices: the driver table
- * (libcuda.so.1 loaded with dlopen in dh_cuda_device_init, never linked), the error
+ * (libcuda.so.1 loaded with dlopen in dh_cuda_init, never linked), the error
  * mapping (CUresult -> dh_error_set), device checks and primary contexts, attributes
  * and target properties (TVM's CUDA DeviceAPI GetAttr, apache/tvm v0.27.0
  * src/backend/cuda/runtime/cuda_device_api.cc). The lowest file of the backend: it
@@ -255,15 +255,15 @@ size_t dh_cuda_stage_pinned_max = DH_CUDA_STAGE_PINNED_MAX;
  * -1 with the reason set when it is not a byte count. */
 static int read_stage_pinned_max(void) {
   char why[256];
-  if (dh_backend_env_bytes(DH_CUDA_STAGE_PINNED_MAX_ENV, DH_CUDA_STAGE_PINNED_MAX,
-                           &dh_cuda_stage_pinned_max, why, sizeof why) != 0) {
+  if (dh_common_env_bytes(DH_CUDA_STAGE_PINNED_MAX_ENV, DH_CUDA_STAGE_PINNED_MAX,
+                          &dh_cuda_stage_pinned_max, why, sizeof why) != 0) {
     set_reason("%s", why);
     return -1;
   }
   return 0;
 }
 
-int dh_cuda_device_init(void) {
+int dh_cuda_init(void) {
   g_available = 0;
   g_num_devices = 0;
   g_driver_version = 0;

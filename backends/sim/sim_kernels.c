@@ -22,7 +22,7 @@ static int dh_sim_current_stream(dh_sim_device_t* d, dh_sim_stream_t** out) {
 }
 
 /* noop(Device dev): enqueue the empty kernel on the current stream. */
-int dh_sim_f_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+int dh_sim_func_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
   (void)self;
   (void)result;
   if (num_args < 1 || args[0].type_index != DH_TYPE_DEVICE)
@@ -41,7 +41,7 @@ int dh_sim_f_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* 
 
 /* trap(Device dev): enqueue a kernel that fails on the device on the current stream;
  * the next stream_sync of that stream reports it (backend.h DH_FUNC_TRAP). */
-int dh_sim_f_trap(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+int dh_sim_func_trap(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
   (void)self;
   (void)result;
   if (num_args < 1 || args[0].type_index != DH_TYPE_DEVICE)
@@ -57,7 +57,7 @@ int dh_sim_f_trap(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* 
 }
 
 /* fill(DLTensorPtr dst, Int value): write (uint32_t)value to every 4-byte word. */
-int dh_sim_f_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+int dh_sim_func_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
   (void)self;
   (void)result;
   if (num_args < 2 || dh_any_as_tensor(&args[0]) == NULL ||

@@ -105,7 +105,7 @@ static int dh_sim_raw_run(void* ctx_, uint32_t repeat, double* out_device_ms) {
   if (out_device_ms) {
     *out_device_ms = -1;
     if (dh_sim_event_new(&e0) != 0 || dh_sim_event_new(&e1) != 0 ||
-        dh_sim_event_record(e0, c->s) != 0)
+        dh_sim_event_enqueue(e0, c->s) != 0)
       goto fail;
   }
   for (uint32_t i = 0; i < repeat; i++) {
@@ -146,7 +146,7 @@ static int dh_sim_raw_run(void* ctx_, uint32_t repeat, double* out_device_ms) {
     }
     if (dh_sim_stream_enqueue(c->s, cmd) != 0) goto fail;
   }
-  if (e1 && dh_sim_event_record(e1, c->s) != 0) goto fail;
+  if (e1 && dh_sim_event_enqueue(e1, c->s) != 0) goto fail;
   if (dh_sim_stream_wait(c->s) != 0) goto fail;
   if (c->s2 && dh_sim_stream_wait(c->s2) != 0) goto fail;
   if (out_device_ms) {
