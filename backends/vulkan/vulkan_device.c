@@ -93,6 +93,8 @@ static VkDeviceSize device_local_total(const dh_vulkan_device_t* d) {
 /*===========================================================================
  * Lifecycle
  *===========================================================================*/
+#define DH_VULKAN_VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
+
 static int has_ext(const VkExtensionProperties* e, uint32_t n, const char* name) {
   for (uint32_t i = 0; i < n; i++)
     if (strcmp(e[i].extensionName, name) == 0) return 1;
@@ -109,24 +111,25 @@ static void decode_driver_version(dh_vulkan_device_t* d) {
              VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
 }
 
-/* Sets up g_devs[idx] for phys; returns 1 when usable, 0 to skip, -1 on error. */
-static int device_setup(VkPhysicalDevice phys, int idx) {
-  dh_vulkan_device_t* d = &g_devs[idx];
-  memset(d, 0, sizeof *d);
-  d->phys = phys;
-  dh_vulkan_fn.vkGetPhysicalDeviceProperties(phys, &d->props);
-  if (d->props.apiVersion < VK_API_VERSION_1_2) return 0;
+/* The first queue family of d->phys with compute queues, and its timestamp bits.
+ * 1 when there is one, 0 when not (the device is skipped). */
+static int find_compute_queue(dh_vulkan_device_t* d) {
   uint32_t nq = 0;
-  dh_vulkan_fn.vkGetPhysicalDeviceQueueFamilyProperties(phys, &nq, NULL);
+  dh_vulkan_fn.vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &nq, NULL);
   VkQueueFamilyProperties qf[nq ? nq : 1];
-  dh_vulkan_fn.vkGetPhysicalDeviceQueueFamilyProperties(phys, &nq, qf);
-  uint32_t fam = UINT32_MAX;
-  for (uint32_t i = 0; i < nq && fam == UINT32_MAX; i++)
-    if ((qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && qf[i].queueCount > 0) fam = i;
-  if (fam == UINT32_MAX) return 0;
-  d->queue_family = fam;
-  d->timestamp_bits = qf[fam].timestampValidBits;
+  dh_vulkan_fn.vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &nq, qf);
+  for (uint32_t i = 0; i < nq; i++) {
+    if ((qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && qf[i].queueCount > 0) {
+      d->queue_family = i;
+      d->timestamp_bits = qf[i].timestampValidBits;
+      return 1;
+    }
+  }
+  return 0;
+}
 
+/* Vulkan 1.1/1.2 properties and the largest allocation (maintenance3) of d->phys. */
+static void query_properties(dh_vulkan_device_t* d) {
   VkPhysicalDeviceMaintenance3Properties m3 = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
   d->props12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES;
@@ -135,27 +138,31 @@ static int device_setup(VkPhysicalDevice phys, int idx) {
   d->props11.pNext = &d->props12;
   VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
                                     .pNext = &d->props11};
-  dh_vulkan_fn.vkGetPhysicalDeviceProperties2(phys, &p2);
+  dh_vulkan_fn.vkGetPhysicalDeviceProperties2(d->phys, &p2);
   d->props11.pNext = NULL;
   d->props12.pNext = NULL;
   d->max_alloc = m3.maxMemoryAllocationSize;
+}
 
+/* Vulkan 1.0/1.1/1.2 features of d->phys. */
+static void query_features(dh_vulkan_device_t* d) {
   d->feats12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
   d->feats11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
   d->feats11.pNext = &d->feats12;
   d->feats.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
   d->feats.pNext = &d->feats11;
-  dh_vulkan_fn.vkGetPhysicalDeviceFeatures2(phys, &d->feats);
+  dh_vulkan_fn.vkGetPhysicalDeviceFeatures2(d->phys, &d->feats);
   d->feats.pNext = NULL;
   d->feats11.pNext = NULL;
-  if (!d->feats12.timelineSemaphore) return 0;
-  dh_vulkan_fn.vkGetPhysicalDeviceMemoryProperties(phys, &d->mem);
+}
 
+/* The device extensions the backend reports or uses. 0, or -1 OutOfMemoryError. */
+static int query_extensions(dh_vulkan_device_t* d) {
   uint32_t ne = 0;
-  dh_vulkan_fn.vkEnumerateDeviceExtensionProperties(phys, NULL, &ne, NULL);
+  dh_vulkan_fn.vkEnumerateDeviceExtensionProperties(d->phys, NULL, &ne, NULL);
   VkExtensionProperties* ext = calloc(ne ? ne : 1, sizeof *ext);
   if (!ext) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "out of host memory");
-  dh_vulkan_fn.vkEnumerateDeviceExtensionProperties(phys, NULL, &ne, ext);
+  dh_vulkan_fn.vkEnumerateDeviceExtensionProperties(d->phys, NULL, &ne, ext);
   d->has_budget = has_ext(ext, ne, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
   d->has_push_descriptor = has_ext(ext, ne, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   d->has_int_dot = has_ext(ext, ne, "VK_KHR_shader_integer_dot_product") ||
@@ -163,10 +170,15 @@ static int device_setup(VkPhysicalDevice phys, int idx) {
   d->has_coop_matrix = has_ext(ext, ne, "VK_KHR_cooperative_matrix") ||
                        has_ext(ext, ne, "VK_NV_cooperative_matrix");
   free(ext);
+  return 0;
+}
 
+/* The logical device with one compute queue and timeline semaphores, its queue and
+ * locks. 0, or -1 with the error set. */
+static int create_logical_device(dh_vulkan_device_t* d) {
   float prio = 1.0f;
   VkDeviceQueueCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-                                .queueFamilyIndex = fam,
+                                .queueFamilyIndex = d->queue_family,
                                 .queueCount = 1,
                                 .pQueuePriorities = &prio};
   VkPhysicalDeviceVulkan12Features en12 = {
@@ -175,15 +187,20 @@ static int device_setup(VkPhysicalDevice phys, int idx) {
                            .pNext = &en12,
                            .queueCreateInfoCount = 1,
                            .pQueueCreateInfos = &qi};
-  VkResult r = dh_vulkan_fn.vkCreateDevice(phys, &di, NULL, &d->device);
+  VkResult r = dh_vulkan_fn.vkCreateDevice(d->phys, &di, NULL, &d->device);
   if (r != VK_SUCCESS) return dh_vulkan_fail(r, "vkCreateDevice");
-  dh_vulkan_fn.vkGetDeviceQueue(d->device, fam, 0, &d->queue);
+  dh_vulkan_fn.vkGetDeviceQueue(d->device, d->queue_family, 0, &d->queue);
   pthread_mutex_init(&d->queue_lock, NULL);
   pthread_mutex_init(&d->lock, NULL);
   pthread_mutex_init(&d->staging_lock, NULL);
   pthread_mutex_init(&d->pinned_lock, NULL);
   pthread_mutex_init(&d->ws_lock, NULL);
+  return 0;
+}
 
+/* The attribute strings of d: name, compute version, work-group dims, driver version,
+ * device type. */
+static void fill_strings(dh_vulkan_device_t* d) {
   memcpy(d->name, d->props.deviceName, sizeof d->name);
   d->name[sizeof d->name - 1] = 0;
   snprintf(d->compute_version, sizeof d->compute_version, "%u.%u",
@@ -201,6 +218,22 @@ static int device_setup(VkPhysicalDevice phys, int idx) {
     default: break;
   }
   snprintf(d->device_type, sizeof d->device_type, "%s", dt);
+}
+
+/* Sets up g_devs[idx] for phys; returns 1 when usable, 0 to skip, -1 on error. */
+static int device_setup(VkPhysicalDevice phys, int idx) {
+  dh_vulkan_device_t* d = &g_devs[idx];
+  memset(d, 0, sizeof *d);
+  d->phys = phys;
+  dh_vulkan_fn.vkGetPhysicalDeviceProperties(phys, &d->props);
+  if (d->props.apiVersion < VK_API_VERSION_1_2) return 0;
+  if (!find_compute_queue(d)) return 0;
+  query_properties(d);
+  query_features(d);
+  if (!d->feats12.timelineSemaphore) return 0;
+  dh_vulkan_fn.vkGetPhysicalDeviceMemoryProperties(phys, &d->mem);
+  if (query_extensions(d) != 0 || create_logical_device(d) != 0) return -1;
+  fill_strings(d);
   if (g_hooks->stream_new(d, idx, &d->default_stream) != 0) {
     dh_vulkan_fn.vkDestroyDevice(d->device, NULL);
     d->device = VK_NULL_HANDLE;
@@ -211,45 +244,32 @@ static int device_setup(VkPhysicalDevice phys, int idx) {
 
 size_t dh_vulkan_stage_pinned_max = DH_VULKAN_H2D_STAGE_MAX;
 
-int dh_vulkan_device_init(const dh_vulkan_device_hooks_t* hooks) {
-  if (g_inited) return 0;
-  g_hooks = hooks;
-  g_inited = 1;
-  g_forked = 0;
-  g_reason[0] = 0;
-  if (!g_atfork_registered && pthread_atfork(NULL, NULL, on_fork_child) == 0) g_atfork_registered = 1;
-  if (dh_common_env_bytes(DH_VULKAN_STAGE_PINNED_MAX_ENV, DH_VULKAN_H2D_STAGE_MAX, &dh_vulkan_stage_pinned_max,
-                          g_reason, sizeof g_reason) != 0)
-    return 0; /* no device, with the reason */
-  if (!dh_vulkan_loader_open(g_reason, sizeof g_reason)) return 0;
-  uint32_t loader_version = 0;
-  dh_vulkan_fn.vkEnumerateInstanceVersion(&loader_version);
-  if (loader_version < VK_API_VERSION_1_2) {
-    snprintf(g_reason, sizeof g_reason, "Vulkan loader is %u.%u; devharness needs 1.2",
-             VK_API_VERSION_MAJOR(loader_version), VK_API_VERSION_MINOR(loader_version));
-    return 0;
-  }
+/* Whether DEVHARNESS_VK_VALIDATION=1 asks for the Khronos validation layer and it is
+ * installed (when it is not, says so on stderr and answers 0). */
+static int validation_wanted(void) {
   const char* want_val = getenv("DEVHARNESS_VK_VALIDATION");
-  int val = want_val && strcmp(want_val, "1") == 0;
-  const char* layers[1] = {"VK_LAYER_KHRONOS_validation"};
-  const char* exts[1] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
-  if (val) {
-    uint32_t nl = 0;
-    dh_vulkan_fn.vkEnumerateInstanceLayerProperties(&nl, NULL);
-    VkLayerProperties* lp = calloc(nl ? nl : 1, sizeof *lp);
-    int found = 0;
-    if (lp) {
-      dh_vulkan_fn.vkEnumerateInstanceLayerProperties(&nl, lp);
-      for (uint32_t i = 0; i < nl; i++)
-        if (strcmp(lp[i].layerName, layers[0]) == 0) found = 1;
-      free(lp);
-    }
-    if (!found) {
-      fprintf(stderr, "devharness vulkan: DEVHARNESS_VK_VALIDATION=1 but %s is not installed\n",
-              layers[0]);
-      val = 0;
-    }
+  if (!(want_val && strcmp(want_val, "1") == 0)) return 0;
+  uint32_t nl = 0;
+  dh_vulkan_fn.vkEnumerateInstanceLayerProperties(&nl, NULL);
+  VkLayerProperties* lp = calloc(nl ? nl : 1, sizeof *lp);
+  int found = 0;
+  if (lp) {
+    dh_vulkan_fn.vkEnumerateInstanceLayerProperties(&nl, lp);
+    for (uint32_t i = 0; i < nl; i++)
+      if (strcmp(lp[i].layerName, DH_VULKAN_VALIDATION_LAYER) == 0) found = 1;
+    free(lp);
   }
+  if (!found)
+    fprintf(stderr, "devharness vulkan: DEVHARNESS_VK_VALIDATION=1 but %s is not installed\n",
+            DH_VULKAN_VALIDATION_LAYER);
+  return found;
+}
+
+/* The instance (Vulkan 1.3 when the loader has it, else 1.2), with the validation layer
+ * and its messenger when val; its entry points loaded. 0, or -1 with g_reason set. */
+static int create_instance(uint32_t loader_version, int val) {
+  const char* layers[1] = {DH_VULKAN_VALIDATION_LAYER};
+  const char* exts[1] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
   VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
                            .pApplicationName = "devharness",
                            .pEngineName = "devharness",
@@ -275,16 +295,21 @@ int dh_vulkan_device_init(const dh_vulkan_device_hooks_t* hooks) {
     g_instance = VK_NULL_HANDLE;
     snprintf(g_reason, sizeof g_reason, "vkCreateInstance failed: %s%s", dh_vulkan_result_name(r),
              r == VK_ERROR_INCOMPATIBLE_DRIVER ? " (no Vulkan ICD/driver installed)" : "");
-    return 0;
+    return -1;
   }
   g_validation = val;
-  if (!dh_vulkan_loader_load_instance(g_instance, val, g_reason, sizeof g_reason)) return 0;
-  if (val) {
-    if (dh_vulkan_fn.vkCreateDebugUtilsMessengerEXT)
-      dh_vulkan_fn.vkCreateDebugUtilsMessengerEXT(g_instance, &mi, NULL, &g_messenger);
-  }
+  if (!dh_vulkan_loader_load_instance(g_instance, val, g_reason, sizeof g_reason)) return -1;
+  if (val && dh_vulkan_fn.vkCreateDebugUtilsMessengerEXT)
+    dh_vulkan_fn.vkCreateDebugUtilsMessengerEXT(g_instance, &mi, NULL, &g_messenger);
+  return 0;
+}
+
+/* Sets up every usable physical device of the instance (at most DH_VULKAN_MAX_DEVICES;
+ * one that fails is skipped with a line on stderr); g_reason says why when none is.
+ * 0, or -1 OutOfMemoryError. */
+static int setup_devices(void) {
   uint32_t np = 0;
-  r = dh_vulkan_fn.vkEnumeratePhysicalDevices(g_instance, &np, NULL);
+  VkResult r = dh_vulkan_fn.vkEnumeratePhysicalDevices(g_instance, &np, NULL);
   if (r != VK_SUCCESS || np == 0) {
     snprintf(g_reason, sizeof g_reason, "no Vulkan physical device (%s)",
              r != VK_SUCCESS ? dh_vulkan_result_name(r) : "the loader found no ICD device");
@@ -309,6 +334,29 @@ int dh_vulkan_device_init(const dh_vulkan_device_hooks_t* hooks) {
              "%u Vulkan physical device%s, none with a compute queue and Vulkan 1.2 timeline "
              "semaphores", np, np == 1 ? "" : "s");
   return 0;
+}
+
+int dh_vulkan_device_init(const dh_vulkan_device_hooks_t* hooks) {
+  if (g_inited) return 0;
+  g_hooks = hooks;
+  g_inited = 1;
+  g_forked = 0;
+  g_reason[0] = 0;
+  if (!g_atfork_registered && pthread_atfork(NULL, NULL, on_fork_child) == 0) g_atfork_registered = 1;
+  /* Each step below sets g_reason when it fails: the backend then has no device. */
+  if (dh_common_env_bytes(DH_VULKAN_STAGE_PINNED_MAX_ENV, DH_VULKAN_H2D_STAGE_MAX, &dh_vulkan_stage_pinned_max,
+                          g_reason, sizeof g_reason) != 0)
+    return 0;
+  if (!dh_vulkan_loader_open(g_reason, sizeof g_reason)) return 0;
+  uint32_t loader_version = 0;
+  dh_vulkan_fn.vkEnumerateInstanceVersion(&loader_version);
+  if (loader_version < VK_API_VERSION_1_2) {
+    snprintf(g_reason, sizeof g_reason, "Vulkan loader is %u.%u; devharness needs 1.2",
+             VK_API_VERSION_MAJOR(loader_version), VK_API_VERSION_MINOR(loader_version));
+    return 0;
+  }
+  if (create_instance(loader_version, validation_wanted()) != 0) return 0;
+  return setup_devices();
 }
 
 const char* dh_vulkan_unavailable_reason(void) {

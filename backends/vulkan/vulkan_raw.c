@@ -161,6 +161,116 @@ static int raw_write_device(raw_ctx_t* c, const VkBufferCopy* region) {
   return rc;
 }
 
+/* Records a barrier that orders what cb does next after everything before it (each
+ * repetition after the previous one, as a stream does). */
+static void record_order_barrier(VkCommandBuffer cb) {
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                        .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT};
+  dh_vulkan_fn.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                                    0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+/* STREAM_SYNC: an idle timeline semaphore to wait on. -1 with the error set. */
+static int raw_sync_setup(raw_ctx_t* c) {
+  VkSemaphoreTypeCreateInfo ti = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                  .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE, .initialValue = 1};
+  VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &ti};
+  VkResult r = dh_vulkan_fn.vkCreateSemaphore(c->d->device, &si, NULL, &c->sem);
+  return r == VK_SUCCESS ? 0 : dh_vulkan_fail(r, "vkCreateSemaphore");
+}
+
+/* The command pool, the timeline semaphore run() signals, and four command buffers
+ * (the op, timestamp begin and end, BIDIR's H2D half). -1 with the error set. */
+static int raw_pool(raw_ctx_t* c, VkCommandBuffer cbs[4]) {
+  dh_vulkan_device_t* d = c->d;
+  VkResult r;
+  VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                .queueFamilyIndex = d->queue_family};
+  VkSemaphoreTypeCreateInfo dti = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                   .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
+  VkSemaphoreCreateInfo dsi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &dti};
+  if ((r = dh_vulkan_fn.vkCreateCommandPool(d->device, &pi, NULL, &c->pool)) != VK_SUCCESS ||
+      (r = dh_vulkan_fn.vkCreateSemaphore(d->device, &dsi, NULL, &c->done)) != VK_SUCCESS)
+    return dh_vulkan_fail(r, "raw setup (command pool, timeline semaphore)");
+  VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                    .commandPool = c->pool,
+                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                    .commandBufferCount = 4};
+  if ((r = dh_vulkan_fn.vkAllocateCommandBuffers(d->device, &ai, cbs)) != VK_SUCCESS)
+    return dh_vulkan_fail(r, "vkAllocateCommandBuffers");
+  return 0;
+}
+
+/* Records the op into c->cb (re-submittable): the ordering barrier, then the copy or
+ * the empty dispatch; BIDIR's H2D half goes into h2d_half, kept as c->cb2. */
+static void record_op(raw_ctx_t* c, VkCommandBuffer h2d_half, const VkCommandBufferBeginInfo* bi) {
+  VkBufferCopy region = {.size = c->nbytes};
+  VkCommandBuffer cb = c->cb;
+  dh_vulkan_fn.vkBeginCommandBuffer(cb, bi);
+  record_order_barrier(cb);
+  switch (c->op) {
+    case DH_RAW_COPY_H2D: dh_vulkan_fn.vkCmdCopyBuffer(cb, c->staging->buffer, c->dev_a->buffer, 1, &region); break;
+    case DH_RAW_COPY_D2H:
+      dh_vulkan_fn.vkCmdCopyBuffer(cb, c->dev_a->buffer, c->staging->buffer, 1, &region);
+      dh_vulkan_cmd_host_barrier(cb);
+      break;
+    case DH_RAW_COPY_D2D: dh_vulkan_fn.vkCmdCopyBuffer(cb, c->dev_a->buffer, c->dev_b->buffer, 1, &region); break;
+    case DH_RAW_COPY_BIDIR:
+      dh_vulkan_fn.vkCmdCopyBuffer(cb, c->dev_b->buffer, c->staging2->buffer, 1, &region);
+      dh_vulkan_cmd_host_barrier(cb);
+      c->cb2 = h2d_half;
+      dh_vulkan_fn.vkBeginCommandBuffer(c->cb2, bi);
+      dh_vulkan_fn.vkCmdCopyBuffer(c->cb2, c->staging->buffer, c->dev_a->buffer, 1, &region);
+      dh_vulkan_fn.vkEndCommandBuffer(c->cb2);
+      break;
+    default:
+      dh_vulkan_fn.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, c->d->pipe_noop);
+      dh_vulkan_fn.vkCmdDispatch(cb, 1, 1, 1);
+      break;
+  }
+  dh_vulkan_fn.vkEndCommandBuffer(cb);
+}
+
+/* Where the device has timestamps: the query pool and the command buffers that write
+ * the batch's begin and end times. -1 with the error set. */
+static int record_timestamps(raw_ctx_t* c, VkCommandBuffer begin, VkCommandBuffer end,
+                             const VkCommandBufferBeginInfo* bi) {
+  dh_vulkan_device_t* d = c->d;
+  if (!d->timestamp_bits) return 0;
+  VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                              .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2};
+  VkResult r = dh_vulkan_fn.vkCreateQueryPool(d->device, &qi, NULL, &c->qp);
+  if (r != VK_SUCCESS) return dh_vulkan_fail(r, "vkCreateQueryPool");
+  c->ts_begin = begin;
+  c->ts_end = end;
+  dh_vulkan_fn.vkBeginCommandBuffer(c->ts_begin, bi);
+  dh_vulkan_fn.vkCmdResetQueryPool(c->ts_begin, c->qp, 0, 2);
+  dh_vulkan_fn.vkCmdWriteTimestamp(c->ts_begin, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, c->qp, 0);
+  dh_vulkan_fn.vkEndCommandBuffer(c->ts_begin);
+  dh_vulkan_fn.vkBeginCommandBuffer(c->ts_end, bi);
+  record_order_barrier(c->ts_end);
+  dh_vulkan_fn.vkCmdWriteTimestamp(c->ts_end, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, c->qp, 1);
+  dh_vulkan_fn.vkEndCommandBuffer(c->ts_end);
+  return 0;
+}
+
+/* Everything but STREAM_SYNC: buffers or pipelines, the pool, the device buffers
+ * written once, the recorded op and timestamps. -1 with the error set. */
+static int raw_record(raw_ctx_t* c, int id) {
+  if (c->op == DH_RAW_LAUNCH && dh_vulkan_ensure_pipelines(c->d)) return -1;
+  if (c->op != DH_RAW_LAUNCH && raw_buffers(c, id)) return -1;
+  VkCommandBuffer cbs[4];
+  if (raw_pool(c, cbs)) return -1;
+  c->cb = cbs[0];
+  VkBufferCopy region = {.size = c->nbytes};
+  if (c->dev_a && raw_write_device(c, &region)) return -1;
+  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                 .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT};
+  record_op(c, cbs[3], &bi);
+  return record_timestamps(c, cbs[1], cbs[2], &bi);
+}
+
 static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags, void** out) {
   dh_vulkan_device_t* d = NULL;
   if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "raw setup: out_ctx is NULL");
@@ -174,91 +284,11 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
   c->op = op;
   c->nbytes = nbytes ? nbytes : 4;
   c->flags = flags;
-  int id = dev.device_id;
-  VkResult r;
-  if (op == DH_RAW_STREAM_SYNC) {
-    VkSemaphoreTypeCreateInfo ti = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
-                                    .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE, .initialValue = 1};
-    VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &ti};
-    r = dh_vulkan_fn.vkCreateSemaphore(d->device, &si, NULL, &c->sem);
-    if (r != VK_SUCCESS) { raw_teardown(c); return dh_vulkan_fail(r, "vkCreateSemaphore"); }
-    *out = c;
-    return 0;
-  }
-  if (op == DH_RAW_LAUNCH && dh_vulkan_ensure_pipelines(d)) { raw_teardown(c); return -1; }
-  if (op != DH_RAW_LAUNCH && raw_buffers(c, id)) { raw_teardown(c); return -1; }
-  VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-                                .queueFamilyIndex = d->queue_family};
-  VkSemaphoreTypeCreateInfo dti = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
-                                   .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
-  VkSemaphoreCreateInfo dsi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &dti};
-  if ((r = dh_vulkan_fn.vkCreateCommandPool(d->device, &pi, NULL, &c->pool)) != VK_SUCCESS ||
-      (r = dh_vulkan_fn.vkCreateSemaphore(d->device, &dsi, NULL, &c->done)) != VK_SUCCESS) {
+  int rc = op == DH_RAW_STREAM_SYNC ? raw_sync_setup(c) : raw_record(c, dev.device_id) || dh_vulkan_val_check();
+  if (rc) {
     raw_teardown(c);
-    return dh_vulkan_fail(r, "raw setup (command pool, timeline semaphore)");
+    return -1;
   }
-  VkCommandBuffer cbs[4];
-  VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                    .commandPool = c->pool,
-                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                    .commandBufferCount = 4};
-  if ((r = dh_vulkan_fn.vkAllocateCommandBuffers(d->device, &ai, cbs)) != VK_SUCCESS) {
-    raw_teardown(c);
-    return dh_vulkan_fail(r, "vkAllocateCommandBuffers");
-  }
-  c->cb = cbs[0];
-  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                 .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT};
-  dh_vulkan_fn.vkBeginCommandBuffer(c->cb, &bi);
-  /* Order each repetition after the previous one, as a stream does. */
-  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                        .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
-                        .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT};
-  dh_vulkan_fn.vkCmdPipelineBarrier(c->cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                       0, 1, &mb, 0, NULL, 0, NULL);
-  VkBufferCopy region = {.size = c->nbytes};
-  if (c->dev_a && raw_write_device(c, &region)) { raw_teardown(c); return -1; }
-  switch (op) {
-    case DH_RAW_COPY_H2D: dh_vulkan_fn.vkCmdCopyBuffer(c->cb, c->staging->buffer, c->dev_a->buffer, 1, &region); break;
-    case DH_RAW_COPY_D2H:
-      dh_vulkan_fn.vkCmdCopyBuffer(c->cb, c->dev_a->buffer, c->staging->buffer, 1, &region);
-      dh_vulkan_cmd_host_barrier(c->cb);
-      break;
-    case DH_RAW_COPY_D2D: dh_vulkan_fn.vkCmdCopyBuffer(c->cb, c->dev_a->buffer, c->dev_b->buffer, 1, &region); break;
-    case DH_RAW_COPY_BIDIR:
-      dh_vulkan_fn.vkCmdCopyBuffer(c->cb, c->dev_b->buffer, c->staging2->buffer, 1, &region);
-      dh_vulkan_cmd_host_barrier(c->cb);
-      c->cb2 = cbs[3];
-      dh_vulkan_fn.vkBeginCommandBuffer(c->cb2, &bi);
-      dh_vulkan_fn.vkCmdCopyBuffer(c->cb2, c->staging->buffer, c->dev_a->buffer, 1, &region);
-      dh_vulkan_fn.vkEndCommandBuffer(c->cb2);
-      break;
-    default:
-      dh_vulkan_fn.vkCmdBindPipeline(c->cb, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipe_noop);
-      dh_vulkan_fn.vkCmdDispatch(c->cb, 1, 1, 1);
-      break;
-  }
-  dh_vulkan_fn.vkEndCommandBuffer(c->cb);
-  if (d->timestamp_bits) {
-    VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-                                .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2};
-    if ((r = dh_vulkan_fn.vkCreateQueryPool(d->device, &qi, NULL, &c->qp)) != VK_SUCCESS) {
-      raw_teardown(c);
-      return dh_vulkan_fail(r, "vkCreateQueryPool");
-    }
-    c->ts_begin = cbs[1];
-    c->ts_end = cbs[2];
-    dh_vulkan_fn.vkBeginCommandBuffer(c->ts_begin, &bi);
-    dh_vulkan_fn.vkCmdResetQueryPool(c->ts_begin, c->qp, 0, 2);
-    dh_vulkan_fn.vkCmdWriteTimestamp(c->ts_begin, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, c->qp, 0);
-    dh_vulkan_fn.vkEndCommandBuffer(c->ts_begin);
-    dh_vulkan_fn.vkBeginCommandBuffer(c->ts_end, &bi);
-    dh_vulkan_fn.vkCmdPipelineBarrier(c->ts_end, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                         0, 1, &mb, 0, NULL, 0, NULL);
-    dh_vulkan_fn.vkCmdWriteTimestamp(c->ts_end, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, c->qp, 1);
-    dh_vulkan_fn.vkEndCommandBuffer(c->ts_end);
-  }
-  if (dh_vulkan_val_check()) { raw_teardown(c); return -1; }
   *out = c;
   return 0;
 }
