@@ -284,24 +284,21 @@ int dh_vulkan_copy_data_from_to(const void* from, size_t from_offset, void* to, 
   return dh_vulkan_val_check();
 }
 
+/* Destroys every buffer of a list linked through next. */
+static void destroy_list(dh_vulkan_device_t* d, dh_vulkan_buf_t* head) {
+  for (dh_vulkan_buf_t* b = head; b;) {
+    dh_vulkan_buf_t* nx = b->next;
+    dh_vulkan_buf_destroy(d, b);
+    b = nx;
+  }
+}
+
 /* At shutdown (device idle, streams destroyed, so retired staging is back in the cache). */
 void dh_vulkan_memory_release(dh_vulkan_device_t* d) {
-  for (dh_vulkan_buf_t* b = d->pinned; b;) {
-    dh_vulkan_buf_t* nx = b->next;
-    dh_vulkan_buf_destroy(d, b);
-    b = nx;
-  }
-  for (dh_vulkan_buf_t* b = d->staging_free; b;) {
-    dh_vulkan_buf_t* nx = b->next;
-    dh_vulkan_buf_destroy(d, b);
-    b = nx;
-  }
+  destroy_list(d, d->pinned);
+  destroy_list(d, d->staging_free);
   pthread_mutex_destroy(&d->staging_lock);
   pthread_mutex_destroy(&d->pinned_lock);
-  for (dh_vulkan_buf_t* b = d->ws_free; b;) {
-    dh_vulkan_buf_t* nx = b->next;
-    dh_vulkan_buf_destroy(d, b);
-    b = nx;
-  }
+  destroy_list(d, d->ws_free);
   pthread_mutex_destroy(&d->ws_lock);
 }

@@ -244,7 +244,7 @@ MUTANTS = [
      [("int rc = dh_sim_stream_wait_report(s);", "int rc = dh_sim_stream_wait(s);")],
      "stream.error_at_sync,packed.device_failure", "stream_sync waits but does not report failures"),
     ("trap_not_queued", K,
-     [("dh_sim_cmd_new(DH_SIM_CMD_TRAP)", "dh_sim_cmd_new(DH_SIM_CMD_NOOP)")],
+     [("enqueue_kernel(args[0].v_device, DH_SIM_CMD_TRAP)", "enqueue_kernel(args[0].v_device, DH_SIM_CMD_NOOP)")],
      "stream.error_at_sync,packed.device_failure", "trap queues an empty kernel that cannot fail"),
     ("device_set_invalid_ok", B,
      [("int dh_sim_set_device(DLDevice dev) {\n  dh_sim_device_t* d;\n  if (dh_sim_device_get(dev, &d) != 0) return -1;",
@@ -300,8 +300,8 @@ MUTANTS = [
      [("  cmd->dst = b->data + t->byte_offset;", "  cmd->dst = b->data;")],
      "packed.*", "fill ignores the tensor's byte_offset"),
     ("noop_not_queued", B,
-     [("  dh_sim_cmd_t* cmd = dh_sim_cmd_new(DH_SIM_CMD_NOOP);\n  int rc = cmd ? dh_sim_stream_enqueue(s, cmd) : -1;",
-       "  int rc = 0;")],
+     [("  return enqueue_kernel(args[0].v_device, DH_SIM_CMD_NOOP);",
+       "  dh_sim_device_t* d;\n  return dh_sim_device_get(args[0].v_device, &d);")],
      "packed.*", "equivalent: noop returns without queueing the empty kernel (an empty kernel has no "
      "observable effect for the contract)"),
 
