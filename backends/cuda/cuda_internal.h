@@ -76,10 +76,8 @@
  * only (an event recorded after it). DH_CUDA_STAGE_SLOTS slots per device, allocated
  * on the first staged copy, each guarded by an event recorded after the copy that
  * reads it; a slot is reused once its event has completed.
- * Where the threshold belongs (H100, copy then sync, docs/benchmarks.md "CUDA
- * staging"): staging a pinned 64 KiB source cost 15.7 us against 10.0 waiting for it
- * (the host's memcpy into pinned memory ran at 11-13 GB/s), 256 KiB 33 against 13.5;
- * at 16 KiB and below both were within 0.5 us. */
+ * The threshold is the size up to which the host's memcpy into a slot costs no more
+ * than waiting for the device to read the source (docs/benchmarks.md "CUDA staging"). */
 #define DH_CUDA_STAGE_SLOTS 8
 #define DH_CUDA_STAGE_SLOT_BYTES ((size_t)1 << 20)
 #define DH_CUDA_STAGE_PINNED_MAX ((size_t)16 << 10)
@@ -101,7 +99,7 @@ static inline size_t dh_cuda_stage_chunk(size_t total, size_t left) {
 /* The pinned staging threshold in use: DH_CUDA_STAGE_PINNED_MAX, or the byte count in
  * the environment variable DEVHARNESS_CUDA_STAGE_PINNED_MAX (read once by
  * dh_cuda_init; 0 = never stage a pinned source), so the threshold can be
- * measured (docs/benchmarks.md). The raw twin under the same contract uses it too. */
+ * swept (docs/benchmarks.md). The raw twin under the same contract uses it too. */
 #define DH_CUDA_STAGE_PINNED_MAX_ENV "DEVHARNESS_CUDA_STAGE_PINNED_MAX"
 extern size_t dh_cuda_stage_pinned_max;
 

@@ -30,8 +30,8 @@
  *  - Streams: in-order queues; NULL = the device's default queue;
  *    sync_stream_from_to = marker on src + barrier with that event on dst. A queue is
  *    plain (no CL_QUEUE_PROFILING_ENABLE, as TVM's queues) until the first event_record
- *    on it replaces it by a profiling one (dh_opencl_queue_t below): profiling costs about
- *    10 us per clFinish on NVIDIA's OpenCL.
+ *    on it replaces it by a profiling one (dh_opencl_queue_t below): profiling makes
+ *    every clFinish dearer on some drivers (NVIDIA's).
  *  - Kernels: noop and fill from embedded OpenCL C, built once per device context
  *    lazily under a lock.
  *
@@ -125,9 +125,9 @@ const char* dh_opencl_err_kind(cl_int e);
  * TVM's OpenCLWorkspace creates its queues, apache/tvm v0.27.0
  * src/backend/opencl/runtime/opencl_device_api.cc), and is replaced once by a profiling
  * queue on the first event_record on it (dh_opencl_queue_profiled; TVM recreates its queue
- * when its timer starts, OpenCLWorkspace::EnableQueueProfiling in opencl_common.h). On
- * NVIDIA's OpenCL (driver 580.159, H100) a profiling queue cost about 10 us per
- * clFinish (docs/benchmarks.md, "On an NVIDIA H100").
+ * when its timer starts, OpenCLWorkspace::EnableQueueProfiling in opencl_common.h): a
+ * profiling queue makes every clFinish dearer on NVIDIA's OpenCL (docs/benchmarks.md,
+ * "On an NVIDIA H100").
  *
  * Ordering across the switch: the new queue first waits on a user event that is set
  * only once the old queue has finished, and a thread that enqueued on the old queue

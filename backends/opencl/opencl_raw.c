@@ -3,8 +3,8 @@
  * the benchmarked operations through OpenCL directly, on its own in-order queue, so
  * bench can compare the harness's overhead with the bare API. The queue is plain until
  * run() is first asked for device time, then a profiling one (as the harness's streams
- * switch on their first event_record, opencl_queue.c): on NVIDIA's OpenCL a profiling
- * queue costs about 10 us per clFinish, so host-timed runs compare plain with plain.
+ * switch on their first event_record, opencl_queue.c): a profiling queue makes every
+ * clFinish dearer on some drivers, so host-timed runs compare plain with plain.
  *
  *  H2D: clEnqueueWriteBuffer non-blocking, `repeat` of them, then clFinish (the fastest
  *       use: the source is read until the finish), except from pageable memory of
@@ -25,11 +25,9 @@
 #include "opencl_internal.h"
 
 /* From this size up the twin writes pageable memory with a blocking
- * clEnqueueWriteBuffer: on NVIDIA's OpenCL (driver 580.159, H100) a non-blocking write
- * from pageable memory was slower than a blocking one from 1 MiB up (harness/raw 0.91
- * at 1 MiB, 0.79 at 256 MiB, bidir 0.72 and 0.80), on PoCL they are level there (0.95
- * [0.94-1.06] at 1 MiB, 1.01 at 256 MiB); below it the non-blocking write is faster on
- * both (NVIDIA 4 B: 14.9 us against 17.8). docs/benchmarks.md, "On an NVIDIA H100". */
+ * clEnqueueWriteBuffer, below it with a non-blocking one: the faster of the two on each
+ * side of it on NVIDIA's OpenCL, and no slower on PoCL (docs/benchmarks.md, "On an
+ * NVIDIA H100"), so the twin stays the fastest correct use of the API. */
 #define RAW_BLOCKING_WRITE_MIN ((size_t)1 << 20)
 
 /*===========================================================================

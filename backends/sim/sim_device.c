@@ -45,8 +45,8 @@ uint64_t dh_sim_now_ns(void) {
 void dh_sim_delay_ns(uint64_t ns) {
   if (ns == 0) return;
   uint64_t deadline = dh_sim_now_ns() + ns;
-  /* nanosleep overshoots by ~50-100 us (timer slack), so sleep only for long delays
-   * and spin the rest: short device latencies stay accurate. */
+  /* nanosleep overshoots by the timer slack, so sleep only for long delays and spin
+   * the last 100 us: short device latencies stay accurate. */
   if (ns > 200000) {
     uint64_t sleep_ns = ns - 100000;
     struct timespec ts = {(time_t)(sleep_ns / 1000000000u), (long)(sleep_ns % 1000000000u)};

@@ -42,9 +42,8 @@ static void dh_sim_marker_destroy(dh_sim_obj_t* obj) {
 
 #define DH_SIM_POOL_SLOTS 4
 /* All buffers kept, together: room for the staging of a 256 MiB copy (the bench's
- * largest) and smaller ones. At 128 MiB every 256 MiB H2D malloc'ed its staging and
- * faulted it in again, on harness and twin alike: their times varied by 60-85 % over
- * 9 repetitions. */
+ * largest) and smaller ones, so that no benchmarked H2D mallocs its staging and faults
+ * it in again (which would make harness and twin times vary with the page faults). */
 #define DH_SIM_POOL_MAX_BYTES ((size_t)512 << 20)
 
 static struct {

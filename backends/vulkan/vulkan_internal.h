@@ -215,10 +215,9 @@ int dh_vulkan_fail(VkResult r, const char* what);
  * default; the environment variable DH_VULKAN_STAGE_PINNED_MAX_ENV (decimal bytes, read at
  * init; anything else: no device, with the reason) overrides it, and the threshold in
  * force is dh_vulkan_stage_pinned_max (the raw twin under the harness's contract uses it
- * too). 16 KiB, measured on lavapipe (copy + sync of a pinned source, threshold swept
- * with the variable, docs/benchmarks.md): up to 16 KiB staging and waiting cost the
- * same (51-56 us), from 64 KiB staging costs more (64 KiB 62 against 55.5 us, 256 KiB
- * 93 against 62); the cuda backend's threshold, measured on an H100, is 16 KiB too. */
+ * too). 16 KiB: the size up to which staging costs no more than waiting for the
+ * device to read the source (docs/benchmarks.md, "H2D staging thresholds"), as for the
+ * cuda backend. */
 #define DH_VULKAN_H2D_STAGE_MAX ((size_t)16 << 10)
 #define DH_VULKAN_STAGE_PINNED_MAX_ENV "DEVHARNESS_VULKAN_STAGE_PINNED_MAX"
 extern size_t dh_vulkan_stage_pinned_max; /* written by dh_vulkan_device_init only */
