@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int dh_backend_env_bytes(const char* name, size_t deflt, size_t* out, char* reason,
-                         size_t reason_size) {
+int dh_common_env_bytes(const char* name, size_t deflt, size_t* out, char* reason,
+                        size_t reason_size) {
   *out = deflt;
   const char* v = getenv(name);
   if (!v) return 0;

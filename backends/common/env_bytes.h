@@ -15,7 +15,7 @@
  * always terminated) holds "NAME='VALUE': not a byte count (decimal digits, e.g.
  * 262144)", VALUE cut at 40 bytes (then "...") with bytes outside printable ASCII
  * shown as '?'. Sets no devharness error. Thread-safe as getenv is (call it at init). */
-int dh_backend_env_bytes(const char* name, size_t deflt, size_t* out, char* reason,
-                         size_t reason_size);
+int dh_common_env_bytes(const char* name, size_t deflt, size_t* out, char* reason,
+                        size_t reason_size);
 
 #endif /* DEVHARNESS_BACKENDS_COMMON_ENV_BYTES_H_ */

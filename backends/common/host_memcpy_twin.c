@@ -9,7 +9,7 @@
 
 #include "devharness/error.h"
 
-typedef struct dh_host_twin_ctx {
+typedef struct dh_common_host_twin_ctx {
   const char* who;
   dh_raw_op_t op;
   size_t nbytes;
@@ -18,12 +18,12 @@ typedef struct dh_host_twin_ctx {
   unsigned char* c2; /* DH_RAW_COPY_BIDIR: the D2H pair c2 -> d2 */
   unsigned char* d2;
   void (*volatile empty)(void); /* called through a pointer the compiler cannot see */
-} dh_host_twin_ctx_t;
+} dh_common_host_twin_ctx_t;
 
 __attribute__((noinline)) static void dh_host_twin_empty(void) { __asm__ volatile(""); }
 
-void dh_host_memcpy_twin_teardown(void* ctx) {
-  dh_host_twin_ctx_t* c = ctx;
+void dh_common_host_memcpy_twin_teardown(void* ctx) {
+  dh_common_host_twin_ctx_t* c = ctx;
   if (c == NULL) return;
   free(c->a);
   free(c->b);
@@ -32,15 +32,15 @@ void dh_host_memcpy_twin_teardown(void* ctx) {
   free(c);
 }
 
-int dh_host_memcpy_twin_setup(const char* who, int allow_launch, const char* no_launch_why,
-                              dh_raw_op_t op, size_t nbytes, void** out_ctx) {
+int dh_common_host_memcpy_twin_setup(const char* who, int allow_launch, const char* no_launch_why,
+                                     dh_raw_op_t op, size_t nbytes, void** out_ctx) {
   if (out_ctx == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "%s raw: out_ctx is NULL", who);
   *out_ctx = NULL;
   if (op < DH_RAW_COPY_H2D || op > DH_RAW_COPY_BIDIR)
     return dh_error_set(DH_KIND_NOT_IMPLEMENTED_ERROR, "%s raw: unknown op %d", who, (int)op);
   if (op == DH_RAW_LAUNCH && !allow_launch)
     return dh_error_set(DH_KIND_NOT_IMPLEMENTED_ERROR, "%s raw: op %d: %s", who, (int)op, no_launch_why);
-  dh_host_twin_ctx_t* c = calloc(1, sizeof *c);
+  dh_common_host_twin_ctx_t* c = calloc(1, sizeof *c);
   if (c == NULL) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "%s raw: no memory", who);
   c->who = who;
   c->op = op;
@@ -60,7 +60,7 @@ int dh_host_memcpy_twin_setup(const char* who, int allow_launch, const char* no_
       c->d2 = aligned_alloc(4096, an);
     }
     if (c->a == NULL || c->b == NULL || (bidir && (c->c2 == NULL || c->d2 == NULL))) {
-      dh_host_memcpy_twin_teardown(c);
+      dh_common_host_memcpy_twin_teardown(c);
       return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "%s raw: cannot allocate %d x %zu bytes", who,
                           bidir ? 4 : 2, nbytes);
     }
@@ -75,8 +75,8 @@ int dh_host_memcpy_twin_setup(const char* who, int allow_launch, const char* no_
   return 0;
 }
 
-int dh_host_memcpy_twin_run(void* ctx, uint32_t repeat, double* out_device_ms) {
-  dh_host_twin_ctx_t* c = ctx;
+int dh_common_host_memcpy_twin_run(void* ctx, uint32_t repeat, double* out_device_ms) {
+  dh_common_host_twin_ctx_t* c = ctx;
   if (c == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "raw: NULL context");
   if (out_device_ms) *out_device_ms = -1; /* no device timers */
   for (uint32_t i = 0; i < repeat; i++) {

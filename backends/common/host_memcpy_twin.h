@@ -22,14 +22,14 @@
  * relative alignment on both sides, as the bench's harness buffers,
  * DH_BENCH_BUFFER_ALIGN), each written once so no zero page is read. *out_ctx for
  * run/teardown; 0, or -1 with ValueError / NotImplementedError / OutOfMemoryError. */
-int dh_host_memcpy_twin_setup(const char* who, int allow_launch, const char* no_launch_why,
-                              dh_raw_op_t op, size_t nbytes, void** out_ctx);
+int dh_common_host_memcpy_twin_setup(const char* who, int allow_launch, const char* no_launch_why,
+                                     dh_raw_op_t op, size_t nbytes, void** out_ctx);
 
 /* Runs the op `repeat` times, then the final wait (an empty call for STREAM_SYNC and
  * LAUNCH). *out_device_ms = -1 (no device timers). */
-int dh_host_memcpy_twin_run(void* ctx, uint32_t repeat, double* out_device_ms);
+int dh_common_host_memcpy_twin_run(void* ctx, uint32_t repeat, double* out_device_ms);
 
 /* Frees a context of setup; NULL is a no-op. */
-void dh_host_memcpy_twin_teardown(void* ctx);
+void dh_common_host_memcpy_twin_teardown(void* ctx);
 
 #endif /* DEVHARNESS_BACKENDS_COMMON_HOST_MEMCPY_TWIN_H_ */

@@ -20,11 +20,11 @@
 #include "cpu_internal.h"
 
 static const dh_backend_function_t dh_cpu_functions[] = {
-    {DH_FUNC_NOOP, dh_cpu_f_noop},
-    {DH_FUNC_FILL, dh_cpu_f_fill},
+    {DH_FUNC_NOOP, dh_cpu_func_noop},
+    {DH_FUNC_FILL, dh_cpu_func_fill},
     {DH_FUNC_ECHO, dh_backend_func_echo},
     {DH_FUNC_RAISE, dh_backend_func_raise},
-    {DH_FUNC_TRAP, dh_cpu_f_trap},
+    {DH_FUNC_TRAP, dh_cpu_func_trap},
 };
 
 /*===========================================================================

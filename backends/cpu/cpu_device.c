@@ -144,10 +144,8 @@ const char* dh_cpu_unavailable_reason(void) { return NULL; }
 int dh_cpu_bad_device(DLDevice dev) {
   if (dev.device_type != kDLCPU)
     return dh_error_set(DH_KIND_VALUE_ERROR, "cpu: device type %d is not kDLCPU (1)", (int)dev.device_type);
-  if (dev.device_id != 0)
-    return dh_error_set(DH_KIND_INDEX_ERROR, "cpu: device id %d out of range (1 device: 0)",
-                        (int)dev.device_id);
-  return 0;
+  return DH_BACKEND_CHECK_DEVICE(dev, 1, "cpu: device id %d out of range (1 device: 0)",
+                                 (int)dev.device_id);
 }
 
 /*===========================================================================

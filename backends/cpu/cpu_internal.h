@@ -43,10 +43,10 @@ const char* dh_cpu_unavailable_reason(void);
  * (type) or IndexError (id). */
 int dh_cpu_bad_device(DLDevice dev);
 /* 0 when dev is cpu:0; else dh_cpu_bad_device(dev). Inline: every copy, sync and
- * launch checks its device, and the call cost was a measurable part of a 4 B copy
+ * launch checks its device, and a call would be a visible part of a tiny copy's cost
  * (docs/benchmarks.md "The cpu's 4 B ratio"). */
 static inline int dh_cpu_check_device(DLDevice dev) {
-  if (__builtin_expect(dev.device_type != kDLCPU || dev.device_id != 0, 0))
+  if (__builtin_expect(dev.device_type != kDLCPU || !dh_backend_device_id_valid(dev.device_id, 1), 0))
     return dh_cpu_bad_device(dev);
   return 0;
 }
@@ -71,10 +71,10 @@ int dh_cpu_stream_sync(DLDevice dev, dh_stream_t stream);
 int dh_cpu_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst);
 
 /* ---- cpu_kernels.c: noop(Device), fill(DLTensorPtr, Int) */
-int dh_cpu_f_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
-int dh_cpu_f_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+int dh_cpu_func_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+int dh_cpu_func_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
 /* trap(Device): fails at once (backend.h DH_FUNC_TRAP; cpu_kernels.c) */
-int dh_cpu_f_trap(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+int dh_cpu_func_trap(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
 
 /* ---- cpu_raw.c */
 extern const dh_raw_twin_t dh_cpu_raw_twin;

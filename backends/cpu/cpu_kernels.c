@@ -18,7 +18,7 @@
  * Module functions
  *===========================================================================*/
 
-int dh_cpu_f_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+int dh_cpu_func_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
   (void)self;
   (void)result;
   if (num_args < 1 || args[0].type_index != DH_TYPE_DEVICE)
@@ -29,7 +29,7 @@ int dh_cpu_f_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* 
 /* trap: the kernel runs (and fails) on the calling thread, so the call itself reports
  * the failure (backend.h DH_FUNC_TRAP: "a backend that runs kernels synchronously may
  * return the error from the call itself"); there is nothing left for stream_sync. */
-int dh_cpu_f_trap(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+int dh_cpu_func_trap(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
   (void)self;
   (void)result;
   if (num_args < 1 || args[0].type_index != DH_TYPE_DEVICE)
@@ -38,7 +38,7 @@ int dh_cpu_f_trap(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* 
   return dh_error_set(DH_KIND_RUNTIME_ERROR, "cpu: kernel 'trap' failed (run on the calling thread)");
 }
 
-int dh_cpu_f_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+int dh_cpu_func_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
   (void)self;
   (void)result;
   if (num_args < 2 || dh_any_as_tensor(&args[0]) == NULL ||

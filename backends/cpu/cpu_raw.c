@@ -21,13 +21,13 @@ static int dh_cpu_raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_
   if (out_ctx == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "cpu raw: out_ctx is NULL");
   *out_ctx = NULL;
   if (dh_cpu_check_device(dev) != 0) return -1;
-  return dh_host_memcpy_twin_setup("cpu", 1, NULL, op, nbytes, out_ctx);
+  return dh_common_host_memcpy_twin_setup("cpu", 1, NULL, op, nbytes, out_ctx);
 }
 
 const dh_raw_twin_t dh_cpu_raw_twin = {
     .struct_size = sizeof(dh_raw_twin_t),
     .api_name = "memcpy",
     .setup = dh_cpu_raw_setup,
-    .run = dh_host_memcpy_twin_run,
-    .teardown = dh_host_memcpy_twin_teardown,
+    .run = dh_common_host_memcpy_twin_run,
+    .teardown = dh_common_host_memcpy_twin_teardown,
 };

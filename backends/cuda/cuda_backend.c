@@ -15,16 +15,16 @@
 
 /* Releases in the reverse order of use: staging slots and over-aligned records, the
  * modules, then contexts and the driver. */
-static void cuda_shutdown(void) {
+static void dh_cuda_shutdown(void) {
   dh_cuda_memory_release();
   dh_cuda_kernels_release();
   dh_cuda_device_shutdown();
 }
 
 static const dh_backend_function_t k_functions[] = {
-    {DH_FUNC_NOOP, dh_cuda_fn_noop},
-    {DH_FUNC_MEMORY_PEAK_BANDWIDTH, dh_cuda_fn_memory_peak},
-    {DH_FUNC_FILL, dh_cuda_fn_fill},
+    {DH_FUNC_NOOP, dh_cuda_func_noop},
+    {DH_FUNC_MEMORY_PEAK_BANDWIDTH, dh_cuda_func_memory_peak_bandwidth},
+    {DH_FUNC_FILL, dh_cuda_func_fill},
     {DH_FUNC_ECHO, dh_backend_func_echo},
     {DH_FUNC_RAISE, dh_backend_func_raise},
 };
@@ -40,8 +40,8 @@ static const dh_backend_t k_backend = {
     .caps = DH_CAP_ASYNC_COPY | DH_CAP_EVENT_TIMING | DH_CAP_PINNED_HOST,
     .target_kind = "cuda",
     .target_kind_json = NULL,
-    .init = dh_cuda_device_init,
-    .shutdown = cuda_shutdown,
+    .init = dh_cuda_init,
+    .shutdown = dh_cuda_shutdown,
     .unavailable_reason = dh_cuda_unavailable_reason,
     .get_attr = dh_cuda_get_attr,
     .get_target_property = dh_cuda_get_target_property,

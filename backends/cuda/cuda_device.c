@@ -1,6 +1,6 @@
 /*
  * backends/cuda/cuda_device.c — the cuda backend's devices: the driver table
- * (libcuda.so.1 loaded with dlopen in dh_cuda_device_init, never linked), the error
+ * (libcuda.so.1 loaded with dlopen in dh_cuda_init, never linked), the error
  * mapping (CUresult -> dh_error_set), device checks and primary contexts, attributes
  * and target properties (TVM's CUDA DeviceAPI GetAttr, apache/tvm v0.27.0
  * src/backend/cuda/runtime/cuda_device_api.cc). The lowest file of the backend: it
@@ -133,10 +133,9 @@ int dh_cuda_check_device(DLDevice dev, const char* op) {
                         "this process was forked after the cuda backend was initialised in its "
                         "parent; the CUDA driver cannot be used in such a child (initialise "
                         "devharness backends after fork, or exec)");
-  if (dev.device_id < 0 || dev.device_id >= g_num_devices)
-    return dh_error_set(DH_KIND_INDEX_ERROR, "device id %d is out of range (the cuda backend has %d device%s)",
-                        (int)dev.device_id, g_num_devices, g_num_devices == 1 ? "" : "s");
-  return 0;
+  return DH_BACKEND_CHECK_DEVICE(dev, g_num_devices,
+                                 "device id %d is out of range (the cuda backend has %d device%s)",
+                                 (int)dev.device_id, g_num_devices, g_num_devices == 1 ? "" : "s");
 }
 
 /* Retains the primary context of device d (once). Caller holds no lock. */
@@ -256,15 +255,16 @@ size_t dh_cuda_stage_pinned_max = DH_CUDA_STAGE_PINNED_MAX;
  * -1 with the reason set when it is not a byte count. */
 static int read_stage_pinned_max(void) {
   char why[256];
-  if (dh_backend_env_bytes(DH_CUDA_STAGE_PINNED_MAX_ENV, DH_CUDA_STAGE_PINNED_MAX,
-                           &dh_cuda_stage_pinned_max, why, sizeof why) != 0) {
+  if (dh_common_env_bytes(DH_CUDA_STAGE_PINNED_MAX_ENV, DH_CUDA_STAGE_PINNED_MAX,
+                          &dh_cuda_stage_pinned_max, why, sizeof why) != 0) {
     set_reason("%s", why);
     return -1;
   }
   return 0;
 }
 
-int dh_cuda_device_init(void) {
+/* Forgets any earlier state: no driver, no device, fresh device records. */
+static void reset_state(void) {
   g_available = 0;
   g_num_devices = 0;
   g_driver_version = 0;
@@ -274,9 +274,11 @@ int dh_cuda_device_init(void) {
     memset(&dh_cuda_devices[i], 0, sizeof dh_cuda_devices[i]);
     pthread_mutex_init(&dh_cuda_devices[i].mu, NULL);
   }
+}
 
-  if (read_stage_pinned_max()) return 0; /* no device, with the reason */
-
+/* dlopens the driver, reads its version and runs cuInit. 0, or -1 with the reason set
+ * and the library closed. */
+static int open_driver(void) {
   /* Always "libcuda.so.1" (the driver's soname; libcuda.so is the toolkit's link
    * stub), found by the dynamic loader's search: LD_LIBRARY_PATH, then ld.so.cache. */
   dlerror();
@@ -284,7 +286,7 @@ int dh_cuda_device_init(void) {
   if (!lib) {
     const char* e = dlerror();
     set_reason("libcuda.so.1 not found: %s", e ? e : "dlopen failed");
-    return 0;
+    return -1;
   }
   dh_cuda_drv.lib = lib;
   *(void**)&dh_cuda_drv.get_error_name = dlsym(lib, "cuGetErrorName");
@@ -294,7 +296,7 @@ int dh_cuda_device_init(void) {
   if (!dh_cuda_drv.init) {
     set_reason("libcuda.so.1 has no symbol cuInit (not an NVIDIA driver library?)");
     unload_driver();
-    return 0;
+    return -1;
   }
   if (dh_cuda_drv.driver_get_version &&
       dh_cuda_drv.driver_get_version(&g_driver_version) == CUDA_SUCCESS && g_driver_version > 0) {
@@ -308,15 +310,23 @@ int dh_cuda_device_init(void) {
     set_reason("cuInit failed: %s (%d): %s (driver %s)", name, (int)r, text,
                g_driver_version_str);
     unload_driver();
-    return 0;
+    return -1;
   }
+  return 0;
+}
+
+/* Looks up every driver function the backend calls (DH_CUDA_REQUIRED_FUNCS and
+ * cuEventElapsedTime). 0, or -1 with the reason naming the missing one and the
+ * library closed. */
+static int resolve_functions(void) {
+  void* lib = dh_cuda_drv.lib;
 #define DH_CUDA_RESOLVE(field, sym, params)                                              \
   *(void**)&dh_cuda_drv.field = dlsym(lib, sym);                                         \
   if (!dh_cuda_drv.field) {                                                              \
     set_reason("libcuda.so.1 (driver %s) lacks %s; a newer NVIDIA driver is needed",     \
                g_driver_version_str, sym);                                               \
     unload_driver();                                                                     \
-    return 0;                                                                            \
+    return -1;                                                                           \
   }
   DH_CUDA_REQUIRED_FUNCS(DH_CUDA_RESOLVE)
 #undef DH_CUDA_RESOLVE
@@ -326,22 +336,27 @@ int dh_cuda_device_init(void) {
   if (!dh_cuda_drv.event_elapsed_time) {
     set_reason("libcuda.so.1 (driver %s) lacks cuEventElapsedTime", g_driver_version_str);
     unload_driver();
-    return 0;
+    return -1;
   }
+  return 0;
+}
 
+/* Counts the devices (at most DH_CUDA_MAX_DEVICES) and gets their handles into
+ * dh_cuda_devices. The count (> 0), or -1 with the reason set and the library closed. */
+static int find_devices(void) {
   int count = 0;
-  r = dh_cuda_drv.device_get_count(&count);
+  CUresult r = dh_cuda_drv.device_get_count(&count);
   if (r != CUDA_SUCCESS) {
     const char *name, *text;
     dh_cuda_error_text(r, &name, &text);
     set_reason("cuDeviceGetCount failed: %s (%d): %s", name, (int)r, text);
     unload_driver();
-    return 0;
+    return -1;
   }
   if (count <= 0) {
     set_reason("no CUDA device (cuDeviceGetCount returned 0; driver %s)", g_driver_version_str);
     unload_driver();
-    return 0;
+    return -1;
   }
   if (count > DH_CUDA_MAX_DEVICES) count = DH_CUDA_MAX_DEVICES;
   for (int i = 0; i < count; i++) {
@@ -351,9 +366,18 @@ int dh_cuda_device_init(void) {
       dh_cuda_error_text(r, &name, &text);
       set_reason("cuDeviceGet(%d) failed: %s (%d): %s", i, name, (int)r, text);
       unload_driver();
-      return 0;
+      return -1;
     }
   }
+  return count;
+}
+
+int dh_cuda_init(void) {
+  reset_state();
+  /* Each step sets the reason when it fails: the backend then has no device. */
+  if (read_stage_pinned_max() != 0 || open_driver() != 0 || resolve_functions() != 0) return 0;
+  int count = find_devices();
+  if (count < 0) return 0;
   g_num_devices = count;
   g_available = 1;
   g_reason[0] = '\0';

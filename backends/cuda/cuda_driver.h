@@ -7,7 +7,7 @@
  * have our own lower-case field names and their own types, and the symbol each is
  * resolved from is spelled out as a string literal (never macro-expanded).
  *
- * Thread-safety: the table is filled once by dh_cuda_device_init (cuda_device.c, the
+ * Thread-safety: the table is filled once by dh_cuda_init (cuda_device.c, the
  * backend's init, which the core serialises) and read-only afterwards.
  */
 #ifndef DEVHARNESS_BACKENDS_CUDA_DRIVER_H_

@@ -76,10 +76,8 @@
  * only (an event recorded after it). DH_CUDA_STAGE_SLOTS slots per device, allocated
  * on the first staged copy, each guarded by an event recorded after the copy that
  * reads it; a slot is reused once its event has completed.
- * Where the threshold belongs (H100, copy then sync, docs/benchmarks.md "CUDA
- * staging"): staging a pinned 64 KiB source cost 15.7 us against 10.0 waiting for it
- * (the host's memcpy into pinned memory ran at 11-13 GB/s), 256 KiB 33 against 13.5;
- * at 16 KiB and below both were within 0.5 us. */
+ * The threshold is the size up to which the host's memcpy into a slot costs no more
+ * than waiting for the device to read the source (docs/benchmarks.md "CUDA staging"). */
 #define DH_CUDA_STAGE_SLOTS 8
 #define DH_CUDA_STAGE_SLOT_BYTES ((size_t)1 << 20)
 #define DH_CUDA_STAGE_PINNED_MAX ((size_t)16 << 10)
@@ -100,8 +98,8 @@ static inline size_t dh_cuda_stage_chunk(size_t total, size_t left) {
 }
 /* The pinned staging threshold in use: DH_CUDA_STAGE_PINNED_MAX, or the byte count in
  * the environment variable DEVHARNESS_CUDA_STAGE_PINNED_MAX (read once by
- * dh_cuda_device_init; 0 = never stage a pinned source), so the threshold can be
- * measured (docs/benchmarks.md). The raw twin under the same contract uses it too. */
+ * dh_cuda_init; 0 = never stage a pinned source), so the threshold can be
+ * swept (docs/benchmarks.md). The raw twin under the same contract uses it too. */
 #define DH_CUDA_STAGE_PINNED_MAX_ENV "DEVHARNESS_CUDA_STAGE_PINNED_MAX"
 extern size_t dh_cuda_stage_pinned_max;
 
@@ -175,7 +173,7 @@ void dh_cuda_arch_name(int major, int minor, char* buf, size_t size);
 
 /* init: dlopens libcuda.so.1, resolves the driver table, cuInit, enumerates devices.
  * Returns 0 even without a device (dh_cuda_unavailable_reason says why). */
-int dh_cuda_device_init(void);
+int dh_cuda_init(void);
 /* Releases the primary contexts and the driver (after dh_cuda_memory_release and
  * dh_cuda_kernels_release). */
 void dh_cuda_device_shutdown(void);
@@ -224,10 +222,10 @@ int dh_cuda_event_free(DLDevice dev, dh_event_t event);
 
 /* Module functions (backend.h dh_backend_func_t): noop(Device), fill(DLTensorPtr, Int),
  * memory_peak_bandwidth(Device) -> Float bytes/s. */
-int dh_cuda_fn_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
-int dh_cuda_fn_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
-int dh_cuda_fn_memory_peak(void* self, const dh_any_t* args, int32_t num_args,
-                           dh_any_t* result);
+int dh_cuda_func_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+int dh_cuda_func_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+int dh_cuda_func_memory_peak_bandwidth(void* self, const dh_any_t* args, int32_t num_args,
+                                       dh_any_t* result);
 /* Shutdown: unloads every device's module. */
 void dh_cuda_kernels_release(void);
 

@@ -81,7 +81,7 @@ int dh_cuda_launch_noop(DLDevice dev, CUstream s) {
   return 0;
 }
 
-int dh_cuda_fn_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+int dh_cuda_func_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
   (void)self;
   (void)result;
   if (num_args != 1 || !args || args[0].type_index != DH_TYPE_DEVICE)
@@ -94,7 +94,7 @@ int dh_cuda_fn_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t
   return dh_cuda_launch_noop(dev, dh_cuda_current_stream(dev.device_id));
 }
 
-int dh_cuda_fn_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+int dh_cuda_func_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
   (void)self;
   (void)result;
   if (num_args != 2 || !args)
@@ -139,7 +139,7 @@ int dh_cuda_fn_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t
  * clock x bus width / 8, from CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE (kHz) and
  * CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH (bits), as CUDA's deviceQuery sample and
  * nvbandwidth quote it (H100 SXM: 2619 MHz x 5120 bits -> 3.35 TB/s). */
-int dh_cuda_fn_memory_peak(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+int dh_cuda_func_memory_peak_bandwidth(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
   (void)self;
   if (num_args != 1 || !args || args[0].type_index != DH_TYPE_DEVICE)
     return dh_error_set(DH_KIND_TYPE_ERROR, "cuda.%s: expected (Device dev), got %d argument%s",

@@ -98,6 +98,105 @@ static void raw_teardown(void* p) {
   free(c);
 }
 
+/* The twin's streams (a second one for DH_RAW_COPY_BIDIR) and its timing events.
+ * 0, or -1 with the error set (what was made stays in c for raw_teardown). */
+static int setup_streams(raw_ctx_t* c) {
+  int id = c->dev.device_id;
+  CUresult r;
+  if ((r = dh_cuda_drv.stream_create(&c->stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
+    return dh_cuda_fail(r, "cuda:%d: raw: cuStreamCreate", id);
+  if ((r = dh_cuda_drv.event_create(&c->start, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
+      (r = dh_cuda_drv.event_create(&c->end, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
+    return dh_cuda_fail(r, "cuda:%d: raw: cuEventCreate", id);
+  if (c->op == DH_RAW_COPY_BIDIR &&
+      (r = dh_cuda_drv.stream_create(&c->stream2, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
+    return dh_cuda_fail(r, "cuda:%d: raw: cuStreamCreate", id);
+  return 0;
+}
+
+/* The device buffers of a copy op, n bytes each: d0 for every copy, d1 for D2D and
+ * BIDIR. 0, or -1 with the error set. */
+static int setup_device_buffers(raw_ctx_t* c, size_t n) {
+  int id = c->dev.device_id;
+  dh_raw_op_t op = c->op;
+  int bidir = op == DH_RAW_COPY_BIDIR;
+  CUresult r;
+  if ((op == DH_RAW_COPY_H2D || op == DH_RAW_COPY_D2H || op == DH_RAW_COPY_D2D || bidir) &&
+      (r = dh_cuda_drv.mem_alloc(&c->d0, n)) != CUDA_SUCCESS)
+    return dh_cuda_fail(r, "cuda:%d: raw: cuMemAlloc_v2(%zu)", id, n);
+  if ((op == DH_RAW_COPY_D2D || bidir) && (r = dh_cuda_drv.mem_alloc(&c->d1, n)) != CUDA_SUCCESS)
+    return dh_cuda_fail(r, "cuda:%d: raw: cuMemAlloc_v2(%zu)", id, n);
+  return 0;
+}
+
+/* The host buffers of H2D, D2H (one) and BIDIR (two), n bytes each, pinned with
+ * DH_RAW_PINNED, else 4096-aligned like the bench's; written, so every page is faulted
+ * in now. 0, or -1 with the error set. */
+static int setup_host_buffers(raw_ctx_t* c, size_t n) {
+  dh_raw_op_t op = c->op;
+  int bidir = op == DH_RAW_COPY_BIDIR;
+  if (op != DH_RAW_COPY_H2D && op != DH_RAW_COPY_D2H && !bidir) return 0;
+  for (int k = 0; k < 1 + bidir; k++) {
+    void** hp = k ? &c->host2 : &c->host;
+    if (c->flags & DH_RAW_PINNED) {
+      CUresult r = dh_cuda_drv.mem_host_alloc(hp, n, CU_MEMHOSTALLOC_PORTABLE);
+      if (r != CUDA_SUCCESS) {
+        *hp = NULL;
+        return dh_cuda_fail(r, "cuda:%d: raw: cuMemHostAlloc(%zu)", c->dev.device_id, n);
+      }
+      c->host_pinned = 1;
+    } else {
+      *hp = aligned_alloc(4096, (n + 4095) & ~(size_t)4095);
+      if (!*hp)
+        return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "cuda raw: setup: cannot malloc %zu bytes", n);
+    }
+    memset(*hp, 0x5a, n);
+  }
+  return 0;
+}
+
+/* The pinned staging slots and their events of an H2D (or BIDIR) under
+ * DH_RAW_HOST_SOURCE_RELEASED; nothing otherwise. 0, or -1 with the error set. */
+static int setup_slots(raw_ctx_t* c, size_t n) {
+  int id = c->dev.device_id;
+  if ((c->op != DH_RAW_COPY_H2D && c->op != DH_RAW_COPY_BIDIR) || !(c->flags & DH_RAW_HOST_SOURCE_RELEASED))
+    return 0;
+  c->slot_bytes = n < RAW_SLOT_MAX ? n : RAW_SLOT_MAX;
+  for (int i = 0; i < RAW_SLOTS; i++) {
+    CUresult r = dh_cuda_drv.mem_host_alloc(&c->slot[i], c->slot_bytes, CU_MEMHOSTALLOC_PORTABLE);
+    if (r != CUDA_SUCCESS) {
+      c->slot[i] = NULL;
+      return dh_cuda_fail(r, "cuda:%d: raw: cuMemHostAlloc(%zu) for a staging slot", id, c->slot_bytes);
+    }
+    if ((r = dh_cuda_drv.event_create(&c->slot_done[i], CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS) {
+      c->slot_done[i] = NULL;
+      return dh_cuda_fail(r, "cuda:%d: raw: cuEventCreate", id);
+    }
+  }
+  return 0;
+}
+
+/* Writes every device buffer before the first run (from the written host buffer, or
+ * a temporary pattern for D2D) and waits for it. 0, or -1 with the error set. */
+static int write_device_buffers(raw_ctx_t* c, size_t n) {
+  if (!c->d0 && !c->d1) return 0;
+  void* pat = c->host;
+  void* tmp = NULL;
+  if (!pat) {
+    tmp = malloc(n);
+    if (!tmp) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "cuda raw: setup: cannot malloc %zu bytes", n);
+    memset(tmp, 0x5a, n);
+    pat = tmp;
+  }
+  CUresult r = CUDA_SUCCESS;
+  if (c->d0) r = dh_cuda_drv.memcpy_htod_async(c->d0, pat, n, c->stream);
+  if (r == CUDA_SUCCESS && c->d1) r = dh_cuda_drv.memcpy_htod_async(c->d1, pat, n, c->stream);
+  if (r == CUDA_SUCCESS) r = dh_cuda_drv.stream_synchronize(c->stream);
+  free(tmp);
+  if (r != CUDA_SUCCESS) return dh_cuda_fail(r, "cuda:%d: raw: writing the device buffers", c->dev.device_id);
+  return 0;
+}
+
 static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags, void** out_ctx) {
   if (!out_ctx) return dh_error_set(DH_KIND_VALUE_ERROR, "cuda raw: setup: out_ctx is NULL");
   *out_ctx = NULL;
@@ -112,100 +211,13 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
   c->nbytes = nbytes;
   c->flags = flags;
   size_t n = nbytes ? nbytes : 1;
-  CUresult r;
-  int id = dev.device_id;
-  if ((r = dh_cuda_drv.stream_create(&c->stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) {
-    dh_cuda_fail(r, "cuda:%d: raw: cuStreamCreate", id);
-    goto fail;
+  if (setup_streams(c) || setup_device_buffers(c, n) || setup_host_buffers(c, n) || setup_slots(c, n) ||
+      write_device_buffers(c, n) || (op == DH_RAW_LAUNCH && dh_cuda_ensure_module(d, dev.device_id))) {
+    raw_teardown(c);
+    return -1;
   }
-  if ((r = dh_cuda_drv.event_create(&c->start, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
-      (r = dh_cuda_drv.event_create(&c->end, CU_EVENT_DEFAULT)) != CUDA_SUCCESS) {
-    dh_cuda_fail(r, "cuda:%d: raw: cuEventCreate", id);
-    goto fail;
-  }
-  int bidir = op == DH_RAW_COPY_BIDIR;
-  if (op == DH_RAW_COPY_H2D || op == DH_RAW_COPY_D2H || op == DH_RAW_COPY_D2D || bidir) {
-    if ((r = dh_cuda_drv.mem_alloc(&c->d0, n)) != CUDA_SUCCESS) {
-      dh_cuda_fail(r, "cuda:%d: raw: cuMemAlloc_v2(%zu)", id, n);
-      goto fail;
-    }
-  }
-  if (bidir && (r = dh_cuda_drv.stream_create(&c->stream2, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) {
-    dh_cuda_fail(r, "cuda:%d: raw: cuStreamCreate", id);
-    goto fail;
-  }
-  if (op == DH_RAW_COPY_D2D || bidir) {
-    if ((r = dh_cuda_drv.mem_alloc(&c->d1, n)) != CUDA_SUCCESS) {
-      dh_cuda_fail(r, "cuda:%d: raw: cuMemAlloc_v2(%zu)", id, n);
-      goto fail;
-    }
-  }
-  if (op == DH_RAW_COPY_H2D || op == DH_RAW_COPY_D2H || bidir) {
-    for (int k = 0; k < 1 + bidir; k++) {
-      void** hp = k ? &c->host2 : &c->host;
-      if (flags & DH_RAW_PINNED) {
-        if ((r = dh_cuda_drv.mem_host_alloc(hp, n, CU_MEMHOSTALLOC_PORTABLE)) != CUDA_SUCCESS) {
-          *hp = NULL;
-          dh_cuda_fail(r, "cuda:%d: raw: cuMemHostAlloc(%zu)", id, n);
-          goto fail;
-        }
-        c->host_pinned = 1;
-      } else {
-        *hp = aligned_alloc(4096, (n + 4095) & ~(size_t)4095); /* as the bench's buffers */
-        if (!*hp) {
-          dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "cuda raw: setup: cannot malloc %zu bytes", n);
-          goto fail;
-        }
-      }
-      memset(*hp, 0x5a, n); /* written, every page faulted in now */
-    }
-  }
-  if ((op == DH_RAW_COPY_H2D || op == DH_RAW_COPY_BIDIR) && (flags & DH_RAW_HOST_SOURCE_RELEASED)) {
-    c->slot_bytes = n < RAW_SLOT_MAX ? n : RAW_SLOT_MAX;
-    for (int i = 0; i < RAW_SLOTS; i++) {
-      if ((r = dh_cuda_drv.mem_host_alloc(&c->slot[i], c->slot_bytes, CU_MEMHOSTALLOC_PORTABLE)) !=
-          CUDA_SUCCESS) {
-        c->slot[i] = NULL;
-        dh_cuda_fail(r, "cuda:%d: raw: cuMemHostAlloc(%zu) for a staging slot", id, c->slot_bytes);
-        goto fail;
-      }
-      if ((r = dh_cuda_drv.event_create(&c->slot_done[i], CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS) {
-        c->slot_done[i] = NULL;
-        dh_cuda_fail(r, "cuda:%d: raw: cuEventCreate", id);
-        goto fail;
-      }
-    }
-  }
-  /* Every device buffer written before the first run (from the written host buffer,
-   * or a fill-free H2D of a temporary pattern for D2D). */
-  if (c->d0 || c->d1) {
-    void* pat = c->host;
-    void* tmp = NULL;
-    if (!pat) {
-      tmp = malloc(n);
-      if (!tmp) {
-        dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "cuda raw: setup: cannot malloc %zu bytes", n);
-        goto fail;
-      }
-      memset(tmp, 0x5a, n);
-      pat = tmp;
-    }
-    r = CUDA_SUCCESS;
-    if (c->d0) r = dh_cuda_drv.memcpy_htod_async(c->d0, pat, n, c->stream);
-    if (r == CUDA_SUCCESS && c->d1) r = dh_cuda_drv.memcpy_htod_async(c->d1, pat, n, c->stream);
-    if (r == CUDA_SUCCESS) r = dh_cuda_drv.stream_synchronize(c->stream);
-    free(tmp);
-    if (r != CUDA_SUCCESS) {
-      dh_cuda_fail(r, "cuda:%d: raw: writing the device buffers", id);
-      goto fail;
-    }
-  }
-  if (op == DH_RAW_LAUNCH && dh_cuda_ensure_module(d, id)) goto fail;
   *out_ctx = c;
   return 0;
-fail:
-  raw_teardown(c);
-  return -1;
 }
 
 /* One H2D under the host-source-released contract (see the file comment). */

@@ -10,7 +10,7 @@
  * calling process does not start the driver (PoCL's pthread device starts worker
  * threads in clGetPlatformIDs, and they do not survive a later fork(): a child would
  * hang in its first clFinish). The first operation that needs OpenCL opens the devices
- * in this process (dh_ocl_ensure_realized). No library constructors: nothing runs before
+ * in this process (dh_opencl_ensure_realized). No library constructors: nothing runs before
  * init, so a process may fork before initialising the backend.
  */
 #include <errno.h>
@@ -29,15 +29,15 @@
  * Global state
  *===========================================================================*/
 
-ocl_device_t* dh_ocl_dev;
-int dh_ocl_ndev;
-static char g_reason[OCL_REASON_MAX];
+dh_opencl_device_t* dh_opencl_dev;
+int dh_opencl_ndev;
+static char g_reason[DH_OPENCL_REASON_MAX];
 static int g_inited;
 /* Devices are probed at init (in a forked child) and opened on first real use. */
 static int g_realized;      /* 0 not yet, 1 open in this process, -1 failed */
-int dh_ocl_stale;         /* set in a fork() child of a process that had opened them */
+int dh_opencl_stale;         /* set in a fork() child of a process that had opened them */
 static int g_atfork_registered;
-static char g_realize_error[OCL_REASON_MAX];
+static char g_realize_error[DH_OPENCL_REASON_MAX];
 static pthread_mutex_t g_realize_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local int tls_device = 0; /* set_device; OpenCL has no current device */
 
@@ -45,18 +45,15 @@ static _Thread_local int tls_device = 0; /* set_device; OpenCL has no current de
  * Device validation
  *===========================================================================*/
 
-int dh_ocl_check_dev(DLDevice dev, const char* where) {
-  if (dev.device_type != OCL_DEVICE_TYPE)
+int dh_opencl_check_dev(DLDevice dev, const char* where) {
+  if (dev.device_type != DH_OPENCL_DEVICE_TYPE)
     return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: %s: device type %d is not opencl (%d)", where,
-                        (int)dev.device_type, OCL_DEVICE_TYPE);
-  if (dev.device_id < 0 || dev.device_id >= dh_ocl_ndev) {
-    if (dh_ocl_ndev == 0)
-      return dh_error_set(DH_KIND_INDEX_ERROR, "opencl: %s: device id %d is invalid: no devices (%s)",
-                          where, (int)dev.device_id, g_reason);
-    return dh_error_set(DH_KIND_INDEX_ERROR, "opencl: %s: device id %d out of range [0, %d)", where,
-                        (int)dev.device_id, dh_ocl_ndev);
-  }
-  return 0;
+                        (int)dev.device_type, DH_OPENCL_DEVICE_TYPE);
+  if (dh_opencl_ndev == 0) /* every id fails: the message says why there are none */
+    return DH_BACKEND_CHECK_DEVICE(dev, 0, "opencl: %s: device id %d is invalid: no devices (%s)",
+                                   where, (int)dev.device_id, g_reason);
+  return DH_BACKEND_CHECK_DEVICE(dev, dh_opencl_ndev, "opencl: %s: device id %d out of range [0, %d)",
+                                 where, (int)dev.device_id, dh_opencl_ndev);
 }
 
 /*===========================================================================
@@ -99,7 +96,7 @@ static void dev_info_str(cl_device_id d, cl_device_info p, char* buf, size_t n) 
   while (len > 0 && buf[len - 1] == ' ') buf[--len] = '\0';
 }
 
-static void fill_device_info(ocl_device_t* od) {
+static void fill_device_info(dh_opencl_device_t* od) {
   cl_device_id d = od->device;
   dev_info_str(d, CL_DEVICE_NAME, od->name, sizeof od->name);
   dev_info_str(d, CL_DEVICE_VENDOR, od->vendor, sizeof od->vendor);
@@ -157,11 +154,11 @@ static void fill_device_info(ocl_device_t* od) {
 }
 
 /* Releases the OpenCL objects of a realised device (not its cached info). */
-static void release_device(ocl_device_t* od) {
+static void release_device(dh_opencl_device_t* od) {
   if (od->k_noop) clReleaseKernel(od->k_noop);
   if (od->k_fill) clReleaseKernel(od->k_fill);
   if (od->program) clReleaseProgram(od->program);
-  dh_ocl_queue_release(&od->default_queue);
+  dh_opencl_queue_release(&od->default_queue);
   dh_error_clear(); /* a failed finish at release changes nothing */
   if (od->ctx) clReleaseContext(od->ctx);
   od->k_noop = od->k_fill = NULL;
@@ -172,7 +169,7 @@ static void release_device(ocl_device_t* od) {
 
 /* Enumerates platforms and devices in this process and caches their info (no
  * contexts). On no platform/device: *out_n = 0 and reason set. -1 only on OOM. */
-static int probe_in_process(ocl_device_t** out_dev, int* out_n, char* reason, size_t rsz) {
+static int probe_in_process(dh_opencl_device_t** out_dev, int* out_n, char* reason, size_t rsz) {
   *out_dev = NULL;
   *out_n = 0;
   reason[0] = '\0';
@@ -180,7 +177,7 @@ static int probe_in_process(ocl_device_t** out_dev, int* out_n, char* reason, si
   cl_int err = clGetPlatformIDs(0, NULL, &nplat);
   if (err != CL_SUCCESS || nplat == 0) {
     snprintf(reason, rsz, "no OpenCL platform (clGetPlatformIDs: %s)",
-             err != CL_SUCCESS ? dh_ocl_err_name(err) : "0 platforms");
+             err != CL_SUCCESS ? dh_opencl_err_name(err) : "0 platforms");
     return 0;
   }
   cl_platform_id* plats = calloc(nplat, sizeof *plats);
@@ -188,7 +185,7 @@ static int probe_in_process(ocl_device_t** out_dev, int* out_n, char* reason, si
   err = clGetPlatformIDs(nplat, plats, NULL);
   if (err != CL_SUCCESS) {
     free(plats);
-    snprintf(reason, rsz, "no OpenCL platform (clGetPlatformIDs: %s)", dh_ocl_err_name(err));
+    snprintf(reason, rsz, "no OpenCL platform (clGetPlatformIDs: %s)", dh_opencl_err_name(err));
     return 0;
   }
   cl_uint total = 0;
@@ -201,12 +198,12 @@ static int probe_in_process(ocl_device_t** out_dev, int* out_n, char* reason, si
   }
   if (total == 0) {
     snprintf(reason, rsz, "no OpenCL device on %u platform(s) (clGetDeviceIDs: %s)", nplat,
-             last_dev_err != CL_SUCCESS ? dh_ocl_err_name(last_dev_err) : "0 devices");
+             last_dev_err != CL_SUCCESS ? dh_opencl_err_name(last_dev_err) : "0 devices");
     free(plats);
     return 0;
   }
-  if (total > OCL_MAX_DEVICES) total = OCL_MAX_DEVICES;
-  ocl_device_t* devs = calloc(total, sizeof *devs);
+  if (total > DH_OPENCL_MAX_DEVICES) total = DH_OPENCL_MAX_DEVICES;
+  dh_opencl_device_t* devs = calloc(total, sizeof *devs);
   if (!devs) {
     free(plats);
     return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "opencl: init: out of host memory");
@@ -222,7 +219,7 @@ static int probe_in_process(ocl_device_t** out_dev, int* out_n, char* reason, si
       continue;
     }
     for (cl_uint i = 0; i < nd && n < (int)total; ++i) {
-      ocl_device_t* od = &devs[n++];
+      dh_opencl_device_t* od = &devs[n++];
       od->platform = plats[p];
       od->device = ids[i];
       od->platform_index = (int)p;
@@ -271,7 +268,7 @@ static int write_full(int fd, const void* buf, size_t n) {
  * fork(), and the conformance runner forks after init). 0: done (devices, or none and
  * `reason` says why, including a driver that crashed or hung in the child); -1: no
  * child could be started (the caller then probes in process). */
-static int probe_in_child(ocl_device_t** out_dev, int* out_n, char* reason, size_t rsz) {
+static int probe_in_child(dh_opencl_device_t** out_dev, int* out_n, char* reason, size_t rsz) {
   int fds[2];
   if (pipe(fds) != 0) return -1;
   pid_t pid = fork();
@@ -282,9 +279,9 @@ static int probe_in_child(ocl_device_t** out_dev, int* out_n, char* reason, size
   }
   if (pid == 0) {
     close(fds[0]);
-    ocl_device_t* devs = NULL;
+    dh_opencl_device_t* devs = NULL;
     int n = 0;
-    char why[OCL_REASON_MAX];
+    char why[DH_OPENCL_REASON_MAX];
     memset(why, 0, sizeof why);
     int rc = probe_in_process(&devs, &n, why, sizeof why);
     int32_t hdr[2] = {rc == 0 ? 0 : -1, n};
@@ -294,10 +291,10 @@ static int probe_in_child(ocl_device_t** out_dev, int* out_n, char* reason, size
   }
   close(fds[1]);
   int32_t hdr[2] = {-1, 0};
-  char why[OCL_REASON_MAX] = "";
-  ocl_device_t* devs = NULL;
+  char why[DH_OPENCL_REASON_MAX] = "";
+  dh_opencl_device_t* devs = NULL;
   int ok = read_full(fds[0], hdr, sizeof hdr, 20000) == 0 && hdr[0] == 0 && hdr[1] >= 0 &&
-           hdr[1] <= OCL_MAX_DEVICES && read_full(fds[0], why, sizeof why, 20000) == 0;
+           hdr[1] <= DH_OPENCL_MAX_DEVICES && read_full(fds[0], why, sizeof why, 20000) == 0;
   if (ok && hdr[1] > 0) {
     devs = calloc((size_t)hdr[1], sizeof *devs);
     ok = devs && read_full(fds[0], devs, (size_t)hdr[1] * sizeof *devs, 20000) == 0;
@@ -337,24 +334,24 @@ static int probe_in_child(ocl_device_t** out_dev, int* out_n, char* reason, size
 }
 
 static void atfork_child(void) {
-  if (__atomic_load_n(&g_realized, __ATOMIC_ACQUIRE) == 1) dh_ocl_stale = 1;
+  if (__atomic_load_n(&g_realized, __ATOMIC_ACQUIRE) == 1) dh_opencl_stale = 1;
 }
 
-int dh_ocl_init(void) {
+int dh_opencl_init(void) {
   if (g_inited) return 0;
-  dh_ocl_ndev = 0;
+  dh_opencl_ndev = 0;
   g_reason[0] = '\0';
   g_realize_error[0] = '\0';
   g_realized = 0;
-  dh_ocl_stale = 0;
+  dh_opencl_stale = 0;
   const char* mode = getenv("DEVHARNESS_OPENCL_PROBE");
   int in_process = mode && !strcmp(mode, "inprocess");
   int rc = -1;
-  if (!in_process) rc = probe_in_child(&dh_ocl_dev, &dh_ocl_ndev, g_reason, sizeof g_reason);
-  if (rc != 0 && probe_in_process(&dh_ocl_dev, &dh_ocl_ndev, g_reason, sizeof g_reason) != 0) return -1;
-  for (int i = 0; i < dh_ocl_ndev; ++i) {
-    pthread_mutex_init(&dh_ocl_dev[i].kernel_lock, NULL);
-    pthread_mutex_init(&dh_ocl_dev[i].queue_lock, NULL);
+  if (!in_process) rc = probe_in_child(&dh_opencl_dev, &dh_opencl_ndev, g_reason, sizeof g_reason);
+  if (rc != 0 && probe_in_process(&dh_opencl_dev, &dh_opencl_ndev, g_reason, sizeof g_reason) != 0) return -1;
+  for (int i = 0; i < dh_opencl_ndev; ++i) {
+    pthread_mutex_init(&dh_opencl_dev[i].kernel_lock, NULL);
+    pthread_mutex_init(&dh_opencl_dev[i].queue_lock, NULL);
   }
   if (!g_atfork_registered) {
     pthread_atfork(NULL, NULL, atfork_child);
@@ -371,7 +368,7 @@ static int realize_locked(void) {
   cl_int e = clGetPlatformIDs(0, NULL, &nplat);
   if (e != CL_SUCCESS || nplat == 0) {
     snprintf(g_realize_error, sizeof g_realize_error,
-             "clGetPlatformIDs failed at first use: %s", dh_ocl_err_name(e));
+             "clGetPlatformIDs failed at first use: %s", dh_opencl_err_name(e));
     return -1;
   }
   cl_platform_id* plats = calloc(nplat, sizeof *plats);
@@ -381,8 +378,8 @@ static int realize_locked(void) {
     return -1;
   }
   int rc = 0;
-  for (int i = 0; i < dh_ocl_ndev && rc == 0; ++i) {
-    ocl_device_t* od = &dh_ocl_dev[i];
+  for (int i = 0; i < dh_opencl_ndev && rc == 0; ++i) {
+    dh_opencl_device_t* od = &dh_opencl_dev[i];
     cl_uint nd = 0;
     cl_device_id* ids = NULL;
     if ((cl_uint)od->platform_index >= nplat ||
@@ -415,11 +412,11 @@ static int realize_locked(void) {
     if (e != CL_SUCCESS || !od->ctx) {
       od->ctx = NULL;
       snprintf(g_realize_error, sizeof g_realize_error, "opencl:%d: clCreateContext: %s", i,
-               dh_ocl_err_name(e));
+               dh_opencl_err_name(e));
       rc = -1;
       break;
     }
-    if (dh_ocl_queue_open(od->ctx, od->device, &od->default_queue) != 0) {
+    if (dh_opencl_queue_open(od->ctx, od->device, &od->default_queue) != 0) {
       snprintf(g_realize_error, sizeof g_realize_error, "opencl:%d: %s", i, dh_error_message());
       dh_error_clear();
       rc = -1;
@@ -428,14 +425,14 @@ static int realize_locked(void) {
   }
   free(plats);
   if (rc != 0)
-    for (int i = 0; i < dh_ocl_ndev; ++i) release_device(&dh_ocl_dev[i]);
+    for (int i = 0; i < dh_opencl_ndev; ++i) release_device(&dh_opencl_dev[i]);
   return rc;
 }
 
 /* Fast path: one load. 0 when the devices are usable in this process. */
-int dh_ocl_ensure_realized(void) {
-  if (__atomic_load_n(&g_realized, __ATOMIC_ACQUIRE) == 1 && !dh_ocl_stale) return 0;
-  if (dh_ocl_stale)
+int dh_opencl_ensure_realized(void) {
+  if (__atomic_load_n(&g_realized, __ATOMIC_ACQUIRE) == 1 && !dh_opencl_stale) return 0;
+  if (dh_opencl_stale)
     return dh_error_set(DH_KIND_RUNTIME_ERROR,
                         "opencl: the OpenCL driver was started in a parent process before "
                         "fork(); its worker threads do not exist in this child, so OpenCL "
@@ -451,43 +448,43 @@ int dh_ocl_ensure_realized(void) {
   return dh_error_set(DH_KIND_RUNTIME_ERROR, "opencl: cannot open the devices: %s", g_realize_error);
 }
 
-void dh_ocl_shutdown(void) {
-  int live = g_realized == 1 && !dh_ocl_stale;
+void dh_opencl_shutdown(void) {
+  int live = g_realized == 1 && !dh_opencl_stale;
   /* free whatever the callers leaked (OpenCL objects only when they belong to us) */
-  dh_ocl_hreg_release_all(live, dh_ocl_dev);
-  for (int i = 0; i < dh_ocl_ndev; ++i) {
-    if (live) release_device(&dh_ocl_dev[i]);
-    pthread_mutex_destroy(&dh_ocl_dev[i].kernel_lock);
-    pthread_mutex_destroy(&dh_ocl_dev[i].queue_lock);
+  dh_opencl_hreg_release_all(live, dh_opencl_dev);
+  for (int i = 0; i < dh_opencl_ndev; ++i) {
+    if (live) release_device(&dh_opencl_dev[i]);
+    pthread_mutex_destroy(&dh_opencl_dev[i].kernel_lock);
+    pthread_mutex_destroy(&dh_opencl_dev[i].queue_lock);
   }
-  free(dh_ocl_dev);
-  dh_ocl_dev = NULL;
-  dh_ocl_ndev = 0;
+  free(dh_opencl_dev);
+  dh_opencl_dev = NULL;
+  dh_opencl_ndev = 0;
   g_realized = 0;
   g_inited = 0;
 }
 
-const char* dh_ocl_unavailable_reason(void) {
-  return dh_ocl_ndev > 0 ? NULL : (g_reason[0] ? g_reason : "OpenCL backend not initialised");
+const char* dh_opencl_unavailable_reason(void) {
+  return dh_opencl_ndev > 0 ? NULL : (g_reason[0] ? g_reason : "OpenCL backend not initialised");
 }
 
 /*===========================================================================
  * Attributes (TVM OpenCLWorkspace::GetAttr)
  *===========================================================================*/
 
-int dh_ocl_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
+int dh_opencl_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
   if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: get_attr: out_value is NULL");
   *out = dh_any_none();
   if (kind == DH_ATTR_EXIST) {
-    int ok = dev.device_type == OCL_DEVICE_TYPE && dev.device_id >= 0 && dev.device_id < dh_ocl_ndev;
+    int ok = dev.device_type == DH_OPENCL_DEVICE_TYPE && dev.device_id >= 0 && dev.device_id < dh_opencl_ndev;
     *out = dh_any_int(ok ? 1 : 0);
     return 0;
   }
   if (kind < 0 || kind >= DH_ATTR_KIND_COUNT)
     return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: get_attr: unknown attribute kind %d (valid 0..%d)",
                         (int)kind, DH_ATTR_KIND_COUNT - 1);
-  if (dh_ocl_check_dev(dev, "get_attr") != 0) return -1;
-  ocl_device_t* od = &dh_ocl_dev[dev.device_id];
+  if (dh_opencl_check_dev(dev, "get_attr") != 0) return -1;
+  dh_opencl_device_t* od = &dh_opencl_dev[dev.device_id];
   switch ((dh_attr_kind_t)kind) {
     case DH_ATTR_MAX_THREADS_PER_BLOCK: *out = dh_any_int(od->max_work_group_size); break;
     case DH_ATTR_WARP_SIZE: *out = dh_any_int(1); break; /* TVM: 1 by default */
@@ -510,7 +507,7 @@ int dh_ocl_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
       break;
     case DH_ATTR_TOTAL_GLOBAL_MEMORY: *out = dh_any_int(od->global_mem_size); break;
     case DH_ATTR_AVAILABLE_GLOBAL_MEMORY:
-      if (od->extensions_has_amd_query && dh_ocl_ensure_realized() == 0) {
+      if (od->extensions_has_amd_query && dh_opencl_ensure_realized() == 0) {
         size_t free_kb[2] = {0, 0};
         if (clGetDeviceInfo(od->device, CL_DEVICE_GLOBAL_FREE_MEMORY_AMD, sizeof free_kb,
                             free_kb, NULL) == CL_SUCCESS) {
@@ -530,12 +527,12 @@ int dh_ocl_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
 
 /* opencl target kind options (targets/kinds/opencl.json; apache/tvm v0.27.0
  * src/backend/opencl/codegen/target_kind.cc). None for what we cannot tell. */
-int dh_ocl_get_target_property(DLDevice dev, const char* name, dh_any_t* out) {
+int dh_opencl_get_target_property(DLDevice dev, const char* name, dh_any_t* out) {
   if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: get_target_property: out_value is NULL");
   *out = dh_any_none();
   if (!name) return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: get_target_property: name is NULL");
-  if (dh_ocl_check_dev(dev, "get_target_property") != 0) return -1;
-  ocl_device_t* od = &dh_ocl_dev[dev.device_id];
+  if (dh_opencl_check_dev(dev, "get_target_property") != 0) return -1;
+  dh_opencl_device_t* od = &dh_opencl_dev[dev.device_id];
   if (!strcmp(name, "kind")) *out = dh_any_str("opencl");
   else if (!strcmp(name, "max_num_threads")) *out = dh_any_int(od->max_work_group_size);
   else if (!strcmp(name, "thread_warp_size")) *out = dh_any_int(1);
@@ -552,8 +549,8 @@ int dh_ocl_get_target_property(DLDevice dev, const char* name, dh_any_t* out) {
   return 0;
 }
 
-int dh_ocl_set_device(DLDevice dev) {
-  if (dh_ocl_check_dev(dev, "set_device") != 0) return -1;
+int dh_opencl_set_device(DLDevice dev) {
+  if (dh_opencl_check_dev(dev, "set_device") != 0) return -1;
   tls_device = dev.device_id;
   return 0;
 }

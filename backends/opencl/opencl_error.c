@@ -1,6 +1,6 @@
 /*
  * backends/opencl/opencl_error.c — OpenCL error codes: their names, and the devharness
- * error kind a failed OpenCL call reports (OCL_FAIL in opencl_internal.h).
+ * error kind a failed OpenCL call reports (DH_OPENCL_FAIL in opencl_internal.h).
  */
 #include "opencl_internal.h"
 
@@ -8,7 +8,7 @@
  * OpenCL error names
  *===========================================================================*/
 
-const char* dh_ocl_err_name(cl_int e) {
+const char* dh_opencl_err_name(cl_int e) {
   switch (e) {
 #define E(x) case x: return #x;
     E(CL_SUCCESS) E(CL_DEVICE_NOT_FOUND) E(CL_DEVICE_NOT_AVAILABLE)
@@ -39,7 +39,7 @@ const char* dh_ocl_err_name(cl_int e) {
 }
 
 /* Error kind for a failed OpenCL call: resource exhaustion -> OutOfMemoryError. */
-const char* dh_ocl_err_kind(cl_int e) {
+const char* dh_opencl_err_kind(cl_int e) {
   return (e == CL_MEM_OBJECT_ALLOCATION_FAILURE || e == CL_OUT_OF_RESOURCES ||
           e == CL_OUT_OF_HOST_MEMORY)
              ? DH_KIND_OUT_OF_MEMORY_ERROR

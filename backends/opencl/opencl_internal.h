@@ -30,8 +30,8 @@
  *  - Streams: in-order queues; NULL = the device's default queue;
  *    sync_stream_from_to = marker on src + barrier with that event on dst. A queue is
  *    plain (no CL_QUEUE_PROFILING_ENABLE, as TVM's queues) until the first event_record
- *    on it replaces it by a profiling one (ocl_queue_t below): profiling costs about
- *    10 us per clFinish on NVIDIA's OpenCL.
+ *    on it replaces it by a profiling one (dh_opencl_queue_t below): profiling makes
+ *    every clFinish dearer on some drivers (NVIDIA's).
  *  - Kernels: noop and fill from embedded OpenCL C, built once per device context
  *    lazily under a lock.
  *
@@ -53,13 +53,13 @@
  *                     first use, get_attr, get_target_property, set_device
  *   opencl_handles.c  the handle registry (every pointer handed out)
  *   opencl_queue.c    command queues: plain until the first event_record, then
- *                     profiling (ocl_queue_t)
+ *                     profiling (dh_opencl_queue_t)
  *   opencl_error.c    OpenCL error codes -> names and devharness error kinds
  *
  * Symbols: every object is compiled with -fvisibility=hidden (backend.mk) and the
  * declarations below are also wrapped in `#pragma GCC visibility push(hidden)`, so the
  * only exported symbol of the plugin is dh_backend_entry. Symbols shared between these
- * files are prefixed dh_ocl_; everything else is static to its file.
+ * files are prefixed dh_opencl_; everything else is static to its file.
  */
 #ifndef DEVHARNESS_BACKENDS_OPENCL_INTERNAL_H
 #define DEVHARNESS_BACKENDS_OPENCL_INTERNAL_H
@@ -88,9 +88,9 @@
 #define CL_DEVICE_GLOBAL_FREE_MEMORY_AMD 0x4039
 #endif
 
-#define OCL_DEVICE_TYPE 4 /* kDLOpenCL */
-#define OCL_MAX_DEVICES 64
-#define OCL_REASON_MAX 256
+#define DH_OPENCL_DEVICE_TYPE 4 /* kDLOpenCL */
+#define DH_OPENCL_MAX_DEVICES 64
+#define DH_OPENCL_REASON_MAX 256
 
 /* Only after the system and OpenCL headers: the OpenCL entry points live in libOpenCL
  * and must keep default visibility. */
@@ -102,17 +102,17 @@
 
 /* Name of an OpenCL error code, e.g. "CL_INVALID_VALUE"; "unknown OpenCL error" for a
  * code it does not know. Returns a static string (never NULL). Thread-safe. */
-const char* dh_ocl_err_name(cl_int e);
+const char* dh_opencl_err_name(cl_int e);
 
 /* devharness error kind for a failed OpenCL call: resource exhaustion
  * (CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY) ->
  * "OutOfMemoryError", anything else "RuntimeError". Static string. Thread-safe. */
-const char* dh_ocl_err_kind(cl_int e);
+const char* dh_opencl_err_kind(cl_int e);
 
 /* Sets the thread's error for OpenCL call `what` that returned `e` and evaluates to -1
  * (dh_error_set), e.g. "clFinish failed: CL_INVALID_COMMAND_QUEUE (-36)". */
-#define OCL_FAIL(what, e) \
-  dh_error_set(dh_ocl_err_kind(e), "%s failed: %s (%d)", (what), dh_ocl_err_name(e), (int)(e))
+#define DH_OPENCL_FAIL(what, e) \
+  dh_error_set(dh_opencl_err_kind(e), "%s failed: %s (%d)", (what), dh_opencl_err_name(e), (int)(e))
 
 /*===========================================================================
  * Devices (opencl_device.c)
@@ -120,31 +120,31 @@ const char* dh_ocl_err_kind(cl_int e);
 
 /* One OpenCL device. The cached info is filled at init (in the probe child, then copied
  * over the pipe, so it must stay plain data); the cl_* handles are valid only once the
- * devices are opened in this process (dh_ocl_ensure_realized). */
+ * devices are opened in this process (dh_opencl_ensure_realized). */
 /* An in-order command queue that starts plain, without CL_QUEUE_PROFILING_ENABLE (as
  * TVM's OpenCLWorkspace creates its queues, apache/tvm v0.27.0
  * src/backend/opencl/runtime/opencl_device_api.cc), and is replaced once by a profiling
- * queue on the first event_record on it (dh_ocl_queue_profiled; TVM recreates its queue
- * when its timer starts, OpenCLWorkspace::EnableQueueProfiling in opencl_common.h). On
- * NVIDIA's OpenCL (driver 580.159, H100) a profiling queue cost about 10 us per
- * clFinish (docs/benchmarks.md, "On an NVIDIA H100").
+ * queue on the first event_record on it (dh_opencl_queue_profiled; TVM recreates its queue
+ * when its timer starts, OpenCLWorkspace::EnableQueueProfiling in opencl_common.h): a
+ * profiling queue makes every clFinish dearer on NVIDIA's OpenCL (docs/benchmarks.md,
+ * "On an NVIDIA H100").
  *
  * Ordering across the switch: the new queue first waits on a user event that is set
  * only once the old queue has finished, and a thread that enqueued on the old queue
- * while the switch happened finishes that queue itself (dh_ocl_queue_settle), so the
+ * while the switch happened finishes that queue itself (dh_opencl_queue_settle), so the
  * commands of one thread stay in order. Both queues are kept until the stream (device)
  * is released, so a thread that read the old one never uses a released queue. */
-typedef struct ocl_queue {
-  cl_command_queue q;       /* the current queue: read with dh_ocl_queue_get (atomic) */
+typedef struct dh_opencl_queue {
+  cl_command_queue q;       /* the current queue: read with dh_opencl_queue_get (atomic) */
   cl_command_queue retired; /* the plain queue q replaced; NULL while q is plain (atomic) */
-} ocl_queue_t;
+} dh_opencl_queue_t;
 
-typedef struct ocl_device {
+typedef struct dh_opencl_device {
   cl_platform_id platform;
   cl_device_id device;
   int platform_index, device_index;
   cl_context ctx;
-  ocl_queue_t default_queue;
+  dh_opencl_queue_t default_queue;
   pthread_mutex_t queue_lock; /* serialises the switch of any of its queues to profiling */
 
   /* cached clGetDeviceInfo values (strings live until shutdown) */
@@ -167,7 +167,7 @@ typedef struct ocl_device {
   int64_t image_pitch_alignment; /* 0 = not reported */
 
   /* bytes of live data space (PoCL overcommits: we refuse past global_mem_size);
-   * guarded by the registry lock (dh_ocl_hreg_lock, opencl_handles.c) */
+   * guarded by the registry lock (dh_opencl_hreg_lock, opencl_handles.c) */
   size_t live_bytes;
 
   /* built-in kernels, built lazily once (kernel_lock; opencl_kernels.c) */
@@ -176,7 +176,7 @@ typedef struct ocl_device {
   cl_program program;
   cl_kernel k_noop;
   cl_kernel k_fill;
-} ocl_device_t;
+} dh_opencl_device_t;
 
 /*===========================================================================
  * Command queues (opencl_queue.c)
@@ -184,59 +184,59 @@ typedef struct ocl_device {
 
 /* Opens `slot` with a new plain in-order queue of (ctx, device). 0, or -1 RuntimeError /
  * OutOfMemoryError (slot->q NULL). Not concurrent with other uses of the slot. */
-int dh_ocl_queue_open(cl_context ctx, cl_device_id device, ocl_queue_t* slot);
+int dh_opencl_queue_open(cl_context ctx, cl_device_id device, dh_opencl_queue_t* slot);
 
 /* Finishes and releases the slot's queues (current and retired; either may be NULL)
  * and empties it. 0, or -1 with the clFinish error (released anyway). Not concurrent
  * with other uses of the slot. */
-int dh_ocl_queue_release(ocl_queue_t* slot);
+int dh_opencl_queue_release(dh_opencl_queue_t* slot);
 
 /* The current queue of `slot` (an atomic load). Thread-safe. */
-static inline cl_command_queue dh_ocl_queue_get(ocl_queue_t* slot) {
+static inline cl_command_queue dh_opencl_queue_get(dh_opencl_queue_t* slot) {
   return __atomic_load_n(&slot->q, __ATOMIC_ACQUIRE);
 }
 
 /* After enqueueing on `used` (read from `slot`): when the slot was switched to a
  * profiling queue meanwhile, finishes `used`, so that this thread's next command, on
- * the new queue, runs after this one (ocl_queue_t). 0, or -1 with the clFinish error.
+ * the new queue, runs after this one (dh_opencl_queue_t). 0, or -1 with the clFinish error.
  * One atomic load when nothing changed. Thread-safe. */
-int dh_ocl_queue_settle(ocl_queue_t* slot, cl_command_queue used);
+int dh_opencl_queue_settle(dh_opencl_queue_t* slot, cl_command_queue used);
 
 /* The profiling queue of `slot` (a queue of device `od`) in *out: the current queue
  * when it is one already, else a new CL_QUEUE_PROFILING_ENABLE queue replaces the plain
- * one (ordering as in ocl_queue_t; blocks until the plain queue has finished, as TVM's
+ * one (ordering as in dh_opencl_queue_t; blocks until the plain queue has finished, as TVM's
  * EnableQueueProfiling does). 0, or -1 RuntimeError / OutOfMemoryError (the slot keeps
  * its plain queue). Thread-safe (od->queue_lock). */
-int dh_ocl_queue_profiled(ocl_device_t* od, ocl_queue_t* slot, cl_command_queue* out);
+int dh_opencl_queue_profiled(dh_opencl_device_t* od, dh_opencl_queue_t* slot, cl_command_queue* out);
 
-/* The devices, ids 0 .. dh_ocl_ndev-1 (NULL / 0 before init, after shutdown, or when
+/* The devices, ids 0 .. dh_opencl_ndev-1 (NULL / 0 before init, after shutdown, or when
  * there is none). Written only by init and shutdown; read-only in between, so other
  * threads may read them without a lock. */
-extern ocl_device_t* dh_ocl_dev;
-extern int dh_ocl_ndev;
+extern dh_opencl_device_t* dh_opencl_dev;
+extern int dh_opencl_ndev;
 
 /* Set in a fork() child of a process that had opened the devices (pthread_atfork):
  * the driver's worker threads are gone, so no OpenCL object may be used or released. */
-extern int dh_ocl_stale;
+extern int dh_opencl_stale;
 
-/* 0 when `dev` is an opencl device id in [0, dh_ocl_ndev). Else -1 with ValueError
+/* 0 when `dev` is an opencl device id in [0, dh_opencl_ndev). Else -1 with ValueError
  * (wrong device type) or IndexError (id out of range; says "no devices" and why when
  * there are none), naming `where` (the entry point). Thread-safe. */
-int dh_ocl_check_dev(DLDevice dev, const char* where);
+int dh_opencl_check_dev(DLDevice dev, const char* where);
 
 /* Opens the devices in this process on first use (contexts + default queues; lazily,
  * under a lock; fast path one atomic load). 0 when usable; -1 RuntimeError when they
  * cannot be opened (reason kept and repeated on every later call) or when this is a
  * fork() child of a process that had opened them. Thread-safe. */
-int dh_ocl_ensure_realized(void);
+int dh_opencl_ensure_realized(void);
 
 /* backend.h vtable entries (semantics there and in README.md). */
-int dh_ocl_init(void);
-void dh_ocl_shutdown(void);
-const char* dh_ocl_unavailable_reason(void);
-int dh_ocl_get_attr(DLDevice dev, int32_t kind, dh_any_t* out);
-int dh_ocl_get_target_property(DLDevice dev, const char* name, dh_any_t* out);
-int dh_ocl_set_device(DLDevice dev);
+int dh_opencl_init(void);
+void dh_opencl_shutdown(void);
+const char* dh_opencl_unavailable_reason(void);
+int dh_opencl_get_attr(DLDevice dev, int32_t kind, dh_any_t* out);
+int dh_opencl_get_target_property(DLDevice dev, const char* name, dh_any_t* out);
+int dh_opencl_set_device(DLDevice dev);
 
 /*===========================================================================
  * Handle registry (opencl_handles.c) and memory (opencl_memory.c)
@@ -246,16 +246,16 @@ int dh_ocl_set_device(DLDevice dev);
 typedef enum { H_BUFFER = 1, H_HOST = 2, H_STREAM = 3, H_EVENT = 4 } hkind_t;
 
 /* A stream handle (dh_stream_t points to one; owned by the registry entry). */
-typedef struct ocl_stream {
-  ocl_queue_t queue;
+typedef struct dh_opencl_stream {
+  dh_opencl_queue_t queue;
   int dev;
-} ocl_stream_t;
+} dh_opencl_stream_t;
 
 /* An event handle (dh_event_t points to one; owned by the registry entry). */
-typedef struct ocl_event {
+typedef struct dh_opencl_event {
   cl_event ev; /* NULL until recorded */
   int dev;
-} ocl_event_t;
+} dh_opencl_event_t;
 
 /* A registry entry: one live handle. */
 typedef struct hentry {
@@ -270,36 +270,36 @@ typedef struct hentry {
 /* Registers handle `key` of `kind` on device `dev` (`size` bytes for buffers and host
  * blocks, `mem` the backing buffer of a host block). 0, or -1 OutOfMemoryError. The
  * caller does not hold the registry lock. Thread-safe. */
-int dh_ocl_hreg_add(void* key, hkind_t kind, int dev, size_t size, cl_mem mem);
+int dh_opencl_hreg_add(void* key, hkind_t kind, int dev, size_t size, cl_mem mem);
 
 /* Looks up `key` of `kind`; copies the entry to *out (may be NULL). 1 found, 0 not.
  * Never sets an error. Thread-safe. */
-int dh_ocl_hreg_find(const void* key, hkind_t kind, hentry_t* out);
+int dh_opencl_hreg_find(const void* key, hkind_t kind, hentry_t* out);
 
 /* Removes `key` of `kind`; copies the entry to *out (may be NULL). 1 removed, 0 not
  * found. Never sets an error. Thread-safe. */
-int dh_ocl_hreg_remove(const void* key, hkind_t kind, hentry_t* out);
+int dh_opencl_hreg_remove(const void* key, hkind_t kind, hentry_t* out);
 
 /* Shutdown: frees every handle still registered (what the callers leaked), releasing
  * the OpenCL objects only when `live` (the devices are open in this process and it is
  * not a stale fork() child; devs = the device table, for the host blocks' queues).
  * Empties the registry. Not concurrent with other entries. */
-void dh_ocl_hreg_release_all(int live, const ocl_device_t* devs);
+void dh_opencl_hreg_release_all(int live, const dh_opencl_device_t* devs);
 
-/* The registry's mutex; opencl_memory.c also guards ocl_device_t.live_bytes with it. */
-extern pthread_mutex_t dh_ocl_hreg_lock;
+/* The registry's mutex; opencl_memory.c also guards dh_opencl_device_t.live_bytes with it. */
+extern pthread_mutex_t dh_opencl_hreg_lock;
 
 /* backend.h vtable entries. */
-int dh_ocl_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
-                            DLDataType type_hint, void** out_ptr);
-int dh_ocl_free_data_space(DLDevice dev, void* ptr);
-int dh_ocl_alloc_workspace(DLDevice dev, size_t nbytes, DLDataType type_hint, void** out);
-int dh_ocl_free_workspace(DLDevice dev, void* ptr);
-int dh_ocl_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr);
-int dh_ocl_free_host(DLDevice dev, void* ptr);
-int dh_ocl_copy(const void* from, size_t from_offset, void* to, size_t to_offset,
-                size_t nbytes, DLDevice dev_from, DLDevice dev_to, DLDataType type_hint,
-                dh_stream_t stream);
+int dh_opencl_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
+                               DLDataType type_hint, void** out_ptr);
+int dh_opencl_free_data_space(DLDevice dev, void* ptr);
+int dh_opencl_alloc_workspace(DLDevice dev, size_t nbytes, DLDataType type_hint, void** out);
+int dh_opencl_free_workspace(DLDevice dev, void* ptr);
+int dh_opencl_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr);
+int dh_opencl_free_host(DLDevice dev, void* ptr);
+int dh_opencl_copy_data_from_to(const void* from, size_t from_offset, void* to, size_t to_offset,
+                                size_t nbytes, DLDevice dev_from, DLDevice dev_to, DLDataType type_hint,
+                                dh_stream_t stream);
 
 /*===========================================================================
  * Streams and events (opencl_stream.c)
@@ -309,29 +309,29 @@ int dh_ocl_copy(const void* from, size_t from_offset, void* to, size_t to_offset
  * *out_slot (NULL -> the device's default queue) and the slot's current queue in
  * *out_q. Opens the devices first. 0, or -1: RuntimeError (devices cannot be opened),
  * ValueError (not a live stream, or one of another device), naming `where`. A caller
- * that enqueues on *out_q calls dh_ocl_queue_settle(slot, q) after it. Thread-safe. */
-int dh_ocl_resolve_queue(int d, dh_stream_t stream, const char* where, ocl_queue_t** out_slot,
-                         cl_command_queue* out_q);
+ * that enqueues on *out_q calls dh_opencl_queue_settle(slot, q) after it. Thread-safe. */
+int dh_opencl_resolve_queue(int d, dh_stream_t stream, const char* where, dh_opencl_queue_t** out_slot,
+                            cl_command_queue* out_q);
 
 
 
 
 /* The calling thread's current stream of device d (set_stream; NULL = default queue),
- * as stored: it is not checked for liveness (dh_ocl_resolve_queue does that). d must be
+ * as stored: it is not checked for liveness (dh_opencl_resolve_queue does that). d must be
  * a checked device id. */
-dh_stream_t dh_ocl_thread_stream(int d);
+dh_stream_t dh_opencl_thread_stream(int d);
 
 /* backend.h vtable entries. */
-int dh_ocl_create_stream(DLDevice dev, dh_stream_t* out);
-int dh_ocl_free_stream(DLDevice dev, dh_stream_t stream);
-int dh_ocl_set_stream(DLDevice dev, dh_stream_t stream);
-int dh_ocl_get_current_stream(DLDevice dev, dh_stream_t* out);
-int dh_ocl_stream_sync(DLDevice dev, dh_stream_t stream);
-int dh_ocl_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst);
-int dh_ocl_event_create(DLDevice dev, dh_event_t* out);
-int dh_ocl_event_record(DLDevice dev, dh_event_t event, dh_stream_t stream);
-int dh_ocl_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end, double* out);
-int dh_ocl_event_free(DLDevice dev, dh_event_t event);
+int dh_opencl_create_stream(DLDevice dev, dh_stream_t* out);
+int dh_opencl_free_stream(DLDevice dev, dh_stream_t stream);
+int dh_opencl_set_stream(DLDevice dev, dh_stream_t stream);
+int dh_opencl_get_current_stream(DLDevice dev, dh_stream_t* out);
+int dh_opencl_stream_sync(DLDevice dev, dh_stream_t stream);
+int dh_opencl_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst);
+int dh_opencl_event_create(DLDevice dev, dh_event_t* out);
+int dh_opencl_event_record(DLDevice dev, dh_event_t event, dh_stream_t stream);
+int dh_opencl_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end, double* out);
+int dh_opencl_event_free(DLDevice dev, dh_event_t event);
 
 /*===========================================================================
  * Kernels and module functions (opencl_kernels.c)
@@ -339,21 +339,21 @@ int dh_ocl_event_free(DLDevice dev, dh_event_t event);
 
 /* Builds the embedded program and its kernels (dh_noop, dh_fill) for device d's
  * context once (first call; later calls return the cached result), under the device's
- * kernel_lock. The devices must be open (dh_ocl_ensure_realized). 0, or -1
+ * kernel_lock. The devices must be open (dh_opencl_ensure_realized). 0, or -1
  * RuntimeError / OutOfMemoryError with the build log. Thread-safe. */
-int dh_ocl_ensure_kernels(int d);
+int dh_opencl_ensure_kernels(int d);
 
 /* Module functions noop / fill (dh_safe_call_t, self unused; semantics in backend.h;
  * echo / raise are the runtime's dh_backend_func_echo / _raise). Thread-safe. */
-int dh_ocl_fn_noop(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv);
-int dh_ocl_fn_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv);
+int dh_opencl_func_noop(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv);
+int dh_opencl_func_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv);
 
 /*===========================================================================
  * Raw twin (opencl_raw.c)
  *===========================================================================*/
 
 /* The raw twin (api_name "OpenCL"): the same operations through OpenCL directly. */
-extern const dh_raw_twin_t dh_ocl_raw_twin;
+extern const dh_raw_twin_t dh_opencl_raw_twin;
 
 #pragma GCC visibility pop
 

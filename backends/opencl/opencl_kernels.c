@@ -29,7 +29,7 @@ static const char k_source[] =
     "}\n";
 
 /* Builds the program once per device context. Called with od->kernel_lock held. */
-static int build_kernels_locked(ocl_device_t* od, int d) {
+static int build_kernels_locked(dh_opencl_device_t* od, int d) {
   if (od->kernels_built == 1) return 0;
   if (od->kernels_built == -1)
     return dh_error_set(DH_KIND_RUNTIME_ERROR, "opencl:%d: built-in kernels failed to build earlier", d);
@@ -39,7 +39,7 @@ static int build_kernels_locked(ocl_device_t* od, int d) {
   od->program = clCreateProgramWithSource(od->ctx, 1, &src, &len, &e);
   if (e != CL_SUCCESS) {
     od->kernels_built = -1;
-    return OCL_FAIL("clCreateProgramWithSource", e);
+    return DH_OPENCL_FAIL("clCreateProgramWithSource", e);
   }
   e = clBuildProgram(od->program, 1, &od->device, "", NULL, NULL);
   if (e != CL_SUCCESS) {
@@ -49,20 +49,20 @@ static int build_kernels_locked(ocl_device_t* od, int d) {
     log[sizeof log - 1] = '\0';
     od->kernels_built = -1;
     return dh_error_set(DH_KIND_RUNTIME_ERROR, "opencl:%d: clBuildProgram failed: %s (%d): %s", d,
-                        dh_ocl_err_name(e), (int)e, log);
+                        dh_opencl_err_name(e), (int)e, log);
   }
   od->k_noop = clCreateKernel(od->program, "dh_noop", &e);
   if (e == CL_SUCCESS) od->k_fill = clCreateKernel(od->program, "dh_fill", &e);
   if (e != CL_SUCCESS) {
     od->kernels_built = -1;
-    return OCL_FAIL("clCreateKernel", e);
+    return DH_OPENCL_FAIL("clCreateKernel", e);
   }
   od->kernels_built = 1;
   return 0;
 }
 
-int dh_ocl_ensure_kernels(int d) {
-  ocl_device_t* od = &dh_ocl_dev[d];
+int dh_opencl_ensure_kernels(int d) {
+  dh_opencl_device_t* od = &dh_opencl_dev[d];
   pthread_mutex_lock(&od->kernel_lock);
   int rc = build_kernels_locked(od, d);
   pthread_mutex_unlock(&od->kernel_lock);
@@ -71,10 +71,10 @@ int dh_ocl_ensure_kernels(int d) {
 
 /* Enqueues the empty kernel (global size 1) on q; optional event out. */
 static int enqueue_noop(int d, cl_command_queue q, cl_event* ev) {
-  if (dh_ocl_ensure_kernels(d) != 0) return -1;
+  if (dh_opencl_ensure_kernels(d) != 0) return -1;
   size_t gsz = 1;
-  cl_int e = clEnqueueNDRangeKernel(q, dh_ocl_dev[d].k_noop, 1, NULL, &gsz, NULL, 0, NULL, ev);
-  if (e != CL_SUCCESS) return OCL_FAIL("clEnqueueNDRangeKernel(dh_noop)", e);
+  cl_int e = clEnqueueNDRangeKernel(q, dh_opencl_dev[d].k_noop, 1, NULL, &gsz, NULL, 0, NULL, ev);
+  if (e != CL_SUCCESS) return DH_OPENCL_FAIL("clEnqueueNDRangeKernel(dh_noop)", e);
   return 0;
 }
 
@@ -86,23 +86,23 @@ static int arg_device(const dh_any_t* a, DLDevice* out, const char* fn) {
   return 0;
 }
 
-int dh_ocl_fn_noop(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
+int dh_opencl_func_noop(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
   (void)self;
   if (rv) *rv = dh_any_none();
   if (n < 1 || !args)
     return dh_error_set(DH_KIND_TYPE_ERROR, "opencl.noop: expected 1 argument (Device), got %d", (int)n);
   DLDevice dev;
   if (arg_device(&args[0], &dev, "noop") != 0) return -1;
-  if (dh_ocl_check_dev(dev, "noop") != 0) return -1;
-  ocl_queue_t* slot;
+  if (dh_opencl_check_dev(dev, "noop") != 0) return -1;
+  dh_opencl_queue_t* slot;
   cl_command_queue q;
-  if (dh_ocl_resolve_queue(dev.device_id, dh_ocl_thread_stream(dev.device_id), "noop", &slot, &q) != 0)
+  if (dh_opencl_resolve_queue(dev.device_id, dh_opencl_thread_stream(dev.device_id), "noop", &slot, &q) != 0)
     return -1;
   if (enqueue_noop(dev.device_id, q, NULL) != 0) return -1;
-  return dh_ocl_queue_settle(slot, q);
+  return dh_opencl_queue_settle(slot, q);
 }
 
-int dh_ocl_fn_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
+int dh_opencl_func_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
   (void)self;
   if (rv) *rv = dh_any_none();
   if (n < 2 || !args)
@@ -116,7 +116,7 @@ int dh_ocl_fn_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
                         dh_type_index_name(args[1].type_index));
   const DLTensor* t = dh_any_as_tensor(&args[0]);
   uint32_t value = (uint32_t)args[1].v_int64;
-  if (dh_ocl_check_dev(t->device, "fill") != 0) return -1;
+  if (dh_opencl_check_dev(t->device, "fill") != 0) return -1;
   int d = t->device.device_id;
   if (!dh_tensor_is_contiguous(t))
     return dh_error_set(DH_KIND_VALUE_ERROR, "opencl.fill: dst is not contiguous");
@@ -127,7 +127,7 @@ int dh_ocl_fn_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
                         "must be multiples of 4", (uint64_t)t->byte_offset, nbytes);
   if (nbytes == 0) return 0;
   hentry_t e;
-  if (!dh_ocl_hreg_find(t->data, H_BUFFER, &e))
+  if (!dh_opencl_hreg_find(t->data, H_BUFFER, &e))
     return dh_error_set(DH_KIND_VALUE_ERROR, "opencl.fill: dst->data %p is not a live opencl buffer",
                         t->data);
   if (e.dev != d)
@@ -137,11 +137,11 @@ int dh_ocl_fn_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
     return dh_error_set(DH_KIND_VALUE_ERROR, "opencl.fill: range [%" PRIu64 ", %" PRIu64 ") exceeds "
                         "the buffer of %zu bytes", (uint64_t)t->byte_offset,
                         (uint64_t)(t->byte_offset + nbytes), e.size);
-  ocl_queue_t* slot;
+  dh_opencl_queue_t* slot;
   cl_command_queue q;
-  if (dh_ocl_resolve_queue(d, dh_ocl_thread_stream(d), "fill", &slot, &q) != 0) return -1;
-  if (dh_ocl_ensure_kernels(d) != 0) return -1;
-  ocl_device_t* od = &dh_ocl_dev[d];
+  if (dh_opencl_resolve_queue(d, dh_opencl_thread_stream(d), "fill", &slot, &q) != 0) return -1;
+  if (dh_opencl_ensure_kernels(d) != 0) return -1;
+  dh_opencl_device_t* od = &dh_opencl_dev[d];
   cl_mem m = (cl_mem)t->data;
   cl_ulong first = t->byte_offset / 4, nw = nbytes / 4;
   cl_uint v = value;
@@ -154,7 +154,7 @@ int dh_ocl_fn_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
   if (err == CL_SUCCESS)
     err = clEnqueueNDRangeKernel(q, od->k_fill, 1, NULL, &gsz, NULL, 0, NULL, NULL);
   pthread_mutex_unlock(&od->kernel_lock);
-  if (err != CL_SUCCESS) return OCL_FAIL("clEnqueueNDRangeKernel(dh_fill)", err);
-  return dh_ocl_queue_settle(slot, q);
+  if (err != CL_SUCCESS) return DH_OPENCL_FAIL("clEnqueueNDRangeKernel(dh_fill)", err);
+  return dh_opencl_queue_settle(slot, q);
 }
 

@@ -3,8 +3,8 @@
  * the benchmarked operations through OpenCL directly, on its own in-order queue, so
  * bench can compare the harness's overhead with the bare API. The queue is plain until
  * run() is first asked for device time, then a profiling one (as the harness's streams
- * switch on their first event_record, opencl_queue.c): on NVIDIA's OpenCL a profiling
- * queue costs about 10 us per clFinish, so host-timed runs compare plain with plain.
+ * switch on their first event_record, opencl_queue.c): a profiling queue makes every
+ * clFinish dearer on some drivers, so host-timed runs compare plain with plain.
  *
  *  H2D: clEnqueueWriteBuffer non-blocking, `repeat` of them, then clFinish (the fastest
  *       use: the source is read until the finish), except from pageable memory of
@@ -25,11 +25,9 @@
 #include "opencl_internal.h"
 
 /* From this size up the twin writes pageable memory with a blocking
- * clEnqueueWriteBuffer: on NVIDIA's OpenCL (driver 580.159, H100) a non-blocking write
- * from pageable memory was slower than a blocking one from 1 MiB up (harness/raw 0.91
- * at 1 MiB, 0.79 at 256 MiB, bidir 0.72 and 0.80), on PoCL they are level there (0.95
- * [0.94-1.06] at 1 MiB, 1.01 at 256 MiB); below it the non-blocking write is faster on
- * both (NVIDIA 4 B: 14.9 us against 17.8). docs/benchmarks.md, "On an NVIDIA H100". */
+ * clEnqueueWriteBuffer, below it with a non-blocking one: the faster of the two on each
+ * side of it on NVIDIA's OpenCL, and no slower on PoCL (docs/benchmarks.md, "On an
+ * NVIDIA H100"), so the twin stays the fastest correct use of the API. */
 #define RAW_BLOCKING_WRITE_MIN ((size_t)1 << 20)
 
 /*===========================================================================
@@ -41,7 +39,7 @@ typedef struct raw_ctx {
   dh_raw_op_t op;
   size_t nbytes;
   uint32_t flags;
-  ocl_queue_t queue;      /* the twin's queue: plain, then profiling (opencl_queue.c) */
+  dh_opencl_queue_t queue;      /* the twin's queue: plain, then profiling (opencl_queue.c) */
   cl_command_queue q2;    /* the second direction of BIDIR */
   cl_mem a, b;        /* device buffers */
   cl_mem pinned, pinned2; /* backing buffers of host / host2 when pinned */
@@ -67,18 +65,18 @@ static void raw_teardown(void* p) {
   if (c->q2) clReleaseCommandQueue(c->q2);
   if (c->a) clReleaseMemObject(c->a);
   if (c->b) clReleaseMemObject(c->b);
-  if (c->queue.q) dh_ocl_queue_release(&c->queue); /* finished above already */
+  if (c->queue.q) dh_opencl_queue_release(&c->queue); /* finished above already */
   free(c);
 }
 
 static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags, void** out) {
   if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "opencl raw: out_ctx is NULL");
   *out = NULL;
-  if (dh_ocl_check_dev(dev, "raw setup") != 0) return -1;
-  if (dh_ocl_ensure_realized() != 0) return dh_error_prefix("opencl:%d: raw setup", dev.device_id);
+  if (dh_opencl_check_dev(dev, "raw setup") != 0) return -1;
+  if (dh_opencl_ensure_realized() != 0) return dh_error_prefix("opencl:%d: raw setup", dev.device_id);
   if (op < DH_RAW_COPY_H2D || op > DH_RAW_COPY_BIDIR)
     return dh_error_set(DH_KIND_NOT_IMPLEMENTED_ERROR, "opencl raw: op %d is not implemented", (int)op);
-  ocl_device_t* od = &dh_ocl_dev[dev.device_id];
+  dh_opencl_device_t* od = &dh_opencl_dev[dev.device_id];
   int bidir = op == DH_RAW_COPY_BIDIR;
   int is_copy = op == DH_RAW_COPY_H2D || op == DH_RAW_COPY_D2H || op == DH_RAW_COPY_D2D || bidir;
   if (is_copy && nbytes == 0)
@@ -91,18 +89,18 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
   c->dev = dev.device_id; c->op = op; c->nbytes = nbytes; c->flags = flags;
   cl_int e = CL_SUCCESS;
   /* plain until device time is asked for */
-  if (dh_ocl_queue_open(od->ctx, od->device, &c->queue) != 0) { raw_teardown(c); return -1; }
+  if (dh_opencl_queue_open(od->ctx, od->device, &c->queue) != 0) { raw_teardown(c); return -1; }
   if (is_copy) {
     c->a = clCreateBuffer(od->ctx, CL_MEM_READ_WRITE, nbytes, NULL, &e);
-    if (e != CL_SUCCESS) { c->a = NULL; raw_teardown(c); return OCL_FAIL("clCreateBuffer", e); }
+    if (e != CL_SUCCESS) { c->a = NULL; raw_teardown(c); return DH_OPENCL_FAIL("clCreateBuffer", e); }
   }
   if (op == DH_RAW_COPY_D2D || bidir) {
     c->b = clCreateBuffer(od->ctx, CL_MEM_READ_WRITE, nbytes, NULL, &e);
-    if (e != CL_SUCCESS) { c->b = NULL; raw_teardown(c); return OCL_FAIL("clCreateBuffer", e); }
+    if (e != CL_SUCCESS) { c->b = NULL; raw_teardown(c); return DH_OPENCL_FAIL("clCreateBuffer", e); }
   }
   if (bidir) {
     c->q2 = clCreateCommandQueue(od->ctx, od->device, 0, &e);
-    if (e != CL_SUCCESS) { c->q2 = NULL; raw_teardown(c); return OCL_FAIL("clCreateCommandQueue", e); }
+    if (e != CL_SUCCESS) { c->q2 = NULL; raw_teardown(c); return DH_OPENCL_FAIL("clCreateCommandQueue", e); }
   }
   if (op == DH_RAW_COPY_H2D || op == DH_RAW_COPY_D2H || bidir) {
     for (int k = 0; k < 1 + bidir; k++) {
@@ -110,10 +108,10 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
       if (flags & DH_RAW_PINNED) {
         cl_mem* pm = k ? &c->pinned2 : &c->pinned;
         *pm = clCreateBuffer(od->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, nbytes, NULL, &e);
-        if (e != CL_SUCCESS) { *pm = NULL; raw_teardown(c); return OCL_FAIL("clCreateBuffer", e); }
+        if (e != CL_SUCCESS) { *pm = NULL; raw_teardown(c); return DH_OPENCL_FAIL("clCreateBuffer", e); }
         *hp = clEnqueueMapBuffer(c->queue.q, *pm, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, nbytes, 0,
                                  NULL, NULL, &e);
-        if (e != CL_SUCCESS) { *hp = NULL; raw_teardown(c); return OCL_FAIL("clEnqueueMapBuffer", e); }
+        if (e != CL_SUCCESS) { *hp = NULL; raw_teardown(c); return DH_OPENCL_FAIL("clEnqueueMapBuffer", e); }
       } else {
         *hp = aligned_alloc(4096, (nbytes + 4095) & ~(size_t)4095);
         if (!*hp) { raw_teardown(c); return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "opencl raw: host"); }
@@ -134,9 +132,9 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
     if (c->a) e = clEnqueueWriteBuffer(c->queue.q, c->a, CL_TRUE, 0, nbytes, pat, 0, NULL, NULL);
     if (e == CL_SUCCESS && c->b) e = clEnqueueWriteBuffer(c->queue.q, c->b, CL_TRUE, 0, nbytes, pat, 0, NULL, NULL);
     free(tmp);
-    if (e != CL_SUCCESS) { raw_teardown(c); return OCL_FAIL("clEnqueueWriteBuffer", e); }
+    if (e != CL_SUCCESS) { raw_teardown(c); return DH_OPENCL_FAIL("clEnqueueWriteBuffer", e); }
   }
-  if (op == DH_RAW_LAUNCH && dh_ocl_ensure_kernels(dev.device_id) != 0) { raw_teardown(c); return -1; }
+  if (op == DH_RAW_LAUNCH && dh_opencl_ensure_kernels(dev.device_id) != 0) { raw_teardown(c); return -1; }
   *out = c;
   return 0;
 }
@@ -159,7 +157,7 @@ static int raw_run(void* p, uint32_t repeat, double* out_ms) {
   /* the first run asked for device time switches the queue, as the harness's first
    * event_record does (opencl_queue.c) */
   cl_command_queue profiled;
-  if (want && dh_ocl_queue_profiled(&dh_ocl_dev[c->dev], &c->queue, &profiled) != 0) return -1;
+  if (want && dh_opencl_queue_profiled(&dh_opencl_dev[c->dev], &c->queue, &profiled) != 0) return -1;
   cl_event m0 = NULL, m1 = NULL;
   cl_int e = CL_SUCCESS;
   if (want) {
@@ -190,7 +188,7 @@ static int raw_run(void* p, uint32_t repeat, double* out_ms) {
       case DH_RAW_STREAM_SYNC: e = clFinish(c->queue.q); break;
       case DH_RAW_LAUNCH: {
         size_t g = 1;
-        e = clEnqueueNDRangeKernel(c->queue.q, dh_ocl_dev[c->dev].k_noop, 1, NULL, &g, NULL, 0, NULL, NULL);
+        e = clEnqueueNDRangeKernel(c->queue.q, dh_opencl_dev[c->dev].k_noop, 1, NULL, &g, NULL, 0, NULL, NULL);
         break;
       }
     }
@@ -212,11 +210,11 @@ static int raw_run(void* p, uint32_t repeat, double* out_ms) {
   }
   if (m0) clReleaseEvent(m0);
   if (m1) clReleaseEvent(m1);
-  if (e != CL_SUCCESS) return OCL_FAIL("opencl raw run", e);
+  if (e != CL_SUCCESS) return DH_OPENCL_FAIL("opencl raw run", e);
   return 0;
 }
 
-const dh_raw_twin_t dh_ocl_raw_twin = {
+const dh_raw_twin_t dh_opencl_raw_twin = {
     .struct_size = sizeof(dh_raw_twin_t),
     .api_name = "OpenCL",
     .setup = raw_setup,

@@ -30,25 +30,25 @@
 
 /* Closes a stream (its worker finishes the queued work) and drops the table's
  * reference. */
-static void dh_sim_b_close_stream(dh_sim_obj_t* obj) {
+static void dh_sim_close_stream(dh_sim_obj_t* obj) {
   dh_sim_stream_close((dh_sim_stream_t*)obj);
   dh_sim_obj_release(obj);
 }
 
-static void dh_sim_b_atfork_child(void) {
+static void dh_sim_atfork_child(void) {
   dh_sim_device_atfork_child(dh_sim_stream_atfork_child, dh_sim_stream_orphan);
 }
 
-static int dh_sim_b_init(void) { return dh_sim_init(dh_sim_b_atfork_child); }
+static int dh_sim_init(void) { return dh_sim_device_init(dh_sim_atfork_child); }
 
-static void dh_sim_b_shutdown(void) { dh_sim_shutdown(dh_sim_b_close_stream, dh_sim_staging_drain); }
+static void dh_sim_shutdown(void) { dh_sim_device_shutdown(dh_sim_close_stream, dh_sim_staging_drain); }
 
 static const dh_backend_function_t dh_sim_functions[] = {
-    {DH_FUNC_NOOP, dh_sim_f_noop},
-    {DH_FUNC_FILL, dh_sim_f_fill},
+    {DH_FUNC_NOOP, dh_sim_func_noop},
+    {DH_FUNC_FILL, dh_sim_func_fill},
     {DH_FUNC_ECHO, dh_backend_func_echo},
     {DH_FUNC_RAISE, dh_backend_func_raise},
-    {DH_FUNC_TRAP, dh_sim_f_trap},
+    {DH_FUNC_TRAP, dh_sim_func_trap},
 };
 
 /*===========================================================================
@@ -65,30 +65,30 @@ const dh_backend_t dh_sim_backend = {
     .caps = DH_CAP_ASYNC_COPY | DH_CAP_EVENT_TIMING | DH_CAP_PINNED_HOST,
     .target_kind = "sim",
     .target_kind_json = NULL, /* targets/kinds/sim.json ships with devharness */
-    .init = dh_sim_b_init,
-    .shutdown = dh_sim_b_shutdown,
-    .unavailable_reason = dh_sim_b_unavailable_reason,
-    .get_attr = dh_sim_b_get_attr,
-    .get_target_property = dh_sim_b_get_target_property,
-    .set_device = dh_sim_b_set_device,
-    .alloc_data_space = dh_sim_b_alloc_data_space,
-    .free_data_space = dh_sim_b_free_data_space,
+    .init = dh_sim_init,
+    .shutdown = dh_sim_shutdown,
+    .unavailable_reason = dh_sim_unavailable_reason,
+    .get_attr = dh_sim_get_attr,
+    .get_target_property = dh_sim_get_target_property,
+    .set_device = dh_sim_set_device,
+    .alloc_data_space = dh_sim_alloc_data_space,
+    .free_data_space = dh_sim_free_data_space,
     .alloc_workspace = NULL, /* the core falls back to data space */
     .free_workspace = NULL,
-    .alloc_host = dh_sim_b_alloc_host,
-    .free_host = dh_sim_b_free_host,
-    .copy_data_from_to = dh_sim_b_copy_data_from_to,
-    .create_stream = dh_sim_b_create_stream,
-    .free_stream = dh_sim_b_free_stream,
-    .set_stream = dh_sim_b_set_stream,
-    .get_current_stream = dh_sim_b_get_current_stream,
-    .stream_sync = dh_sim_b_stream_sync,
-    .sync_stream_from_to = dh_sim_b_sync_stream_from_to,
+    .alloc_host = dh_sim_alloc_host,
+    .free_host = dh_sim_free_host,
+    .copy_data_from_to = dh_sim_copy_data_from_to,
+    .create_stream = dh_sim_create_stream,
+    .free_stream = dh_sim_free_stream,
+    .set_stream = dh_sim_set_stream,
+    .get_current_stream = dh_sim_get_current_stream,
+    .stream_sync = dh_sim_stream_sync,
+    .sync_stream_from_to = dh_sim_sync_stream_from_to,
     .functions = dh_sim_functions,
     .num_functions = sizeof dh_sim_functions / sizeof dh_sim_functions[0],
-    .event_create = dh_sim_b_event_create,
-    .event_record = dh_sim_b_event_record,
-    .event_elapsed_ms = dh_sim_b_event_elapsed_ms,
-    .event_free = dh_sim_b_event_free,
+    .event_create = dh_sim_event_create,
+    .event_record = dh_sim_event_record,
+    .event_elapsed_ms = dh_sim_event_elapsed_ms,
+    .event_free = dh_sim_event_free,
     .raw = &dh_sim_raw_twin,
 };

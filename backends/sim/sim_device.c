@@ -45,8 +45,8 @@ uint64_t dh_sim_now_ns(void) {
 void dh_sim_delay_ns(uint64_t ns) {
   if (ns == 0) return;
   uint64_t deadline = dh_sim_now_ns() + ns;
-  /* nanosleep overshoots by ~50-100 us (timer slack), so sleep only for long delays
-   * and spin the rest: short device latencies stay accurate. */
+  /* nanosleep overshoots by the timer slack, so sleep only for long delays and spin
+   * the last 100 us: short device latencies stay accurate. */
   if (ns > 200000) {
     uint64_t sleep_ns = ns - 100000;
     struct timespec ts = {(time_t)(sleep_ns / 1000000000u), (long)(sleep_ns % 1000000000u)};
@@ -238,7 +238,7 @@ void dh_sim_device_atfork_child(void (*streams_atfork_child)(void),
   }
 }
 
-int dh_sim_init(void (*atfork_child)(void)) {
+int dh_sim_device_init(void (*atfork_child)(void)) {
   static int atfork_registered;
   pthread_mutex_lock(&dh_sim_init_mu);
   if (!atfork_registered && pthread_atfork(NULL, NULL, atfork_child) == 0)
@@ -275,7 +275,7 @@ int dh_sim_init(void (*atfork_child)(void)) {
   return 0;
 }
 
-void dh_sim_shutdown(void (*close_stream)(dh_sim_obj_t* obj), void (*staging_drain)(void)) {
+void dh_sim_device_shutdown(void (*close_stream)(dh_sim_obj_t* obj), void (*staging_drain)(void)) {
   pthread_mutex_lock(&dh_sim_init_mu);
   if (!atomic_load(&dh_sim_state.initialised)) {
     pthread_mutex_unlock(&dh_sim_init_mu);
@@ -306,11 +306,10 @@ int dh_sim_device_get(DLDevice dev, dh_sim_device_t** out_device) {
     return dh_error_set(DH_KIND_RUNTIME_ERROR, "sim backend is not initialised");
   if (dev.device_type == kDLCPU)
     return dh_error_set(DH_KIND_VALUE_ERROR, "device type 1 (cpu) is not a sim device");
-  if (dev.device_id < 0 || dev.device_id >= dh_sim_state.config.num_devices)
-    return dh_error_set(DH_KIND_INDEX_ERROR, "sim: device id %d out of range (%d device%s: 0..%d)",
-                        (int)dev.device_id, dh_sim_state.config.num_devices,
-                        dh_sim_state.config.num_devices == 1 ? "" : "s",
-                        dh_sim_state.config.num_devices - 1);
+  int n = dh_sim_state.config.num_devices;
+  if (DH_BACKEND_CHECK_DEVICE(dev, n, "sim: device id %d out of range (%d device%s: 0..%d)",
+                              (int)dev.device_id, n, n == 1 ? "" : "s", n - 1) != 0)
+    return -1;
   *out_device = &dh_sim_state.devices[dev.device_id];
   return 0;
 }
@@ -334,7 +333,7 @@ size_t dh_sim_mem_available(dh_sim_device_t* d) {
 /* Thread-local current device (TVM SetDevice); nothing else depends on it in the sim. */
 static _Thread_local int dh_sim_tls_device;
 
-const char* dh_sim_b_unavailable_reason(void) {
+const char* dh_sim_unavailable_reason(void) {
   if (!atomic_load(&dh_sim_state.initialised)) return "sim backend is not initialised";
   if (dh_sim_state.config.num_devices == 0)
     return "DEVHARNESS_SIM_DEVICES=0: no simulated devices configured";
@@ -348,7 +347,7 @@ const char* dh_sim_b_unavailable_reason(void) {
 #define DH_SIM_DEVICE_NAME "devharness sim"
 #define DH_SIM_L2_CACHE_BYTES (4 * 1024 * 1024)
 
-int dh_sim_b_get_attr(DLDevice dev, int32_t kind, dh_any_t* out_value) {
+int dh_sim_get_attr(DLDevice dev, int32_t kind, dh_any_t* out_value) {
   if (out_value == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "sim: get_attr: out_value is NULL");
   *out_value = dh_any_none();
   if (kind == DH_ATTR_EXIST) {
@@ -388,7 +387,7 @@ int dh_sim_b_get_attr(DLDevice dev, int32_t kind, dh_any_t* out_value) {
 }
 
 /* Live values of the sim target kind's options (targets/kinds/sim.json). */
-int dh_sim_b_get_target_property(DLDevice dev, const char* name, dh_any_t* out_value) {
+int dh_sim_get_target_property(DLDevice dev, const char* name, dh_any_t* out_value) {
   if (name == NULL || out_value == NULL)
     return dh_error_set(DH_KIND_VALUE_ERROR, "sim: get_target_property: NULL name or out_value");
   *out_value = dh_any_none();
@@ -405,7 +404,7 @@ int dh_sim_b_get_target_property(DLDevice dev, const char* name, dh_any_t* out_v
   return 0;
 }
 
-int dh_sim_b_set_device(DLDevice dev) {
+int dh_sim_set_device(DLDevice dev) {
   dh_sim_device_t* d;
   if (dh_sim_device_get(dev, &d) != 0) return -1;
   dh_sim_tls_device = d->id; /* nothing else depends on it in the sim */

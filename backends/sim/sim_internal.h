@@ -105,11 +105,11 @@ extern dh_sim_state_t dh_sim_state;
 
 /* Reads the configuration, creates the devices; registers atfork_child as the
  * fork handler of the child (once). Idempotent. 0/-1. */
-int dh_sim_init(void (*atfork_child)(void));
+int dh_sim_device_init(void (*atfork_child)(void));
 /* close_stream(obj) on every stream (draining it, consuming the table's reference),
  * then frees every event and buffer, then staging_drain(). The stream layer's
  * functions are passed in by sim_backend.c so this file never calls up into it. */
-void dh_sim_shutdown(void (*close_stream)(dh_sim_obj_t* obj), void (*staging_drain)(void));
+void dh_sim_device_shutdown(void (*close_stream)(dh_sim_obj_t* obj), void (*staging_drain)(void));
 /* The fork handler's device part, in a child forked after init: re-arms the locks,
  * calls streams_atfork_child() and hands each default stream to stream_orphan. */
 struct dh_sim_stream;
@@ -202,7 +202,7 @@ typedef struct dh_sim_stream {
   uint64_t completed;       /* seq of the last finished command */
   int closed;               /* STOP queued: no more commands accepted */
   uint64_t failed_seq;      /* seq of the first failed command (TRAP) not yet reported by
-                               dh_sim_stream_sync; 0: none */
+                               dh_sim_stream_wait_report; 0: none */
 } dh_sim_stream_t;
 
 /* Event: the host monotonic time at which the worker ran its last record command. */
@@ -247,7 +247,7 @@ int dh_sim_stream_enqueue(dh_sim_stream_t* s, dh_sim_cmd_t* cmd);
 int dh_sim_stream_wait(dh_sim_stream_t* s);
 /* stream_sync: waits as dh_sim_stream_wait, then reports (RuntimeError) and clears the
  * first failure of a command queued before the call (a TRAP kernel), if any. */
-int dh_sim_stream_sync(dh_sim_stream_t* s);
+int dh_sim_stream_wait_report(dh_sim_stream_t* s);
 /* Queues STOP, waits for the worker to drain and exit. Later enqueues fail. */
 int dh_sim_stream_close(dh_sim_stream_t* s);
 /* Makes dst wait for the work queued on src so far (a marker signalled on src,
@@ -257,7 +257,7 @@ int dh_sim_stream_order(dh_sim_stream_t* src, dh_sim_stream_t* dst);
 /* A new, never-recorded event with one reference for the caller. */
 int dh_sim_event_new(dh_sim_event_t** out_event);
 /* Queues a record command on s; the worker timestamps e when it gets there. */
-int dh_sim_event_record(dh_sim_event_t* e, dh_sim_stream_t* s);
+int dh_sim_event_enqueue(dh_sim_event_t* e, dh_sim_stream_t* s);
 /* Waits for the event's last queued record; ValueError if it was never recorded. */
 int dh_sim_event_wait(dh_sim_event_t* e, uint64_t* out_time_ns);
 
@@ -271,33 +271,33 @@ static inline DLDevice dh_sim_dev(int id) {
 
 /* The vtable entries of sim_device.c, sim_memory.c and sim_stream.c, named after the
  * dh_backend_t fields they fill (backend.h). */
-const char* dh_sim_b_unavailable_reason(void);
-int dh_sim_b_get_attr(DLDevice dev, int32_t kind, dh_any_t* out_value);
-int dh_sim_b_get_target_property(DLDevice dev, const char* name, dh_any_t* out_value);
-int dh_sim_b_set_device(DLDevice dev);
-int dh_sim_b_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
-                              DLDataType type_hint, void** out_ptr);
-int dh_sim_b_free_data_space(DLDevice dev, void* ptr);
-int dh_sim_b_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr);
-int dh_sim_b_free_host(DLDevice dev, void* ptr);
-int dh_sim_b_copy_data_from_to(const void* from, size_t from_offset, void* to,
-                               size_t to_offset, size_t nbytes, DLDevice dev_from,
-                               DLDevice dev_to, DLDataType type_hint, dh_stream_t stream);
-int dh_sim_b_create_stream(DLDevice dev, dh_stream_t* out_stream);
-int dh_sim_b_free_stream(DLDevice dev, dh_stream_t stream);
-int dh_sim_b_set_stream(DLDevice dev, dh_stream_t stream);
-int dh_sim_b_get_current_stream(DLDevice dev, dh_stream_t* out_stream);
-int dh_sim_b_stream_sync(DLDevice dev, dh_stream_t stream);
-int dh_sim_b_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst);
-int dh_sim_b_event_create(DLDevice dev, dh_event_t* out_event);
-int dh_sim_b_event_record(DLDevice dev, dh_event_t event, dh_stream_t stream);
-int dh_sim_b_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end, double* out_ms);
-int dh_sim_b_event_free(DLDevice dev, dh_event_t event);
+const char* dh_sim_unavailable_reason(void);
+int dh_sim_get_attr(DLDevice dev, int32_t kind, dh_any_t* out_value);
+int dh_sim_get_target_property(DLDevice dev, const char* name, dh_any_t* out_value);
+int dh_sim_set_device(DLDevice dev);
+int dh_sim_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
+                            DLDataType type_hint, void** out_ptr);
+int dh_sim_free_data_space(DLDevice dev, void* ptr);
+int dh_sim_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr);
+int dh_sim_free_host(DLDevice dev, void* ptr);
+int dh_sim_copy_data_from_to(const void* from, size_t from_offset, void* to,
+                             size_t to_offset, size_t nbytes, DLDevice dev_from,
+                             DLDevice dev_to, DLDataType type_hint, dh_stream_t stream);
+int dh_sim_create_stream(DLDevice dev, dh_stream_t* out_stream);
+int dh_sim_free_stream(DLDevice dev, dh_stream_t stream);
+int dh_sim_set_stream(DLDevice dev, dh_stream_t stream);
+int dh_sim_get_current_stream(DLDevice dev, dh_stream_t* out_stream);
+int dh_sim_stream_sync(DLDevice dev, dh_stream_t stream);
+int dh_sim_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst);
+int dh_sim_event_create(DLDevice dev, dh_event_t* out_event);
+int dh_sim_event_record(DLDevice dev, dh_event_t event, dh_stream_t stream);
+int dh_sim_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end, double* out_ms);
+int dh_sim_event_free(DLDevice dev, dh_event_t event);
 /* sim_kernels.c: noop(Device), fill(DLTensorPtr, Int) (backend.h dh_backend_func_t). */
-int dh_sim_f_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
-int dh_sim_f_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+int dh_sim_func_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+int dh_sim_func_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
 /* sim_kernels.c: trap(Device): a kernel that fails on the device (backend.h DH_FUNC_TRAP). */
-int dh_sim_f_trap(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+int dh_sim_func_trap(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
 /* sim_raw.c */
 extern const dh_raw_twin_t dh_sim_raw_twin;
 

@@ -21,43 +21,41 @@ static int dh_sim_current_stream(dh_sim_device_t* d, dh_sim_stream_t** out) {
   return dh_sim_stream_get(d, dh_env_get_stream(dh_sim_dev(d->id)), out);
 }
 
+/* Queues a kernel command of `kind` (no payload) on the calling thread's current
+ * stream of dev. 0, or -1 with the error set (invalid device or stream, no memory). */
+static int enqueue_kernel(DLDevice dev, dh_sim_cmd_kind_t kind) {
+  dh_sim_device_t* d;
+  dh_sim_stream_t* s;
+  if (dh_sim_device_get(dev, &d) != 0 || dh_sim_current_stream(d, &s) != 0) return -1;
+  dh_sim_cmd_t* cmd = dh_sim_cmd_new(kind);
+  int rc = cmd ? dh_sim_stream_enqueue(s, cmd) : -1;
+  dh_sim_obj_release(&s->obj);
+  return rc;
+}
+
 /* noop(Device dev): enqueue the empty kernel on the current stream. */
-int dh_sim_f_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+int dh_sim_func_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
   (void)self;
   (void)result;
   if (num_args < 1 || args[0].type_index != DH_TYPE_DEVICE)
     return dh_error_set(DH_KIND_TYPE_ERROR, "sim.noop: expected (Device), got %d argument(s)%s%s",
                         (int)num_args, num_args >= 1 ? ", first " : "",
                         num_args >= 1 ? dh_type_index_name(args[0].type_index) : "");
-  dh_sim_device_t* d;
-  dh_sim_stream_t* s;
-  if (dh_sim_device_get(args[0].v_device, &d) != 0 || dh_sim_current_stream(d, &s) != 0)
-    return -1;
-  dh_sim_cmd_t* cmd = dh_sim_cmd_new(DH_SIM_CMD_NOOP);
-  int rc = cmd ? dh_sim_stream_enqueue(s, cmd) : -1;
-  dh_sim_obj_release(&s->obj);
-  return rc;
+  return enqueue_kernel(args[0].v_device, DH_SIM_CMD_NOOP);
 }
 
 /* trap(Device dev): enqueue a kernel that fails on the device on the current stream;
  * the next stream_sync of that stream reports it (backend.h DH_FUNC_TRAP). */
-int dh_sim_f_trap(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+int dh_sim_func_trap(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
   (void)self;
   (void)result;
   if (num_args < 1 || args[0].type_index != DH_TYPE_DEVICE)
     return dh_error_set(DH_KIND_TYPE_ERROR, "sim.trap: expected (Device), got %d argument(s)", (int)num_args);
-  dh_sim_device_t* d;
-  dh_sim_stream_t* s;
-  if (dh_sim_device_get(args[0].v_device, &d) != 0 || dh_sim_current_stream(d, &s) != 0)
-    return -1;
-  dh_sim_cmd_t* cmd = dh_sim_cmd_new(DH_SIM_CMD_TRAP);
-  int rc = cmd ? dh_sim_stream_enqueue(s, cmd) : -1;
-  dh_sim_obj_release(&s->obj);
-  return rc;
+  return enqueue_kernel(args[0].v_device, DH_SIM_CMD_TRAP);
 }
 
 /* fill(DLTensorPtr dst, Int value): write (uint32_t)value to every 4-byte word. */
-int dh_sim_f_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+int dh_sim_func_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
   (void)self;
   (void)result;
   if (num_args < 2 || dh_any_as_tensor(&args[0]) == NULL ||

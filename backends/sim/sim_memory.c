@@ -108,8 +108,8 @@ int dh_sim_mem_check_range(const dh_sim_buffer_t* b, size_t offset, size_t nbyte
   return 0;
 }
 
-int dh_sim_b_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
-                              DLDataType type_hint, void** out_ptr) {
+int dh_sim_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
+                            DLDataType type_hint, void** out_ptr) {
   (void)type_hint;
   if (out_ptr == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "sim: alloc_data_space: out_ptr is NULL");
   *out_ptr = NULL;
@@ -118,7 +118,7 @@ int dh_sim_b_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
   return dh_sim_mem_alloc(d, nbytes, alignment, out_ptr);
 }
 
-int dh_sim_b_free_data_space(DLDevice dev, void* ptr) {
+int dh_sim_free_data_space(DLDevice dev, void* ptr) {
   dh_sim_device_t* d;
   if (dh_sim_device_get(dev, &d) != 0) return -1;
   return dh_sim_mem_free(d, ptr);
@@ -130,7 +130,7 @@ int dh_sim_b_free_data_space(DLDevice dev, void* ptr) {
  * twins copy to and from page-aligned buffers (bench/bench_internal.h
  * DH_BENCH_BUFFER_ALIGN), and with 64-byte alignment the harness's memmove ran at
  * another relative alignment than the twin's (d2h pinned 256 MiB harness/raw 0.92). */
-int dh_sim_b_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr) {
+int dh_sim_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr) {
   dh_sim_device_t* d;
   if (out_ptr == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "sim: alloc_host: out_ptr is NULL");
   if (dh_sim_device_get(dev, &d) != 0) return -1;
@@ -142,7 +142,7 @@ int dh_sim_b_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr) {
   return 0;
 }
 
-int dh_sim_b_free_host(DLDevice dev, void* ptr) {
+int dh_sim_free_host(DLDevice dev, void* ptr) {
   (void)dev;
   free(ptr);
   return 0;
@@ -152,9 +152,9 @@ int dh_sim_b_free_host(DLDevice dev, void* ptr) {
  * Copies
  *===========================================================================*/
 
-int dh_sim_b_copy_data_from_to(const void* from, size_t from_offset, void* to,
-                               size_t to_offset, size_t nbytes, DLDevice dev_from,
-                               DLDevice dev_to, DLDataType type_hint, dh_stream_t stream) {
+int dh_sim_copy_data_from_to(const void* from, size_t from_offset, void* to,
+                             size_t to_offset, size_t nbytes, DLDevice dev_from,
+                             DLDevice dev_to, DLDataType type_hint, dh_stream_t stream) {
   (void)type_hint;
   int from_host = dev_from.device_type == kDLCPU;
   int to_host = dev_to.device_type == kDLCPU;

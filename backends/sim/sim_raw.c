@@ -67,8 +67,8 @@ static int dh_sim_raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_
   if (op <= DH_RAW_COPY_D2D || bidir) {
     /* Every buffer written (no zero-page reads); host and device buffers 4096-aligned
      * like the bench's harness side (bench/bench_internal.h DH_BENCH_BUFFER_ALIGN), so
-     * the worker's memmove runs at the same relative alignment on both sides (the
-     * device buffers were 64-aligned: h2d pinned 256 MiB harness/raw 0.83). */
+     * the worker's memmove runs at the same relative alignment on both sides (a
+     * different alignment changes the memmove's speed, not the harness's). */
     size_t an = ((nbytes ? nbytes : 1) + 4095) & ~(size_t)4095;
     if (dh_sim_mem_alloc(c->d, nbytes, 4096, &c->ha) != 0 ||
         dh_sim_mem_get(c->d, c->ha, &c->a) != 0)
@@ -105,7 +105,7 @@ static int dh_sim_raw_run(void* ctx_, uint32_t repeat, double* out_device_ms) {
   if (out_device_ms) {
     *out_device_ms = -1;
     if (dh_sim_event_new(&e0) != 0 || dh_sim_event_new(&e1) != 0 ||
-        dh_sim_event_record(e0, c->s) != 0)
+        dh_sim_event_enqueue(e0, c->s) != 0)
       goto fail;
   }
   for (uint32_t i = 0; i < repeat; i++) {
@@ -146,7 +146,7 @@ static int dh_sim_raw_run(void* ctx_, uint32_t repeat, double* out_device_ms) {
     }
     if (dh_sim_stream_enqueue(c->s, cmd) != 0) goto fail;
   }
-  if (e1 && dh_sim_event_record(e1, c->s) != 0) goto fail;
+  if (e1 && dh_sim_event_enqueue(e1, c->s) != 0) goto fail;
   if (dh_sim_stream_wait(c->s) != 0) goto fail;
   if (c->s2 && dh_sim_stream_wait(c->s2) != 0) goto fail;
   if (out_device_ms) {

@@ -42,9 +42,8 @@ static void dh_sim_marker_destroy(dh_sim_obj_t* obj) {
 
 #define DH_SIM_POOL_SLOTS 4
 /* All buffers kept, together: room for the staging of a 256 MiB copy (the bench's
- * largest) and smaller ones. At 128 MiB every 256 MiB H2D malloc'ed its staging and
- * faulted it in again, on harness and twin alike: their times varied by 60-85 % over
- * 9 repetitions. */
+ * largest) and smaller ones, so that no benchmarked H2D mallocs its staging and faults
+ * it in again (which would make harness and twin times vary with the page faults). */
 #define DH_SIM_POOL_MAX_BYTES ((size_t)512 << 20)
 
 static struct {
@@ -329,7 +328,7 @@ int dh_sim_stream_wait(dh_sim_stream_t* s) {
   return 0;
 }
 
-int dh_sim_stream_sync(dh_sim_stream_t* s) {
+int dh_sim_stream_wait_report(dh_sim_stream_t* s) {
   if (dh_sim_stream_wait(s) != 0) return -1;
   pthread_mutex_lock(&s->mu);
   uint64_t failed = s->failed_seq;
@@ -413,7 +412,7 @@ int dh_sim_event_new(dh_sim_event_t** out_event) {
   return 0;
 }
 
-int dh_sim_event_record(dh_sim_event_t* e, dh_sim_stream_t* s) {
+int dh_sim_event_enqueue(dh_sim_event_t* e, dh_sim_stream_t* s) {
   dh_sim_cmd_t* cmd = dh_sim_cmd_new(DH_SIM_CMD_EVENT);
   if (cmd == NULL) return -1;
   dh_sim_obj_retain(&e->obj);
@@ -447,7 +446,7 @@ int dh_sim_event_wait(dh_sim_event_t* e, uint64_t* out_time_ns) {
  * Streams
  *===========================================================================*/
 
-int dh_sim_b_create_stream(DLDevice dev, dh_stream_t* out_stream) {
+int dh_sim_create_stream(DLDevice dev, dh_stream_t* out_stream) {
   if (out_stream == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "sim: create_stream: out_stream is NULL");
   *out_stream = NULL;
   dh_sim_device_t* d;
@@ -461,7 +460,7 @@ int dh_sim_b_create_stream(DLDevice dev, dh_stream_t* out_stream) {
   return 0;
 }
 
-int dh_sim_b_free_stream(DLDevice dev, dh_stream_t stream) {
+int dh_sim_free_stream(DLDevice dev, dh_stream_t stream) {
   dh_sim_device_t* d;
   if (dh_sim_device_get(dev, &d) != 0) return -1;
   if (stream == NULL) return 0; /* the default stream lives until shutdown */
@@ -475,7 +474,7 @@ int dh_sim_b_free_stream(DLDevice dev, dh_stream_t stream) {
   return rc;
 }
 
-int dh_sim_b_set_stream(DLDevice dev, dh_stream_t stream) {
+int dh_sim_set_stream(DLDevice dev, dh_stream_t stream) {
   dh_sim_device_t* d;
   if (dh_sim_device_get(dev, &d) != 0) return -1;
   if (stream != NULL) {
@@ -486,7 +485,7 @@ int dh_sim_b_set_stream(DLDevice dev, dh_stream_t stream) {
   return dh_env_set_stream(dh_sim_dev(d->id), stream);
 }
 
-int dh_sim_b_get_current_stream(DLDevice dev, dh_stream_t* out_stream) {
+int dh_sim_get_current_stream(DLDevice dev, dh_stream_t* out_stream) {
   dh_sim_device_t* d;
   if (out_stream == NULL)
     return dh_error_set(DH_KIND_VALUE_ERROR, "sim: get_current_stream: out_stream is NULL");
@@ -495,16 +494,16 @@ int dh_sim_b_get_current_stream(DLDevice dev, dh_stream_t* out_stream) {
   return 0;
 }
 
-int dh_sim_b_stream_sync(DLDevice dev, dh_stream_t stream) {
+int dh_sim_stream_sync(DLDevice dev, dh_stream_t stream) {
   dh_sim_device_t* d;
   dh_sim_stream_t* s;
   if (dh_sim_device_get(dev, &d) != 0 || dh_sim_stream_get(d, stream, &s) != 0) return -1;
-  int rc = dh_sim_stream_sync(s);
+  int rc = dh_sim_stream_wait_report(s);
   dh_sim_obj_release(&s->obj);
   return rc;
 }
 
-int dh_sim_b_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst) {
+int dh_sim_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst) {
   dh_sim_device_t* d;
   dh_sim_stream_t *s_src = NULL, *s_dst = NULL;
   if (dh_sim_device_get(dev, &d) != 0) return -1;
@@ -520,7 +519,7 @@ int dh_sim_b_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst)
  * Events (device-side timing: the worker timestamps the record command)
  *===========================================================================*/
 
-int dh_sim_b_event_create(DLDevice dev, dh_event_t* out_event) {
+int dh_sim_event_create(DLDevice dev, dh_event_t* out_event) {
   if (out_event == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "sim: event_create: out_event is NULL");
   *out_event = NULL;
   dh_sim_device_t* d;
@@ -541,21 +540,21 @@ static int dh_sim_event_lookup(dh_sim_device_t* d, dh_event_t h, dh_sim_event_t*
   return 0;
 }
 
-int dh_sim_b_event_record(DLDevice dev, dh_event_t event, dh_stream_t stream) {
+int dh_sim_event_record(DLDevice dev, dh_event_t event, dh_stream_t stream) {
   dh_sim_device_t* d;
   dh_sim_event_t* e = NULL;
   dh_sim_stream_t* s = NULL;
   if (dh_sim_device_get(dev, &d) != 0) return -1;
   int rc = -1;
   if (dh_sim_event_lookup(d, event, &e) == 0 && dh_sim_stream_get(d, stream, &s) == 0)
-    rc = dh_sim_event_record(e, s);
+    rc = dh_sim_event_enqueue(e, s);
   dh_sim_obj_release(e ? &e->obj : NULL);
   dh_sim_obj_release(s ? &s->obj : NULL);
   return rc;
 }
 
-int dh_sim_b_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end,
-                              double* out_ms) {
+int dh_sim_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end,
+                            double* out_ms) {
   dh_sim_device_t* d;
   dh_sim_event_t *e0 = NULL, *e1 = NULL;
   if (out_ms == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "sim: event_elapsed_ms: out_ms is NULL");
@@ -572,7 +571,7 @@ int dh_sim_b_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end,
   return rc;
 }
 
-int dh_sim_b_event_free(DLDevice dev, dh_event_t event) {
+int dh_sim_event_free(DLDevice dev, dh_event_t event) {
   dh_sim_device_t* d;
   if (dh_sim_device_get(dev, &d) != 0) return -1;
   if (event == NULL) return 0;

@@ -11,8 +11,8 @@
 #include "skeleton_internal.h"
 
 static const dh_backend_function_t k_functions[] = {
-    {DH_FUNC_NOOP, dh_skeleton_f_noop},
-    {DH_FUNC_FILL, dh_skeleton_f_fill},
+    {DH_FUNC_NOOP, dh_skeleton_func_noop},
+    {DH_FUNC_FILL, dh_skeleton_func_fill},
     {DH_FUNC_ECHO, dh_backend_func_echo},   /* the runtime's reference echo */
     {DH_FUNC_RAISE, dh_backend_func_raise}, /* and raise: nothing device-specific */
 };

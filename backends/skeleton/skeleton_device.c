@@ -45,10 +45,9 @@ int dh_skeleton_check_device(DLDevice dev, const char* op) {
   if (dev.device_type != DH_SKELETON_DEVICE_TYPE)
     return dh_error_set(DH_KIND_VALUE_ERROR, "skeleton: %s: device type %d is not %d", op,
                         (int)dev.device_type, DH_SKELETON_DEVICE_TYPE);
-  if (dev.device_id < 0 || dev.device_id >= g_num_devices)
-    return dh_error_set(DH_KIND_INDEX_ERROR, "skeleton: %s: device id %d is out of range (%d devices)",
-                        op, (int)dev.device_id, g_num_devices);
-  return 0;
+  return DH_BACKEND_CHECK_DEVICE(dev, g_num_devices,
+                                 "skeleton: %s: device id %d is out of range (%d devices)", op,
+                                 (int)dev.device_id, g_num_devices);
 }
 
 int dh_skeleton_get_attr(DLDevice dev, int32_t kind, dh_any_t* out_value) {

@@ -66,8 +66,8 @@ int dh_skeleton_copy_data_from_to(const void* from, size_t from_offset, void* to
                                   DLDevice dev_to, DLDataType type_hint, dh_stream_t stream);
 
 /* ---- skeleton_kernels.c: noop(Device), fill(DLTensorPtr, Int) */
-int dh_skeleton_f_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
-int dh_skeleton_f_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+int dh_skeleton_func_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+int dh_skeleton_func_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
 
 /* ---- skeleton_raw.c */
 extern const dh_raw_twin_t dh_skeleton_raw_twin;

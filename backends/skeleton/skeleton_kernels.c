@@ -10,7 +10,7 @@
 
 #include "skeleton_internal.h"
 
-int dh_skeleton_f_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+int dh_skeleton_func_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
   (void)self;
   (void)result;
   if (num_args != 1 || args == NULL || args[0].type_index != DH_TYPE_DEVICE)
@@ -21,7 +21,7 @@ int dh_skeleton_f_noop(void* self, const dh_any_t* args, int32_t num_args, dh_an
   return dh_skeleton_not_implemented("noop");
 }
 
-int dh_skeleton_f_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+int dh_skeleton_func_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
   (void)self;
   (void)result;
   if (num_args != 2 || args == NULL)

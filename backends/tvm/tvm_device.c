@@ -86,7 +86,7 @@ static int count_devices(void) {
   for (; n < 64; n++) {
     dh_tvm_value_t v;
     dh_tvm_err_t e;
-    if (dh_tvm_a->get_attr(dh_tvm_api, (DLDevice){TVM_TYPE, n}, 0, &v, &e) != 0) {
+    if (dh_tvm_a->get_attr(dh_tvm_api, (DLDevice){DH_TVM_TVM_TYPE, n}, 0, &v, &e) != 0) {
       if (n == 0) snprintf(dh_tvm_reason, sizeof dh_tvm_reason, "TVM GetAttr(kExist) on cuda:0 failed: %s: %s", e.kind, e.message);
       break;
     }
@@ -118,7 +118,7 @@ int dh_tvm_init(void) {
   /* TVM's libraries are never closed: their registries and threads live to exit. */
   if (open_lib(ffi_lib, "libtvm_ffi.so", hint) == NULL) return 0;
   if (open_lib(rt_lib, "libtvm_runtime.so", hint) == NULL) return 0;
-  if (EXTRA_LIB != NULL && open_lib(rt_lib, EXTRA_LIB, "") == NULL) return 0;
+  if (DH_TVM_EXTRA_LIB != NULL && open_lib(rt_lib, DH_TVM_EXTRA_LIB, "") == NULL) return 0;
   char adapter[PATH_MAX];
   const char* env_adapter = getenv("DEVHARNESS_TVM_ADAPTER");
   if (env_adapter && env_adapter[0]) {
@@ -145,12 +145,12 @@ int dh_tvm_init(void) {
   const dh_tvm_adapter_t* a = fn();
   dh_tvm_err_t e;
   void* api = NULL;
-  if (a->get_api((DLDevice){TVM_TYPE, 0}, &api, &e) != 0) {
+  if (a->get_api((DLDevice){DH_TVM_TVM_TYPE, 0}, &api, &e) != 0) {
     snprintf(dh_tvm_reason, sizeof dh_tvm_reason, "TVM DeviceAPI::Get: %s: %s", e.kind, e.message);
     return 0;
   }
   if (api == NULL) {
-    snprintf(dh_tvm_reason, sizeof dh_tvm_reason, "TVM has no device_api.%s registered", TVM_TYPE == kDLCPU ? "cpu" : "cuda");
+    snprintf(dh_tvm_reason, sizeof dh_tvm_reason, "TVM has no device_api.%s registered", DH_TVM_TVM_TYPE == kDLCPU ? "cpu" : "cuda");
     return 0;
   }
   dh_tvm_a = a;
@@ -169,14 +169,14 @@ int dh_tvm_device_count(int32_t* out) {
 
 /*---------------------------------------------------------------- mapping */
 
-/* TVM's device for a devharness device: kDLCPU stays, DH_TYPE becomes TVM_TYPE. */
+/* TVM's device for a devharness device: kDLCPU stays, DH_TVM_DEVICE_TYPE becomes DH_TVM_TVM_TYPE. */
 DLDevice dh_tvm_to_tvm(DLDevice d) {
-  if ((int32_t)d.device_type == DH_TYPE) d.device_type = (DLDeviceType)TVM_TYPE;
+  if ((int32_t)d.device_type == DH_TVM_DEVICE_TYPE) d.device_type = (DLDeviceType)DH_TVM_TVM_TYPE;
   return d;
 }
 
 int dh_tvm_ready(DLDevice dev, const char* op) {
-  if (dh_tvm_a == NULL) return dh_error_set(DH_KIND_INDEX_ERROR, "%s:%d: %s: no device: %s", BACKEND_NAME, (int)dev.device_id, op,
+  if (dh_tvm_a == NULL) return dh_error_set(DH_KIND_INDEX_ERROR, "%s:%d: %s: no device: %s", DH_TVM_BACKEND_NAME, (int)dev.device_id, op,
                                      dh_tvm_reason);
   return 0;
 }

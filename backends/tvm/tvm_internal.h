@@ -33,22 +33,22 @@
 
 #define DH_TVM_TYPE_BASE 48
 #if DH_TVM_CUDA
-#define TVM_TYPE kDLCUDA
-#define BACKEND_NAME "tvm-cuda"
-#define EXTRA_LIB "libtvm_runtime_cuda.so"
-#define CAPS DH_CAP_ASYNC_COPY
-#define TARGET_KIND "cuda"
+#define DH_TVM_TVM_TYPE kDLCUDA
+#define DH_TVM_BACKEND_NAME "tvm-cuda"
+#define DH_TVM_EXTRA_LIB "libtvm_runtime_cuda.so"
+#define DH_TVM_CAPS DH_CAP_ASYNC_COPY
+#define DH_TVM_TARGET_KIND "cuda"
 #else
-#define TVM_TYPE kDLCPU
-#define BACKEND_NAME "tvm-cpu"
-#define EXTRA_LIB NULL
+#define DH_TVM_TVM_TYPE kDLCPU
+#define DH_TVM_BACKEND_NAME "tvm-cpu"
+#define DH_TVM_EXTRA_LIB NULL
 /* TVM's CPU DeviceAPI keeps the base CreateStream (nullptr: one queue) and answers
  * SupportsDevicePointerArithmeticsOnHost() true (apache/tvm 0.27
  * src/runtime/device_api.cc:163, src/runtime/cpu_device_api.cc:124). */
-#define CAPS (DH_CAP_SINGLE_QUEUE | DH_CAP_HOST_POINTER_ARITHMETIC)
-#define TARGET_KIND NULL
+#define DH_TVM_CAPS (DH_CAP_SINGLE_QUEUE | DH_CAP_HOST_POINTER_ARITHMETIC)
+#define DH_TVM_TARGET_KIND NULL
 #endif
-#define DH_TYPE (DH_TVM_TYPE_BASE + TVM_TYPE)
+#define DH_TVM_DEVICE_TYPE (DH_TVM_TYPE_BASE + DH_TVM_TVM_TYPE)
 
 
 #if DH_TVM_CUDA
@@ -60,13 +60,13 @@ extern const dh_raw_twin_t dh_tvm_raw_twin; /* tvm_raw.c */
 
 /* ---- tvm_device.c */
 extern const dh_tvm_adapter_t* dh_tvm_a; /* the adapter's table; NULL without a device */
-extern void* dh_tvm_api;                 /* TVM's DeviceAPI* for TVM_TYPE */
+extern void* dh_tvm_api;                 /* TVM's DeviceAPI* for DH_TVM_TVM_TYPE */
 extern int32_t dh_tvm_count;             /* devices */
 extern char dh_tvm_reason[3 * PATH_MAX]; /* why no device */
 
 /* Stores TVM's error e of operation op (its kind, else RuntimeError); returns -1. */
 int dh_tvm_err(const char* op, const dh_tvm_err_t* e);
-/* TVM's device for a devharness device: kDLCPU stays, DH_TYPE becomes TVM_TYPE. */
+/* TVM's device for a devharness device: kDLCPU stays, DH_TVM_DEVICE_TYPE becomes DH_TVM_TVM_TYPE. */
 DLDevice dh_tvm_to_tvm(DLDevice d);
 /* 0 when TVM is loaded; else -1 IndexError naming op and the reason. */
 int dh_tvm_ready(DLDevice dev, const char* op);
@@ -83,8 +83,8 @@ int dh_tvm_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment, DLDat
 int dh_tvm_free_data_space(DLDevice dev, void* ptr);
 int dh_tvm_alloc_workspace(DLDevice dev, size_t nbytes, DLDataType type_hint, void** out);
 int dh_tvm_free_workspace(DLDevice dev, void* ptr);
-int dh_tvm_copy(const void* from, size_t from_offset, void* to, size_t to_offset, size_t nbytes,
-                DLDevice dev_from, DLDevice dev_to, DLDataType type_hint, dh_stream_t stream);
+int dh_tvm_copy_data_from_to(const void* from, size_t from_offset, void* to, size_t to_offset, size_t nbytes,
+                             DLDevice dev_from, DLDevice dev_to, DLDataType type_hint, dh_stream_t stream);
 
 /* ---- tvm_stream.c */
 int dh_tvm_create_stream(DLDevice dev, dh_stream_t* out);

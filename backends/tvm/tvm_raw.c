@@ -23,15 +23,15 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
   (void)flags;
   *out_ctx = NULL;
   if (dh_tvm_ready(dev, "raw setup")) return -1;
-  return dh_host_memcpy_twin_setup("tvm-cpu", 0, "TVM's DeviceAPI has no kernels", op, nbytes,
-                                   out_ctx);
+  return dh_common_host_memcpy_twin_setup("tvm-cpu", 0, "TVM's DeviceAPI has no kernels", op, nbytes,
+                                          out_ctx);
 }
 
 const dh_raw_twin_t dh_tvm_raw_twin = {
     .struct_size = sizeof(dh_raw_twin_t),
     .api_name = "memcpy",
     .setup = raw_setup,
-    .run = dh_host_memcpy_twin_run,
-    .teardown = dh_host_memcpy_twin_teardown,
+    .run = dh_common_host_memcpy_twin_run,
+    .teardown = dh_common_host_memcpy_twin_teardown,
 };
 #endif

@@ -8,15 +8,15 @@
 /*===========================================================================
  * Lifecycle: vulkan_device.c is handed what it needs from the files above it
  *===========================================================================*/
-static void vk_device_release(dhvk_device_t* d) {
-  dh_vk_streams_destroy_all(d);
-  dh_vk_memory_release(d);
-  dh_vk_pipelines_destroy(d);
+static void dh_vulkan_device_release(dh_vulkan_device_t* d) {
+  dh_vulkan_streams_destroy_all(d);
+  dh_vulkan_memory_release(d);
+  dh_vulkan_pipelines_destroy(d);
 }
 
-static const dhvk_device_hooks_t k_hooks = {dh_vk_stream_new, vk_device_release};
+static const dh_vulkan_device_hooks_t k_hooks = {dh_vulkan_stream_new, dh_vulkan_device_release};
 
-static int vk_init(void) { return dh_vk_init(&k_hooks); }
+static int dh_vulkan_init(void) { return dh_vulkan_device_init(&k_hooks); }
 
 /*===========================================================================
  * Entry
@@ -31,32 +31,32 @@ static const dh_backend_t k_backend = {
     .device_type = kDLVulkan,
     .caps = DH_CAP_ASYNC_COPY | DH_CAP_EVENT_TIMING | DH_CAP_PINNED_HOST,
     .target_kind = "vulkan",
-    .init = vk_init,
-    .shutdown = dh_vk_shutdown,
-    .unavailable_reason = dh_vk_unavailable_reason,
-    .get_attr = dh_vk_get_attr,
-    .get_target_property = dh_vk_get_target_property,
-    .set_device = dh_vk_set_device,
-    .alloc_data_space = dh_vk_alloc_data_space,
-    .free_data_space = dh_vk_free_data_space,
-    .alloc_workspace = dh_vk_alloc_workspace,
-    .free_workspace = dh_vk_free_workspace,
-    .alloc_host = dh_vk_alloc_host,
-    .free_host = dh_vk_free_host,
-    .copy_data_from_to = dh_vk_copy_data_from_to,
-    .create_stream = dh_vk_create_stream,
-    .free_stream = dh_vk_free_stream,
-    .set_stream = dh_vk_set_stream,
-    .get_current_stream = dh_vk_get_current_stream,
-    .stream_sync = dh_vk_stream_sync,
-    .sync_stream_from_to = dh_vk_sync_stream_from_to,
-    .functions = dh_vk_functions,
-    .num_functions = sizeof dh_vk_functions / sizeof dh_vk_functions[0],
-    .event_create = dh_vk_event_create,
-    .event_record = dh_vk_event_record,
-    .event_elapsed_ms = dh_vk_event_elapsed_ms,
-    .event_free = dh_vk_event_free,
-    .raw = &dh_vk_raw,
+    .init = dh_vulkan_init,
+    .shutdown = dh_vulkan_shutdown,
+    .unavailable_reason = dh_vulkan_unavailable_reason,
+    .get_attr = dh_vulkan_get_attr,
+    .get_target_property = dh_vulkan_get_target_property,
+    .set_device = dh_vulkan_set_device,
+    .alloc_data_space = dh_vulkan_alloc_data_space,
+    .free_data_space = dh_vulkan_free_data_space,
+    .alloc_workspace = dh_vulkan_alloc_workspace,
+    .free_workspace = dh_vulkan_free_workspace,
+    .alloc_host = dh_vulkan_alloc_host,
+    .free_host = dh_vulkan_free_host,
+    .copy_data_from_to = dh_vulkan_copy_data_from_to,
+    .create_stream = dh_vulkan_create_stream,
+    .free_stream = dh_vulkan_free_stream,
+    .set_stream = dh_vulkan_set_stream,
+    .get_current_stream = dh_vulkan_get_current_stream,
+    .stream_sync = dh_vulkan_stream_sync,
+    .sync_stream_from_to = dh_vulkan_sync_stream_from_to,
+    .functions = dh_vulkan_functions,
+    .num_functions = sizeof dh_vulkan_functions / sizeof dh_vulkan_functions[0],
+    .event_create = dh_vulkan_event_create,
+    .event_record = dh_vulkan_event_record,
+    .event_elapsed_ms = dh_vulkan_event_elapsed_ms,
+    .event_free = dh_vulkan_event_free,
+    .raw = &dh_vulkan_raw_twin,
 };
 
 const dh_backend_t* dh_backend_entry(void);

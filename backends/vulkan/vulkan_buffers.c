@@ -10,14 +10,14 @@
 /*===========================================================================
  * Handles and memory types
  *===========================================================================*/
-int dh_vk_check_buf(const void* p, int dev, const char* what, dhvk_buf_t** out) {
-  const dhvk_buf_t* b = p;
+int dh_vulkan_check_buf(const void* p, int dev, const char* what, dh_vulkan_buf_t** out) {
+  const dh_vulkan_buf_t* b = p;
   if (!b) return dh_error_set(DH_KIND_VALUE_ERROR, "%s is NULL", what);
-  if (b->magic != DHVK_BUF_MAGIC)
+  if (b->magic != DH_VULKAN_BUF_MAGIC)
     return dh_error_set(DH_KIND_VALUE_ERROR, "%s %p is not a vulkan data-space handle", what, p);
   if (dev >= 0 && b->dev != dev)
     return dh_error_set(DH_KIND_VALUE_ERROR, "%s belongs to vulkan:%d, not vulkan:%d", what, b->dev, dev);
-  *out = (dhvk_buf_t*)b;
+  *out = (dh_vulkan_buf_t*)b;
   return 0;
 }
 
@@ -32,10 +32,10 @@ static uint32_t find_type(const VkPhysicalDeviceMemoryProperties* m, uint32_t bi
  * Buffers
  *===========================================================================*/
 /* host: 1 = HOST_VISIBLE|HOST_COHERENT mapped (staging / pinned), 0 = device-local. */
-int dh_vk_buf_create(dhvk_device_t* d, int dev, size_t nbytes, int host, dhvk_buf_t** out) {
-  dhvk_buf_t* b = calloc(1, sizeof *b);
+int dh_vulkan_buf_create(dh_vulkan_device_t* d, int dev, size_t nbytes, int host, dh_vulkan_buf_t** out) {
+  dh_vulkan_buf_t* b = calloc(1, sizeof *b);
   if (!b) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "out of host memory for a buffer record");
-  b->magic = DHVK_BUF_MAGIC;
+  b->magic = DH_VULKAN_BUF_MAGIC;
   b->dev = dev;
   b->size = nbytes;
   if (nbytes == 0 && !host) {
@@ -60,20 +60,20 @@ int dh_vk_buf_create(dhvk_device_t* d, int dev, size_t nbytes, int host, dhvk_bu
                                     VK_BUFFER_USAGE_TRANSFER_DST_BIT |
                                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                            .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
-  VkResult r = dh_vk_fn.vkCreateBuffer(d->device, &bi, NULL, &b->buffer);
+  VkResult r = dh_vulkan_fn.vkCreateBuffer(d->device, &bi, NULL, &b->buffer);
   if (r != VK_SUCCESS) {
     free(b);
-    return dh_vk_fail(r, "vkCreateBuffer");
+    return dh_vulkan_fail(r, "vkCreateBuffer");
   }
   VkMemoryRequirements req;
-  dh_vk_fn.vkGetBufferMemoryRequirements(d->device, b->buffer, &req);
+  dh_vulkan_fn.vkGetBufferMemoryRequirements(d->device, b->buffer, &req);
   VkMemoryPropertyFlags want = host ? (VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                        VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)
                                     : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
   uint32_t type = find_type(&d->mem, req.memoryTypeBits, want);
   if (type == UINT32_MAX && !host) type = find_type(&d->mem, req.memoryTypeBits, 0);
   if (type == UINT32_MAX) {
-    dh_vk_fn.vkDestroyBuffer(d->device, b->buffer, NULL);
+    dh_vulkan_fn.vkDestroyBuffer(d->device, b->buffer, NULL);
     free(b);
     return dh_error_set(DH_KIND_RUNTIME_ERROR, "vulkan:%d has no %s memory type for a buffer", dev,
                         host ? "HOST_VISIBLE|HOST_COHERENT" : "usable");
@@ -81,39 +81,39 @@ int dh_vk_buf_create(dhvk_device_t* d, int dev, size_t nbytes, int host, dhvk_bu
   VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
                              .allocationSize = req.size,
                              .memoryTypeIndex = type};
-  r = dh_vk_fn.vkAllocateMemory(d->device, &ai, NULL, &b->memory);
+  r = dh_vulkan_fn.vkAllocateMemory(d->device, &ai, NULL, &b->memory);
   if (r != VK_SUCCESS) {
-    dh_vk_fn.vkDestroyBuffer(d->device, b->buffer, NULL);
+    dh_vulkan_fn.vkDestroyBuffer(d->device, b->buffer, NULL);
     free(b);
     if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
       return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "cannot allocate %zu bytes on vulkan:%d: %s",
-                          nbytes, dev, dh_vk_result_name(r));
-    return dh_vk_fail(r, "vkAllocateMemory");
+                          nbytes, dev, dh_vulkan_result_name(r));
+    return dh_vulkan_fail(r, "vkAllocateMemory");
   }
-  r = dh_vk_fn.vkBindBufferMemory(d->device, b->buffer, b->memory, 0);
-  if (r == VK_SUCCESS && host) r = dh_vk_fn.vkMapMemory(d->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped);
+  r = dh_vulkan_fn.vkBindBufferMemory(d->device, b->buffer, b->memory, 0);
+  if (r == VK_SUCCESS && host) r = dh_vulkan_fn.vkMapMemory(d->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped);
   if (r != VK_SUCCESS) {
-    dh_vk_fn.vkDestroyBuffer(d->device, b->buffer, NULL);
-    dh_vk_fn.vkFreeMemory(d->device, b->memory, NULL);
+    dh_vulkan_fn.vkDestroyBuffer(d->device, b->buffer, NULL);
+    dh_vulkan_fn.vkFreeMemory(d->device, b->memory, NULL);
     free(b);
-    return dh_vk_fail(r, host ? "vkBindBufferMemory/vkMapMemory" : "vkBindBufferMemory");
+    return dh_vulkan_fail(r, host ? "vkBindBufferMemory/vkMapMemory" : "vkBindBufferMemory");
   }
   *out = b;
   return 0;
 }
 
-void dh_vk_buf_destroy(dhvk_device_t* d, dhvk_buf_t* b) {
+void dh_vulkan_buf_destroy(dh_vulkan_device_t* d, dh_vulkan_buf_t* b) {
   if (!b) return;
-  if (b->buffer) dh_vk_fn.vkDestroyBuffer(d->device, b->buffer, NULL);
-  if (b->memory) dh_vk_fn.vkFreeMemory(d->device, b->memory, NULL); /* implicitly unmaps */
+  if (b->buffer) dh_vulkan_fn.vkDestroyBuffer(d->device, b->buffer, NULL);
+  if (b->memory) dh_vulkan_fn.vkFreeMemory(d->device, b->memory, NULL); /* implicitly unmaps */
   b->magic = 0;
   free(b);
 }
 
 /*===========================================================================
  * Staging cache: host-visible buffers are expensive to create and first touch (page
- * faults on every use of fresh memory), so retired ones of up to DHVK_STAGING_BUF_MAX
- * bytes are kept per device, DHVK_STAGING_CACHE bytes in all, and reused for copies of
+ * faults on every use of fresh memory), so retired ones of up to DH_VULKAN_STAGING_BUF_MAX
+ * bytes are kept per device, DH_VULKAN_STAGING_CACHE bytes in all, and reused for copies of
  * up to their size; the least recently returned go first. Capacities are powers of two
  * from 64 KiB. The total holds two of the largest: an H2D and a D2H in flight at once on
  * two streams (a bidirectional copy) each hold one. With room for one only, or with the
@@ -121,21 +121,21 @@ void dh_vk_buf_destroy(dhvk_device_t* d, dhvk_buf_t* b) {
  * touched and destroyed a 256 MiB staging buffer (bench copy/bidir/pageable on
  * lavapipe: harness/raw 2.2-3.3; now about 1.0).
  *===========================================================================*/
-#define DHVK_STAGING_MIN ((size_t)64 << 10)
-#define DHVK_STAGING_BUF_MAX ((size_t)256 << 20)
-#define DHVK_STAGING_CACHE (2 * DHVK_STAGING_BUF_MAX)
+#define DH_VULKAN_STAGING_MIN ((size_t)64 << 10)
+#define DH_VULKAN_STAGING_BUF_MAX ((size_t)256 << 20)
+#define DH_VULKAN_STAGING_CACHE (2 * DH_VULKAN_STAGING_BUF_MAX)
 
-int dh_vk_staging_get(dhvk_device_t* d, int dev, size_t nbytes, dhvk_buf_t** out) {
-  size_t cap = DHVK_STAGING_MIN;
+int dh_vulkan_staging_get(dh_vulkan_device_t* d, int dev, size_t nbytes, dh_vulkan_buf_t** out) {
+  size_t cap = DH_VULKAN_STAGING_MIN;
   while (cap < nbytes && cap < ((size_t)1 << 62)) cap <<= 1;
   if (d->max_alloc && cap > d->max_alloc) cap = nbytes;
   pthread_mutex_lock(&d->staging_lock);
-  dhvk_buf_t **best = NULL, **pp;
+  dh_vulkan_buf_t **best = NULL, **pp;
   for (pp = &d->staging_free; *pp; pp = &(*pp)->next)
     if ((*pp)->size >= nbytes && (*pp)->size <= 2 * cap && (!best || (*pp)->size < (*best)->size))
       best = pp;
   if (best) {
-    dhvk_buf_t* b = *best;
+    dh_vulkan_buf_t* b = *best;
     *best = b->next;
     b->next = NULL;
     d->staging_bytes -= b->size;
@@ -144,24 +144,24 @@ int dh_vk_staging_get(dhvk_device_t* d, int dev, size_t nbytes, dhvk_buf_t** out
     return 0;
   }
   pthread_mutex_unlock(&d->staging_lock);
-  return dh_vk_buf_create(d, dev, cap, 1, out);
+  return dh_vulkan_buf_create(d, dev, cap, 1, out);
 }
 
-void dh_vk_staging_put(dhvk_device_t* d, dhvk_buf_t* b) {
+void dh_vulkan_staging_put(dh_vulkan_device_t* d, dh_vulkan_buf_t* b) {
   if (!b) return;
   pthread_mutex_lock(&d->staging_lock);
-  if (b->size <= DHVK_STAGING_BUF_MAX) {
+  if (b->size <= DH_VULKAN_STAGING_BUF_MAX) {
     /* Evict the least recently returned (the list's tail: returns go to the head)
      * until it fits. Evicting from the head threw away the buffer returned just before,
      * which the same work needs again next (an H2D and a D2H of a bidirectional copy
      * return theirs one after the other). */
-    while (d->staging_free && d->staging_bytes + b->size > DHVK_STAGING_CACHE) {
-      dhvk_buf_t** tail = &d->staging_free;
+    while (d->staging_free && d->staging_bytes + b->size > DH_VULKAN_STAGING_CACHE) {
+      dh_vulkan_buf_t** tail = &d->staging_free;
       while ((*tail)->next) tail = &(*tail)->next;
-      dhvk_buf_t* old = *tail;
+      dh_vulkan_buf_t* old = *tail;
       *tail = NULL;
       d->staging_bytes -= old->size;
-      dh_vk_buf_destroy(d, old);
+      dh_vulkan_buf_destroy(d, old);
     }
     b->next = d->staging_free;
     d->staging_free = b;
@@ -169,5 +169,5 @@ void dh_vk_staging_put(dhvk_device_t* d, dhvk_buf_t* b) {
     b = NULL;
   }
   pthread_mutex_unlock(&d->staging_lock);
-  dh_vk_buf_destroy(d, b);
+  dh_vulkan_buf_destroy(d, b);
 }

@@ -17,7 +17,7 @@ static VkDebugUtilsMessengerEXT g_messenger;
 static int g_validation;
 static int g_inited;
 static char g_reason[512];
-static dhvk_device_t g_devs[DHVK_MAX_DEVICES];
+static dh_vulkan_device_t g_devs[DH_VULKAN_MAX_DEVICES];
 static int g_num_devs;
 static atomic_ulong g_val_errors;
 static atomic_ulong g_val_reported;
@@ -27,7 +27,7 @@ static char g_val_first[1024];
  * fork, so every entry fails cleanly instead of hanging (fork before init instead). */
 static volatile int g_forked;
 static int g_atfork_registered;
-static const dhvk_device_hooks_t* g_hooks; /* from dh_vk_init */
+static const dh_vulkan_device_hooks_t* g_hooks; /* from dh_vulkan_device_init */
 static void on_fork_child(void) {
   if (g_inited) g_forked = 1;
 }
@@ -36,7 +36,7 @@ static void on_fork_child(void) {
  * Validation and device lookup
  *===========================================================================*/
 /* Fails the call when the validation layer reported errors since the last check. */
-int dh_vk_val_check(void) {
+int dh_vulkan_val_check(void) {
   if (!g_validation) return 0;
   unsigned long n = atomic_load(&g_val_errors);
   unsigned long seen = atomic_load(&g_val_reported);
@@ -66,7 +66,7 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL debug_cb(VkDebugUtilsMessageSeverityFlagBi
   return VK_FALSE;
 }
 
-int dh_vk_check_dev(DLDevice dev, dhvk_device_t** out) {
+int dh_vulkan_check_dev(DLDevice dev, dh_vulkan_device_t** out) {
   if (g_forked)
     return dh_error_set(DH_KIND_RUNTIME_ERROR,
                         "the Vulkan backend was initialised before this process was forked; a "
@@ -74,14 +74,14 @@ int dh_vk_check_dev(DLDevice dev, dhvk_device_t** out) {
   if (dev.device_type != kDLVulkan)
     return dh_error_set(DH_KIND_VALUE_ERROR, "device type %d is not vulkan (%d)", (int)dev.device_type,
                         (int)kDLVulkan);
-  if (dev.device_id < 0 || dev.device_id >= g_num_devs)
-    return dh_error_set(DH_KIND_INDEX_ERROR, "vulkan device id %d out of range (%d device%s)",
-                        (int)dev.device_id, g_num_devs, g_num_devs == 1 ? "" : "s");
+  if (DH_BACKEND_CHECK_DEVICE(dev, g_num_devs, "vulkan device id %d out of range (%d device%s)",
+                              (int)dev.device_id, g_num_devs, g_num_devs == 1 ? "" : "s") != 0)
+    return -1;
   *out = &g_devs[dev.device_id];
   return 0;
 }
 
-static VkDeviceSize device_local_total(const dhvk_device_t* d) {
+static VkDeviceSize device_local_total(const dh_vulkan_device_t* d) {
   VkDeviceSize t = 0;
   for (uint32_t i = 0; i < d->mem.memoryHeapCount; i++)
     if (d->mem.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) t += d->mem.memoryHeaps[i].size;
@@ -93,13 +93,15 @@ static VkDeviceSize device_local_total(const dhvk_device_t* d) {
 /*===========================================================================
  * Lifecycle
  *===========================================================================*/
+#define DH_VULKAN_VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
+
 static int has_ext(const VkExtensionProperties* e, uint32_t n, const char* name) {
   for (uint32_t i = 0; i < n; i++)
     if (strcmp(e[i].extensionName, name) == 0) return 1;
   return 0;
 }
 
-static void decode_driver_version(dhvk_device_t* d) {
+static void decode_driver_version(dh_vulkan_device_t* d) {
   uint32_t v = d->props.driverVersion;
   if (d->props.vendorID == 0x10DE) /* NVIDIA: 10.8.8.6 */
     snprintf(d->driver_version, sizeof d->driver_version, "%u.%u.%u.%u", (v >> 22) & 0x3ff,
@@ -109,24 +111,25 @@ static void decode_driver_version(dhvk_device_t* d) {
              VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
 }
 
-/* Sets up g_devs[idx] for phys; returns 1 when usable, 0 to skip, -1 on error. */
-static int device_setup(VkPhysicalDevice phys, int idx) {
-  dhvk_device_t* d = &g_devs[idx];
-  memset(d, 0, sizeof *d);
-  d->phys = phys;
-  dh_vk_fn.vkGetPhysicalDeviceProperties(phys, &d->props);
-  if (d->props.apiVersion < VK_API_VERSION_1_2) return 0;
+/* The first queue family of d->phys with compute queues, and its timestamp bits.
+ * 1 when there is one, 0 when not (the device is skipped). */
+static int find_compute_queue(dh_vulkan_device_t* d) {
   uint32_t nq = 0;
-  dh_vk_fn.vkGetPhysicalDeviceQueueFamilyProperties(phys, &nq, NULL);
+  dh_vulkan_fn.vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &nq, NULL);
   VkQueueFamilyProperties qf[nq ? nq : 1];
-  dh_vk_fn.vkGetPhysicalDeviceQueueFamilyProperties(phys, &nq, qf);
-  uint32_t fam = UINT32_MAX;
-  for (uint32_t i = 0; i < nq && fam == UINT32_MAX; i++)
-    if ((qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && qf[i].queueCount > 0) fam = i;
-  if (fam == UINT32_MAX) return 0;
-  d->queue_family = fam;
-  d->timestamp_bits = qf[fam].timestampValidBits;
+  dh_vulkan_fn.vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &nq, qf);
+  for (uint32_t i = 0; i < nq; i++) {
+    if ((qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && qf[i].queueCount > 0) {
+      d->queue_family = i;
+      d->timestamp_bits = qf[i].timestampValidBits;
+      return 1;
+    }
+  }
+  return 0;
+}
 
+/* Vulkan 1.1/1.2 properties and the largest allocation (maintenance3) of d->phys. */
+static void query_properties(dh_vulkan_device_t* d) {
   VkPhysicalDeviceMaintenance3Properties m3 = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
   d->props12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES;
@@ -135,27 +138,31 @@ static int device_setup(VkPhysicalDevice phys, int idx) {
   d->props11.pNext = &d->props12;
   VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
                                     .pNext = &d->props11};
-  dh_vk_fn.vkGetPhysicalDeviceProperties2(phys, &p2);
+  dh_vulkan_fn.vkGetPhysicalDeviceProperties2(d->phys, &p2);
   d->props11.pNext = NULL;
   d->props12.pNext = NULL;
   d->max_alloc = m3.maxMemoryAllocationSize;
+}
 
+/* Vulkan 1.0/1.1/1.2 features of d->phys. */
+static void query_features(dh_vulkan_device_t* d) {
   d->feats12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
   d->feats11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
   d->feats11.pNext = &d->feats12;
   d->feats.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
   d->feats.pNext = &d->feats11;
-  dh_vk_fn.vkGetPhysicalDeviceFeatures2(phys, &d->feats);
+  dh_vulkan_fn.vkGetPhysicalDeviceFeatures2(d->phys, &d->feats);
   d->feats.pNext = NULL;
   d->feats11.pNext = NULL;
-  if (!d->feats12.timelineSemaphore) return 0;
-  dh_vk_fn.vkGetPhysicalDeviceMemoryProperties(phys, &d->mem);
+}
 
+/* The device extensions the backend reports or uses. 0, or -1 OutOfMemoryError. */
+static int query_extensions(dh_vulkan_device_t* d) {
   uint32_t ne = 0;
-  dh_vk_fn.vkEnumerateDeviceExtensionProperties(phys, NULL, &ne, NULL);
+  dh_vulkan_fn.vkEnumerateDeviceExtensionProperties(d->phys, NULL, &ne, NULL);
   VkExtensionProperties* ext = calloc(ne ? ne : 1, sizeof *ext);
   if (!ext) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "out of host memory");
-  dh_vk_fn.vkEnumerateDeviceExtensionProperties(phys, NULL, &ne, ext);
+  dh_vulkan_fn.vkEnumerateDeviceExtensionProperties(d->phys, NULL, &ne, ext);
   d->has_budget = has_ext(ext, ne, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
   d->has_push_descriptor = has_ext(ext, ne, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   d->has_int_dot = has_ext(ext, ne, "VK_KHR_shader_integer_dot_product") ||
@@ -163,10 +170,15 @@ static int device_setup(VkPhysicalDevice phys, int idx) {
   d->has_coop_matrix = has_ext(ext, ne, "VK_KHR_cooperative_matrix") ||
                        has_ext(ext, ne, "VK_NV_cooperative_matrix");
   free(ext);
+  return 0;
+}
 
+/* The logical device with one compute queue and timeline semaphores, its queue and
+ * locks. 0, or -1 with the error set. */
+static int create_logical_device(dh_vulkan_device_t* d) {
   float prio = 1.0f;
   VkDeviceQueueCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-                                .queueFamilyIndex = fam,
+                                .queueFamilyIndex = d->queue_family,
                                 .queueCount = 1,
                                 .pQueuePriorities = &prio};
   VkPhysicalDeviceVulkan12Features en12 = {
@@ -175,15 +187,20 @@ static int device_setup(VkPhysicalDevice phys, int idx) {
                            .pNext = &en12,
                            .queueCreateInfoCount = 1,
                            .pQueueCreateInfos = &qi};
-  VkResult r = dh_vk_fn.vkCreateDevice(phys, &di, NULL, &d->device);
-  if (r != VK_SUCCESS) return dh_vk_fail(r, "vkCreateDevice");
-  dh_vk_fn.vkGetDeviceQueue(d->device, fam, 0, &d->queue);
+  VkResult r = dh_vulkan_fn.vkCreateDevice(d->phys, &di, NULL, &d->device);
+  if (r != VK_SUCCESS) return dh_vulkan_fail(r, "vkCreateDevice");
+  dh_vulkan_fn.vkGetDeviceQueue(d->device, d->queue_family, 0, &d->queue);
   pthread_mutex_init(&d->queue_lock, NULL);
   pthread_mutex_init(&d->lock, NULL);
   pthread_mutex_init(&d->staging_lock, NULL);
   pthread_mutex_init(&d->pinned_lock, NULL);
   pthread_mutex_init(&d->ws_lock, NULL);
+  return 0;
+}
 
+/* The attribute strings of d: name, compute version, work-group dims, driver version,
+ * device type. */
+static void fill_strings(dh_vulkan_device_t* d) {
   memcpy(d->name, d->props.deviceName, sizeof d->name);
   d->name[sizeof d->name - 1] = 0;
   snprintf(d->compute_version, sizeof d->compute_version, "%u.%u",
@@ -201,55 +218,58 @@ static int device_setup(VkPhysicalDevice phys, int idx) {
     default: break;
   }
   snprintf(d->device_type, sizeof d->device_type, "%s", dt);
+}
+
+/* Sets up g_devs[idx] for phys; returns 1 when usable, 0 to skip, -1 on error. */
+static int device_setup(VkPhysicalDevice phys, int idx) {
+  dh_vulkan_device_t* d = &g_devs[idx];
+  memset(d, 0, sizeof *d);
+  d->phys = phys;
+  dh_vulkan_fn.vkGetPhysicalDeviceProperties(phys, &d->props);
+  if (d->props.apiVersion < VK_API_VERSION_1_2) return 0;
+  if (!find_compute_queue(d)) return 0;
+  query_properties(d);
+  query_features(d);
+  if (!d->feats12.timelineSemaphore) return 0;
+  dh_vulkan_fn.vkGetPhysicalDeviceMemoryProperties(phys, &d->mem);
+  if (query_extensions(d) != 0 || create_logical_device(d) != 0) return -1;
+  fill_strings(d);
   if (g_hooks->stream_new(d, idx, &d->default_stream) != 0) {
-    dh_vk_fn.vkDestroyDevice(d->device, NULL);
+    dh_vulkan_fn.vkDestroyDevice(d->device, NULL);
     d->device = VK_NULL_HANDLE;
     return -1;
   }
   return 1;
 }
 
-size_t dh_vk_stage_pinned_max = DHVK_H2D_STAGE_MAX;
+size_t dh_vulkan_stage_pinned_max = DH_VULKAN_H2D_STAGE_MAX;
 
-int dh_vk_init(const dhvk_device_hooks_t* hooks) {
-  if (g_inited) return 0;
-  g_hooks = hooks;
-  g_inited = 1;
-  g_forked = 0;
-  g_reason[0] = 0;
-  if (!g_atfork_registered && pthread_atfork(NULL, NULL, on_fork_child) == 0) g_atfork_registered = 1;
-  if (dh_backend_env_bytes(DHVK_STAGE_PINNED_MAX_ENV, DHVK_H2D_STAGE_MAX, &dh_vk_stage_pinned_max,
-                           g_reason, sizeof g_reason) != 0)
-    return 0; /* no device, with the reason */
-  if (!dh_vk_loader_open(g_reason, sizeof g_reason)) return 0;
-  uint32_t loader_version = 0;
-  dh_vk_fn.vkEnumerateInstanceVersion(&loader_version);
-  if (loader_version < VK_API_VERSION_1_2) {
-    snprintf(g_reason, sizeof g_reason, "Vulkan loader is %u.%u; devharness needs 1.2",
-             VK_API_VERSION_MAJOR(loader_version), VK_API_VERSION_MINOR(loader_version));
-    return 0;
-  }
+/* Whether DEVHARNESS_VK_VALIDATION=1 asks for the Khronos validation layer and it is
+ * installed (when it is not, says so on stderr and answers 0). */
+static int validation_wanted(void) {
   const char* want_val = getenv("DEVHARNESS_VK_VALIDATION");
-  int val = want_val && strcmp(want_val, "1") == 0;
-  const char* layers[1] = {"VK_LAYER_KHRONOS_validation"};
-  const char* exts[1] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
-  if (val) {
-    uint32_t nl = 0;
-    dh_vk_fn.vkEnumerateInstanceLayerProperties(&nl, NULL);
-    VkLayerProperties* lp = calloc(nl ? nl : 1, sizeof *lp);
-    int found = 0;
-    if (lp) {
-      dh_vk_fn.vkEnumerateInstanceLayerProperties(&nl, lp);
-      for (uint32_t i = 0; i < nl; i++)
-        if (strcmp(lp[i].layerName, layers[0]) == 0) found = 1;
-      free(lp);
-    }
-    if (!found) {
-      fprintf(stderr, "devharness vulkan: DEVHARNESS_VK_VALIDATION=1 but %s is not installed\n",
-              layers[0]);
-      val = 0;
-    }
+  if (!(want_val && strcmp(want_val, "1") == 0)) return 0;
+  uint32_t nl = 0;
+  dh_vulkan_fn.vkEnumerateInstanceLayerProperties(&nl, NULL);
+  VkLayerProperties* lp = calloc(nl ? nl : 1, sizeof *lp);
+  int found = 0;
+  if (lp) {
+    dh_vulkan_fn.vkEnumerateInstanceLayerProperties(&nl, lp);
+    for (uint32_t i = 0; i < nl; i++)
+      if (strcmp(lp[i].layerName, DH_VULKAN_VALIDATION_LAYER) == 0) found = 1;
+    free(lp);
   }
+  if (!found)
+    fprintf(stderr, "devharness vulkan: DEVHARNESS_VK_VALIDATION=1 but %s is not installed\n",
+            DH_VULKAN_VALIDATION_LAYER);
+  return found;
+}
+
+/* The instance (Vulkan 1.3 when the loader has it, else 1.2), with the validation layer
+ * and its messenger when val; its entry points loaded. 0, or -1 with g_reason set. */
+static int create_instance(uint32_t loader_version, int val) {
+  const char* layers[1] = {DH_VULKAN_VALIDATION_LAYER};
+  const char* exts[1] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
   VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
                            .pApplicationName = "devharness",
                            .pEngineName = "devharness",
@@ -270,31 +290,36 @@ int dh_vk_init(const dhvk_device_hooks_t* hooks) {
                              .ppEnabledLayerNames = val ? layers : NULL,
                              .enabledExtensionCount = val ? 1 : 0,
                              .ppEnabledExtensionNames = val ? exts : NULL};
-  VkResult r = dh_vk_fn.vkCreateInstance(&ci, NULL, &g_instance);
+  VkResult r = dh_vulkan_fn.vkCreateInstance(&ci, NULL, &g_instance);
   if (r != VK_SUCCESS) {
     g_instance = VK_NULL_HANDLE;
-    snprintf(g_reason, sizeof g_reason, "vkCreateInstance failed: %s%s", dh_vk_result_name(r),
+    snprintf(g_reason, sizeof g_reason, "vkCreateInstance failed: %s%s", dh_vulkan_result_name(r),
              r == VK_ERROR_INCOMPATIBLE_DRIVER ? " (no Vulkan ICD/driver installed)" : "");
-    return 0;
+    return -1;
   }
   g_validation = val;
-  if (!dh_vk_loader_load_instance(g_instance, val, g_reason, sizeof g_reason)) return 0;
-  if (val) {
-    if (dh_vk_fn.vkCreateDebugUtilsMessengerEXT)
-      dh_vk_fn.vkCreateDebugUtilsMessengerEXT(g_instance, &mi, NULL, &g_messenger);
-  }
+  if (!dh_vulkan_loader_load_instance(g_instance, val, g_reason, sizeof g_reason)) return -1;
+  if (val && dh_vulkan_fn.vkCreateDebugUtilsMessengerEXT)
+    dh_vulkan_fn.vkCreateDebugUtilsMessengerEXT(g_instance, &mi, NULL, &g_messenger);
+  return 0;
+}
+
+/* Sets up every usable physical device of the instance (at most DH_VULKAN_MAX_DEVICES;
+ * one that fails is skipped with a line on stderr); g_reason says why when none is.
+ * 0, or -1 OutOfMemoryError. */
+static int setup_devices(void) {
   uint32_t np = 0;
-  r = dh_vk_fn.vkEnumeratePhysicalDevices(g_instance, &np, NULL);
+  VkResult r = dh_vulkan_fn.vkEnumeratePhysicalDevices(g_instance, &np, NULL);
   if (r != VK_SUCCESS || np == 0) {
     snprintf(g_reason, sizeof g_reason, "no Vulkan physical device (%s)",
-             r != VK_SUCCESS ? dh_vk_result_name(r) : "the loader found no ICD device");
+             r != VK_SUCCESS ? dh_vulkan_result_name(r) : "the loader found no ICD device");
     return 0;
   }
   VkPhysicalDevice* phys = calloc(np, sizeof *phys);
   if (!phys) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "out of host memory");
-  dh_vk_fn.vkEnumeratePhysicalDevices(g_instance, &np, phys);
-  dh_vk_loader_pin_icds(); /* the ICDs stay loaded after vkDestroyInstance (vulkan_internal.h) */
-  for (uint32_t i = 0; i < np && g_num_devs < DHVK_MAX_DEVICES; i++) {
+  dh_vulkan_fn.vkEnumeratePhysicalDevices(g_instance, &np, phys);
+  dh_vulkan_loader_pin_icds(); /* the ICDs stay loaded after vkDestroyInstance (vulkan_internal.h) */
+  for (uint32_t i = 0; i < np && g_num_devs < DH_VULKAN_MAX_DEVICES; i++) {
     int ok = device_setup(phys[i], g_num_devs);
     if (ok < 0) {
       fprintf(stderr, "devharness vulkan: skipping physical device %u: %s\n", i, dh_error_message());
@@ -311,46 +336,69 @@ int dh_vk_init(const dhvk_device_hooks_t* hooks) {
   return 0;
 }
 
-const char* dh_vk_unavailable_reason(void) {
+int dh_vulkan_device_init(const dh_vulkan_device_hooks_t* hooks) {
+  if (g_inited) return 0;
+  g_hooks = hooks;
+  g_inited = 1;
+  g_forked = 0;
+  g_reason[0] = 0;
+  if (!g_atfork_registered && pthread_atfork(NULL, NULL, on_fork_child) == 0) g_atfork_registered = 1;
+  /* Each step below sets g_reason when it fails: the backend then has no device. */
+  if (dh_common_env_bytes(DH_VULKAN_STAGE_PINNED_MAX_ENV, DH_VULKAN_H2D_STAGE_MAX, &dh_vulkan_stage_pinned_max,
+                          g_reason, sizeof g_reason) != 0)
+    return 0;
+  if (!dh_vulkan_loader_open(g_reason, sizeof g_reason)) return 0;
+  uint32_t loader_version = 0;
+  dh_vulkan_fn.vkEnumerateInstanceVersion(&loader_version);
+  if (loader_version < VK_API_VERSION_1_2) {
+    snprintf(g_reason, sizeof g_reason, "Vulkan loader is %u.%u; devharness needs 1.2",
+             VK_API_VERSION_MAJOR(loader_version), VK_API_VERSION_MINOR(loader_version));
+    return 0;
+  }
+  if (create_instance(loader_version, validation_wanted()) != 0) return 0;
+  return setup_devices();
+}
+
+const char* dh_vulkan_unavailable_reason(void) {
   if (g_forked) return "the Vulkan backend was initialised before fork(); fork before init";
   return g_num_devs > 0 ? NULL : g_reason;
 }
 
-void dh_vk_shutdown(void) {
+void dh_vulkan_shutdown(void) {
   if (g_forked) { /* the driver state is the parent's: touch nothing, forget it */
     memset(g_devs, 0, sizeof g_devs);
     g_num_devs = 0;
     g_instance = VK_NULL_HANDLE;
     g_messenger = VK_NULL_HANDLE;
-    dh_vk_loader_forget();
+    dh_vulkan_loader_forget();
     g_inited = 0;
     g_forked = 0;
     return;
   }
   for (int i = 0; i < g_num_devs; i++) {
-    dhvk_device_t* d = &g_devs[i];
+    dh_vulkan_device_t* d = &g_devs[i];
     if (!d->device) continue;
-    dh_vk_fn.vkDeviceWaitIdle(d->device);
+    dh_vulkan_fn.vkDeviceWaitIdle(d->device);
     g_hooks->release(d);
-    dh_vk_fn.vkDestroyDevice(d->device, NULL);
+    dh_vulkan_fn.vkDestroyDevice(d->device, NULL);
     pthread_mutex_destroy(&d->queue_lock);
     pthread_mutex_destroy(&d->lock);
     memset(d, 0, sizeof *d);
   }
   g_num_devs = 0;
-  if (g_messenger && dh_vk_fn.vkDestroyDebugUtilsMessengerEXT)
-    dh_vk_fn.vkDestroyDebugUtilsMessengerEXT(g_instance, g_messenger, NULL);
+  if (g_messenger && dh_vulkan_fn.vkDestroyDebugUtilsMessengerEXT)
+    dh_vulkan_fn.vkDestroyDebugUtilsMessengerEXT(g_instance, g_messenger, NULL);
   g_messenger = VK_NULL_HANDLE;
-  if (g_instance) dh_vk_fn.vkDestroyInstance(g_instance, NULL);
+  if (g_instance) dh_vulkan_fn.vkDestroyInstance(g_instance, NULL);
   g_instance = VK_NULL_HANDLE;
-  dh_vk_loader_close();
+  dh_vulkan_loader_close();
   g_inited = 0;
 }
 
 /*===========================================================================
  * Attributes and target properties
  *===========================================================================*/
-int dh_vk_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
+int dh_vulkan_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
   if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "get_attr: out_value is NULL");
   if (kind < 0 || kind >= DH_ATTR_KIND_COUNT)
     return dh_error_set(DH_KIND_VALUE_ERROR, "unknown device attribute kind %d (valid: 0..%d)", (int)kind,
@@ -360,8 +408,8 @@ int dh_vk_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
                       dev.device_id < g_num_devs);
     return 0;
   }
-  dhvk_device_t* d = NULL;
-  if (dh_vk_check_dev(dev, &d)) return -1;
+  dh_vulkan_device_t* d = NULL;
+  if (dh_vulkan_check_dev(dev, &d)) return -1;
   const VkPhysicalDeviceLimits* L = &d->props.limits;
   *out = dh_any_none();
   switch ((dh_attr_kind_t)kind) {
@@ -380,7 +428,7 @@ int dh_vk_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
             .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
         VkPhysicalDeviceMemoryProperties2 mp = {
             .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2, .pNext = &bp};
-        dh_vk_fn.vkGetPhysicalDeviceMemoryProperties2(d->phys, &mp);
+        dh_vulkan_fn.vkGetPhysicalDeviceMemoryProperties2(d->phys, &mp);
         int64_t avail = 0;
         for (uint32_t i = 0; i < mp.memoryProperties.memoryHeapCount; i++)
           if (mp.memoryProperties.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
@@ -393,10 +441,10 @@ int dh_vk_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
   return 0;
 }
 
-int dh_vk_get_target_property(DLDevice dev, const char* name, dh_any_t* out) {
+int dh_vulkan_get_target_property(DLDevice dev, const char* name, dh_any_t* out) {
   if (!name || !out) return dh_error_set(DH_KIND_VALUE_ERROR, "get_target_property: NULL name or out_value");
-  dhvk_device_t* d = NULL;
-  if (dh_vk_check_dev(dev, &d)) return -1;
+  dh_vulkan_device_t* d = NULL;
+  if (dh_vulkan_check_dev(dev, &d)) return -1;
   const VkPhysicalDeviceLimits* L = &d->props.limits;
   const VkPhysicalDeviceFeatures* F = &d->feats.features;
   uint32_t api = d->props.apiVersion;
@@ -444,7 +492,7 @@ int dh_vk_get_target_property(DLDevice dev, const char* name, dh_any_t* out) {
   return 0; /* unknown or common option (kind, keys, ...): None */
 }
 
-int dh_vk_set_device(DLDevice dev) {
-  dhvk_device_t* d = NULL;
-  return dh_vk_check_dev(dev, &d);
+int dh_vulkan_set_device(DLDevice dev) {
+  dh_vulkan_device_t* d = NULL;
+  return dh_vulkan_check_dev(dev, &d);
 }

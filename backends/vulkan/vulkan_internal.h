@@ -5,7 +5,7 @@
  * Files (one job each; each calls only the files below it in this list, checked by
  * tests/layering/call_graph.t):
  *   vulkan_backend.c  the dh_backend_t table and dh_backend_entry (the only exported
- *                     symbol); hands vulkan_device.c its hooks (dhvk_device_hooks_t)
+ *                     symbol); hands vulkan_device.c its hooks (dh_vulkan_device_hooks_t)
  *   vulkan_raw.c      the raw twin (api_name "Vulkan")
  *   vulkan_kernels.c  SPIR-V pipelines and the module functions noop/fill/echo/raise
  *   vulkan_memory.c   data space, workspaces, pinned host memory, copies
@@ -14,16 +14,16 @@
  *   vulkan_buffers.c  buffers, memory types, the data-space handle check, staging cache
  *   vulkan_device.c   instance, validation messenger, physical devices, init/shutdown,
  *                     attributes, target properties
- *   vulkan_loader.c   dlopen of libvulkan.so.1, the entry-point table dh_vk_fn, VkResult names
+ *   vulkan_loader.c   dlopen of libvulkan.so.1, the entry-point table dh_vulkan_fn, VkResult names
  *
- * Symbols shared between these files are prefixed dh_vk_ and have hidden visibility
+ * Symbols shared between these files are prefixed dh_vulkan_ and have hidden visibility
  * (backend.mk compiles with -fvisibility=hidden and this header pushes hidden visibility),
  * so only dh_backend_entry is exported from the plugin (check: nm -D --defined-only).
  *
- * Thread-safety: as in the backend.h contract, every dh_vk_ vtable entry may be called
+ * Thread-safety: as in the backend.h contract, every dh_vulkan_ vtable entry may be called
  * from any thread; the locks each helper expects are stated on it ("stream locked" means
  * the caller holds s->lock). Errors: functions returning int return 0 on success and -1
- * with the error set through dh_error_set (dh_vk_fail for VkResult failures).
+ * with the error set through dh_error_set (dh_vulkan_fail for VkResult failures).
  *
  * Design (the whole backend; kept from the original single-file vulkan.c):
  *
@@ -38,7 +38,7 @@
  * semaphores; device ids are indices in that filtered list. One VkDevice and one
  * compute VkQueue per device, created in init.
  *
- * Memory: a data-space handle is a pointer to a dhvk_buf_t (VkBuffer bound to its own
+ * Memory: a data-space handle is a pointer to a dh_vulkan_buf_t (VkBuffer bound to its own
  * VkDeviceMemory), opaque to callers (no DH_CAP_HOST_POINTER_ARITHMETIC). Data space
  * uses a DEVICE_LOCAL memory type (any type as a fallback), staging and pinned host
  * memory use HOST_VISIBLE|HOST_COHERENT, persistently mapped. A zero-byte allocation
@@ -46,7 +46,7 @@
  * Requests above maxMemoryAllocationSize or the heap size fail with OutOfMemoryError
  * before touching the driver.
  *
- * Streams: a dhvk_stream_t owns a command pool, a descriptor pool and a timeline
+ * Streams: a dh_vulkan_stream_t owns a command pool, a descriptor pool and a timeline
  * semaphore. Every operation (copy, fill, noop, event record) is one command buffer
  * submitted to the device's single compute queue (vkQueueSubmit serialised by a
  * per-device mutex) that waits on the stream's previous timeline value (in-stream
@@ -110,11 +110,11 @@
 /*===========================================================================
  * Vulkan entry points (vulkan_loader.c; loaded through vkGetInstanceProcAddr)
  *===========================================================================*/
-#define DHVK_GLOBAL_FUNCS(X)                                                         \
+#define DH_VULKAN_GLOBAL_FUNCS(X)                                                         \
   X(vkCreateInstance) X(vkEnumerateInstanceLayerProperties)                          \
   X(vkEnumerateInstanceExtensionProperties)
 
-#define DHVK_INSTANCE_FUNCS(X)                                                       \
+#define DH_VULKAN_INSTANCE_FUNCS(X)                                                       \
   X(vkDestroyInstance) X(vkEnumeratePhysicalDevices) X(vkGetPhysicalDeviceProperties) \
   X(vkGetPhysicalDeviceProperties2) X(vkGetPhysicalDeviceFeatures2)                  \
   X(vkGetPhysicalDeviceQueueFamilyProperties) X(vkGetPhysicalDeviceMemoryProperties) \
@@ -139,34 +139,34 @@
   X(vkResetFences)
 
 
-/* The entry-point table. Global functions are filled by dh_vk_loader_open, instance
- * functions by dh_vk_loader_load_instance; every call site goes through it
- * (dh_vk_fn.vkCreateBuffer(...)). Written only during init (single-threaded, before any
+/* The entry-point table. Global functions are filled by dh_vulkan_loader_open, instance
+ * functions by dh_vulkan_loader_load_instance; every call site goes through it
+ * (dh_vulkan_fn.vkCreateBuffer(...)). Written only during init (single-threaded, before any
  * other entry), read-only afterwards. */
-typedef struct dh_vk_fns {
-#define DHVK_FIELD(name) PFN_##name name;
-  DHVK_GLOBAL_FUNCS(DHVK_FIELD)
-  DHVK_INSTANCE_FUNCS(DHVK_FIELD)
-#undef DHVK_FIELD
+typedef struct dh_vulkan_fns {
+#define DH_VULKAN_FIELD(name) PFN_##name name;
+  DH_VULKAN_GLOBAL_FUNCS(DH_VULKAN_FIELD)
+  DH_VULKAN_INSTANCE_FUNCS(DH_VULKAN_FIELD)
+#undef DH_VULKAN_FIELD
   PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
   PFN_vkEnumerateInstanceVersion vkEnumerateInstanceVersion;             /* Vulkan 1.1 loader */
   PFN_vkCreateDebugUtilsMessengerEXT vkCreateDebugUtilsMessengerEXT;     /* validation only */
   PFN_vkDestroyDebugUtilsMessengerEXT vkDestroyDebugUtilsMessengerEXT;   /* validation only */
-} dh_vk_fns_t;
+} dh_vulkan_fns_t;
 
-extern dh_vk_fns_t dh_vk_fn;
+extern dh_vulkan_fns_t dh_vulkan_fn;
 
 /* dlopen's libvulkan.so.1 (RTLD_NOW|RTLD_LOCAL) and loads vkGetInstanceProcAddr, the
  * global functions and vkEnumerateInstanceVersion. Returns 1 on success; 0 with a
  * human-readable reason written to reason[reason_size] when the loader is missing or
  * older than Vulkan 1.1 (not an error: the backend is then unavailable). */
-int dh_vk_loader_open(char* reason, size_t reason_size);
+int dh_vulkan_loader_open(char* reason, size_t reason_size);
 
-/* Loads every DHVK_INSTANCE_FUNCS entry for instance, and, when debug_utils is nonzero,
+/* Loads every DH_VULKAN_INSTANCE_FUNCS entry for instance, and, when debug_utils is nonzero,
  * vkCreate/DestroyDebugUtilsMessengerEXT (may stay NULL). Returns 1 when every instance
  * function was found; 0 with "Vulkan entry point <name> missing" in reason otherwise. */
-int dh_vk_loader_load_instance(VkInstance instance, int debug_utils, char* reason,
-                               size_t reason_size);
+int dh_vulkan_loader_load_instance(VkInstance instance, int debug_utils, char* reason,
+                                   size_t reason_size);
 
 /* Pins every Vulkan ICD (driver) the loader has dlopen'd in this process, i.e. every
  * loaded object that itself defines vk_icdGetInstanceProcAddr, in memory for the life of
@@ -183,49 +183,48 @@ int dh_vk_loader_load_instance(VkInstance instance, int debug_utils, char* reaso
  * initialises once per process and the memory stays reachable; a later init reuses it.
  * Thread-safety: called from init only. No errors: an object
  * that cannot be pinned is left as it is. */
-void dh_vk_loader_pin_icds(void);
+void dh_vulkan_loader_pin_icds(void);
 
-/* dlclose's the loader (if open). Called by dh_vk_shutdown after every Vulkan object
+/* dlclose's the loader (if open). Called by dh_vulkan_shutdown after every Vulkan object
  * is destroyed. */
-void dh_vk_loader_close(void);
+void dh_vulkan_loader_close(void);
 
 /* Forgets the loader handle without dlclose (a child forked after init: the parent's
  * driver state must not be touched). */
-void dh_vk_loader_forget(void);
+void dh_vulkan_loader_forget(void);
 
 /* Static name of a VkResult ("VK_ERROR_DEVICE_LOST"; "VkResult(unknown)" otherwise). */
-const char* dh_vk_result_name(VkResult r);
+const char* dh_vulkan_result_name(VkResult r);
 
 /* Sets an error for a failed Vulkan call: OutOfMemoryError for the memory results,
  * RuntimeError otherwise ("<what> failed: <VkResult name> (<code>)"). Returns -1. */
-int dh_vk_fail(VkResult r, const char* what);
+int dh_vulkan_fail(VkResult r, const char* what);
 
 /*===========================================================================
  * Types
  *===========================================================================*/
-#define DHVK_MAX_DEVICES DH_MAX_DEVICES_PER_BACKEND
-#define DHVK_BUF_MAGIC 0x564b4246u    /* "VKBF" */
-#define DHVK_STREAM_MAGIC 0x564b5354u /* "VKST" */
-#define DHVK_MAX_INFLIGHT 128          /* submissions in flight per stream */
-#define DHVK_WAIT_NS (60ull * 1000000000ull) /* a wait longer than this is an error */
+#define DH_VULKAN_MAX_DEVICES DH_MAX_DEVICES_PER_BACKEND
+#define DH_VULKAN_BUF_MAGIC 0x564b4246u    /* "VKBF" */
+#define DH_VULKAN_STREAM_MAGIC 0x564b5354u /* "VKST" */
+#define DH_VULKAN_MAX_INFLIGHT 128          /* submissions in flight per stream */
+#define DH_VULKAN_WAIT_NS (60ull * 1000000000ull) /* a wait longer than this is an error */
 
 /* Pinned H2D sources up to this many bytes are staged (memcpy into a host-visible
  * staging buffer, no wait) rather than read by the device directly with a wait
  * (vulkan_memory.c enqueue_copy; docs/benchmarks.md, "H2D staging thresholds"). The
- * default; the environment variable DHVK_STAGE_PINNED_MAX_ENV (decimal bytes, read at
+ * default; the environment variable DH_VULKAN_STAGE_PINNED_MAX_ENV (decimal bytes, read at
  * init; anything else: no device, with the reason) overrides it, and the threshold in
- * force is dh_vk_stage_pinned_max (the raw twin under the harness's contract uses it
- * too). 16 KiB, measured on lavapipe (copy + sync of a pinned source, threshold swept
- * with the variable, docs/benchmarks.md): up to 16 KiB staging and waiting cost the
- * same (51-56 us), from 64 KiB staging costs more (64 KiB 62 against 55.5 us, 256 KiB
- * 93 against 62); the cuda backend's threshold, measured on an H100, is 16 KiB too. */
-#define DHVK_H2D_STAGE_MAX ((size_t)16 << 10)
-#define DHVK_STAGE_PINNED_MAX_ENV "DEVHARNESS_VULKAN_STAGE_PINNED_MAX"
-extern size_t dh_vk_stage_pinned_max; /* written by dh_vk_init only */
+ * force is dh_vulkan_stage_pinned_max (the raw twin under the harness's contract uses it
+ * too). 16 KiB: the size up to which staging costs no more than waiting for the
+ * device to read the source (docs/benchmarks.md, "H2D staging thresholds"), as for the
+ * cuda backend. */
+#define DH_VULKAN_H2D_STAGE_MAX ((size_t)16 << 10)
+#define DH_VULKAN_STAGE_PINNED_MAX_ENV "DEVHARNESS_VULKAN_STAGE_PINNED_MAX"
+extern size_t dh_vulkan_stage_pinned_max; /* written by dh_vulkan_device_init only */
 
-struct dhvk_device;
+struct dh_vulkan_device;
 
-typedef struct dhvk_buf {
+typedef struct dh_vulkan_buf {
   uint32_t magic;
   int dev;                 /* device index */
   VkBuffer buffer;         /* VK_NULL_HANDLE for a zero-byte allocation */
@@ -233,26 +232,26 @@ typedef struct dhvk_buf {
   VkDeviceSize size;       /* bytes requested (range checks use this) */
   VkDeviceSize cap;        /* bytes of the VkBuffer (>= size; workspace reuse) */
   void* mapped;            /* host address when host-visible memory, else NULL */
-  struct dhvk_buf* next;   /* pinned-host list */
-} dhvk_buf_t;
+  struct dh_vulkan_buf* next;   /* pinned-host list */
+} dh_vulkan_buf_t;
 
-typedef struct dhvk_sub {
+typedef struct dh_vulkan_sub {
   uint64_t value;          /* timeline value signalled on completion */
   VkCommandBuffer cb;
-  dhvk_buf_t* staging;     /* freed at retirement, may be NULL */
+  dh_vulkan_buf_t* staging;     /* freed at retirement, may be NULL */
   void* host_dst;          /* deferred D2H memcpy destination, may be NULL */
   size_t host_nbytes;
   VkDescriptorSet ds;      /* freed at retirement, may be VK_NULL_HANDLE */
   int prerecorded;         /* cb is the stream's pre-recorded noop_cb: already ended, not
                             * recycled at retirement (it stays owned by the stream) */
-} dhvk_sub_t;
+} dh_vulkan_sub_t;
 
-typedef struct dhvk_wait {
+typedef struct dh_vulkan_wait {
   VkSemaphore sem;
   uint64_t value;
-} dhvk_wait_t;
+} dh_vulkan_wait_t;
 
-typedef struct dhvk_stream {
+typedef struct dh_vulkan_stream {
   uint32_t magic;
   int dev;
   pthread_mutex_t lock;
@@ -262,19 +261,19 @@ typedef struct dhvk_stream {
   uint64_t submitted;      /* last value signalled by a submission */
   uint64_t reached;        /* highest value known reached (<= submitted): a submission
                               waits on the stream's previous value only above it */
-  dhvk_sub_t subs[DHVK_MAX_INFLIGHT]; /* ring of in-flight submissions */
+  dh_vulkan_sub_t subs[DH_VULKAN_MAX_INFLIGHT]; /* ring of in-flight submissions */
   size_t sub_head, sub_count;
-  VkCommandBuffer free_cbs[DHVK_MAX_INFLIGHT];
+  VkCommandBuffer free_cbs[DH_VULKAN_MAX_INFLIGHT];
   size_t num_free_cbs;
   VkCommandBuffer noop_cb; /* the noop kernel (bind + dispatch), recorded once with
                             * SIMULTANEOUS_USE and resubmitted by every noop launch;
                             * VK_NULL_HANDLE until the first; freed with the pool */
-  dhvk_wait_t* waits;      /* pending cross-stream waits for the next submission */
+  dh_vulkan_wait_t* waits;      /* pending cross-stream waits for the next submission */
   size_t num_waits, cap_waits;
-  struct dhvk_stream* next; /* device's stream list */
-} dhvk_stream_t;
+  struct dh_vulkan_stream* next; /* device's stream list */
+} dh_vulkan_stream_t;
 
-typedef struct dhvk_device {
+typedef struct dh_vulkan_device {
   VkPhysicalDevice phys;
   VkDevice device;
   VkQueue queue;
@@ -297,20 +296,20 @@ typedef struct dhvk_device {
   VkDescriptorSetLayout dsl;
   VkPipelineLayout layout;
   VkPipeline pipe_noop, pipe_fill;
-  dhvk_stream_t* default_stream;
-  dhvk_stream_t* streams;       /* all streams incl. default */
-  dhvk_stream_t* dead_streams;  /* freed streams (magic 0, drained), parked with their
+  dh_vulkan_stream_t* default_stream;
+  dh_vulkan_stream_t* streams;       /* all streams incl. default */
+  dh_vulkan_stream_t* dead_streams;  /* freed streams (magic 0, drained), parked with their
                                    Vulkan objects and reused whole by create_stream (the
                                    objects are destroyed only at shutdown: lavapipe's queue
                                    thread may still touch them); a stale handle is
                                    rejected instead of read after free */
-  dhvk_buf_t* pinned;            /* alloc_host buffers, under pinned_lock */
+  dh_vulkan_buf_t* pinned;            /* alloc_host buffers, under pinned_lock */
   pthread_mutex_t pinned_lock;
   pthread_mutex_t ws_lock;      /* workspace pool */
-  dhvk_buf_t* ws_free;          /* freed workspaces kept for reuse (TVM WorkspacePool) */
+  dh_vulkan_buf_t* ws_free;          /* freed workspaces kept for reuse (TVM WorkspacePool) */
   size_t ws_bytes;
   pthread_mutex_t staging_lock; /* staging cache (never held with another lock taken after) */
-  dhvk_buf_t* staging_free;     /* retired staging buffers kept mapped for reuse */
+  dh_vulkan_buf_t* staging_free;     /* retired staging buffers kept mapped for reuse */
   size_t staging_bytes;         /* bytes held in staging_free */
   /* cached strings */
   char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
@@ -318,7 +317,7 @@ typedef struct dhvk_device {
   char dims_json[96];
   char driver_version[64];
   char device_type[16];
-} dhvk_device_t;
+} dh_vulkan_device_t;
 
 /*===========================================================================
  * vulkan_device.c: lifecycle, validation, device lookup, attributes
@@ -327,35 +326,35 @@ typedef struct dhvk_device {
  * so that calls between the files run one way: stream_new makes a new device's default
  * stream (vulkan_stream.c); release frees a device's streams, memory and pipelines at
  * shutdown, after vkDeviceWaitIdle and before vkDestroyDevice. */
-typedef struct dhvk_device_hooks {
-  int (*stream_new)(dhvk_device_t* d, int dev, dhvk_stream_t** out);
-  void (*release)(dhvk_device_t* d);
-} dhvk_device_hooks_t;
+typedef struct dh_vulkan_device_hooks {
+  int (*stream_new)(dh_vulkan_device_t* d, int dev, dh_vulkan_stream_t** out);
+  void (*release)(dh_vulkan_device_t* d);
+} dh_vulkan_device_hooks_t;
 
 /* backend.h init / shutdown / unavailable_reason (see the Design comment: loader, devices,
  * fork). init returns 0 also when no device is usable; unavailable_reason then says why.
  * init keeps `hooks` (static storage) for shutdown. */
-int dh_vk_init(const dhvk_device_hooks_t* hooks);
-void dh_vk_shutdown(void);
-const char* dh_vk_unavailable_reason(void);
+int dh_vulkan_device_init(const dh_vulkan_device_hooks_t* hooks);
+void dh_vulkan_shutdown(void);
+const char* dh_vulkan_unavailable_reason(void);
 
 /* backend.h get_attr (TVM DeviceAPI::GetAttr kinds), get_target_property (vulkan target
  * kind option names, plus vk_validation_errors (Int) and vk_validation_enabled (Bool)),
  * set_device (validates the device only). */
-int dh_vk_get_attr(DLDevice dev, int32_t kind, dh_any_t* out);
-int dh_vk_get_target_property(DLDevice dev, const char* name, dh_any_t* out);
-int dh_vk_set_device(DLDevice dev);
+int dh_vulkan_get_attr(DLDevice dev, int32_t kind, dh_any_t* out);
+int dh_vulkan_get_target_property(DLDevice dev, const char* name, dh_any_t* out);
+int dh_vulkan_set_device(DLDevice dev);
 
 /* Looks up the device record for dev. Errors: RuntimeError in a child forked after init,
  * ValueError for a non-vulkan device type, IndexError for an id out of range. The
  * record lives until shutdown. Thread-safe. */
-int dh_vk_check_dev(DLDevice dev, dhvk_device_t** out);
+int dh_vulkan_check_dev(DLDevice dev, dh_vulkan_device_t** out);
 
 /* Fails the call (RuntimeError "Vulkan validation error (N so far): <first message>")
  * when the validation layer reported ERROR messages since the last check; 0 otherwise,
  * and always 0 when validation is off. Each batch of errors is reported once.
  * Thread-safe. */
-int dh_vk_val_check(void);
+int dh_vulkan_val_check(void);
 
 /*===========================================================================
  * vulkan_buffers.c (buffers, staging cache) and vulkan_memory.c (workspaces, pinned
@@ -365,47 +364,47 @@ int dh_vk_val_check(void);
  * HOST_COHERENT, persistently mapped (staging / pinned), 0 = DEVICE_LOCAL (any type as
  * a fallback); a zero-byte device buffer has no VkBuffer. Over maxMemoryAllocationSize
  * or the largest heap: OutOfMemoryError before touching the driver. The caller owns
- * *out (dh_vk_buf_destroy). Thread-safe. */
-int dh_vk_buf_create(dhvk_device_t* d, int dev, size_t nbytes, int host, dhvk_buf_t** out);
+ * *out (dh_vulkan_buf_destroy). Thread-safe. */
+int dh_vulkan_buf_create(dh_vulkan_device_t* d, int dev, size_t nbytes, int host, dh_vulkan_buf_t** out);
 
 /* Destroys b's VkBuffer and memory (unmapping it) and frees the record; NULL is a no-op.
  * The caller guarantees no queued work still uses it. */
-void dh_vk_buf_destroy(dhvk_device_t* d, dhvk_buf_t* b);
+void dh_vulkan_buf_destroy(dh_vulkan_device_t* d, dh_vulkan_buf_t* b);
 
 /* A mapped staging buffer of at least nbytes, from d's staging cache or new (capacities
  * are powers of two from 64 KiB). Takes d->staging_lock. */
-int dh_vk_staging_get(dhvk_device_t* d, int dev, size_t nbytes, dhvk_buf_t** out);
+int dh_vulkan_staging_get(dh_vulkan_device_t* d, int dev, size_t nbytes, dh_vulkan_buf_t** out);
 
 /* Returns a staging buffer to d's cache (512 MiB in all, evicting older ones), or
  * destroys it when larger than 256 MiB; NULL is a no-op. Takes d->staging_lock. */
-void dh_vk_staging_put(dhvk_device_t* d, dhvk_buf_t* b);
+void dh_vulkan_staging_put(dh_vulkan_device_t* d, dh_vulkan_buf_t* b);
 
 /* Checks that p is a vulkan data-space handle (magic) of device dev (dev < 0: any);
  * ValueError naming what otherwise. */
-int dh_vk_check_buf(const void* p, int dev, const char* what, dhvk_buf_t** out);
+int dh_vulkan_check_buf(const void* p, int dev, const char* what, dh_vulkan_buf_t** out);
 
 /* ValueError naming what unless [off, off + n) lies inside b's requested size. */
-int dh_vk_range_check(const dhvk_buf_t* b, size_t off, size_t n, const char* what);
+int dh_vulkan_range_check(const dh_vulkan_buf_t* b, size_t off, size_t n, const char* what);
 
 /* Records a TRANSFER_WRITE -> HOST_READ memory barrier into cb (device -> host copies). */
-void dh_vk_cmd_host_barrier(VkCommandBuffer cb);
+void dh_vulkan_cmd_host_barrier(VkCommandBuffer cb);
 
 /* backend.h memory and copy entries (TVM DeviceAPI AllocDataSpace, FreeDataSpace,
  * AllocWorkspace, FreeWorkspace, CopyDataFromTo; alloc_host/free_host = pinned memory). */
-int dh_vk_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment, DLDataType hint,
-                           void** out);
-int dh_vk_free_data_space(DLDevice dev, void* ptr);
-int dh_vk_alloc_workspace(DLDevice dev, size_t nbytes, DLDataType hint, void** out);
-int dh_vk_free_workspace(DLDevice dev, void* ptr);
-int dh_vk_alloc_host(DLDevice dev, size_t nbytes, void** out);
-int dh_vk_free_host(DLDevice dev, void* ptr);
-int dh_vk_copy_data_from_to(const void* from, size_t from_offset, void* to, size_t to_offset,
-                            size_t nbytes, DLDevice dev_from, DLDevice dev_to, DLDataType hint,
-                            dh_stream_t stream);
+int dh_vulkan_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment, DLDataType hint,
+                               void** out);
+int dh_vulkan_free_data_space(DLDevice dev, void* ptr);
+int dh_vulkan_alloc_workspace(DLDevice dev, size_t nbytes, DLDataType hint, void** out);
+int dh_vulkan_free_workspace(DLDevice dev, void* ptr);
+int dh_vulkan_alloc_host(DLDevice dev, size_t nbytes, void** out);
+int dh_vulkan_free_host(DLDevice dev, void* ptr);
+int dh_vulkan_copy_data_from_to(const void* from, size_t from_offset, void* to, size_t to_offset,
+                                size_t nbytes, DLDevice dev_from, DLDevice dev_to, DLDataType hint,
+                                dh_stream_t stream);
 
 /* At shutdown (device idle, streams destroyed): destroys d's pinned buffers, staging
  * cache and workspace pool and their locks. */
-void dh_vk_memory_release(dhvk_device_t* d);
+void dh_vulkan_memory_release(dh_vulkan_device_t* d);
 
 /*===========================================================================
  * vulkan_stream.c: streams, submissions, events
@@ -413,38 +412,38 @@ void dh_vk_memory_release(dhvk_device_t* d);
 /* Creates a stream (command pool, descriptor pool, timeline semaphore) on d (index dev),
  * reusing a dead stream record when there is one, and links it into d->streams.
  * Takes d->lock. */
-int dh_vk_stream_new(dhvk_device_t* d, int dev, dhvk_stream_t** out);
+int dh_vulkan_stream_new(dh_vulkan_device_t* d, int dev, dh_vulkan_stream_t** out);
 
 /* The stream for handle stream on device d (index dev): NULL is d's default stream;
  * ValueError for a handle that is not a live vulkan stream of this device. */
-int dh_vk_resolve_stream(dhvk_device_t* d, int dev, dh_stream_t stream, dhvk_stream_t** out);
+int dh_vulkan_resolve_stream(dh_vulkan_device_t* d, int dev, dh_stream_t stream, dh_vulkan_stream_t** out);
 
 /* The calling thread's current stream on device index dev (tvm-ffi's environment
  * stream, backend.h), or d's default stream; NULL with the error raised when that
  * handle is not a stream of this device (it may have been set through tvm-ffi). */
-dhvk_stream_t* dh_vk_current_stream(dhvk_device_t* d, int dev);
+dh_vulkan_stream_t* dh_vulkan_current_stream(dh_vulkan_device_t* d, int dev);
 
 /* Waits (60 s limit) for everything submitted on s and retires it: deferred host
  * copies, staging buffers, descriptor sets, command buffers. Stream locked. */
-int dh_vk_stream_drain(dhvk_device_t* d, dhvk_stream_t* s);
+int dh_vulkan_stream_drain(dh_vulkan_device_t* d, dh_vulkan_stream_t* s);
 
 /* Gets a command buffer of s in the recording state, first making room for one more
  * in-flight submission. Stream locked. */
-int dh_vk_stream_begin(dhvk_device_t* d, dhvk_stream_t* s, VkCommandBuffer* out);
+int dh_vulkan_stream_begin(dh_vulkan_device_t* d, dh_vulkan_stream_t* s, VkCommandBuffer* out);
 
 /* Makes room for one more in-flight submission on s (retires what has completed, waits
  * for the oldest if the ring is full), without getting a command buffer; for
- * submissions of a pre-recorded command buffer (dhvk_sub_t.prerecorded). Stream locked. */
-int dh_vk_stream_make_room(dhvk_device_t* d, dhvk_stream_t* s);
+ * submissions of a pre-recorded command buffer (dh_vulkan_sub_t.prerecorded). Stream locked. */
+int dh_vulkan_stream_make_room(dh_vulkan_device_t* d, dh_vulkan_stream_t* s);
 
 /* Ends (unless sub->prerecorded) and submits sub->cb on d's queue, waiting on s's previous timeline value and the
  * values recorded by sync_stream_from_to, signalling the next; records sub as in flight.
  * On failure the submission's resources are released. Stream locked. */
-int dh_vk_stream_submit(dhvk_device_t* d, dhvk_stream_t* s, dhvk_sub_t* sub);
+int dh_vulkan_stream_submit(dh_vulkan_device_t* d, dh_vulkan_stream_t* s, dh_vulkan_sub_t* sub);
 
 /* Waits until every stream of d has finished the work submitted so far (not retired).
  * Takes d->lock and each stream's lock. */
-int dh_vk_device_wait_all(dhvk_device_t* d);
+int dh_vulkan_device_wait_all(dh_vulkan_device_t* d);
 
 /* Waits until d's queue is idle, vkQueueWaitIdle under d->queue_lock (the queue is
  * externally synchronised). Needed before destroying a semaphore, command pool, fence or
@@ -455,46 +454,46 @@ int dh_vk_device_wait_all(dhvk_device_t* d);
  * has finished every earlier submission, cleanup included. Device-wide: it also waits
  * for other streams' work. Returns 0, or -1 with the Vulkan error. Thread-safe; call
  * with no stream lock held. */
-int dh_vk_queue_quiesce(dhvk_device_t* d);
+int dh_vulkan_queue_quiesce(dh_vulkan_device_t* d);
 
 /* At shutdown (device idle): drains and destroys every stream of d, and the parked
  * (freed) streams with their Vulkan objects. free_stream itself destroys nothing (see
- * dh_vk_free_stream in vulkan_stream.c), so it needs no dh_vk_queue_quiesce. */
-void dh_vk_streams_destroy_all(dhvk_device_t* d);
+ * dh_vulkan_free_stream in vulkan_stream.c), so it needs no dh_vulkan_queue_quiesce. */
+void dh_vulkan_streams_destroy_all(dh_vulkan_device_t* d);
 
 /* backend.h stream and event entries (TVM DeviceAPI CreateStream, FreeStream,
  * SetStream, GetCurrentStream, StreamSync, SyncStreamFromTo; events = timestamp
  * queries, elapsed time in milliseconds). */
-int dh_vk_create_stream(DLDevice dev, dh_stream_t* out);
-int dh_vk_free_stream(DLDevice dev, dh_stream_t stream);
-int dh_vk_set_stream(DLDevice dev, dh_stream_t stream);
-int dh_vk_get_current_stream(DLDevice dev, dh_stream_t* out);
-int dh_vk_stream_sync(DLDevice dev, dh_stream_t stream);
-int dh_vk_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst);
-int dh_vk_event_create(DLDevice dev, dh_event_t* out);
-int dh_vk_event_record(DLDevice dev, dh_event_t ev, dh_stream_t stream);
-int dh_vk_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end, double* out_ms);
-int dh_vk_event_free(DLDevice dev, dh_event_t ev);
+int dh_vulkan_create_stream(DLDevice dev, dh_stream_t* out);
+int dh_vulkan_free_stream(DLDevice dev, dh_stream_t stream);
+int dh_vulkan_set_stream(DLDevice dev, dh_stream_t stream);
+int dh_vulkan_get_current_stream(DLDevice dev, dh_stream_t* out);
+int dh_vulkan_stream_sync(DLDevice dev, dh_stream_t stream);
+int dh_vulkan_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst);
+int dh_vulkan_event_create(DLDevice dev, dh_event_t* out);
+int dh_vulkan_event_record(DLDevice dev, dh_event_t ev, dh_stream_t stream);
+int dh_vulkan_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end, double* out_ms);
+int dh_vulkan_event_free(DLDevice dev, dh_event_t ev);
 
 /*===========================================================================
  * vulkan_kernels.c: pipelines and module functions
  *===========================================================================*/
 /* Builds d's descriptor-set layout, pipeline layout and the noop/fill pipelines once
  * (lazily). Takes d->lock. */
-int dh_vk_ensure_pipelines(dhvk_device_t* d);
+int dh_vulkan_ensure_pipelines(dh_vulkan_device_t* d);
 
 /* At shutdown (device idle): destroys d's pipelines and layouts. */
-void dh_vk_pipelines_destroy(dhvk_device_t* d);
+void dh_vulkan_pipelines_destroy(dh_vulkan_device_t* d);
 
 /* The module functions noop, fill, echo, raise (semantics in backend.h). */
-#define DHVK_NUM_FUNCTIONS 4
-extern const dh_backend_function_t dh_vk_functions[DHVK_NUM_FUNCTIONS];
+#define DH_VULKAN_NUM_FUNCTIONS 4
+extern const dh_backend_function_t dh_vulkan_functions[DH_VULKAN_NUM_FUNCTIONS];
 
 /*===========================================================================
  * vulkan_raw.c: the raw twin
  *===========================================================================*/
 /* Pre-recorded command buffers submitted directly, timestamp queries for device time. */
-extern const dh_raw_twin_t dh_vk_raw;
+extern const dh_raw_twin_t dh_vulkan_raw_twin;
 
 #pragma GCC visibility pop
 

@@ -1,7 +1,7 @@
 /*
  * backends/vulkan/vulkan_loader.c — the Vulkan loader: dlopen of libvulkan.so.1 (in init,
  * never in a constructor, so a process may fork before init), the entry-point table
- * dh_vk_fn (every Vulkan call goes through it: VK_NO_PROTOTYPES, nothing links against
+ * dh_vulkan_fn (every Vulkan call goes through it: VK_NO_PROTOTYPES, nothing links against
  * libvulkan), and VkResult names for error messages. See vulkan_internal.h.
  */
 #include "vulkan_internal.h"
@@ -10,10 +10,10 @@
 #include <link.h>
 #include <string.h>
 
-dh_vk_fns_t dh_vk_fn;
+dh_vulkan_fns_t dh_vulkan_fn;
 static void* g_lib;
 
-int dh_vk_loader_open(char* reason, size_t reason_size) {
+int dh_vulkan_loader_open(char* reason, size_t reason_size) {
   g_lib = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!g_lib) {
     const char* e = dlerror();
@@ -21,43 +21,43 @@ int dh_vk_loader_open(char* reason, size_t reason_size) {
              e ? e : "dlopen failed");
     return 0;
   }
-  *(void**)&dh_vk_fn.vkGetInstanceProcAddr = dlsym(g_lib, "vkGetInstanceProcAddr");
-  if (!dh_vk_fn.vkGetInstanceProcAddr) {
+  *(void**)&dh_vulkan_fn.vkGetInstanceProcAddr = dlsym(g_lib, "vkGetInstanceProcAddr");
+  if (!dh_vulkan_fn.vkGetInstanceProcAddr) {
     snprintf(reason, reason_size, "libvulkan.so.1 has no vkGetInstanceProcAddr");
     return 0;
   }
-#define DHVK_LOAD(name) \
-  dh_vk_fn.name = (PFN_##name)dh_vk_fn.vkGetInstanceProcAddr(VK_NULL_HANDLE, #name);
-  DHVK_GLOBAL_FUNCS(DHVK_LOAD)
-#undef DHVK_LOAD
-  dh_vk_fn.vkEnumerateInstanceVersion = (PFN_vkEnumerateInstanceVersion)dh_vk_fn.vkGetInstanceProcAddr(
+#define DH_VULKAN_LOAD(name) \
+  dh_vulkan_fn.name = (PFN_##name)dh_vulkan_fn.vkGetInstanceProcAddr(VK_NULL_HANDLE, #name);
+  DH_VULKAN_GLOBAL_FUNCS(DH_VULKAN_LOAD)
+#undef DH_VULKAN_LOAD
+  dh_vulkan_fn.vkEnumerateInstanceVersion = (PFN_vkEnumerateInstanceVersion)dh_vulkan_fn.vkGetInstanceProcAddr(
       VK_NULL_HANDLE, "vkEnumerateInstanceVersion");
-  if (!dh_vk_fn.vkCreateInstance || !dh_vk_fn.vkEnumerateInstanceLayerProperties ||
-      !dh_vk_fn.vkEnumerateInstanceVersion) {
+  if (!dh_vulkan_fn.vkCreateInstance || !dh_vulkan_fn.vkEnumerateInstanceLayerProperties ||
+      !dh_vulkan_fn.vkEnumerateInstanceVersion) {
     snprintf(reason, reason_size, "the Vulkan loader is older than Vulkan 1.1");
     return 0;
   }
   return 1;
 }
 
-int dh_vk_loader_load_instance(VkInstance instance, int debug_utils, char* reason,
-                               size_t reason_size) {
-#define DHVK_LOAD(name) dh_vk_fn.name = (PFN_##name)dh_vk_fn.vkGetInstanceProcAddr(instance, #name);
-  DHVK_INSTANCE_FUNCS(DHVK_LOAD)
-#undef DHVK_LOAD
-#define DHVK_CHECK(name) if (!dh_vk_fn.name) { snprintf(reason, reason_size, "Vulkan entry point %s missing", #name); return 0; }
-  DHVK_INSTANCE_FUNCS(DHVK_CHECK)
-#undef DHVK_CHECK
+int dh_vulkan_loader_load_instance(VkInstance instance, int debug_utils, char* reason,
+                                   size_t reason_size) {
+#define DH_VULKAN_LOAD(name) dh_vulkan_fn.name = (PFN_##name)dh_vulkan_fn.vkGetInstanceProcAddr(instance, #name);
+  DH_VULKAN_INSTANCE_FUNCS(DH_VULKAN_LOAD)
+#undef DH_VULKAN_LOAD
+#define DH_VULKAN_CHECK(name) if (!dh_vulkan_fn.name) { snprintf(reason, reason_size, "Vulkan entry point %s missing", #name); return 0; }
+  DH_VULKAN_INSTANCE_FUNCS(DH_VULKAN_CHECK)
+#undef DH_VULKAN_CHECK
   if (debug_utils) {
-    dh_vk_fn.vkCreateDebugUtilsMessengerEXT = (PFN_vkCreateDebugUtilsMessengerEXT)dh_vk_fn.vkGetInstanceProcAddr(
+    dh_vulkan_fn.vkCreateDebugUtilsMessengerEXT = (PFN_vkCreateDebugUtilsMessengerEXT)dh_vulkan_fn.vkGetInstanceProcAddr(
         instance, "vkCreateDebugUtilsMessengerEXT");
-    dh_vk_fn.vkDestroyDebugUtilsMessengerEXT = (PFN_vkDestroyDebugUtilsMessengerEXT)dh_vk_fn.vkGetInstanceProcAddr(
+    dh_vulkan_fn.vkDestroyDebugUtilsMessengerEXT = (PFN_vkDestroyDebugUtilsMessengerEXT)dh_vulkan_fn.vkGetInstanceProcAddr(
         instance, "vkDestroyDebugUtilsMessengerEXT");
   }
   return 1;
 }
 
-/* dl_iterate_phdr callback of dh_vk_loader_pin_icds: pins an object that defines
+/* dl_iterate_phdr callback of dh_vulkan_loader_pin_icds: pins an object that defines
  * vk_icdGetInstanceProcAddr itself (an ICD; the loader and the layers do not export it). */
 static int pin_if_icd(struct dl_phdr_info* info, size_t size, void* data) {
   (void)size;
@@ -76,19 +76,19 @@ static int pin_if_icd(struct dl_phdr_info* info, size_t size, void* data) {
   return 0;
 }
 
-void dh_vk_loader_pin_icds(void) { dl_iterate_phdr(pin_if_icd, NULL); }
+void dh_vulkan_loader_pin_icds(void) { dl_iterate_phdr(pin_if_icd, NULL); }
 
-void dh_vk_loader_close(void) {
+void dh_vulkan_loader_close(void) {
   if (g_lib) dlclose(g_lib);
   g_lib = NULL;
 }
 
-void dh_vk_loader_forget(void) { g_lib = NULL; }
+void dh_vulkan_loader_forget(void) { g_lib = NULL; }
 
 /*===========================================================================
  * VkResult names and errors
  *===========================================================================*/
-const char* dh_vk_result_name(VkResult r) {
+const char* dh_vulkan_result_name(VkResult r) {
   switch (r) {
 #define C(x) case x: return #x;
     C(VK_SUCCESS) C(VK_NOT_READY) C(VK_TIMEOUT) C(VK_INCOMPLETE)
@@ -104,9 +104,9 @@ const char* dh_vk_result_name(VkResult r) {
 
 /* Sets an error for a failed Vulkan call: OutOfMemoryError for the memory results,
  * RuntimeError otherwise. Returns -1. */
-int dh_vk_fail(VkResult r, const char* what) {
+int dh_vulkan_fail(VkResult r, const char* what) {
   const char* kind = (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
                          ? DH_KIND_OUT_OF_MEMORY_ERROR : DH_KIND_RUNTIME_ERROR;
-  return dh_error_set(kind, "%s failed: %s (%d)", what, dh_vk_result_name(r), (int)r);
+  return dh_error_set(kind, "%s failed: %s (%d)", what, dh_vulkan_result_name(r), (int)r);
 }
 

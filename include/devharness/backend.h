@@ -382,6 +382,36 @@ dh_stream_t dh_env_get_stream(DLDevice dev);
  * device_type or device_id: DH_KIND_VALUE_ERROR; out of memory). */
 int dh_env_set_stream(DLDevice dev, dh_stream_t stream);
 
+/*===========================================================================
+ * Device-id check shared by backends
+ *===========================================================================*/
+
+/* Whether device_id names one of a backend's n_devices devices, numbered
+ * 0..n_devices-1 (DLPack's int32_t device_id; n_devices <= 0: none is valid). Pure,
+ * thread-safe, never fails. */
+static inline int dh_backend_device_id_valid(int32_t device_id, int32_t n_devices) {
+  return device_id >= 0 && device_id < n_devices;
+}
+
+/* DH_BACKEND_CHECK_DEVICE(dev, n_devices, fmt, ...): the range check of an entry's
+ * device id.
+ *   dev        DLDevice whose device_id is checked (evaluated once; its device_type
+ *              is the caller's to check, before this);
+ *   n_devices  int32_t count of the backend's devices, ids 0..n_devices-1;
+ *   fmt, ...   the printf-style message of the error, naming the backend (each
+ *              backend keeps its own wording; arguments evaluated only on failure).
+ * Evaluates to 0 when dev.device_id is in range, else to -1 after
+ * dh_error_set(DH_KIND_INDEX_ERROR, fmt, ...) (devharness/error.h), so an entry writes
+ *     if (DH_BACKEND_CHECK_DEVICE(dev, n, "foo: device id %d out of range", (int)dev.device_id) != 0)
+ *       return -1;
+ * Nothing is allocated or owned; thread-safe as dh_error_set is (the error is the
+ * calling thread's). Source of the rule: dh_backend_t's get_attr and set_device
+ * above ("Invalid id -> IndexError"). */
+#define DH_BACKEND_CHECK_DEVICE(dev, n_devices, ...)                     \
+  (dh_backend_device_id_valid((dev).device_id, (n_devices))              \
+       ? 0                                                               \
+       : dh_error_set(DH_KIND_INDEX_ERROR, __VA_ARGS__))
+
 /* Type of the entry point. */
 typedef const dh_backend_t* (*dh_backend_entry_fn)(void);
 

@@ -99,9 +99,9 @@ MUTANTS = [
        "    if (s->tail) s->tail->next = cmd;\n    else s->head = cmd;\n    s->tail = cmd;\n  }")],
      "stream.free_pending", "free_stream discards the commands still queued"),
     ("stream_tls_global", S,
-     [("int dh_sim_b_set_stream(DLDevice dev, dh_stream_t stream) {",
+     [("int dh_sim_set_stream(DLDevice dev, dh_stream_t stream) {",
        "static dh_stream_t dh_sim_g_stream[DH_SIM_MAX_DEVICES];\n"
-       "int dh_sim_b_set_stream(DLDevice dev, dh_stream_t stream) {"),
+       "int dh_sim_set_stream(DLDevice dev, dh_stream_t stream) {"),
       ("  return dh_env_set_stream(dh_sim_dev(d->id), stream);\n}",
        "  dh_sim_g_stream[d->id] = stream;\n  return 0;\n}"),
       ("*out_stream = dh_env_get_stream(dh_sim_dev(d->id));", "*out_stream = dh_sim_g_stream[d->id];")],
@@ -212,8 +212,8 @@ MUTANTS = [
      [("if (charged > avail) {", "if (charged > avail || nbytes > ((size_t)48 << 20)) {")],
      "mem.*", "allocations above 48 MiB fail (OutOfMemoryError)"),
     ("mem_lanes_refused", B,
-     [("                              DLDataType type_hint, void** out_ptr) {\n  (void)type_hint;",
-       "                              DLDataType type_hint, void** out_ptr) {\n"
+     [("                            DLDataType type_hint, void** out_ptr) {\n  (void)type_hint;",
+       "                            DLDataType type_hint, void** out_ptr) {\n"
        "  if (type_hint.lanes > 1) return dh_error_set(\"ValueError\", \"sim: lanes\");")],
      "mem.*", "allocation refuses a type hint with lanes > 1"),
     ("table_cap_64", D,
@@ -241,23 +241,23 @@ MUTANTS = [
      [("  s->failed_seq = 0;\n  pthread_mutex_unlock(&s->mu);", "  pthread_mutex_unlock(&s->mu);")],
      "stream.error_at_sync,packed.device_failure", "a reported failure is never cleared"),
     ("stream_sync_ignores_failure", S,
-     [("int rc = dh_sim_stream_sync(s);", "int rc = dh_sim_stream_wait(s);")],
+     [("int rc = dh_sim_stream_wait_report(s);", "int rc = dh_sim_stream_wait(s);")],
      "stream.error_at_sync,packed.device_failure", "stream_sync waits but does not report failures"),
     ("trap_not_queued", K,
-     [("dh_sim_cmd_new(DH_SIM_CMD_TRAP)", "dh_sim_cmd_new(DH_SIM_CMD_NOOP)")],
+     [("enqueue_kernel(args[0].v_device, DH_SIM_CMD_TRAP)", "enqueue_kernel(args[0].v_device, DH_SIM_CMD_NOOP)")],
      "stream.error_at_sync,packed.device_failure", "trap queues an empty kernel that cannot fail"),
     ("device_set_invalid_ok", B,
-     [("int dh_sim_b_set_device(DLDevice dev) {\n  dh_sim_device_t* d;\n  if (dh_sim_device_get(dev, &d) != 0) return -1;",
-       "int dh_sim_b_set_device(DLDevice dev) {\n  dh_sim_device_t* d;\n"
+     [("int dh_sim_set_device(DLDevice dev) {\n  dh_sim_device_t* d;\n  if (dh_sim_device_get(dev, &d) != 0) return -1;",
+       "int dh_sim_set_device(DLDevice dev) {\n  dh_sim_device_t* d;\n"
        "  if (dh_sim_device_get(dev, &d) != 0) { dh_error_clear(); return 0; }")],
      "device.*,attr.*", "set_device accepts any device id"),
     ("device_set_second_fails", B,
-     [("int dh_sim_b_set_device(DLDevice dev) {\n  dh_sim_device_t* d;\n  if (dh_sim_device_get(dev, &d) != 0) return -1;",
-       "int dh_sim_b_set_device(DLDevice dev) {\n  dh_sim_device_t* d;\n  if (dh_sim_device_get(dev, &d) != 0) return -1;\n"
+     [("int dh_sim_set_device(DLDevice dev) {\n  dh_sim_device_t* d;\n  if (dh_sim_device_get(dev, &d) != 0) return -1;",
+       "int dh_sim_set_device(DLDevice dev) {\n  dh_sim_device_t* d;\n  if (dh_sim_device_get(dev, &d) != 0) return -1;\n"
        "  if (d->id == 1) return dh_error_set(\"IndexError\", \"sim: device 1 is busy\");")],
      "device.*,attr.*", "set_device refuses device id 1"),
     ("functions_no_fill", B,
-     [("    {DH_FUNC_FILL, dh_sim_f_fill},\n", "")],
+     [("    {DH_FUNC_FILL, dh_sim_func_fill},\n", "")],
      "packed.*", "the fill function is not registered"),
     ("fill_misaligned_accepted", B,
      [("  if (t->byte_offset % 4 || nbytes % 4)\n", "  if (0)\n")],
@@ -300,8 +300,8 @@ MUTANTS = [
      [("  cmd->dst = b->data + t->byte_offset;", "  cmd->dst = b->data;")],
      "packed.*", "fill ignores the tensor's byte_offset"),
     ("noop_not_queued", B,
-     [("  dh_sim_cmd_t* cmd = dh_sim_cmd_new(DH_SIM_CMD_NOOP);\n  int rc = cmd ? dh_sim_stream_enqueue(s, cmd) : -1;",
-       "  int rc = 0;")],
+     [("  return enqueue_kernel(args[0].v_device, DH_SIM_CMD_NOOP);",
+       "  dh_sim_device_t* d;\n  return dh_sim_device_get(args[0].v_device, &d);")],
      "packed.*", "equivalent: noop returns without queueing the empty kernel (an empty kernel has no "
      "observable effect for the contract)"),
 

@@ -599,7 +599,7 @@ static void test_raw_twin(void** state) {
 }
 
 /* "Pinned" host memory is page-aligned, as real pinned memory is page-granular
- * (backends/sim/sim_memory.c dh_sim_b_alloc_host): the bench's twins copy between
+ * (backends/sim/sim_memory.c dh_sim_alloc_host): the bench's twins copy between
  * page-aligned buffers, and a 64-byte-aligned harness buffer ran at another relative
  * alignment. */
 static void test_alloc_host_page_aligned(void** state) {

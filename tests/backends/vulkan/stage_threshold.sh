@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/backends/vulkan/stage_threshold.sh — DEVHARNESS_VULKAN_STAGE_PINNED_MAX, the
 # pinned H2D staging threshold of the Vulkan backend (vulkan_internal.h
-# DHVK_H2D_STAGE_MAX), TAP: a value that is not a byte count leaves the backend with no
+# DH_VULKAN_H2D_STAGE_MAX), TAP: a value that is not a byte count leaves the backend with no
 # device and says why (variable and escaped value); at 0 (every pinned source read by
 # the device, the call waiting for it) and at 1 GiB (every pinned source staged) the
 # copy and capability clauses still pass, the host-source ones included.

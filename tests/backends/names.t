@@ -1,0 +1,159 @@
+#!/usr/bin/python3
+"""tests/backends/names.t — every backend's symbols follow one naming rule.
+
+The rule (docs/adding-a-backend.md "Names"): every global symbol a backend defines is
+`dh_<backend>_<what>`, <backend> being its folder under backends/ (cpu, sim, skeleton,
+tvm, cuda, opencl, vulkan; the shared helpers of backends/common/ are `dh_common_`),
+except the plugin entry symbol `dh_backend_entry`; and a function bound into the
+dh_backend_t vtable is named after its field (`.alloc_data_space =
+dh_<backend>_alloc_data_space`).
+
+Points, for each folder of backends/:
+  - its objects under $BUILD/obj/backends/<folder>/ (sub-folders included: tvm builds
+    one per flavour), read with `nm -P`: every defined global symbol (T, D, B, R) has the
+    prefix. Objects whose source is gone are left out; a folder with no object (its SDK
+    is absent) is a SKIP with the reason;
+  - its `<folder>_backend.c`: every `.field = dh_...` of the vtable names that field
+    (`.raw = &dh_<folder>_raw_twin`).
+And for every plugin under $BUILD/lib (libdevharness_<name>.so, tvm's adapter library):
+its dynamic symbols (`nm -D`) have the prefix of its folder.
+The first points check the checker on made-up symbol lists, so the test can fail.
+Prints TAP."""
+import glob
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from taplib import count, ok, skip  # noqa: E402
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+BUILD = os.environ.get("BUILD", "build")
+BUILD_DIR = BUILD if os.path.isabs(BUILD) else os.path.join(ROOT, BUILD)
+BACKENDS = os.path.join(ROOT, "backends")
+ENTRY = "dh_backend_entry"
+GLOBAL_KINDS = set("TDBR")  # defined text, data, bss, read-only data
+ENTRY_NAMES = {"raw": "raw_twin"}  # vtable fields whose entry has another name
+
+
+def prefix(folder):
+    """The symbol prefix of a backends/ folder."""
+    return "dh_%s_" % folder
+
+
+def parse_nm(text):
+    """Defined global symbol names (kinds T, D, B, R) of `nm -P` output."""
+    names = []
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[1] in GLOBAL_KINDS:
+            names.append(parts[0])
+    return sorted(set(names))
+
+
+def bad_names(folder, names):
+    """The names that break the rule for folder."""
+    return [n for n in names if n != ENTRY and not n.startswith(prefix(folder))]
+
+
+def bad_bindings(folder, source):
+    """(field, function) pairs of a vtable initialiser whose function is not named after
+    its field (the raw field's twin: dh_<folder>_raw_twin)."""
+    out = []
+    for field, fn in re.findall(r"^\s*\.(\w+)\s*=\s*&?(dh_\w+)\s*,", source, re.M):
+        if fn != prefix(folder) + ENTRY_NAMES.get(field, field):
+            out.append((field, fn))
+    return out
+
+
+def nm(args, path):
+    return subprocess.run(["nm"] + args + [path], capture_output=True, text=True, check=True).stdout
+
+
+def self_check():
+    good = "dh_sim_alloc_data_space T 0 10\ndh_backend_entry T 10 4\ndh_sim_state B 0 8\n"
+    bad = ("dh_ocl_copy T 0 10\nvk_init T 10 4\ndh_opencl_init T 20 4\nhelper t 30 4\n"
+           "dh_opencl_table R 0 4\nmalloc U\ndh_opencl_weak W 40 4\n")
+    ok(parse_nm(good) == ["dh_backend_entry", "dh_sim_alloc_data_space", "dh_sim_state"],
+       "self-check: nm -P lines give the defined globals (T, D, B, R)", parse_nm(good))
+    ok(bad_names("sim", parse_nm(good)) == [], "self-check: names with the folder's prefix pass",
+       bad_names("sim", parse_nm(good)))
+    got = bad_names("opencl", parse_nm(bad))
+    ok(got == ["dh_ocl_copy", "vk_init"],
+       "self-check: dh_ocl_copy and vk_init break the rule for opencl (locals, U, W ignored)", got)
+    vt = ("  .init = dh_vulkan_init,\n  .copy_data_from_to = dh_opencl_copy,\n"
+          "  .raw = &dh_vulkan_raw_twin,\n  .functions = k_functions,\n  .raw = &dh_vulkan_raw,\n")
+    got = bad_bindings("vulkan", vt)
+    ok(got == [("copy_data_from_to", "dh_opencl_copy"), ("raw", "dh_vulkan_raw")],
+       "self-check: a vtable field bound to a function of another name is found", got)
+
+
+def objects(folder):
+    """Object files of folder's sources under $BUILD/obj/backends/<folder>/."""
+    objdir = os.path.join(BUILD_DIR, "obj", "backends", folder)
+    srcdir = os.path.join(BACKENDS, folder)
+    out = []
+    for o in sorted(glob.glob(os.path.join(objdir, "**", "*.o"), recursive=True)):
+        stem = os.path.splitext(os.path.basename(o))[0]
+        if any(os.path.exists(os.path.join(srcdir, stem + ext)) for ext in (".c", ".cc")):
+            out.append(o)
+    return out
+
+
+def check_folder(folder):
+    objs = objects(folder)
+    if not objs:
+        skip("backends/%s: global symbols are %s*" % (folder, prefix(folder)),
+             "no object under %s/obj/backends/%s (not built here)" % (BUILD, folder))
+    else:
+        diag = []
+        for o in objs:
+            for n in bad_names(folder, parse_nm(nm(["-P", "--defined-only"], o))):
+                diag.append("%s: %s" % (os.path.relpath(o, BUILD_DIR), n))
+        ok(not diag, "backends/%s: the global symbols of its %d objects are %s* (or %s)"
+           % (folder, len(objs), prefix(folder), ENTRY), "\n".join(diag))
+    src = os.path.join(BACKENDS, folder, "%s_backend.c" % folder)
+    if os.path.exists(src):
+        with open(src) as f:
+            got = bad_bindings(folder, f.read())
+        ok(not got, "backends/%s/%s_backend.c: each vtable entry is %s<field>" % (folder, folder, prefix(folder)),
+           "\n".join("  .%s = %s (want %s%s)" % (fld, fn, prefix(folder), fld) for fld, fn in got))
+
+
+def plugin_folder(path):
+    """The backends/ folder of a built plugin library."""
+    base = os.path.basename(path)
+    if base == "libdh_tvm_adapter.so":
+        return "tvm"
+    name = base[len("libdevharness_"):-len(".so")]
+    return name.split("-")[0]  # tvm-cpu, tvm-cuda: the tvm folder
+
+
+def check_plugins():
+    libs = sorted(set(glob.glob(os.path.join(BUILD_DIR, "lib", "**", "libdevharness_*.so"), recursive=True)
+                      + glob.glob(os.path.join(BUILD_DIR, "lib", "**", "libdh_tvm_adapter.so"), recursive=True)))
+    folders = set(os.listdir(BACKENDS))
+    libs = [p for p in libs if plugin_folder(p) in folders]
+    if not libs:
+        skip("plugins: dynamic symbols follow the rule", "no plugin under %s/lib" % BUILD)
+        return
+    diag = []
+    for p in libs:
+        for n in bad_names(plugin_folder(p), parse_nm(nm(["-D", "-P", "--defined-only"], p))):
+            diag.append("%s: %s" % (os.path.relpath(p, BUILD_DIR), n))
+    ok(not diag, "plugins: the dynamic symbols of %d libraries follow the rule" % len(libs), "\n".join(diag))
+
+
+def main():
+    self_check()
+    for folder in sorted(os.listdir(BACKENDS)):
+        if os.path.isdir(os.path.join(BACKENDS, folder)):
+            check_folder(folder)
+    check_plugins()
+    print("1..%d" % count())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
