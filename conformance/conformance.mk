@@ -1,11 +1,16 @@
 # conformance/conformance.mk — the conformance suite, linked into the devharness CLI
-# (`devharness conformance`, conformance/conformance.h).
-CONFORMANCE_SRCS := conformance/runner.c conformance/runner_opts.c \
-    conformance/runner_case.c conformance/runner_report.c conformance/waivers.c \
-    conformance/catalogue.c conformance/util.c \
-    conformance/attr.c conformance/mem.c conformance/copy.c conformance/stream.c \
-    conformance/packed.c conformance/device.c conformance/event.c \
-    conformance/power.c conformance/abi.c
+# (`devharness conformance`, conformance/conformance.h). Rooms (conformance/README.md):
+#   runner/   the run: options, one case in a forked child, waivers, the loop over devices
+#   report/   the reporters the runner drives (one file per output format)
+#   clauses/  the clause catalogue: one file per clause family and their shared helpers
+CONFORMANCE_RUNNER_SRCS := conformance/runner/runner.c conformance/runner/options.c \
+    conformance/runner/case.c conformance/runner/waivers.c
+CONFORMANCE_REPORT_SRCS := conformance/report/report.c
+CONFORMANCE_CLAUSE_SRCS := conformance/clauses/catalogue.c conformance/clauses/util.c \
+    conformance/clauses/attr.c conformance/clauses/mem.c conformance/clauses/copy.c \
+    conformance/clauses/stream.c conformance/clauses/packed.c conformance/clauses/device.c \
+    conformance/clauses/event.c conformance/clauses/power.c conformance/clauses/abi.c
+CONFORMANCE_SRCS := $(CONFORMANCE_RUNNER_SRCS) $(CONFORMANCE_REPORT_SRCS) $(CONFORMANCE_CLAUSE_SRCS)
 CONFORMANCE_OBJS := $(call obj,$(CONFORMANCE_SRCS))
 CLI_OBJS += $(CONFORMANCE_OBJS)
 CLI_LDLIBS += -ljansson -lm

@@ -1,5 +1,5 @@
 /*
- * conformance/catalogue.c — the clause catalogue: every family's table (attr, mem, copy,
+ * conformance/clauses/catalogue.c — the clause catalogue: every family's table (attr, mem, copy,
  * stream, packed, device, event, cap) in one list, in that order (check.h dc_catalogue).
  * Its own file so that calls run one way: the runner calls the catalogue, the
  * catalogue reads the families' tables, the families call util.c's helpers.

@@ -1,6 +1,6 @@
-/* conformance/runner_report.c — the reporters of `devharness conformance`: the TAP
+/* conformance/report/report.c — the reporters of `devharness conformance`: the TAP
  * stream (TAP-14 subtests, YAML diagnostics), JUnit XML, and the clause list (text, and
- * the markdown that is docs/conformance.md) (conformance/runner.h has the file map). */
+ * the markdown that is docs/conformance.md) (conformance/runner/runner.h has the file map). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "cmdline/cmdline.h"
-#include "runner.h"
+#include "runner/runner.h"
 
 /* YAML double-quoted scalar. */
 static void yq(dh_sbuf_t* b, const char* s) {

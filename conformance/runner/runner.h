@@ -1,15 +1,16 @@
 /*
- * conformance/runner.h — what the files of `devharness conformance` share (internal to
+ * conformance/runner/runner.h — what the files of `devharness conformance` share (internal to
  * conformance/; the runner's public entry is conformance/conformance.h).
  *
  * Files (one job each; calls run down this list, never up):
- *   runner.c         dh_conformance_main: clause selection, waivers, device discovery,
- *                    the run over every device, the summary and exit code
- *   runner_opts.c    the options (getopt_long, cmdline/cmdline.h) and --help
- *   runner_report.c  reporters: the TAP stream, JUnit XML, the clause list (text and the
- *                    markdown of docs/conformance.md)
- *   runner_case.c    one case: skips and waivers, the child that runs the clause, its
- *                    result; a device's cases run --jobs at a time
+ *   runner/runner.c   dh_conformance_main: clause selection, waivers, device discovery,
+ *                     the run over every device, the summary and exit code
+ *   runner/options.c  the options (getopt_long, cmdline/cmdline.h) and --help
+ *   report/report.c   reporters: the TAP stream, JUnit XML, the clause list (text and
+ *                     the markdown of docs/conformance.md)
+ *   runner/case.c     one case: skips and waivers, the child that runs the clause, its
+ *                     result; a device's cases run --jobs at a time
+ *   runner/waivers.c  waiver files (waivers.h)
  * Isolated children (fork into an own process group, answer pipe, stdout/stderr to a
  * file, timeout and SIGKILL of the group) are base/child.c.
  *
@@ -28,7 +29,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "check.h"
+#include "clauses/check.h"
 #include "base/child.h"
 #include "base/text.h"
 #include "waivers.h"

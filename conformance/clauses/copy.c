@@ -1,4 +1,4 @@
-/* conformance/copy.c — copy clauses (TVM DeviceAPI::CopyDataFromTo, docs/contract.md §Copies).
+/* conformance/clauses/copy.c — copy clauses (TVM DeviceAPI::CopyDataFromTo, docs/contract.md §Copies).
  * Offsets always travel in byte_offset, never by pointer arithmetic on handles. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 /*
- * conformance/runner.c — `devharness conformance`: runs every clause x every device,
+ * conformance/runner/runner.c — `devharness conformance`: runs every clause x every device,
  * each case in a forked child with a timeout, and reports TAP / JUnit (the contract:
  * docs/contract.md; the clauses: docs/conformance.md). This file is the run itself:
  * clause selection, waivers, device discovery, the loop over devices, the summary and
- * the exit code; conformance/runner.h has the map of the other runner files.
+ * the exit code; conformance/runner/runner.h has the map of the other runner files.
  */
 #include <fnmatch.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cmdline/cmdline.h"
-#include "conformance.h"
+#include "conformance/conformance.h"
 #include "runner.h"
 
 /* Everything one run holds, freed by run_free() whatever the exit path. */

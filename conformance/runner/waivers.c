@@ -1,4 +1,4 @@
-/* conformance/waivers.c — waiver files (see waivers.h). Uses jansson. */
+/* conformance/runner/waivers.c — waiver files (see waivers.h). Uses jansson. */
 #include "waivers.h"
 
 #include <fnmatch.h>

@@ -1,5 +1,5 @@
-/* conformance/runner_opts.c — the options of `devharness conformance` and its --help
- * (conformance/runner.h has the file map). */
+/* conformance/runner/options.c — the options of `devharness conformance` and its --help
+ * (conformance/runner/runner.h has the file map). */
 #include <fnmatch.h>
 #include <getopt.h>
 #include <stdarg.h>
