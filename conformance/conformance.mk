@@ -5,7 +5,8 @@
 #   clauses/  the clause catalogue: one file per clause family and their shared helpers
 CONFORMANCE_RUNNER_SRCS := conformance/runner/runner.c conformance/runner/options.c \
     conformance/runner/case.c conformance/runner/waivers.c
-CONFORMANCE_REPORT_SRCS := conformance/report/report.c
+CONFORMANCE_REPORT_SRCS := conformance/report/report.c conformance/report/tap.c \
+    conformance/report/junit.c conformance/report/summary.c conformance/report/list.c
 CONFORMANCE_CLAUSE_SRCS := conformance/clauses/catalogue.c conformance/clauses/util.c \
     conformance/clauses/attr.c conformance/clauses/mem.c conformance/clauses/copy.c \
     conformance/clauses/stream.c conformance/clauses/packed.c conformance/clauses/device.c \

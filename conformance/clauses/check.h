@@ -273,6 +273,10 @@ extern const size_t dc_power_count;
 
 /* Every clause in catalogue order (conformance/clauses/catalogue.c); *out_count receives the count. */
 const dh_clause_t* const* dc_catalogue(size_t* out_count);
+/* 1 when clause id matches one of the n fnmatch globs, or n is 0 (catalogue.c). */
+int dc_clause_matches(const char* const* globs, size_t n, const char* id);
+/* A profile's name: "tvm", "strict" or "unset" (catalogue.c). */
+const char* dc_profile_name(int profile);
 
 /*--- conformance/clauses/abi.c: the plugin ABI itself, below the dispatch API ---*/
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner.h"
+#include "runner/runner.h"
 
 dh_target_t* dc_run_target;
 dc_waivers_t dc_run_waivers;

@@ -43,7 +43,7 @@ CONF_FAULTY_LIBS += $(CONF_CPU_FAULTY_LIBS)
 ALL_TARGETS += $(CONF_CPU_FAULTY_LIBS)
 
 TEST_SCRIPTS += tests/conformance/faulty.t tests/conformance/suite.t tests/conformance/profiles.t \
-    tests/conformance/power.py tests/conformance/reports.t
+    tests/conformance/power.py tests/conformance/reports.t tests/conformance/summary.t
 .PHONY: conformance-faulty
 conformance-faulty: $(CONF_FAULTY_LIBS)
 
