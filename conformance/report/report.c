@@ -7,13 +7,19 @@
 
 #include "report/report.h"
 
-/* One line per output format: its option (--<option> FILE), help and calls are in its
- * own file. The files are written in this order. */
-const dc_reporter_t* const dc_reporters[] = {
-    &dc_report_tap,
-    &dc_report_junit,
-    &dc_report_summary,
-};
+/* One line per output format, in the order their files are written: X(name) is the
+ * dc_reporter_t dc_report_<name> of report/<name>.c, which holds its option, help and
+ * calls. */
+#define DC_REPORT_FORMATS(X) \
+  X(tap)                     \
+  X(junit)                   \
+  X(summary)                 \
+  /* end of the table */
+
+#define DC_REPORT_DECLARE(name) extern const dc_reporter_t dc_report_##name;
+#define DC_REPORT_ENTRY(name) &dc_report_##name,
+DC_REPORT_FORMATS(DC_REPORT_DECLARE)
+const dc_reporter_t* const dc_reporters[] = {DC_REPORT_FORMATS(DC_REPORT_ENTRY)};
 const size_t dc_reporter_count = sizeof dc_reporters / sizeof dc_reporters[0];
 _Static_assert(sizeof dc_reporters / sizeof dc_reporters[0] <= DC_REPORTERS_MAX,
                "more reporters than dc_opts_t.report_paths holds (DC_REPORTERS_MAX)");

@@ -13,8 +13,8 @@
  * through a temporary name and a rename, so a failed run leaves no half-written file.
  * A reporter runs when its option is given or it has to_stdout; any call may be NULL.
  *
- * Adding an output format: one file here defining a dc_reporter_t, one line in
- * dc_reporters[] (report/report.c) — docs/adding-a-report-format.md.
+ * Adding an output format: one file here defining dc_report_<name>, one line in the
+ * table of report/report.c (docs/adding-a-report-format.md).
  *
  * Files: report.c (the table, the file writer), tap.c, junit.c, summary.c (the run
  * reporters), list.c (--list: the clause catalogue as text or docs/conformance.md).
@@ -67,10 +67,6 @@ typedef struct dc_reporter {
 /* Every reporter, in the order their files are written; dc_reporter_count entries. */
 extern const dc_reporter_t* const dc_reporters[];
 extern const size_t dc_reporter_count;
-
-extern const dc_reporter_t dc_report_tap;     /* report/tap.c */
-extern const dc_reporter_t dc_report_junit;   /* report/junit.c */
-extern const dc_reporter_t dc_report_summary; /* report/summary.c */
 
 /* Writes text to path through a temporary name + rename; -1 after one line on stderr. */
 int dc_write_file(const char* path, const char* text, size_t n);
