@@ -86,8 +86,82 @@ int dc_waivers_check_clauses(const dc_waivers_t* w, size_t first, const char* co
   return 0;
 }
 
-int dc_waivers_load(dc_waivers_t* w, const char* path, char* err, size_t err_size) {
+/* The top level: only the keys waivers, target, comment. 0, or -1 with err set. */
+static int check_root_keys(json_t* root, const char* shown, char* err, size_t err_size) {
   char q[400];
+  const char* key;
+  json_t* val;
+  json_object_foreach(root, key, val) {
+    if (strcmp(key, "waivers") != 0 && strcmp(key, "comment") != 0 && strcmp(key, "target") != 0) {
+      snprintf(err, err_size, "%s: unknown key %s (known: waivers, target, comment)", shown,
+               quote(q, sizeof q, key));
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Entry i: an object of clause (a valid glob), kind (skip, xfail) and a non-empty
+ * reason, nothing else. Returns its kind, or -1 with err set. */
+static int check_entry(json_t* e, size_t i, const char* shown, char* err, size_t err_size) {
+  char q[400];
+  if (!json_is_object(e)) {
+    snprintf(err, err_size, "%s: waivers[%zu]: expected an object {clause, kind, reason}", shown, i);
+    return -1;
+  }
+  const char* key;
+  json_t* val;
+  json_object_foreach(e, key, val) {
+    if (strcmp(key, "clause") && strcmp(key, "kind") && strcmp(key, "reason")) {
+      snprintf(err, err_size, "%s: waivers[%zu]: unknown key %s (known: clause, kind, reason)", shown, i,
+               quote(q, sizeof q, key));
+      return -1;
+    }
+  }
+  const char* clause = json_string_value(json_object_get(e, "clause"));
+  const char* kind = json_string_value(json_object_get(e, "kind"));
+  const char* reason = json_string_value(json_object_get(e, "reason"));
+  const char* why = NULL;
+  if (!clause)
+    snprintf(err, err_size, "%s: waivers[%zu]: missing or non-string \"clause\"", shown, i);
+  else if (!dc_glob_valid(clause, &why))
+    snprintf(err, err_size, "%s: waivers[%zu]: bad clause glob %s: %s", shown, i, quote(q, sizeof q, clause), why);
+  else if (!kind)
+    snprintf(err, err_size, "%s: waivers[%zu]: missing or non-string \"kind\" (skip or xfail)", shown, i);
+  else if (strcmp(kind, "skip") != 0 && strcmp(kind, "xfail") != 0)
+    snprintf(err, err_size, "%s: waivers[%zu]: unknown kind %s (expected skip or xfail)", shown, i,
+             quote(q, sizeof q, kind));
+  else if (!reason || !*reason)
+    snprintf(err, err_size, "%s: waivers[%zu]: missing or empty \"reason\" (every waiver needs one)", shown, i);
+  else
+    return strcmp(kind, "skip") == 0 ? DC_WAIVE_SKIP : DC_WAIVE_XFAIL;
+  return -1;
+}
+
+/* Appends checked entry i to *w. 0, or -1 with err set. */
+static int add_entry(dc_waivers_t* w, json_t* e, size_t i, int kind, const char* shown, char* err,
+                     size_t err_size) {
+  if (w->n == w->cap) {
+    size_t cap = w->cap ? w->cap * 2 : 16;
+    dc_waiver_t* nv = realloc(w->v, cap * sizeof *nv);
+    if (!nv) {
+      snprintf(err, err_size, "%s: out of memory", shown);
+      return -1;
+    }
+    w->v = nv;
+    w->cap = cap;
+  }
+  char origin[DH_TEXT_BUF + 64];
+  snprintf(origin, sizeof origin, "%s: waivers[%zu]", shown, i);
+  dc_waiver_t* d = &w->v[w->n++];
+  d->glob = w_strdup(json_string_value(json_object_get(e, "clause")));
+  d->kind = kind;
+  d->reason = w_strdup(json_string_value(json_object_get(e, "reason")));
+  d->origin = w_strdup(origin);
+  return 0;
+}
+
+int dc_waivers_load(dc_waivers_t* w, const char* path, char* err, size_t err_size) {
   char shown[DH_TEXT_BUF]; /* the file name as messages show it: escaped, capped */
   dh_text_quote(path, shown, sizeof shown);
   /* the one bounded reader (base/json_read.h): regular files only, 1 MiB, UTF-8, no
@@ -97,85 +171,19 @@ int dc_waivers_load(dc_waivers_t* w, const char* path, char* err, size_t err_siz
     snprintf(err, err_size, "%s", dh_error_message());
     return -1;
   }
-  int rc = -1;
+  int rc = check_root_keys(root, shown, err, err_size);
   json_t* arr = json_object_get(root, "waivers");
-  const char* key;
-  json_t* val;
-  json_object_foreach(root, key, val) {
-    if (strcmp(key, "waivers") != 0 && strcmp(key, "comment") != 0 && strcmp(key, "target") != 0) {
-      snprintf(err, err_size, "%s: unknown key %s (known: waivers, target, comment)", shown,
-               quote(q, sizeof q, key));
-      goto out;
-    }
-  }
-  if (!json_is_array(arr)) {
+  if (rc == 0 && !json_is_array(arr)) {
     snprintf(err, err_size, "%s: \"waivers\" must be an array of {clause, kind, reason}", shown);
-    goto out;
+    rc = -1;
   }
   size_t i;
   json_t* e;
   json_array_foreach(arr, i, e) {
-    if (!json_is_object(e)) {
-      snprintf(err, err_size, "%s: waivers[%zu]: expected an object {clause, kind, reason}", shown, i);
-      goto out;
-    }
-    json_object_foreach(e, key, val) {
-      if (strcmp(key, "clause") && strcmp(key, "kind") && strcmp(key, "reason")) {
-        snprintf(err, err_size, "%s: waivers[%zu]: unknown key %s (known: clause, kind, reason)",
-                 shown, i, quote(q, sizeof q, key));
-        goto out;
-      }
-    }
-    json_t* jc = json_object_get(e, "clause");
-    json_t* jk = json_object_get(e, "kind");
-    json_t* jr = json_object_get(e, "reason");
-    if (!json_is_string(jc)) {
-      snprintf(err, err_size, "%s: waivers[%zu]: missing or non-string \"clause\"", shown, i);
-      goto out;
-    }
-    const char* why = NULL;
-    if (!dc_glob_valid(json_string_value(jc), &why)) {
-      snprintf(err, err_size, "%s: waivers[%zu]: bad clause glob %s: %s", shown, i,
-               quote(q, sizeof q, json_string_value(jc)), why);
-      goto out;
-    }
-    if (!json_is_string(jk)) {
-      snprintf(err, err_size, "%s: waivers[%zu]: missing or non-string \"kind\" (skip or xfail)", shown, i);
-      goto out;
-    }
-    int kind = 0;
-    if (strcmp(json_string_value(jk), "skip") == 0) kind = DC_WAIVE_SKIP;
-    else if (strcmp(json_string_value(jk), "xfail") == 0) kind = DC_WAIVE_XFAIL;
-    else {
-      snprintf(err, err_size, "%s: waivers[%zu]: unknown kind %s (expected skip or xfail)", shown,
-               i, quote(q, sizeof q, json_string_value(jk)));
-      goto out;
-    }
-    if (!json_is_string(jr) || !*json_string_value(jr)) {
-      snprintf(err, err_size, "%s: waivers[%zu]: missing or empty \"reason\" (every waiver needs one)",
-               shown, i);
-      goto out;
-    }
-    if (w->n == w->cap) {
-      size_t cap = w->cap ? w->cap * 2 : 16;
-      dc_waiver_t* nv = realloc(w->v, cap * sizeof *nv);
-      if (!nv) {
-        snprintf(err, err_size, "%s: out of memory", shown);
-        goto out;
-      }
-      w->v = nv;
-      w->cap = cap;
-    }
-    char origin[DH_TEXT_BUF + 64];
-    snprintf(origin, sizeof origin, "%s: waivers[%zu]", shown, i);
-    dc_waiver_t* d = &w->v[w->n++];
-    d->glob = w_strdup(json_string_value(jc));
-    d->kind = kind;
-    d->reason = w_strdup(json_string_value(jr));
-    d->origin = w_strdup(origin);
+    if (rc != 0) break;
+    int kind = check_entry(e, i, shown, err, err_size);
+    rc = kind < 0 ? -1 : add_entry(w, e, i, kind, shown, err, err_size);
   }
-  rc = 0;
-out:
   json_decref(root);
   return rc;
 }
