@@ -9,9 +9,11 @@
  *
  * Run functions take `dh_conf_ctx_t* c` (the name `c` is required by the macros
  * below) and talk to the device only through the public dispatch API
- * (devharness/device_api.h: dh_device_*, module functions through dh_device_call);
- * the one exception is conformance/clauses/abi.c, whose helpers call a backend's vtable
- * entry directly where the dispatch would hide what the clause tests
+ * (devharness/device_api.h: dh_device_*, module functions through dh_device_call).
+ * They may read the backend's fields (c->backend: caps, name, function list, whether an
+ * optional entry is set) to decide what to test, but never call an entry; the one
+ * exception is conformance/clauses/abi.c, whose helpers call a backend's vtable entry
+ * directly where the dispatch would hide what the clause tests
  * (tests/layering/vtable_calls.t holds both).
  * Every CHECK_* macro records (message, expected, got, file:line) in *c and RETURNS
  * from the calling function on failure, so a clause stops at its first violation.
