@@ -1,8 +1,8 @@
 /*
  * cli/run.c — `devharness run`: the main job. Runs, each in its own process,
  *   1. info (info.txt, info.json)
- *   2. conformance on every device (conformance.tap, conformance.junit.xml; its stdout
- *      is the same TAP stream and is not kept twice)
+ *   2. conformance on every device (conformance.tap, conformance.junit.xml,
+ *      conformance.summary.json; its stdout is the same TAP stream and is not kept twice)
  *   3. the quick benchmarks (bench.json, bench.txt)
  *   4. plots of the benchmarks (PNG and SVG files in plots/)
  * into a results folder written under a temporary name and renamed when complete
@@ -131,53 +131,64 @@ static int parse_run_opts(int argc, char** argv, run_opts_t* o) {
   return -1;
 }
 
+/* The argument vector of one step: `devharness <command> ...`, NULL-terminated. */
+typedef struct step_args {
+  char* v[24];
+  int n;
+} step_args_t;
+
+static void args_add(step_args_t* a, const char* arg) {
+  if (a->n < (int)(sizeof a->v / sizeof a->v[0]) - 1) a->v[a->n++] = (char*)arg;
+  a->v[a->n] = NULL;
+}
+
+/* `devharness command`, plus --device SPEC when the run names one. */
+static step_args_t args_begin(const char* command) {
+  step_args_t a = {{NULL}, 0};
+  args_add(&a, "devharness");
+  args_add(&a, command);
+  return a;
+}
+
+static void args_device(step_args_t* a, const run_opts_t* o) {
+  if (!o->device) return;
+  args_add(a, "--device");
+  args_add(a, o->device);
+}
+
 /* Step 1: info.json and info.txt. */
 static int step_info(const run_opts_t* o, const run_dir_t* d) {
-  char* a1[] = {"devharness", "info", "--json", NULL};
-  char* a2[] = {"devharness", "info", NULL};
-  char* a1d[] = {"devharness", "info", "--json", "--device", (char*)o->device, NULL};
-  char* a2d[] = {"devharness", "info", "--device", (char*)o->device, NULL};
-  int rc = spawn_self(o->device ? a1d : a1, d->info_json);
-  if (rc == 0) rc = spawn_self(o->device ? a2d : a2, d->info_txt);
+  step_args_t json = args_begin("info"), text = args_begin("info");
+  args_add(&json, "--json");
+  args_device(&json, o);
+  args_device(&text, o);
+  int rc = spawn_self(json.v, d->info_json);
+  if (rc == 0) rc = spawn_self(text.v, d->info_txt);
   return rc;
 }
 
-/* Step 2: conformance.tap and conformance.junit.xml. */
+/* Step 2: conformance.tap, conformance.junit.xml and conformance.summary.json. */
 static int step_conformance(const run_opts_t* o, const run_dir_t* d) {
-  char* args[16];
-  int n = 0;
-  args[n++] = "devharness";
-  args[n++] = "conformance";
-  args[n++] = "--tap";
-  args[n++] = (char*)d->tap;
-  args[n++] = "--junit";
-  args[n++] = (char*)d->junit;
-  args[n++] = "--timeout";
-  args[n++] = (char*)o->timeout;
-  if (o->device) {
-    args[n++] = "--device";
-    args[n++] = (char*)o->device;
+  step_args_t a = args_begin("conformance");
+  const char* const pairs[][2] = {
+      {"--tap", d->tap}, {"--junit", d->junit}, {"--summary", d->summary}, {"--timeout", o->timeout}};
+  for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+    args_add(&a, pairs[i][0]);
+    args_add(&a, pairs[i][1]);
   }
-  args[n] = NULL;
+  args_device(&a, o);
   /* stdout is the TAP stream, already in conformance.tap: not kept twice */
-  return spawn_self(args, "/dev/null");
+  return spawn_self(a.v, "/dev/null");
 }
 
 /* Step 3: bench.json and bench.txt. */
 static int step_bench(const run_opts_t* o, const run_dir_t* d) {
-  char* args[16];
-  int n = 0;
-  args[n++] = "devharness";
-  args[n++] = "bench";
-  if (!o->full_bench) args[n++] = "--quick";
-  args[n++] = "--out";
-  args[n++] = (char*)d->bench;
-  if (o->device) {
-    args[n++] = "--device";
-    args[n++] = (char*)o->device;
-  }
-  args[n] = NULL;
-  return spawn_self(args, d->bench_txt);
+  step_args_t a = args_begin("bench");
+  if (!o->full_bench) args_add(&a, "--quick");
+  args_add(&a, "--out");
+  args_add(&a, d->bench);
+  args_device(&a, o);
+  return spawn_self(a.v, d->bench_txt);
 }
 
 /* Runs one step with its progress line and time into *step. */
@@ -194,8 +205,11 @@ static void run_step(run_step_t* step, int num, int total, const char* what,
  * not the temporary .partial folder's paths; not run when the benchmarks failed. */
 static int step_plots(const run_opts_t* o, const run_dir_t* d) {
   (void)o;
-  char* pargs[] = {"devharness", "plot", "bench.json", "-o", "plots", NULL};
-  return spawn_self_in(pargs, "plot.log", d->partial);
+  step_args_t a = args_begin("plot");
+  args_add(&a, "bench.json");
+  args_add(&a, "-o");
+  args_add(&a, "plots");
+  return spawn_self_in(a.v, "plot.log", d->partial);
 }
 
 int dh_cli_run(int argc, char** argv) {

@@ -3,7 +3,9 @@
  *   run.c          the options, the steps (each a child process of this command) and the flow
  *   run_dir.c      the results folder: created under a temporary name, published by
  *                  rename with OUTPUT/latest pointing at it, or removed
- *   run_summary.c  the table printed at the end: per-device verdicts, peak copy, steps
+ *   run_summary.c  the table printed at the end: per-device verdicts (from
+ *                  conformance.summary.json), peak copy (from bench.json's
+ *                  devharness_summary), steps
  */
 #ifndef DEVHARNESS_CLI_RUN_H_
 #define DEVHARNESS_CLI_RUN_H_
@@ -30,8 +32,8 @@ typedef struct run_step {
 typedef struct run_dir {
   char stamp[32];
   char partial[PATH_MAX], final_dir[PATH_MAX];
-  char info_txt[PATH_MAX], info_json[PATH_MAX], tap[PATH_MAX], junit[PATH_MAX], bench[PATH_MAX],
-      bench_txt[PATH_MAX];
+  char info_txt[PATH_MAX], info_json[PATH_MAX], tap[PATH_MAX], junit[PATH_MAX], summary[PATH_MAX],
+      bench[PATH_MAX], bench_txt[PATH_MAX];
 } run_dir_t;
 
 /* Creates OUTPUT (when missing) and the partial folder in it, and fills *d. 0, or
@@ -50,9 +52,10 @@ int dh_run_dir_remove(const run_dir_t* d);
  * 128, so it never truncates). */
 void dh_run_path_join(char out[PATH_MAX], const char* dir, const char* name);
 
-/* The per-device table (conformance verdicts, peak copy bandwidth) and a NO DEVICE
- * line for every backend without a device, from the published folder's files;
- * returns the number of violations. f_tap receives the TAP file's path. */
+/* The per-device table (conformance verdicts from conformance.summary.json, peak copy
+ * bandwidth from bench.json's devharness_summary.best_copy) and a NO DEVICE line for
+ * every backend without a device, from the published folder's files; returns the
+ * number of failed cases. f_tap receives the TAP file's path. */
 int dh_run_print_devices(const run_opts_t* o, const run_dir_t* d, char f_tap[PATH_MAX]);
 
 /* The steps table; returns the run's exit code (conformance's NO DEVICE is exit 3

@@ -48,6 +48,7 @@ int dh_run_dir_create(const char* output, run_dir_t* d) {
   dh_run_path_join(d->info_json, d->partial, "info.json");
   dh_run_path_join(d->tap, d->partial, "conformance.tap");
   dh_run_path_join(d->junit, d->partial, "conformance.junit.xml");
+  dh_run_path_join(d->summary, d->partial, "conformance.summary.json");
   dh_run_path_join(d->bench, d->partial, "bench.json");
   dh_run_path_join(d->bench_txt, d->partial, "bench.txt");
   return 0;

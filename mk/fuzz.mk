@@ -16,9 +16,9 @@ FUZZ_TARGETS := target_json device_spec plugin_abi
 FUZZ_EXTRA_SRCS_plugin_abi := runtime/abi_check.c
 FUZZ_LDLIBS_plugin_abi := $(BASE_LIB)
 # fuzz_waivers links the conformance waiver parser's object as is (only when present).
-ifneq ($(wildcard conformance/waivers.c),)
+ifneq ($(wildcard conformance/runner/waivers.c),)
 FUZZ_TARGETS += waivers
-FUZZ_EXTRA_SRCS_waivers := conformance/waivers.c
+FUZZ_EXTRA_SRCS_waivers := conformance/runner/waivers.c
 FUZZ_LDLIBS_waivers := $(BASE_LIB) -ljansson
 endif
 FUZZ_SECONDS ?= 60

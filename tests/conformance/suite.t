@@ -111,7 +111,7 @@ def main():
         yaml = re.search(r"^      ---\n(.*?)^      \.\.\.$", out, re.M | re.S)
         y = yaml.group(1) if yaml else ""
         ok(rc == 1 and all(k in y for k in ("clause: copy.dst_offsets", "message:", "expected: \"0x",
-                                             "got: \"0x", "at: \"conformance/copy.c:", "duration_ms:")),
+                                             "got: \"0x", "at: \"conformance/clauses/copy.c:", "duration_ms:")),
            "YAML diagnostics: clause, message, expected, got, at, duration_ms", out)
         ys = yaml_blocks(out)
         ok(ys is None or (len(ys) == 2 and all(y["clause"] == "copy.dst_offsets" and

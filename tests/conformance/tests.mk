@@ -42,8 +42,27 @@ $(foreach f,$(CONF_CPU_FAULTS),$(eval $(call dc_cpu_faulty_rule,$(f))))
 CONF_FAULTY_LIBS += $(CONF_CPU_FAULTY_LIBS)
 ALL_TARGETS += $(CONF_CPU_FAULTY_LIBS)
 
+# This build's compile and link lines for the devharness command, as a make fragment,
+# for tests/conformance/new_clause.sh and new_report_format.sh: they change a copy of
+# conformance/ the way docs/adding-a-clause.md and docs/adding-a-report-format.md say,
+# compile the changed files with these flags and link them with the build's other
+# objects (CLI_OBJS, less the files they replace). `$` is written as `$$`.
+CONF_NEW_CODE_VARS := $(TESTDIR)/conformance/new_code.vars.mk
+dh_conf_mk_value = $(subst $$,$$$$,$(1))
+$(CONF_NEW_CODE_VARS): Makefile conformance/conformance.mk tests/conformance/tests.mk
+	$(shell mkdir -p $(@D))$(file >$@,# $@: written by tests/conformance/tests.mk)
+	$(file >>$@,CC := $(call dh_conf_mk_value,$(CC)))
+	$(file >>$@,CXX := $(call dh_conf_mk_value,$(CXX)))
+	$(file >>$@,COMPILE_FLAGS := $(call dh_conf_mk_value,$(CPPFLAGS) $(CFLAGS)))
+	$(file >>$@,LINK_FLAGS := $(call dh_conf_mk_value,$(LDFLAGS)))
+	$(file >>$@,OBJDIR := $(abspath $(OBJDIR)))
+	$(file >>$@,LINK_OBJS := $(abspath $(CLI_OBJS) $(BASE_LIB)))
+	$(file >>$@,LINK_LIBS := $(call dh_conf_mk_value,-L$(abspath $(LIBDIR)) -ldevharness -Wl$(comma)-rpath$(comma)$(abspath $(LIBDIR)) -ljansson -lhwloc $(CLI_LDLIBS)))
+ALL_TARGETS += $(CONF_NEW_CODE_VARS)
+
+TEST_SCRIPTS += tests/conformance/new_clause.sh tests/conformance/new_report_format.sh
 TEST_SCRIPTS += tests/conformance/faulty.t tests/conformance/suite.t tests/conformance/profiles.t \
-    tests/conformance/power.py tests/conformance/reports.t
+    tests/conformance/power.py tests/conformance/reports.t tests/conformance/summary.t
 .PHONY: conformance-faulty
 conformance-faulty: $(CONF_FAULTY_LIBS)
 

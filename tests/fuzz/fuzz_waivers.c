@@ -1,6 +1,6 @@
 /*
- * tests/fuzz/fuzz_waivers.c — fuzzes conformance waiver files (conformance/waivers.c,
- * dc_waivers_load; format in conformance/waivers.h and targets/waivers/README.md).
+ * tests/fuzz/fuzz_waivers.c — fuzzes conformance waiver files (conformance/runner/waivers.c,
+ * dc_waivers_load; format in conformance/runner/waivers.h and targets/waivers/README.md).
  * Linked with the waivers object as is.
  *
  * The input is the file's content, written to an in-memory file (memfd) loaded through
@@ -20,7 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "conformance/waivers.h"
+#include "conformance/runner/waivers.h"
 #include "tests/fuzz/fuzz.h"
 
 static int g_fd = -1;

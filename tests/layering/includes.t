@@ -76,7 +76,7 @@ def includes(path):
                 yield n, m.group(1)
 
 
-ok(violation("conformance/runner.c", "cli/cli.h") and violation("bench/main.c", "backends/sim/sim.h")
+ok(violation("conformance/runner/runner.c", "cli/cli.h") and violation("bench/main.c", "backends/sim/sim.h")
    and violation("backends/cpu/cpu_raw.c", "backends/sim/sim.h") and violation("runtime/plugin.c", "cmdline/cmdline.h")
    and violation("target/target.c", "runtime/internal.h"),
    "the checker refuses conformance->cli, bench->a backend, cpu->sim, runtime->cmdline, target->runtime internals")

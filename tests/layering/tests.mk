@@ -2,6 +2,6 @@
 #   call_graph.t  calls between the files of a folder run one way (nm on the objects)
 #   exports.t     libdevharness.so exports only what include/devharness/ declares
 #   includes.t    which room may include which (conformance and bench never include cli, ...)
-#   vtable_calls.t  nothing outside runtime/ (and conformance/abi.c) calls a backend's vtable
+#   vtable_calls.t  nothing outside runtime/ (and conformance/clauses/abi.c) calls a backend's vtable
 TEST_SCRIPTS += tests/layering/call_graph.t tests/layering/exports.t tests/layering/includes.t \
     tests/layering/vtable_calls.t

@@ -9,7 +9,7 @@ init once and prefixes errors. The exceptions, each for a reason:
   - runtime/ is the dispatch;
   - include/devharness/device_api.h: dh_device_raw_run is the twin's call, inline so
     the timed loop pays no dispatch;
-  - conformance/abi.c: the helpers that test the ABI below the dispatch;
+  - conformance/clauses/abi.c: the helpers that test the ABI below the dispatch;
   - backends/ implement the vtable (they call their own functions, not a vtable).
 Reading fields (caps, name, whether an entry is NULL) is not a call and is allowed.
 The first point checks the checker on made-up lines. Prints TAP."""
@@ -22,7 +22,7 @@ from taplib import count, ok  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 SCANNED = ("cli", "cmdline", "conformance", "bench", "target", "base")
-ALLOWED_FILES = {"conformance/abi.c"}
+ALLOWED_FILES = {"conformance/clauses/abi.c"}
 # member names other structs of the tree also use for their own function pointers
 # (a clause's run, ...): a call of one counts only on a receiver that names a backend
 AMBIGUOUS = {"run", "setup", "teardown", "init", "shutdown"}
@@ -83,6 +83,6 @@ for top in SCANNED:
             with open(os.path.join(ROOT, rel), encoding="utf-8", errors="replace") as f:
                 for n, call in vtable_calls(f.read()):
                     bad.append("%s:%d: %s calls a backend's vtable; use devharness/device_api.h" % (rel, n, call))
-ok(files > 0 and not bad, "no vtable call in %d files of %s (only runtime/ and conformance/abi.c call it)"
+ok(files > 0 and not bad, "no vtable call in %d files of %s (only runtime/ and conformance/clauses/abi.c call it)"
    % (files, ", ".join(s + "/" for s in SCANNED)), "\n".join(bad))
 print("1..%d" % count())

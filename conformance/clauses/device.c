@@ -1,4 +1,4 @@
-/* conformance/device.c — device and registry clauses (TVM DeviceAPI::SetDevice,
+/* conformance/clauses/device.c — device and registry clauses (TVM DeviceAPI::SetDevice,
  * device_api.<name> registration; docs/contract.md §Device). */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * conformance/abi.c — the one place in conformance/ that calls a backend's vtable
+ * conformance/clauses/abi.c — the one place in conformance/ that calls a backend's vtable
  * (dh_backend_t, devharness/backend.h) directly instead of the dispatch API: where the
  * dispatch would hide the behaviour a clause tests. Every other clause goes through
  * devharness/device_api.h (tests/layering/vtable_calls.t holds the rule).

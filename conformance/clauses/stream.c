@@ -1,4 +1,4 @@
-/* conformance/stream.c — stream clauses (TVM DeviceAPI::CreateStream / StreamSync /
+/* conformance/clauses/stream.c — stream clauses (TVM DeviceAPI::CreateStream / StreamSync /
  * SyncStreamFromTo / SetStream, docs/contract.md §Streams). */
 #include <pthread.h>
 #include <stdio.h>

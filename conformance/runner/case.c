@@ -1,12 +1,12 @@
-/* conformance/runner_case.c — one case of `devharness conformance`: the skips (profile,
+/* conformance/runner/case.c — one case of `devharness conformance`: the skips (profile,
  * waivers, missing requirements), the child that sets the device and runs the clause,
  * its answer, crash or timeout, xfail waivers; a device's cases run --jobs at a time
- * (conformance/runner.h has the file map). */
+ * (conformance/runner/runner.h has the file map). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner.h"
+#include "runner/runner.h"
 
 dh_target_t* dc_run_target;
 dc_waivers_t dc_run_waivers;

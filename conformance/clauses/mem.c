@@ -1,4 +1,4 @@
-/* conformance/mem.c — memory clauses (TVM DeviceAPI::AllocDataSpace / FreeDataSpace /
+/* conformance/clauses/mem.c — memory clauses (TVM DeviceAPI::AllocDataSpace / FreeDataSpace /
  * AllocWorkspace, docs/contract.md §Memory). */
 #include <inttypes.h>
 #include <pthread.h>

@@ -1,9 +1,9 @@
 /*
- * conformance/runner.c — `devharness conformance`: runs every clause x every device,
+ * conformance/runner/runner.c — `devharness conformance`: runs every clause x every device,
  * each case in a forked child with a timeout, and reports TAP / JUnit (the contract:
  * docs/contract.md; the clauses: docs/conformance.md). This file is the run itself:
  * clause selection, waivers, device discovery, the loop over devices, the summary and
- * the exit code; conformance/runner.h has the map of the other runner files.
+ * the exit code; conformance/runner/runner.h has the map of the other runner files.
  */
 #include <fnmatch.h>
 #include <stdio.h>
@@ -13,8 +13,9 @@
 #include <unistd.h>
 
 #include "cmdline/cmdline.h"
-#include "conformance.h"
-#include "runner.h"
+#include "conformance/conformance.h"
+#include "report/report.h"
+#include "runner/runner.h"
 
 /* Everything one run holds, freed by run_free() whatever the exit path. */
 typedef struct run {
@@ -24,7 +25,9 @@ typedef struct run {
   dc_device_t* devs;
   size_t nd;
   dc_case_t** cases; /* cases[device][clause] */
-  dh_sbuf_t tap, piece; /* the whole TAP stream; the piece not yet written */
+  dc_run_view_t view; /* what the reporters read */
+  dc_report_t reports[DC_REPORTERS_MAX]; /* one per dc_reporters[] entry */
+  size_t flushed[DC_REPORTERS_MAX];      /* bytes of a to_stdout report written so far */
 } run_t;
 
 /* dc_waivers_load, then checks that every new waiver's glob names a real clause. */
@@ -171,44 +174,58 @@ static int discover(run_t* r) {
   return rc;
 }
 
+/* The events of the reporter seam (report/report.h). */
+enum { EV_BEGIN, EV_BEGIN_DEVICE, EV_END_CASE, EV_END_DEVICE, EV_END };
+
+static int report_active(const run_t* r, size_t k) {
+  return dc_reporters[k]->to_stdout || r->o.report_paths[k] != NULL;
+}
+
+/* Calls one event of every active reporter; what a to_stdout reporter appended goes
+ * to stdout at once. */
+static void report_event(run_t* r, int ev, size_t dev, size_t clause) {
+  for (size_t k = 0; k < dc_reporter_count; k++) {
+    const dc_reporter_t* rp = dc_reporters[k];
+    dc_report_t* rep = &r->reports[k];
+    if (!report_active(r, k)) continue;
+    switch (ev) {
+      case EV_BEGIN: if (rp->begin) rp->begin(rep); break;
+      case EV_BEGIN_DEVICE: if (rp->begin_device) rp->begin_device(rep, dev); break;
+      case EV_END_CASE: if (rp->end_case) rp->end_case(rep, dev, clause); break;
+      case EV_END_DEVICE: if (rp->end_device) rp->end_device(rep, dev); break;
+      default: if (rp->end) rp->end(rep); break;
+    }
+    if (rp->to_stdout && rep->text.len > r->flushed[k]) {
+      fwrite(rep->text.s + r->flushed[k], 1, rep->text.len - r->flushed[k], stdout);
+      fflush(stdout);
+      r->flushed[k] = rep->text.len;
+    }
+  }
+}
+
 /* What the parallel run of a device reports for each case, in clause order. */
 typedef struct device_run {
   run_t* r;
-  const dc_device_t* d;
-  dc_case_t* cases;
-  int dev_fail;
+  size_t dev;
 } device_run_t;
 
 static void case_done(size_t k, void* user) {
   device_run_t* dr = user;
   run_t* r = dr->r;
-  if (dr->cases[k].counts) dr->dev_fail = 1;
-  if (r->o.progress)
-    fprintf(stderr, "\r\033[K%s %zu/%zu %s", dr->d->name, k + 1, r->ncl, r->cl[k]->id);
-  dc_tap_case(&r->piece, (int)k + 1, &dr->cases[k]);
-  dc_emit(&r->tap, stdout, &r->piece);
+  dc_device_t* d = &r->devs[dr->dev];
+  if (r->cases[dr->dev][k].counts) d->failed = 1;
+  if (r->o.progress) fprintf(stderr, "\r\033[K%s %zu/%zu %s", d->name, k + 1, r->ncl, r->cl[k]->id);
+  report_event(r, EV_END_CASE, dr->dev, k);
 }
 
-/* One device's subtest: its header, every case, its outer test line. Returns 1 when
- * the device has violations; *no_device counts a backend that could not run. */
+/* One device: every case, reported as each is known. Returns 1 when the device has
+ * violations; *no_device counts a backend that could not run. */
 static int run_device(run_t* r, size_t i, size_t* no_device) {
   const dc_opts_t* o = &r->o;
   dc_device_t* d = &r->devs[i];
-  dh_sbuf_t* piece = &r->piece;
   r->cases[i] = calloc(r->ncl ? r->ncl : 1, sizeof **r->cases);
-  dh_sbuf_add(piece, "# Subtest: ");
-  dc_tap_text(piece, d->name);
-  dh_sbuf_add(piece, "\n");
-  if (d->id < 0 && d->reason[0]) {
-    dh_sbuf_addf(piece, "    # %s: ", d->name);
-    dc_tap_text(piece, d->reason);
-    dh_sbuf_add(piece, "\n");
-  }
-  dh_sbuf_addf(piece, "    # profile: %s (%s)\n", dc_profile_name(d->profile),
-               d->profile_from_backend ? "the backend's default" : o->profile ? "--profile" : "default");
-  dh_sbuf_addf(piece, "    1..%zu\n", r->ncl);
-  dc_emit(&r->tap, stdout, piece);
-  device_run_t dr = {r, d, r->cases[i], 0};
+  report_event(r, EV_BEGIN_DEVICE, i, 0);
+  device_run_t dr = {r, i};
   if (o->jobs > 1 && !o->no_fork) {
     dc_run_device_parallel(o, d, r->cl, r->ncl, r->cases[i], case_done, &dr);
   } else {
@@ -216,103 +233,69 @@ static int run_device(run_t* r, size_t i, size_t* no_device) {
       if (o->progress)
         fprintf(stderr, "\r\033[K[%zu/%zu] %s %zu/%zu %s", i + 1, r->nd, d->name, j + 1, r->ncl, r->cl[j]->id);
       dc_run_case(o, d, r->cl[j], &r->cases[i][j]);
-      if (r->cases[i][j].counts) dr.dev_fail = 1;
-      dc_tap_case(piece, (int)j + 1, &r->cases[i][j]);
-      dc_emit(&r->tap, stdout, piece);
+      if (r->cases[i][j].counts) d->failed = 1;
+      report_event(r, EV_END_CASE, i, j);
     }
   }
-  dh_sbuf_addf(piece, "%s %zu - ", dr.dev_fail ? "not ok" : "ok", i + 1);
-  dc_tap_text(piece, d->name);
-  if (d->id < 0 && !dr.dev_fail) {
-    /* a backend that cannot run is a skip at the outer level too, never a pass */
-    (*no_device)++;
-    dh_sbuf_add(piece, " # SKIP ");
-    dc_tap_text(piece, d->reason[0] ? d->reason : "no device");
-  }
-  dh_sbuf_add(piece, "\n");
-  dc_emit(&r->tap, stdout, piece);
-  return dr.dev_fail;
+  /* a backend that cannot run is a skip, never a pass */
+  if (d->id < 0 && !d->failed) (*no_device)++;
+  report_event(r, EV_END_DEVICE, i, 0);
+  return d->failed;
 }
 
-/* The summary lines at the end of the TAP stream and on stderr; returns 1 when more
- * cases were waived than --max-waived allows. */
-static int summarize(run_t* r, int violations, size_t no_device, double seconds) {
-  dh_sbuf_t* piece = &r->piece;
-  size_t nd = r->nd, ncl = r->ncl;
-  /* waiver accounting: a wildcard waiver must not pass silently */
-  size_t w_skip = 0, w_xfail = 0;
-  for (size_t i = 0; i < nd; i++)
-    for (size_t j = 0; j < ncl; j++)
+/* Waiver accounting (a wildcard waiver must not pass silently) and the run's exit
+ * code, into the reporters' view. */
+static void count_totals(run_t* r, int violations, size_t no_device, double seconds) {
+  dc_run_view_t* v = &r->view;
+  for (size_t i = 0; i < r->nd; i++)
+    for (size_t j = 0; j < r->ncl; j++)
       if (r->cases[i][j].waived) {
-        if (r->cases[i][j].todo || r->cases[i][j].waiver->kind == DC_WAIVE_XFAIL) w_xfail++;
-        else w_skip++;
+        if (r->cases[i][j].todo || r->cases[i][j].waiver->kind == DC_WAIVE_XFAIL) v->waived_xfail++;
+        else v->waived_skip++;
       }
-  size_t waived = w_skip + w_xfail;
-  dh_sbuf_addf(piece, "# %zu clause%s x %zu device%s in %.1f s; %d device%s with violations; %zu case%s "
-               "waived (%zu skip, %zu xfail)\n", ncl, ncl == 1 ? "" : "s", nd, nd == 1 ? "" : "s",
-               seconds, violations, violations == 1 ? "" : "s", waived, waived == 1 ? "" : "s", w_skip, w_xfail);
-  for (size_t i = 0; i < nd; i++) {
-    size_t skipped = 0;
-    for (size_t j = 0; j < ncl; j++)
-      if (r->cases[i][j].status == DC_SKIP && r->cases[i][j].clause->profile > r->devs[i].profile) skipped++;
-    dh_sbuf_addf(piece, "# profile %s: %s", dc_profile_name(r->devs[i].profile), r->devs[i].name);
-    if (skipped) dh_sbuf_addf(piece, " (%zu strict clause%s skipped)", skipped, skipped == 1 ? "" : "s");
-    dh_sbuf_add(piece, "\n");
-  }
-  int too_many_waived = r->o.max_waived >= 0 && waived > (size_t)r->o.max_waived;
-  if (too_many_waived)
-    dh_sbuf_addf(piece, "# waived cases: %zu, more than --max-waived %ld: the run fails\n", waived,
-                 r->o.max_waived);
-  if (no_device) {
-    dh_sbuf_addf(piece, "# NO DEVICE: %zu of %zu backend%s could not run, every clause skipped:", no_device,
-                 nd, nd == 1 ? "" : "s");
-    for (size_t i = 0; i < nd; i++)
-      if (r->devs[i].id < 0) {
-        dh_sbuf_add(piece, " ");
-        dc_tap_text(piece, r->devs[i].backend->name);
-      }
-    dh_sbuf_add(piece, "\n");
-  }
-  dc_emit(&r->tap, stdout, piece);
+  size_t waived = v->waived_skip + v->waived_xfail;
+  v->violations = violations;
+  v->no_device = no_device;
+  v->seconds = seconds;
+  v->too_many_waived = r->o.max_waived >= 0 && waived > (size_t)r->o.max_waived;
+  v->exit_code = violations || v->too_many_waived ? DH_EXIT_VIOLATION
+               : (r->nd == 0 || no_device == r->nd) ? DH_EXIT_NO_DEVICE : DH_EXIT_OK;
+}
+
+/* The waiver count and NO DEVICE lines on stderr. */
+static void say_totals(const run_t* r) {
+  const dc_run_view_t* v = &r->view;
+  size_t waived = v->waived_skip + v->waived_xfail;
   if (waived)
     fprintf(stderr, "devharness conformance: %zu case%s decided by waivers (%zu skip, %zu xfail)%s\n",
-            waived, waived == 1 ? "" : "s", w_skip, w_xfail,
-            too_many_waived ? ", more than --max-waived allows" : "");
-  if (no_device)
+            waived, waived == 1 ? "" : "s", v->waived_skip, v->waived_xfail,
+            v->too_many_waived ? ", more than --max-waived allows" : "");
+  if (v->no_device)
     fprintf(stderr, "devharness conformance: NO DEVICE on %zu backend%s (see the # SKIP reasons)%s\n",
-            no_device, no_device == 1 ? "" : "s",
-            no_device == nd ? "; nothing was tested (exit 3)" : "");
-  return too_many_waived;
+            v->no_device, v->no_device == 1 ? "" : "s",
+            v->no_device == r->nd ? "; nothing was tested (exit 3)" : "");
 }
 
-/* Every device's subtest, the summary, --tap and --junit; returns the exit code. */
+/* Every device, the reporters' ends and their files; returns the exit code. */
 static int run_all(run_t* r) {
-  dh_sbuf_addf(&r->piece, "TAP version %d\n", r->o.tap_version);
-  for (size_t i = 0; i < dh_plugin_refusal_count(); i++) {
-    dh_sbuf_add(&r->piece, "# refused plugin: ");
-    dc_tap_text(&r->piece, dh_plugin_refusal(i));
-    dh_sbuf_add(&r->piece, "\n");
-  }
-  if (r->nd == 0) dh_sbuf_add(&r->piece, "1..0 # SKIP no backend loaded (no libdevharness_*.so found)\n");
-  else dh_sbuf_addf(&r->piece, "1..%zu\n", r->nd);
-  dc_emit(&r->tap, stdout, &r->piece);
-
   r->cases = calloc(r->nd ? r->nd : 1, sizeof *r->cases);
+  r->view = (dc_run_view_t){.o = &r->o, .cl = r->cl, .ncl = r->ncl, .devs = r->devs, .nd = r->nd,
+                            .cases = r->cases};
+  for (size_t k = 0; k < dc_reporter_count; k++) r->reports[k].run = &r->view;
+  report_event(r, EV_BEGIN, 0, 0);
   int violations = 0;
   size_t no_device = 0;
   double t_start = dc_now_ms();
   for (size_t i = 0; i < r->nd; i++) violations += run_device(r, i, &no_device);
   if (r->o.progress) fprintf(stderr, "\r\033[K");
-  int too_many_waived = summarize(r, violations, no_device, (dc_now_ms() - t_start) / 1000.0);
-
-  int rc = violations || too_many_waived ? DH_EXIT_VIOLATION
-         : (r->nd == 0 || no_device == r->nd) ? DH_EXIT_NO_DEVICE : DH_EXIT_OK;
-  if (r->o.tap_path && dc_write_file(r->o.tap_path, dh_sbuf_str(&r->tap), r->tap.len) != 0) rc = DH_EXIT_USAGE;
-  if (r->o.junit_path) {
-    dh_sbuf_t x = {0};
-    dc_junit(&x, r->devs, r->nd, r->cases, r->ncl);
-    if (dc_write_file(r->o.junit_path, dh_sbuf_str(&x), x.len) != 0) rc = DH_EXIT_USAGE;
-    free(x.s);
+  count_totals(r, violations, no_device, (dc_now_ms() - t_start) / 1000.0);
+  report_event(r, EV_END, 0, 0);
+  say_totals(r);
+  int rc = r->view.exit_code;
+  for (size_t k = 0; k < dc_reporter_count; k++) {
+    const char* path = r->o.report_paths[k];
+    const dh_sbuf_t* t = &r->reports[k].text;
+    if (path && dc_write_file(path, dh_sbuf_str(t), t->len) != 0) rc = DH_EXIT_USAGE;
   }
   return rc;
 }
@@ -349,8 +332,7 @@ static void run_free(run_t* r) {
   free(r->cases);
   free(r->devs);
   free(r->cl);
-  free(r->tap.s);
-  free(r->piece.s);
+  for (size_t k = 0; k < DC_REPORTERS_MAX; k++) free(r->reports[k].text.s);
   dc_opts_free(&r->o);
   memset(r, 0, sizeof *r);
   dc_waivers_free(&dc_run_waivers);

@@ -1,15 +1,16 @@
 /*
- * conformance/runner.h — what the files of `devharness conformance` share (internal to
+ * conformance/runner/runner.h — what the files of `devharness conformance` share (internal to
  * conformance/; the runner's public entry is conformance/conformance.h).
  *
  * Files (one job each; calls run down this list, never up):
- *   runner.c         dh_conformance_main: clause selection, waivers, device discovery,
- *                    the run over every device, the summary and exit code
- *   runner_opts.c    the options (getopt_long, cmdline/cmdline.h) and --help
- *   runner_report.c  reporters: the TAP stream, JUnit XML, the clause list (text and the
- *                    markdown of docs/conformance.md)
- *   runner_case.c    one case: skips and waivers, the child that runs the clause, its
- *                    result; a device's cases run --jobs at a time
+ *   runner/runner.c   dh_conformance_main: clause selection, waivers, device discovery,
+ *                     the run over every device, the summary and exit code
+ *   runner/options.c  the options (getopt_long, cmdline/cmdline.h) and --help
+ *   report/           the reporters the run drives (report/report.h: TAP, JUnit, the
+ *                     summary JSON) and the clause list (--list)
+ *   runner/case.c     one case: skips and waivers, the child that runs the clause, its
+ *                     result; a device's cases run --jobs at a time
+ *   runner/waivers.c  waiver files (waivers.h)
  * Isolated children (fork into an own process group, answer pipe, stdout/stderr to a
  * file, timeout and SIGKILL of the group) are base/child.c.
  *
@@ -28,7 +29,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "check.h"
+#include "clauses/check.h"
 #include "base/child.h"
 #include "base/text.h"
 #include "waivers.h"
@@ -42,7 +43,10 @@ static inline void dc_fmt(char* dst, size_t size, const char* f, ...) {
   va_end(ap);
 }
 
-/*--- options (runner_opts.c) ---*/
+/*--- options (runner/options.c) ---*/
+
+/* Room for the report formats of report/report.c dc_reporters[]. */
+enum { DC_REPORTERS_MAX = 8 };
 
 typedef struct dc_opts {
   const char** filters;
@@ -51,8 +55,7 @@ typedef struct dc_opts {
   const char** plugins;
   size_t n_plugins;
   const char* target_arg;
-  const char* tap_path;
-  const char* junit_path;
+  const char* report_paths[DC_REPORTERS_MAX]; /* --<option> FILE of dc_reporters[k], or NULL */
   const char** waiver_paths;
   size_t n_waiver_paths;
   int timeout_s;
@@ -75,11 +78,11 @@ void dc_opts_free(dc_opts_t* o);
 /* One line "devharness conformance: <message>" on stderr; returns DH_EXIT_USAGE. */
 int dc_usage_error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 /* 1 when clause id is selected by the --filter globs (every clause without one). */
-int dc_selected(const dc_opts_t* o, const char* id);
-/* "tvm", "strict" or "unset". */
-const char* dc_profile_name(int profile);
+static inline int dc_selected(const dc_opts_t* o, const char* id) {
+  return dc_clause_matches(o->filters, o->n_filters, id);
+}
 
-/*--- devices and cases (runner_case.c) ---*/
+/*--- devices and cases (runner/case.c) ---*/
 
 typedef struct dc_device {
   const dh_backend_t* backend;
@@ -91,6 +94,7 @@ typedef struct dc_device {
   dc_waivers_t waivers; /* backend's automatic waiver file */
   int profile;       /* DC_PROFILE_TVM / DC_PROFILE_STRICT this device runs */
   int profile_from_backend; /* 1 when profile is the backend's default_profile */
+  int failed;        /* the device has violations (set when its last case is known) */
 } dc_device_t;
 
 typedef struct dc_case {
@@ -120,21 +124,5 @@ void dc_run_case(const dc_opts_t* o, const dc_device_t* d, const dh_clause_t* cl
 void dc_run_device_parallel(const dc_opts_t* o, const dc_device_t* d, const dh_clause_t** cl,
                             size_t ncl, dc_case_t* cases,
                             void (*on_done)(size_t k, void* user), void* user);
-
-/*--- reporters (runner_report.c) ---*/
-
-/* A TAP description or directive reason: '#' and '\\' escaped, control characters as
- * spaces. */
-void dc_tap_text(dh_sbuf_t* b, const char* s);
-/* One case as a TAP line of a device's subtest (YAML diagnostics for a failure). */
-void dc_tap_case(dh_sbuf_t* b, int num, const dc_case_t* k);
-/* Writes piece to out (flushed) and appends it to all; empties piece. */
-void dc_emit(dh_sbuf_t* all, FILE* out, dh_sbuf_t* piece);
-/* JUnit XML of every device's cases (cases[device][clause]). */
-void dc_junit(dh_sbuf_t* x, const dc_device_t* devs, size_t nd, dc_case_t* const* cases, size_t nc);
-/* Writes text to path through a temporary name + rename; -1 after one line on stderr. */
-int dc_write_file(const char* path, const char* text, size_t n);
-/* --list: the selected clauses as text, or as docs/conformance.md (--format markdown). */
-int dc_list(const dc_opts_t* o, const dh_clause_t* const* cl, size_t n);
 
 #endif /* DEVHARNESS_CONFORMANCE_RUNNER_H_ */

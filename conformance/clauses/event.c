@@ -1,4 +1,4 @@
-/* conformance/event.c — device-side timing (DH_CAP_EVENT_TIMING: event_create /
+/* conformance/clauses/event.c — device-side timing (DH_CAP_EVENT_TIMING: event_create /
  * event_record / event_elapsed_ms / event_free, devharness/backend.h), which the
  * benchmarks and the regression gate rely on (bench/timer.c), and the capability
  * clauses: every capability flag a backend claims is checked by a clause that fails

@@ -1,4 +1,4 @@
-/* conformance/packed.c — packed-call clauses: module functions noop/fill/echo/raise
+/* conformance/clauses/packed.c — packed-call clauses: module functions noop/fill/echo/raise
  * (devharness backend.h, tvm-ffi safe call; docs/contract.md §Module functions). */
 #include <float.h>
 #include <inttypes.h>

@@ -1,6 +1,5 @@
-/* conformance/runner_opts.c — the options of `devharness conformance` and its --help
- * (conformance/runner.h has the file map). */
-#include <fnmatch.h>
+/* conformance/runner/options.c — the options of `devharness conformance` and its --help
+ * (conformance/runner/runner.h has the file map). */
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,9 +7,16 @@
 #include <string.h>
 
 #include "cmdline/cmdline.h"
-#include "runner.h"
+#include "report/report.h"
+#include "runner/runner.h"
 
 static void usage(FILE* f) {
+  dh_sbuf_t reports = {0}; /* one line per reporter: --<option> FILE */
+  for (size_t k = 0; k < dc_reporter_count; k++) {
+    char opt[64];
+    dc_fmt(opt, sizeof opt, "%s FILE", dc_reporters[k]->option);
+    dh_sbuf_addf(&reports, "  --%-18s %s\n", opt, dc_reporters[k]->help);
+  }
   fprintf(f,
           "usage: devharness conformance [options]\n"
           "\n"
@@ -35,8 +41,7 @@ static void usage(FILE* f) {
           "  --no-fork            run cases in this process (for debuggers; no timeout)\n"
           "  --jobs N             run up to N cases of a device at once (default 1; output\n"
           "                       order unchanged; timing-sensitive clauses prefer 1)\n"
-          "  --tap FILE           also write the TAP stream to FILE\n"
-          "  --junit FILE         write JUnit XML to FILE\n"
+          "%s"
           "  --tap-version 13|14  header of the TAP stream (default 13: prove 3.44 rejects 14)\n"
           "  --list               list clause ids, levels and statements, run nothing\n"
           "  --format text|markdown  format of --list (markdown: the docs/conformance.md table)\n"
@@ -44,7 +49,9 @@ static void usage(FILE* f) {
           "\n"
           "exit status (cmdline/cmdline.h): 0 every clause kept, 1 violations, 2 usage or input error,\n"
           "  3 no device: no selected backend has a device, nothing was tested (every\n"
-          "  clause and device is # SKIP with the reason)\n");
+          "  clause and device is # SKIP with the reason)\n",
+          dh_sbuf_str(&reports));
+  free(reports.s);
 }
 
 int dc_usage_error(const char* fmt, ...) {
@@ -84,11 +91,12 @@ static int add_list(const char*** arr, size_t* n, const char* value, int split) 
 }
 
 enum {
-  OPT_DEVICE = 256, OPT_PLUGIN, OPT_TARGET, OPT_FILTER, OPT_WAIVERS, OPT_TIMEOUT, OPT_TAP,
-  OPT_JUNIT, OPT_TAP_VERSION, OPT_FORMAT, OPT_PROFILE, OPT_MAX_WAIVED, OPT_NO_FORK, OPT_LIST,
-  OPT_VERIFY_XFAILS
+  OPT_DEVICE = 256, OPT_PLUGIN, OPT_TARGET, OPT_FILTER, OPT_WAIVERS, OPT_TIMEOUT, OPT_TAP_VERSION, OPT_FORMAT, OPT_PROFILE, OPT_MAX_WAIVED, OPT_NO_FORK, OPT_LIST,
+  OPT_VERIFY_XFAILS,
+  OPT_REPORT /* OPT_REPORT + k: --<option> FILE of dc_reporters[k] */
 };
 
+/* The fixed options; opts_with_reports() appends one per reporter. */
 static const struct option kOpts[] = {
     {"device", required_argument, NULL, OPT_DEVICE},
     {"plugin", required_argument, NULL, OPT_PLUGIN},
@@ -96,8 +104,6 @@ static const struct option kOpts[] = {
     {"filter", required_argument, NULL, OPT_FILTER},
     {"waivers", required_argument, NULL, OPT_WAIVERS},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
-    {"tap", required_argument, NULL, OPT_TAP},
-    {"junit", required_argument, NULL, OPT_JUNIT},
     {"tap-version", required_argument, NULL, OPT_TAP_VERSION},
     {"format", required_argument, NULL, OPT_FORMAT},
     {"jobs", required_argument, NULL, 'j'},
@@ -108,6 +114,16 @@ static const struct option kOpts[] = {
     {"verify-xfails", no_argument, NULL, OPT_VERIFY_XFAILS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
+
+enum { N_FIXED_OPTS = sizeof kOpts / sizeof kOpts[0] - 1 };
+
+/* kOpts, then --<option> FILE of every reporter, then the terminator. */
+static void opts_with_reports(struct option* all) {
+  memcpy(all, kOpts, N_FIXED_OPTS * sizeof *all);
+  for (size_t k = 0; k < dc_reporter_count; k++)
+    all[N_FIXED_OPTS + k] = (struct option){dc_reporters[k]->option, required_argument, NULL, OPT_REPORT + (int)k};
+  all[N_FIXED_OPTS + dc_reporter_count] = (struct option){NULL, 0, NULL, 0};
+}
 
 /* An option with a value checked against a range or a list; -1 when c is not one. */
 static int parse_checked(int c, const char* val, dc_opts_t* o) {
@@ -158,9 +174,11 @@ int dc_opts_parse(int argc, char** argv, dc_opts_t* o) {
   o->tap_version = 13;
   o->jobs = 1;
   o->max_waived = -1;
+  struct option opts[N_FIXED_OPTS + DC_REPORTERS_MAX + 1];
+  opts_with_reports(opts);
   dh_cmdline_getopt_begin();
   int c;
-  while ((c = getopt_long(argc, argv, "hj:", kOpts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "hj:", opts, NULL)) != -1) {
     int bad = 0;
     switch (c) {
       case 'h': usage(stdout); return DH_EXIT_OK;
@@ -172,15 +190,14 @@ int dc_opts_parse(int argc, char** argv, dc_opts_t* o) {
       case OPT_TARGET: o->target_arg = optarg; break;
       case OPT_FILTER: bad = add_list(&o->filters, &o->n_filters, optarg, 1); break;
       case OPT_WAIVERS: bad = add_list(&o->waiver_paths, &o->n_waiver_paths, optarg, 0); break;
-      case OPT_TAP: o->tap_path = optarg; break;
-      case OPT_JUNIT: o->junit_path = optarg; break;
       case OPT_NO_FORK: o->no_fork = 1; break;
       case OPT_LIST: o->list = 1; break;
       case OPT_VERIFY_XFAILS: o->verify_xfails = 1; break;
       case '?':
-      case ':': return dh_cmdline_bad_option("conformance", kOpts, argc, argv);
+      case ':': return dh_cmdline_bad_option("conformance", opts, argc, argv);
       default:
-        if (parse_checked(c, optarg, o) != 0) return DH_EXIT_USAGE;
+        if (c >= OPT_REPORT && c < OPT_REPORT + (int)dc_reporter_count) o->report_paths[c - OPT_REPORT] = optarg;
+        else if (parse_checked(c, optarg, o) != 0) return DH_EXIT_USAGE;
     }
     if (bad) return dc_usage_error("out of memory");
   }
@@ -197,15 +214,4 @@ void dc_opts_free(dc_opts_t* o) {
   free(g_owned);
   g_owned = NULL;
   g_n_owned = 0;
-}
-
-const char* dc_profile_name(int p) {
-  return p == DC_PROFILE_TVM ? "tvm" : p == DC_PROFILE_STRICT ? "strict" : "unset";
-}
-
-int dc_selected(const dc_opts_t* o, const char* id) {
-  if (o->n_filters == 0) return 1;
-  for (size_t i = 0; i < o->n_filters; i++)
-    if (fnmatch(o->filters[i], id, 0) == 0) return 1;
-  return 0;
 }

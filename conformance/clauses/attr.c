@@ -1,4 +1,4 @@
-/* conformance/attr.c — attribute clauses (TVM DeviceAPI::GetAttr, docs/contract.md
+/* conformance/clauses/attr.c — attribute clauses (TVM DeviceAPI::GetAttr, docs/contract.md
  * §Attributes). */
 #include <inttypes.h>
 #include <jansson.h>

@@ -1,4 +1,4 @@
-/* conformance/copy.c — copy clauses (TVM DeviceAPI::CopyDataFromTo, docs/contract.md §Copies).
+/* conformance/clauses/copy.c — copy clauses (TVM DeviceAPI::CopyDataFromTo, docs/contract.md §Copies).
  * Offsets always travel in byte_offset, never by pointer arithmetic on handles. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -501,6 +501,31 @@ static void pinned_host(dh_conf_ctx_t* c) {
   free(want);
 }
 
+/* A flat byte copy between any two devices (the host included) on the default stream;
+ * 0, or -1 with the error raised. */
+static int flat_copy(const void* from, DLDevice from_dev, size_t from_off, void* to, DLDevice to_dev,
+                     size_t to_off, size_t n) {
+  DLTensor a, b;
+  int64_t sa, sb;
+  dh_tensor_init_bytes(&a, (void*)from, from_dev, from_off, n, &sa);
+  dh_tensor_init_bytes(&b, to, to_dev, to_off, n, &sb);
+  return dh_device_copy_data_from_to(&a, &b, NULL);
+}
+
+/* cross_device, the way back: n bytes at byte offset src_off of od on device other to
+ * offset 0 of dptr on this device, read into host and compared with want. */
+static void cross_device_back(dh_conf_ctx_t* c, void* od, DLDevice other, size_t src_off, void* dptr,
+                              uint8_t* host, const uint8_t* want, size_t n) {
+  if (flat_copy(od, other, src_off, dptr, c->dev, 0, n) != 0 || dh_device_stream_sync(other, NULL) != 0 ||
+      dh_device_stream_sync(c->dev, NULL) != 0) {
+    dc_fail_call(c, __FILE__, __LINE__, "copy_data_from_to(other device -> this device)");
+    return;
+  }
+  dc_download(c, __LINE__, dptr, 0, host, n);
+  if (c->status == DC_PASS)
+    dc_check_bytes(c, __FILE__, __LINE__, "this device after the copy back from the other", host, want, n, 0);
+}
+
 /* D2D between two devices of one backend (sim:0 -> sim:1), both directions, with
  * byte offsets; TVM's CopyDataFromTo takes dev_from and dev_to (apache/tvm 0.27
  * include/tvm/runtime/device_api.h:296-311), streams may be on any device id of the type
@@ -508,89 +533,40 @@ static void pinned_host(dh_conf_ctx_t* c) {
  * default stream; both devices' default streams are synced before reading. */
 WITH_SCRATCH(cross_device) {
   DLDevice other = {c->dev.device_type, c->dev.device_id == 0 ? 1 : 0};
-  size_t n = DC_MIB + 3, off = 5;
-  HOST(0, n + 2 * off);
-  HOST(1, n + 2 * off);
-  HOST(2, n + 2 * off);
-  DEV(0, n + 2 * off);
-  dc_pattern(s->h[0], n + 2 * off, 619);
-  DC_UPLOAD(s->d[0], 0, s->h[0], n + 2 * off);
+  size_t n = DC_MIB + 3, off = 5, total = n + 2 * off;
+  HOST(0, total);
+  HOST(1, total);
+  HOST(2, total);
+  DEV(0, total);
+  dc_pattern(s->h[0], total, 619);
+  DC_UPLOAD(s->d[0], 0, s->h[0], total);
   void* od = NULL; /* on the other device: freed there at the end */
-  if (dh_device_alloc_data_space(other, n + 2 * off, 0, dc_u8(), &od) != 0 || !od)
+  if (dh_device_alloc_data_space(other, total, 0, dc_u8(), &od) != 0 || !od)
     FAIL("a buffer on the other device", "an error", "alloc_data_space on device id %d failed",
          other.device_id);
-  dc_sentinel(s->h[2], n + 2 * off);
-  int ok = 1;
-  DLTensor a, b;
-  int64_t shape[1] = {(int64_t)n};
-  memset(&a, 0, sizeof a);
-  a.ndim = 1;
-  a.shape = shape;
-  a.dtype = dc_u8();
-  b = a;
   /* fill other with the sentinel, then this -> other at offsets */
-  b.data = s->h[2];
-  b.device = dc_host();
-  int64_t full[1] = {(int64_t)(n + 2 * off)};
-  b.shape = full;
-  a.data = od;
-  a.device = other;
-  a.shape = full;
-  if (dh_device_copy_data_from_to(&b, &a, NULL) != 0 || dh_device_stream_sync(other, NULL) != 0)
-    ok = 0;
-  a.shape = shape;
-  b.shape = shape;
-  a.data = s->d[0];
-  a.device = c->dev;
-  a.byte_offset = off;
-  b.data = od;
-  b.device = other;
-  b.byte_offset = 2 * off;
-  if (ok && dh_device_copy_data_from_to(&a, &b, NULL) != 0) {
+  dc_sentinel(s->h[2], total);
+  int ok = flat_copy(s->h[2], dc_host(), 0, od, other, 0, total) == 0 && dh_device_stream_sync(other, NULL) == 0;
+  if (ok && flat_copy(s->d[0], c->dev, off, od, other, 2 * off, n) != 0) {
     dc_fail_call(c, __FILE__, __LINE__, "copy_data_from_to(this device -> other device)");
     ok = 0;
   } else if (ok && (dh_device_stream_sync(c->dev, NULL) != 0 || dh_device_stream_sync(other, NULL) != 0)) {
     dc_fail_call(c, __FILE__, __LINE__, "stream_sync after a cross-device copy");
     ok = 0;
   }
-  if (ok) {
-    DLTensor x = b, y = b;
-    x.byte_offset = 0;
-    x.shape = full;
-    y.data = s->h[1];
-    y.device = dc_host();
-    y.byte_offset = 0;
-    y.shape = full;
-    if (dh_device_copy_data_from_to(&x, &y, NULL) != 0 || dh_device_stream_sync(other, NULL) != 0) {
-      dc_fail_call(c, __FILE__, __LINE__, "D2H from the other device");
-      ok = 0;
-    }
+  if (ok && (flat_copy(od, other, 0, s->h[1], dc_host(), 0, total) != 0 || dh_device_stream_sync(other, NULL) != 0)) {
+    dc_fail_call(c, __FILE__, __LINE__, "D2H from the other device");
+    ok = 0;
   }
   if (ok) {
     memcpy(s->h[2] + 2 * off, s->h[0] + off, n);
     char what[96];
     snprintf(what, sizeof what, "device %d after a D2D from device %d (byte_offset %zu -> %zu)",
              other.device_id, c->dev.device_id, off, 2 * off);
-    dc_check_bytes(c, __FILE__, __LINE__, what, s->h[1], s->h[2], n + 2 * off, 0);
+    dc_check_bytes(c, __FILE__, __LINE__, what, s->h[1], s->h[2], total, 0);
   }
   /* and back: other -> this, at offset 0 */
-  if (ok && c->status == DC_PASS) {
-    a.data = od;
-    a.device = other;
-    a.byte_offset = 2 * off;
-    b.data = s->d[0];
-    b.device = c->dev;
-    b.byte_offset = 0;
-    if (dh_device_copy_data_from_to(&a, &b, NULL) != 0 || dh_device_stream_sync(other, NULL) != 0 ||
-        dh_device_stream_sync(c->dev, NULL) != 0)
-      dc_fail_call(c, __FILE__, __LINE__, "copy_data_from_to(other device -> this device)");
-    else {
-      dc_download(c, __LINE__, s->d[0], 0, s->h[1], n);
-      if (c->status == DC_PASS)
-        dc_check_bytes(c, __FILE__, __LINE__, "this device after the copy back from the other", s->h[1],
-                       s->h[0] + off, n, 0);
-    }
-  }
+  if (ok && c->status == DC_PASS) cross_device_back(c, od, other, 2 * off, s->d[0], s->h[1], s->h[0] + off, n);
   dh_device_stream_sync(other, NULL);
   dh_device_free_data_space(other, od);
   dh_error_clear();

@@ -1,4 +1,4 @@
-/* conformance/util.c — assertion layer and device helpers (see check.h). */
+/* conformance/clauses/util.c — assertion layer and device helpers (see check.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

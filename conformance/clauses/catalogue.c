@@ -1,9 +1,11 @@
 /*
- * conformance/catalogue.c — the clause catalogue: every family's table (attr, mem, copy,
+ * conformance/clauses/catalogue.c — the clause catalogue: every family's table (attr, mem, copy,
  * stream, packed, device, event, cap) in one list, in that order (check.h dc_catalogue).
  * Its own file so that calls run one way: the runner calls the catalogue, the
  * catalogue reads the families' tables, the families call util.c's helpers.
  */
+#include <fnmatch.h>
+
 #include "check.h"
 
 const dh_clause_t* const* dc_catalogue(size_t* out_count) {
@@ -20,4 +22,15 @@ const dh_clause_t* const* dc_catalogue(size_t* out_count) {
   }
   *out_count = n;
   return all;
+}
+
+int dc_clause_matches(const char* const* globs, size_t n, const char* id) {
+  if (n == 0) return 1;
+  for (size_t i = 0; i < n; i++)
+    if (fnmatch(globs[i], id, 0) == 0) return 1;
+  return 0;
+}
+
+const char* dc_profile_name(int p) {
+  return p == DC_PROFILE_TVM ? "tvm" : p == DC_PROFILE_STRICT ? "strict" : "unset";
 }

@@ -1,5 +1,5 @@
 /*
- * conformance/waivers.h — waiver files (targets/waivers/<target-or-backend>.json).
+ * conformance/runner/waivers.h — waiver files (targets/waivers/<target-or-backend>.json).
  *
  * Format: {"waivers": [{"clause": GLOB, "kind": "skip"|"xfail", "reason": TEXT}, ...]}
  * GLOB is an fnmatch(3) pattern on clause ids ("stream.*"). kind skip: the clause is

@@ -1,0 +1,182 @@
+/* conformance/report/tap.c — the TAP reporter: the stream on stdout and --tap FILE
+ * (TAP-14 subtests, one per device, YAML diagnostics for a failure; report/report.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "devharness/device_api.h"
+#include "report/report.h"
+
+/* YAML double-quoted scalar. */
+static void yq(dh_sbuf_t* b, const char* s) {
+  dh_sbuf_addf(b, "\"");
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') dh_sbuf_addf(b, "\\%c", ch);
+    else if (ch == '\n') dh_sbuf_addf(b, "\\n");
+    else if (ch == '\t') dh_sbuf_addf(b, "\\t");
+    else if (ch < 0x20 || ch == 0x7f) dh_sbuf_addf(b, "\\x%02x", ch);
+    else dh_sbuf_addf(b, "%c", ch);
+  }
+  dh_sbuf_addf(b, "\"");
+}
+
+/* One-line text for a TAP description or directive reason: '#' and '\\' escaped as
+ * '\\#' and '\\\\' (TAP 14 specification, "Escaping"; TAP 13 consumers read the same),
+ * line breaks, tabs and other control characters as spaces. */
+void dc_tap_text(dh_sbuf_t* b, const char* s) {
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch < 0x20 || ch == 0x7f) ch = ' ';
+    if (ch == '#' || ch == '\\') dh_sbuf_addf(b, "\\%c", ch);
+    else dh_sbuf_addf(b, "%c", ch);
+  }
+}
+
+/* One case as a TAP line of a device's subtest (YAML diagnostics for a failure). */
+static void tap_case(dh_sbuf_t* b, int num, const dc_case_t* k) {
+  const char* ind = "    ";
+  int ok = k->status != DC_FAIL;
+  dh_sbuf_addf(b, "%s%s %d - ", ind, ok ? "ok" : "not ok", num);
+  dc_tap_text(b, k->clause->id);
+  if (k->note[0] && (k->status == DC_SKIP || k->todo)) {
+    dh_sbuf_addf(b, " \\# ");
+    dc_tap_text(b, k->note);
+  }
+  if (k->status == DC_SKIP) {
+    dh_sbuf_addf(b, " # SKIP ");
+    dc_tap_text(b, k->reason);
+  } else if (k->todo) {
+    dh_sbuf_addf(b, " # TODO ");
+    dc_tap_text(b, k->reason);
+  } else if (k->note[0]) {
+    /* "crashed: SIGSEGV" is part of the description, not a directive: '#' escaped */
+    dh_sbuf_addf(b, " \\# ");
+    dc_tap_text(b, k->note);
+  }
+  dh_sbuf_addf(b, "\n");
+  if (k->status == DC_FAIL) {
+    dh_sbuf_addf(b, "%s  ---\n%s  clause: %s\n%s  level: %s\n%s  profile: %s\n%s  message: ", ind, ind,
+           k->clause->id, ind, k->clause->level == DC_MUST ? "must" : "should", ind,
+           dc_profile_name(k->clause->profile), ind);
+    yq(b, k->r.message);
+    dh_sbuf_addf(b, "\n%s  expected: ", ind);
+    yq(b, k->r.expected);
+    dh_sbuf_addf(b, "\n%s  got: ", ind);
+    yq(b, k->r.got);
+    char at[200];
+    if (k->r.line) dc_fmt(at, sizeof at, "%s:%d", k->r.file, k->r.line);
+    else dc_fmt(at, sizeof at, "%s", k->r.file);
+    dh_sbuf_addf(b, "\n%s  at: ", ind);
+    yq(b, at);
+    dh_sbuf_addf(b, "\n%s  source: ", ind);
+    yq(b, k->clause->source);
+    dh_sbuf_addf(b, "\n%s  duration_ms: %.3f\n", ind, k->ms);
+    if (k->r.details[0]) {
+      dh_sbuf_addf(b, "%s  details:\n", ind);
+      char tmp[DC_MSG_MAX];
+      dc_fmt(tmp, sizeof tmp, "%s", k->r.details);
+      char* save = NULL;
+      for (char* l = strtok_r(tmp, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        dh_sbuf_addf(b, "%s    - ", ind);
+        yq(b, l);
+        dh_sbuf_addf(b, "\n");
+      }
+    }
+    if (k->err_tail[0]) {
+      dh_sbuf_addf(b, "%s  stderr: ", ind);
+      yq(b, k->err_tail);
+      dh_sbuf_addf(b, "\n");
+    }
+    dh_sbuf_addf(b, "%s  ...\n", ind);
+  }
+}
+
+/* The version header, the refused plugins, the plan (one subtest per device). */
+static void tap_begin(dc_report_t* rep) {
+  dh_sbuf_addf(&rep->text, "TAP version %d\n", rep->run->o->tap_version);
+  for (size_t i = 0; i < dh_plugin_refusal_count(); i++) {
+    dh_sbuf_add(&rep->text, "# refused plugin: ");
+    dc_tap_text(&rep->text, dh_plugin_refusal(i));
+    dh_sbuf_add(&rep->text, "\n");
+  }
+  if (rep->run->nd == 0) dh_sbuf_add(&rep->text, "1..0 # SKIP no backend loaded (no libdevharness_*.so found)\n");
+  else dh_sbuf_addf(&rep->text, "1..%zu\n", rep->run->nd);
+}
+
+/* A device's subtest header: its name, why it has no device, its profile, the plan. */
+static void tap_begin_device(dc_report_t* rep, size_t i) {
+  const dc_device_t* d = &rep->run->devs[i];
+  dh_sbuf_t* b = &rep->text;
+  dh_sbuf_add(b, "# Subtest: ");
+  dc_tap_text(b, d->name);
+  dh_sbuf_add(b, "\n");
+  if (d->id < 0 && d->reason[0]) {
+    dh_sbuf_addf(b, "    # %s: ", d->name);
+    dc_tap_text(b, d->reason);
+    dh_sbuf_add(b, "\n");
+  }
+  dh_sbuf_addf(b, "    # profile: %s (%s)\n", dc_profile_name(d->profile),
+               d->profile_from_backend ? "the backend's default" : rep->run->o->profile ? "--profile" : "default");
+  dh_sbuf_addf(b, "    1..%zu\n", rep->run->ncl);
+}
+
+static void tap_end_case(dc_report_t* rep, size_t i, size_t j) {
+  tap_case(&rep->text, (int)j + 1, &rep->run->cases[i][j]);
+}
+
+/* The device's outer test line; a backend that cannot run is a skip at the outer level
+ * too, never a pass. */
+static void tap_end_device(dc_report_t* rep, size_t i) {
+  const dc_device_t* d = &rep->run->devs[i];
+  dh_sbuf_addf(&rep->text, "%s %zu - ", d->failed ? "not ok" : "ok", i + 1);
+  dc_tap_text(&rep->text, d->name);
+  if (d->id < 0 && !d->failed) {
+    dh_sbuf_add(&rep->text, " # SKIP ");
+    dc_tap_text(&rep->text, d->reason[0] ? d->reason : "no device");
+  }
+  dh_sbuf_add(&rep->text, "\n");
+}
+
+/* The summary comments: counts and waivers, each device's profile, --max-waived, the
+ * backends without a device. */
+static void tap_end(dc_report_t* rep) {
+  const dc_run_view_t* r = rep->run;
+  dh_sbuf_t* b = &rep->text;
+  size_t nd = r->nd, ncl = r->ncl, waived = r->waived_skip + r->waived_xfail;
+  dh_sbuf_addf(b, "# %zu clause%s x %zu device%s in %.1f s; %d device%s with violations; %zu case%s "
+               "waived (%zu skip, %zu xfail)\n", ncl, ncl == 1 ? "" : "s", nd, nd == 1 ? "" : "s",
+               r->seconds, r->violations, r->violations == 1 ? "" : "s", waived, waived == 1 ? "" : "s",
+               r->waived_skip, r->waived_xfail);
+  for (size_t i = 0; i < nd; i++) {
+    size_t skipped = 0;
+    for (size_t j = 0; j < ncl; j++)
+      if (r->cases[i][j].status == DC_SKIP && r->cases[i][j].clause->profile > r->devs[i].profile) skipped++;
+    dh_sbuf_addf(b, "# profile %s: %s", dc_profile_name(r->devs[i].profile), r->devs[i].name);
+    if (skipped) dh_sbuf_addf(b, " (%zu strict clause%s skipped)", skipped, skipped == 1 ? "" : "s");
+    dh_sbuf_add(b, "\n");
+  }
+  if (r->too_many_waived)
+    dh_sbuf_addf(b, "# waived cases: %zu, more than --max-waived %ld: the run fails\n", waived,
+                 r->o->max_waived);
+  if (r->no_device) {
+    dh_sbuf_addf(b, "# NO DEVICE: %zu of %zu backend%s could not run, every clause skipped:", r->no_device,
+                 nd, nd == 1 ? "" : "s");
+    for (size_t i = 0; i < nd; i++)
+      if (r->devs[i].id < 0) {
+        dh_sbuf_add(b, " ");
+        dc_tap_text(b, r->devs[i].backend->name);
+      }
+    dh_sbuf_add(b, "\n");
+  }
+}
+
+const dc_reporter_t dc_report_tap = {
+    .option = "tap",
+    .help = "also write the TAP stream to FILE",
+    .to_stdout = 1,
+    .begin = tap_begin,
+    .begin_device = tap_begin_device,
+    .end_case = tap_end_case,
+    .end_device = tap_end_device,
+    .end = tap_end,
+};

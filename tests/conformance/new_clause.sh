@@ -1,0 +1,98 @@
+#!/bin/sh
+# tests/conformance/new_clause.sh — docs/adding-a-clause.md, followed to the letter: the
+# example run function and table row are taken from that page (the fenced blocks after
+# its "new_clause.sh:" markers) and added to conformance/clauses/device.c of a copy of
+# conformance/; the copy's device.c is compiled with this build's flags
+# ($BUILD/tests/conformance/new_code.vars.mk, from tests/conformance/tests.mk) and
+# linked with the build's other objects into a devharness, which must list the new
+# clause, run it on sim:0 and report it in TAP, JUnit and the summary JSON. Seconds:
+# one compile, one link. Prints TAP.
+set -u
+BUILD=${BUILD:-build}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+case "$BUILD" in /*) b=$BUILD ;; *) b=$root/$BUILD ;; esac
+vars=$b/tests/conformance/new_code.vars.mk
+doc=$root/docs/adding-a-clause.md
+
+if [ ! -f "$vars" ] || [ ! -x "$b/bin/devharness" ]; then
+    echo "1..0 # SKIP $vars or $b/bin/devharness not built (make all)"
+    exit 0
+fi
+echo "1..6"
+tmp=$(mktemp -d /tmp/dh_new_clause.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'; }
+check() { if [ "$2" = "$3" ]; then ok "$1"; else notok "$1" "expected: $3
+got: $2"; fi; }
+
+# The fenced block after the line "<!-- new_clause.sh: $1 -->" of the guide.
+block() {
+    awk -v mark="<!-- new_clause.sh: $1 -->" '
+        $0 == mark { found = 1; next }
+        found == 1 && /^```/ { found = 2; next }
+        found == 2 && /^```/ { exit }
+        found == 2 { print }' "$doc"
+}
+
+# 1: the guide's two steps applied to a copy of conformance/: the function above the
+# family's table, the row at the table's end.
+clause=device.set_again      # the guide's example
+file=conformance/clauses/device.c
+mkdir -p "$tmp/tree" "$tmp/out"
+cp -R "$root/conformance" "$tmp/tree/"
+block "run function" >"$tmp/fn"
+block row >"$tmp/row"
+awk -v fn="$tmp/fn" -v row="$tmp/row" '
+    /^const dh_clause_t dc_device_clauses\[\] = \{$/ { while ((getline l < fn) > 0) print l; print ""; table = 1 }
+    table && /^};$/ { while ((getline l < row) > 0) print l; table = 0; added = 1 }
+    { print }
+    END { exit added ? 0 : 1 }' "$root/$file" >"$tmp/tree/$file"
+rc=$?
+if [ "$rc" = 0 ] && grep -q "static void set_again" "$tmp/tree/$file" && grep -q "\"$clause\"" "$tmp/tree/$file"; then
+    ok "the guide's run function and row go into a copy of $file"
+else
+    notok "the guide's run function and row go into a copy of $file" "table end found: $rc"
+fi
+
+# 2: the copy's device.c compiles with this build's flags and links with its other objects.
+printf '%s\n' \
+    "include $vars" \
+    "\$(OUT)/devharness: \$(OUT)/device.o" \
+    "	\$(CXX) \$(LINK_FLAGS) -o \$@ \$^ \$(filter-out \$(OBJDIR)/$(echo $file | sed 's/\.c$/.o/'),\$(LINK_OBJS)) \$(LINK_LIBS)" \
+    "\$(OUT)/device.o: \$(TREE)/$file" \
+    "	\$(CC) -I\$(TREE)/conformance \$(COMPILE_FLAGS) -c \$< -o \$@" >"$tmp/build.mk"
+dh=$tmp/out/devharness
+if (cd "$root" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -s --no-print-directory \
+        -f "$tmp/build.mk" TREE="$tmp/tree" OUT="$tmp/out" "$dh") >"$tmp/build.log" 2>&1; then
+    ok "the copy builds: $file with the new clause"
+else
+    notok "the copy builds: $file with the new clause" "$(tail -n 15 "$tmp/build.log")"
+    for t in "--list" "run" "JUnit" "summary"; do notok "$t (not built)"; done
+    exit 0
+fi
+export DEVHARNESS_PLUGIN_PATH=$b/lib/devharness
+
+# 3: --list names it with its level and profile; the build's own binary does not know it.
+"$b/bin/devharness" conformance --filter "$clause" --list >/dev/null 2>&1
+rc0=$?
+check "--list shows $clause (should, strict); the build's binary rejects --filter $clause" \
+    "$("$dh" conformance --list | awk -v id="$clause" '$1 == id { print $1, $2, $3 }') | $rc0" \
+    "$clause should strict | 2"
+
+# 4-6: it runs on sim:0 and every reporter has it.
+"$dh" conformance --device sim:0 --filter "$clause" --junit "$tmp/r.xml" --summary "$tmp/s.json" \
+    >"$tmp/r.tap" 2>"$tmp/err.txt"
+rc=$?
+check "it runs on sim:0: exit 0, TAP 'ok 1 - $clause'" "$rc $(grep -c "^    ok 1 - $clause\$" "$tmp/r.tap")" "0 1"
+check "JUnit has its testcase, passed" \
+    "$(grep -c "<testcase classname=\"sim:0\" name=\"$clause\" time=\"[0-9.]*\"/>" "$tmp/r.xml")" 1
+got=$(/usr/bin/python3 - "$tmp/s.json" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["clauses"], d["devices"][0]["pass"], d["exit_code"])
+PY
+)
+check "the summary JSON counts it: 1 clause, 1 pass, exit_code 0" "$got" "1 1 0"
