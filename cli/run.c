@@ -96,7 +96,7 @@ static int parse_run_opts(int argc, char** argv, run_opts_t* o) {
                                         {NULL, 0, NULL, 0}};
   dh_cmdline_getopt_begin();
   int c;
-  while ((c = getopt_long(argc, argv, "o:", kOpts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "o:h", kOpts, NULL)) != -1) {
     switch (c) {
       case 'o': o->output = optarg; break;
       case 'd':

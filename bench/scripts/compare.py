@@ -30,7 +30,9 @@ def fmt_ns(v):
 
 
 def main(argv):
-    ap = OneLineParser(prog="devharness compare", description=__doc__.split("\n\n")[0])
+    ap = OneLineParser(prog="devharness compare", description=__doc__.split("\n\n")[0],
+                       epilog="exit: 0 no significant regression, 1 at least one regression, 2 usage or input "
+                              "error (unreadable or malformed file, non-finite times, nothing to test)")
     ap.add_argument("base")
     ap.add_argument("new")
     ap.add_argument("--threshold", type=float, default=0.05,

@@ -179,7 +179,10 @@ def latency_bars(plt, times, outdir, written, prefix, stem, title, scale, unit,
 
 
 def main(argv):
-    ap = OneLineParser(prog="devharness plot", description=__doc__.split("\n\n")[0])
+    ap = OneLineParser(prog="devharness plot", description=__doc__.split("\n\n")[0],
+                       epilog="exit: 0 plots written (their paths on stdout), 1 the output folder cannot be "
+                              "written, 2 usage or input error (unreadable or malformed file, non-finite "
+                              "times, nothing to plot)")
     ap.add_argument("results")
     ap.add_argument("-o", "--output", required=True, help="output folder (created)")
     a, status = parse(ap, argv)

@@ -2,3 +2,5 @@
 TEST_SCRIPTS += tests/cli/run_results.t tests/cli/same_results.t tests/cli/device_option.t
 # make install PREFIX=<tmp> runs with the build folder and venv hidden
 TEST_SCRIPTS += tests/cli/install_standalone.sh
+# -h and --help on every command, with every exit code named
+TEST_SCRIPTS += tests/cli/help.t
