@@ -48,6 +48,10 @@ int dh_bench_find_devices(const char* suites, const char* spec, dh_bench_device_
     dh_device_format(d->dev, d->spec, sizeof d->spec);
   }
   dh_device_list_free(&sel);
+  if (spec != NULL && *ndev == 0) { /* the named device's backend has none */
+    fprintf(stderr, "devharness bench: --device %s: NO DEVICE; nothing was measured\n", dh_cmdline_quote(spec));
+    return DH_EXIT_NO_DEVICE;
+  }
   return 0;
 }
 

@@ -47,7 +47,8 @@ static const char kUsage[] =
     "\n"
     "Bytes processed count bytes copied once. --out FILE is written whole or not at all\n"
     "(a temporary beside it, renamed when complete). Exit (cmdline/cmdline.h): 0 ran, 1 nothing\n"
-    "matched or --out could not be written, 2 usage error (an --out that cannot be created).\n";
+    "matched or --out could not be written, 2 usage error (an --out that cannot be created),\n"
+    "3 no device: the backend --device names has none (nothing was measured).\n";
 
 enum { OPT_SUITE = 256, OPT_DEVICE, OPT_QUICK, OPT_OUT, OPT_REPS, OPT_TIMING, OPT_PIN, OPT_COLOR };
 

@@ -88,7 +88,8 @@ void dh_bench_pin(const char* pin_mode, char* desc, size_t size);
  * backend, or the one of `spec` (dh_device_select); a backend without devices goes into
  * the run's context ("backend.<name>") and onto stderr with the reason. *devs is
  * allocated (free it) with room for one more. Returns 0, or an exit code after one line
- * on stderr. */
+ * on stderr: DH_EXIT_USAGE for a bad spec, DH_EXIT_NO_DEVICE when the backend `spec`
+ * names has no device. */
 int dh_bench_find_devices(const char* suites, const char* spec, dh_bench_device_t** devs,
                           size_t* ndev);
 

@@ -19,7 +19,8 @@ static const char kInfoUsage[] =
     "device, every DeviceAPI attribute (TVM DeviceAttrKind) and the host topology.\n"
     "  --json         machine-readable output on stdout\n"
     "  --device SPEC  only this device (e.g. sim:0)\n"
-    "exit: 0 ok, 2 usage error or unknown device\n";
+    "exit: 0 ok, 2 usage error or unknown device, 3 no device: the backend --device names\n"
+    "      has none (shown with the reason)\n";
 
 static const struct {
   uint32_t bit;
@@ -285,7 +286,9 @@ int dh_cli_info(int argc, char** argv) {
     print_text(root);
   }
   json_decref(root);
+  /* the backend --device names has no device: shown with its reason, and exit 3 */
+  int rc = device_spec && sel.entries[0].device.device_id < 0 ? DH_EXIT_NO_DEVICE : DH_EXIT_OK;
   dh_device_list_free(&sel);
   dh_plugins_unload_all();
-  return DH_EXIT_OK;
+  return rc;
 }

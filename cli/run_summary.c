@@ -90,12 +90,13 @@ int dh_run_print_steps(const run_step_t* steps, int total) {
   printf("\nsteps:\n");
   int worst = DH_EXIT_OK;
   for (int i = 0; i < total; ++i) {
-    /* conformance exit 3: no selected device at all (nothing tested) */
-    int no_dev = i == 1 && steps[i].rc == DH_EXIT_NO_DEVICE;
+    /* exit 3 of a step: no selected device at all (info, conformance and bench say so
+     * when the backend --device names has none) */
+    int no_dev = steps[i].rc == DH_EXIT_NO_DEVICE;
     const char* verdict = steps[i].rc == 0 ? "ok" : steps[i].rc == -1 ? "not run" : no_dev ? "NO DEVICE" : "FAILED";
     printf("  %-12s %-9s exit %-3d %6.1f s\n", steps[i].title, verdict, steps[i].rc, steps[i].seconds);
     if (no_dev && worst == DH_EXIT_OK) worst = DH_EXIT_NO_DEVICE;
-    else if (steps[i].rc != 0 && !no_dev) worst = DH_EXIT_VIOLATION;
+    else if (steps[i].rc > 0 && !no_dev) worst = DH_EXIT_VIOLATION; /* -1: not run, the step before said why */
   }
   return worst;
 }

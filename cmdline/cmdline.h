@@ -20,8 +20,10 @@
 #define DH_EXIT_OK 0        /* success: every clause kept, every step ran */
 #define DH_EXIT_VIOLATION 1 /* violations, a failed step, a benchmark regression */
 #define DH_EXIT_USAGE 2     /* usage or input error: bad option, file, target, device spec */
-#define DH_EXIT_NO_DEVICE 3 /* `conformance`, `run`: no selected backend has a device, nothing
-                               was tested (every clause is # SKIP with the reason) */
+#define DH_EXIT_NO_DEVICE 3 /* no selected backend has a device, nothing was tested
+                               (`conformance`, `run`: every clause is # SKIP with the
+                               reason; `bench`, `info`: the backend --device names has
+                               none) */
 #define DH_EXIT_HELP                                                                     \
   "exit codes: 0 ok, 1 violations, a failed step or a regression, 2 usage or input\n"    \
   "            error, 3 no device (nothing was tested)\n"

@@ -109,7 +109,8 @@ static int add_entry(dh_device_list_t* list, size_t* cap, const dh_backend_t* b,
   return 0;
 }
 
-/* The one device a spec names: its backend must be loaded and have that id. */
+/* The one device a spec names: its backend must be loaded and, when it has devices,
+ * have that id; a backend without any gives its no-device entry, as without a spec. */
 static int select_one(const dh_device_select_params_t* p, dh_device_list_t* out, size_t* cap) {
   char name[DH_DEVICE_NAME_MAX], shown[DH_TEXT_BUF];
   int32_t id = 0;
@@ -119,6 +120,7 @@ static int select_one(const dh_device_select_params_t* p, dh_device_list_t* out,
   if (dh_device_api_get(name, &b) != 0) return dh_error_prefix("device spec '%s'", shown);
   char reason[512];
   int failed = 0, count = probe(p, b, reason, sizeof reason, &failed);
+  if (count == 0) return add_entry(out, cap, b, -1, 0, failed, reason); /* its no-device entry */
   if (id >= count)
     return dh_error_set(DH_KIND_INDEX_ERROR, "device spec '%s': backend %s has no device %lld (%d device%s%s%s)",
                         shown, name, (long long)id, count, count == 1 ? "" : "s", reason[0] ? ": " : "", reason);

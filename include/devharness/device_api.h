@@ -217,14 +217,15 @@ typedef struct dh_device_list {
   size_t count;
 } dh_device_list_t;
 
-/* Selects devices. With params->spec: exactly one entry, the device it names, or an
- * error whose message starts "device spec '<spec, escaped>': " (the parse errors of
- * dh_device_spec_split say it their way): "ParseError" (syntax), "KeyError" ("Device API
- * foo is not enabled: <why>"), "IndexError" ("backend sim has no device 5 (2 devices)",
- * with the backend's reason when it has none). Without a spec: one entry per device of
- * every loaded backend, and one no-device entry (device_id -1, reason) per backend
- * without one; never an error but "OutOfMemoryError". params NULL = zeroed. On error
- * *out_list is empty. */
+/* Selects devices. With params->spec: exactly one entry, the device it names, or the
+ * backend's no-device entry (device_id -1, reason) when the backend it names has no
+ * device at all (`cuda:0` without a GPU: the command reports "no device", exit 3, as for
+ * a run without --device), or an error whose message starts "device spec '<spec,
+ * escaped>': " (the parse errors of dh_device_spec_split say it their way): "ParseError"
+ * (syntax), "KeyError" ("Device API foo is not enabled: <why>"), "IndexError" ("backend
+ * sim has no device 5 (2 devices)"). Without a spec: one entry per device of every loaded
+ * backend, and one no-device entry per backend without one; never an error but
+ * "OutOfMemoryError". params NULL = zeroed. On error *out_list is empty. */
 int dh_device_select(const dh_device_select_params_t* params, dh_device_list_t* out_list);
 
 /* Frees the entries and empties *list. NULL is a no-op. */

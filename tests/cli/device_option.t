@@ -4,7 +4,8 @@ devharness/device_api.h dh_device_select): for each bad value, every command tha
 it (info, conformance, bench, run) exits 2 with the same one line on stderr,
 "devharness CMD: --device: <message>", the message naming the spec, and writes nothing
 on stdout (run: no results folder); `targets detect` says the same message for its
-operand. Prints TAP. Needs $DEVHARNESS (set by `make test`)."""
+operand. A backend without any device is not a bad spec: every command exits 3 with
+the reason. Prints TAP. Needs $DEVHARNESS (set by `make test`)."""
 import os
 import shutil
 import subprocess
@@ -43,6 +44,16 @@ try:
         ok(len(same) == 1, "--device %r: the same message from every command" % spec, "\n".join(lines.values()))
     ok(not os.path.exists(os.path.join(tmp, "out")) or not os.listdir(os.path.join(tmp, "out")),
        "run with a bad --device leaves no results folder", str(os.listdir(tmp)))
+    # A backend that has no device at all: not a bad spec but nothing to test, exit 3 from
+    # every command (the README's promise for `--device cuda:0` without a GPU), the
+    # backend's reason shown.
+    for cmd in ("info", "conformance", "bench", "run"):
+        extra = ["--output", os.path.join(tmp, "nodev")] if cmd == "run" else []
+        p = subprocess.run([dh, cmd, "--device", "sim:0"] + extra, capture_output=True, text=True, timeout=300,
+                           env=dict(os.environ, DEVHARNESS_SIM_DEVICES="0"))
+        ok(p.returncode == 3 and "no simulated devices configured" in p.stdout + p.stderr,
+           "%s --device sim:0 with no sim device: exit 3 (no device), the reason shown" % cmd,
+           "exit %d\nstdout: %s\nstderr: %s" % (p.returncode, p.stdout[-400:], p.stderr[-400:]))
     p = subprocess.run([dh, "targets", "detect", "sim:99"], capture_output=True, text=True, env=env, timeout=60)
     ok(p.returncode == 2 and p.stderr.strip() == "devharness targets detect: " + BAD[0][1],
        "targets detect sim:99: the same message for its operand", p.stderr)
