@@ -24,7 +24,7 @@ static const char kTargetsUsage[] =
     "            --tvm: in the form TVM's tvm.target.Target(...) accepts (TVM's kind name,\n"
     "            \"tag\": \"\", TVM's key order, devharness-only properties left out)\n"
     "exit: 0 ok, 2 usage error or an invalid target (the reason names the file and the\n"
-    "position or option)\n";
+    "position or option), 3 detect: the backend of DEVICE has no device\n";
 
 static void print_name(const char* name, void* user) {
   (void)user;
@@ -88,6 +88,13 @@ static int cmd_detect(const char* spec, int tvm) {
     return DH_EXIT_USAGE;
   }
   DLDevice dev = sel.entries[0].device;
+  if (dev.device_id < 0) { /* the backend has no device: nothing to detect */
+    char q[DH_TEXT_BUF];
+    fprintf(stderr, "devharness targets detect: %s: NO DEVICE: %s\n", dh_text_quote(spec, q, sizeof q),
+            sel.entries[0].reason);
+    dh_device_list_free(&sel);
+    return DH_EXIT_NO_DEVICE;
+  }
   dh_device_list_free(&sel);
   dh_target_t* t = NULL;
   if (dh_target_detect(dev, &t) != 0) {

@@ -54,6 +54,10 @@ try:
         ok(p.returncode == 3 and "no simulated devices configured" in p.stdout + p.stderr,
            "%s --device sim:0 with no sim device: exit 3 (no device), the reason shown" % cmd,
            "exit %d\nstdout: %s\nstderr: %s" % (p.returncode, p.stdout[-400:], p.stderr[-400:]))
+    p = subprocess.run([dh, "targets", "detect", "sim:0"], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, DEVHARNESS_SIM_DEVICES="0"))
+    ok(p.returncode == 3 and "no simulated devices configured" in p.stderr,
+       "targets detect sim:0 with no sim device: exit 3, the reason shown", "exit %d: %s" % (p.returncode, p.stderr))
     p = subprocess.run([dh, "targets", "detect", "sim:99"], capture_output=True, text=True, env=env, timeout=60)
     ok(p.returncode == 2 and p.stderr.strip() == "devharness targets detect: " + BAD[0][1],
        "targets detect sim:99: the same message for its operand", p.stderr)
