@@ -32,9 +32,7 @@ static const dh_backend_function_t dh_cpu_functions[] = {
  *===========================================================================*/
 
 static const dh_backend_t dh_cpu_backend = {
-    .struct_size = sizeof(dh_backend_t),
-    .abi_major = DH_BACKEND_ABI_MAJOR,
-    .abi_minor = DH_BACKEND_ABI_MINOR,
+    DH_BACKEND_HEADER_FIELDS,
     .name = "cpu",
     .description = "host CPU (libc memory, hwloc topology); single queue",
     .device_type = kDLCPU,

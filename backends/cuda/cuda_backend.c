@@ -30,25 +30,16 @@ static const dh_backend_function_t k_functions[] = {
 };
 
 static const dh_backend_t k_backend = {
-    .struct_size = sizeof(dh_backend_t),
-    .abi_major = DH_BACKEND_ABI_MAJOR,
-    .abi_minor = DH_BACKEND_ABI_MINOR,
-    .reserved = 0,
+    DH_BACKEND_HEADER_FIELDS,
     .name = "cuda",
     .description = "NVIDIA GPUs through the CUDA driver API (libcuda.so.1, loaded at run time)",
     .device_type = kDLCUDA,
     .caps = DH_CAP_ASYNC_COPY | DH_CAP_EVENT_TIMING | DH_CAP_PINNED_HOST,
     .target_kind = "cuda",
     .target_kind_json = NULL,
-    DH_BACKEND_BIND_LIFECYCLE_ENTRIES(dh_cuda),
-    DH_BACKEND_BIND_DEVICE_ENTRIES(dh_cuda),
-    DH_BACKEND_BIND_MEMORY_ENTRIES(dh_cuda),
-    DH_BACKEND_BIND_WORKSPACE_ENTRIES(dh_cuda),
-    DH_BACKEND_BIND_HOST_ENTRIES(dh_cuda),
-    DH_BACKEND_BIND_STREAM_ENTRIES(dh_cuda),
+    DH_BACKEND_BIND_ALL_ENTRIES(dh_cuda),
     .functions = k_functions,
     .num_functions = sizeof k_functions / sizeof k_functions[0],
-    DH_BACKEND_BIND_EVENT_ENTRIES(dh_cuda),
     .raw = &dh_cuda_raw_twin,
 };
 

@@ -56,9 +56,7 @@ static const dh_backend_function_t dh_sim_functions[] = {
  *===========================================================================*/
 
 const dh_backend_t dh_sim_backend = {
-    .struct_size = sizeof(dh_backend_t),
-    .abi_major = DH_BACKEND_ABI_MAJOR,
-    .abi_minor = DH_BACKEND_ABI_MINOR,
+    DH_BACKEND_HEADER_FIELDS,
     .name = "sim",
     .description = "simulated accelerator: opaque handles, one worker thread per stream",
     .device_type = DH_SIM_DEVICE_TYPE,

@@ -18,10 +18,7 @@ static const dh_backend_function_t k_functions[] = {
 };
 
 static const dh_backend_t k_backend = {
-    .struct_size = sizeof(dh_backend_t),
-    .abi_major = DH_BACKEND_ABI_MAJOR,
-    .abi_minor = DH_BACKEND_ABI_MINOR,
-    .reserved = 0,
+    DH_BACKEND_HEADER_FIELDS,
     .name = "skeleton", /* TODO(skeleton): your backend's name */
     .description = "a backend that compiles and loads, every entry not implemented "
                    "(backends/skeleton/)",

@@ -31,9 +31,7 @@
 #include "backends/tvm/tvm_internal.h"
 
 static const dh_backend_t g_backend = {
-    .struct_size = sizeof(dh_backend_t),
-    .abi_major = DH_BACKEND_ABI_MAJOR,
-    .abi_minor = DH_BACKEND_ABI_MINOR,
+    DH_BACKEND_HEADER_FIELDS,
     .name = DH_TVM_BACKEND_NAME,
     .description = DH_TVM_CUDA ? "TVM's own CUDA DeviceAPI (apache-tvm libtvm_runtime_cuda.so)"
                                : "TVM's own CPU DeviceAPI (apache-tvm libtvm_runtime.so)",

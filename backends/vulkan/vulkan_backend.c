@@ -22,24 +22,16 @@ static int dh_vulkan_init(void) { return dh_vulkan_device_init(&k_hooks); }
  * Entry
  *===========================================================================*/
 static const dh_backend_t k_backend = {
-    .struct_size = sizeof(dh_backend_t),
-    .abi_major = DH_BACKEND_ABI_MAJOR,
-    .abi_minor = DH_BACKEND_ABI_MINOR,
+    DH_BACKEND_HEADER_FIELDS,
     .name = "vulkan",
     .description = "Vulkan compute through the Vulkan loader (buffers, timeline-semaphore streams, "
                    "SPIR-V noop/fill)",
     .device_type = kDLVulkan,
     .caps = DH_CAP_ASYNC_COPY | DH_CAP_EVENT_TIMING | DH_CAP_PINNED_HOST,
     .target_kind = "vulkan",
-    DH_BACKEND_BIND_LIFECYCLE_ENTRIES(dh_vulkan),
-    DH_BACKEND_BIND_DEVICE_ENTRIES(dh_vulkan),
-    DH_BACKEND_BIND_MEMORY_ENTRIES(dh_vulkan),
-    DH_BACKEND_BIND_WORKSPACE_ENTRIES(dh_vulkan),
-    DH_BACKEND_BIND_HOST_ENTRIES(dh_vulkan),
-    DH_BACKEND_BIND_STREAM_ENTRIES(dh_vulkan),
+    DH_BACKEND_BIND_ALL_ENTRIES(dh_vulkan),
     .functions = dh_vulkan_functions,
     .num_functions = sizeof dh_vulkan_functions / sizeof dh_vulkan_functions[0],
-    DH_BACKEND_BIND_EVENT_ENTRIES(dh_vulkan),
     .raw = &dh_vulkan_raw_twin,
 };
 

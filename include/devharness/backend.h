@@ -398,7 +398,7 @@ typedef struct dh_backend {
  *                      DH_BACKEND_DECLARE_MEMORY_ENTRIES(dh_foo);
  *                      DH_BACKEND_DECLARE_STREAM_ENTRIES(dh_foo);
  *     foo_backend.c:   static const dh_backend_t k_backend = {
- *                          .struct_size = sizeof(dh_backend_t), ...,
+ *                          DH_BACKEND_HEADER_FIELDS, .name = "foo", ...,
  *                          DH_BACKEND_BIND_LIFECYCLE_ENTRIES(dh_foo),
  *                          DH_BACKEND_BIND_DEVICE_ENTRIES(dh_foo),
  *                          DH_BACKEND_BIND_MEMORY_ENTRIES(dh_foo),
@@ -428,9 +428,21 @@ typedef struct dh_backend {
  *   EVENT      event_create, event_record, event_elapsed_ms, event_free
  *                                                          (optional, DH_CAP_EVENT_TIMING)
  *
- * The other fields (identity, functions, num_functions, raw, default_profile,
+ * DH_BACKEND_BIND_ALL_ENTRIES (below) binds all seven. The other fields (the header:
+ * DH_BACKEND_HEADER_FIELDS; identity, functions, num_functions, raw, default_profile,
  * device_count) are written out in the initialiser. The prototypes are those of the
  * fields above, with their semantics. */
+/* DH_BACKEND_HEADER_FIELDS: the header of a backend's dh_backend_t initialiser, the
+ * sizes and versions this header was compiled with:
+ *     .struct_size = sizeof(dh_backend_t), .abi_major = DH_BACKEND_ABI_MAJOR,
+ *     .abi_minor = DH_BACKEND_ABI_MINOR, .reserved = 0
+ * Write it first in every backend's vtable (`static const dh_backend_t k_backend =
+ * {DH_BACKEND_HEADER_FIELDS, .name = ...}`): the loader refuses a plugin whose header
+ * is off (versioning, top of this file). */
+#define DH_BACKEND_HEADER_FIELDS                                                 \
+  .struct_size = sizeof(dh_backend_t), .abi_major = DH_BACKEND_ABI_MAJOR,         \
+  .abi_minor = DH_BACKEND_ABI_MINOR, .reserved = 0
+
 #define DH_BACKEND_DECLARE_LIFECYCLE_ENTRIES(prefix) \
   int prefix##_init(void);                           \
   void prefix##_shutdown(void)
@@ -488,6 +500,16 @@ typedef struct dh_backend {
 #define DH_BACKEND_BIND_EVENT_ENTRIES(prefix)                                      \
   .event_create = prefix##_event_create, .event_record = prefix##_event_record,    \
   .event_elapsed_ms = prefix##_event_elapsed_ms, .event_free = prefix##_event_free
+
+/* DH_BACKEND_BIND_ALL_ENTRIES(prefix): every group above, in the struct's order, for a
+ * backend that has all 23 entries (cuda, opencl, vulkan): LIFECYCLE, DEVICE, MEMORY,
+ * WORKSPACE, HOST, STREAM, EVENT. A backend that lacks one binds its groups one by
+ * one. */
+#define DH_BACKEND_BIND_ALL_ENTRIES(prefix)                                                 \
+  DH_BACKEND_BIND_LIFECYCLE_ENTRIES(prefix), DH_BACKEND_BIND_DEVICE_ENTRIES(prefix),        \
+  DH_BACKEND_BIND_MEMORY_ENTRIES(prefix), DH_BACKEND_BIND_WORKSPACE_ENTRIES(prefix),        \
+  DH_BACKEND_BIND_HOST_ENTRIES(prefix), DH_BACKEND_BIND_STREAM_ENTRIES(prefix),             \
+  DH_BACKEND_BIND_EVENT_ENTRIES(prefix)
 
 /*===========================================================================
  * The current stream: tvm-ffi's environment stream

@@ -16,7 +16,8 @@ Points, for each folder of backends/:
   - its `<folder>_backend.c`: every `.field = dh_...` of the vtable names that field
     (`.raw = &dh_<folder>_raw_twin`), the bindings that backend.h's
     DH_BACKEND_BIND_<GROUP>_ENTRIES(prefix) macros write included: each use is expanded
-    with the macro's definition read from include/devharness/backend.h (so a wrong
+    with the macro's definition read from include/devharness/backend.h (a macro made of
+    others, DH_BACKEND_BIND_ALL_ENTRIES, through theirs), so a wrong
     prefix argument, `DH_BACKEND_BIND_STREAM_ENTRIES(dh_sim)` in opencl_backend.c, and
     an unknown macro both fail);
 And, once: every DH_BACKEND_BIND_<GROUP>_ENTRIES of backend.h binds each field to
@@ -70,12 +71,19 @@ def bind_macros(header):
     """{name: (parameter, [(field, body after the parameter), ...])} of the
     DH_BACKEND_BIND_*_ENTRIES definitions in header text: `.free_stream =
     prefix##_free_stream` gives ("free_stream", "_free_stream")."""
-    out = {}
+    defs = {}
     for name, param, body in BIND_DEF.findall(header):
-        body = body.replace("\\\n", " ")
-        pairs = re.findall(r"\.(\w+)\s*=\s*%s\s*##\s*(\w+)" % re.escape(param), body)
-        out[name] = (param, pairs)
-    return out
+        defs[name] = (param, body.replace("\\\n", " "))
+
+    def pairs(name, seen=()):
+        param, body = defs[name]
+        got = re.findall(r"\.(\w+)\s*=\s*%s\s*##\s*(\w+)" % re.escape(param), body)
+        # a macro made of others (DH_BACKEND_BIND_ALL_ENTRIES) passes its parameter on
+        for inner, arg in BIND_USE.findall(body):
+            if arg == param and inner in defs and inner not in seen:
+                got += pairs(inner, seen + (name,))
+        return got
+    return {name: (defs[name][0], pairs(name)) for name in defs}
 
 
 def bad_macros(macros):
@@ -137,15 +145,20 @@ def self_check():
     hdr = ("#define DH_BACKEND_BIND_STREAM_ENTRIES(prefix) \\\n"
            "  .create_stream = prefix##_create_stream, .free_stream = prefix##_free_stream\n"
            "#define DH_BACKEND_BIND_HOST_ENTRIES(p) .alloc_host = p##_alloc_host, .free_host = p##_host_free\n"
-           "#define DH_BACKEND_BIND_NONE_ENTRIES(prefix) 0\n")
+           "#define DH_BACKEND_BIND_NONE_ENTRIES(prefix) 0\n"
+           "#define DH_BACKEND_BIND_ALL_ENTRIES(prefix) DH_BACKEND_BIND_STREAM_ENTRIES(prefix), \\\n"
+           "  DH_BACKEND_BIND_HOST_ENTRIES(prefix)\n")
     macros = bind_macros(hdr)
     got = bad_macros(macros)
-    ok(sorted(macros) == ["DH_BACKEND_BIND_HOST_ENTRIES", "DH_BACKEND_BIND_NONE_ENTRIES",
-                          "DH_BACKEND_BIND_STREAM_ENTRIES"]
-       and got == [("DH_BACKEND_BIND_HOST_ENTRIES", "free_host", "_host_free"),
+    ok(sorted(macros) == ["DH_BACKEND_BIND_ALL_ENTRIES", "DH_BACKEND_BIND_HOST_ENTRIES",
+                          "DH_BACKEND_BIND_NONE_ENTRIES", "DH_BACKEND_BIND_STREAM_ENTRIES"]
+       and [f for f, _ in macros["DH_BACKEND_BIND_ALL_ENTRIES"][1]]
+       == ["create_stream", "free_stream", "alloc_host", "free_host"]
+       and got == [("DH_BACKEND_BIND_ALL_ENTRIES", "free_host", "_host_free"),
+                   ("DH_BACKEND_BIND_HOST_ENTRIES", "free_host", "_host_free"),
                    ("DH_BACKEND_BIND_NONE_ENTRIES", None, None)],
-       "self-check: a bind macro that pastes another name than its field, or binds nothing, is found",
-       (sorted(macros), got))
+       "self-check: a bind macro that pastes another name than its field (itself or through the "
+       "macros it is made of), or binds nothing, is found", (sorted(macros), got))
     vt = ("  .init = dh_vulkan_init,\n  DH_BACKEND_BIND_STREAM_ENTRIES(dh_vulkan),\n"
           "  DH_BACKEND_BIND_STREAM_ENTRIES( dh_opencl ),\n  DH_BACKEND_BIND_EVENT_ENTRIES(dh_vulkan),\n"
           "  DH_BACKEND_BIND_HOST_ENTRIES(dh_vulkan),\n")
