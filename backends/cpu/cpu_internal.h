@@ -35,10 +35,10 @@ extern dh_cpu_info_t dh_cpu_info;
  * subtracts; kAvailableGlobalMemory subtracts them). */
 extern atomic_llong dh_cpu_live_bytes;
 
-/* ---- cpu_device.c */
-int dh_cpu_init(void);
-void dh_cpu_shutdown(void);
-const char* dh_cpu_unavailable_reason(void);
+/* ---- cpu_device.c (the vtable entries: backend.h "Declaring and binding a backend's
+ * entries") */
+DH_BACKEND_DECLARE_LIFECYCLE_ENTRIES(dh_cpu);
+DH_BACKEND_DECLARE_DEVICE_ENTRIES(dh_cpu);
 /* The error of dh_cpu_check_device for a dev that is not cpu:0: -1 with ValueError
  * (type) or IndexError (id). */
 int dh_cpu_bad_device(DLDevice dev);
@@ -50,25 +50,12 @@ static inline int dh_cpu_check_device(DLDevice dev) {
     return dh_cpu_bad_device(dev);
   return 0;
 }
-int dh_cpu_get_attr(DLDevice dev, int32_t kind, dh_any_t* out_value);
-int dh_cpu_get_target_property(DLDevice dev, const char* name, dh_any_t* out_value);
-int dh_cpu_set_device(DLDevice dev);
 
 /* ---- cpu_memory.c */
-int dh_cpu_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
-                            DLDataType type_hint, void** out_ptr);
-int dh_cpu_free_data_space(DLDevice dev, void* ptr);
-int dh_cpu_copy_data_from_to(const void* from, size_t from_offset, void* to,
-                             size_t to_offset, size_t nbytes, DLDevice dev_from,
-                             DLDevice dev_to, DLDataType type_hint, dh_stream_t stream);
+DH_BACKEND_DECLARE_MEMORY_ENTRIES(dh_cpu);
 
 /* ---- cpu_stream.c */
-int dh_cpu_create_stream(DLDevice dev, dh_stream_t* out_stream);
-int dh_cpu_free_stream(DLDevice dev, dh_stream_t stream);
-int dh_cpu_set_stream(DLDevice dev, dh_stream_t stream);
-int dh_cpu_get_current_stream(DLDevice dev, dh_stream_t* out_stream);
-int dh_cpu_stream_sync(DLDevice dev, dh_stream_t stream);
-int dh_cpu_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst);
+DH_BACKEND_DECLARE_STREAM_ENTRIES(dh_cpu);
 
 /* ---- cpu_kernels.c: noop(Device), fill(DLTensorPtr, Int) */
 int dh_cpu_func_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);

@@ -24,10 +24,5 @@ static int dh_cpu_raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_
   return dh_common_host_memcpy_twin_setup("cpu", 1, NULL, op, nbytes, out_ctx);
 }
 
-const dh_raw_twin_t dh_cpu_raw_twin = {
-    .struct_size = sizeof(dh_raw_twin_t),
-    .api_name = "memcpy",
-    .setup = dh_cpu_raw_setup,
-    .run = dh_common_host_memcpy_twin_run,
-    .teardown = dh_common_host_memcpy_twin_teardown,
-};
+const dh_raw_twin_t dh_cpu_raw_twin = DH_RAW_TWIN("memcpy", dh_cpu_raw_setup, dh_common_host_memcpy_twin_run,
+                                                 dh_common_host_memcpy_twin_teardown);

@@ -177,7 +177,6 @@ int dh_cuda_init(void);
 /* Releases the primary contexts and the driver (after dh_cuda_memory_release and
  * dh_cuda_kernels_release). */
 void dh_cuda_device_shutdown(void);
-const char* dh_cuda_unavailable_reason(void);
 /* Devices whose driver state may be touched now: 0 when unavailable or in a child
  * forked after init. */
 int dh_cuda_live_devices(void);
@@ -186,37 +185,22 @@ const char* dh_cuda_driver_version_string(void);
 /* cuDeviceGetAttribute(a) of device d into *out; `aname` names it in errors. */
 int dh_cuda_attr_int(dh_cuda_device_t* d, int id, CUdevice_attribute a, const char* aname,
                      int* out);
-int dh_cuda_get_attr(DLDevice dev, int32_t kind, dh_any_t* out);
-int dh_cuda_get_target_property(DLDevice dev, const char* name, dh_any_t* out);
-int dh_cuda_set_device(DLDevice dev);
+/* The vtable entries unavailable_reason, get_attr, get_target_property, set_device
+ * (backend.h "Declaring and binding a backend's entries"). */
+DH_BACKEND_DECLARE_DEVICE_ENTRIES(dh_cuda);
 
 /* ---- cuda_memory.c (the vtable entries of the same names, backend.h) */
 
-int dh_cuda_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
-                             DLDataType type_hint, void** out_ptr);
-int dh_cuda_free_data_space(DLDevice dev, void* ptr);
-int dh_cuda_alloc_workspace(DLDevice dev, size_t nbytes, DLDataType type_hint, void** out);
-int dh_cuda_free_workspace(DLDevice dev, void* ptr);
-int dh_cuda_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr);
-int dh_cuda_free_host(DLDevice dev, void* ptr);
-int dh_cuda_copy_data_from_to(const void* from, size_t from_offset, void* to,
-                              size_t to_offset, size_t nbytes, DLDevice dev_from,
-                              DLDevice dev_to, DLDataType type_hint, dh_stream_t stream);
+DH_BACKEND_DECLARE_MEMORY_ENTRIES(dh_cuda);
+DH_BACKEND_DECLARE_WORKSPACE_ENTRIES(dh_cuda);
+DH_BACKEND_DECLARE_HOST_ENTRIES(dh_cuda);
 /* Shutdown: frees every device's staging slots and the over-aligned records. */
 void dh_cuda_memory_release(void);
 
 /* ---- cuda_stream.c (the vtable entries of the same names, backend.h) */
 
-int dh_cuda_create_stream(DLDevice dev, dh_stream_t* out_stream);
-int dh_cuda_free_stream(DLDevice dev, dh_stream_t stream);
-int dh_cuda_set_stream(DLDevice dev, dh_stream_t stream);
-int dh_cuda_get_current_stream(DLDevice dev, dh_stream_t* out_stream);
-int dh_cuda_stream_sync(DLDevice dev, dh_stream_t stream);
-int dh_cuda_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst);
-int dh_cuda_event_create(DLDevice dev, dh_event_t* out_event);
-int dh_cuda_event_record(DLDevice dev, dh_event_t event, dh_stream_t stream);
-int dh_cuda_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end, double* out_ms);
-int dh_cuda_event_free(DLDevice dev, dh_event_t event);
+DH_BACKEND_DECLARE_STREAM_ENTRIES(dh_cuda);
+DH_BACKEND_DECLARE_EVENT_ENTRIES(dh_cuda);
 
 /* ---- cuda_kernels.c */
 

@@ -323,10 +323,6 @@ static int raw_run(void* p, uint32_t repeat, double* out_device_ms) {
 }
 
 const dh_raw_twin_t dh_cuda_raw_twin = {
-    .struct_size = sizeof(dh_raw_twin_t),
-    .api_name = "CUDA driver",
-    .setup = raw_setup,
-    .run = raw_run,
-    .teardown = raw_teardown,
+    DH_RAW_TWIN_FIELDS("CUDA driver", raw_setup, raw_run, raw_teardown),
     .bidir_order = DH_RAW_BIDIR_PAGEABLE_H2D_FIRST, /* a D2H into pageable memory returns once done */
 };

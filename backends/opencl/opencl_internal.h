@@ -230,13 +230,10 @@ int dh_opencl_check_dev(DLDevice dev, const char* where);
  * fork() child of a process that had opened them. Thread-safe. */
 int dh_opencl_ensure_realized(void);
 
-/* backend.h vtable entries (semantics there and in README.md). */
-int dh_opencl_init(void);
-void dh_opencl_shutdown(void);
-const char* dh_opencl_unavailable_reason(void);
-int dh_opencl_get_attr(DLDevice dev, int32_t kind, dh_any_t* out);
-int dh_opencl_get_target_property(DLDevice dev, const char* name, dh_any_t* out);
-int dh_opencl_set_device(DLDevice dev);
+/* backend.h vtable entries (semantics there and in README.md; the prototypes: backend.h
+ * "Declaring and binding a backend's entries"). */
+DH_BACKEND_DECLARE_LIFECYCLE_ENTRIES(dh_opencl);
+DH_BACKEND_DECLARE_DEVICE_ENTRIES(dh_opencl);
 
 /*===========================================================================
  * Handle registry (opencl_handles.c) and memory (opencl_memory.c)
@@ -290,16 +287,9 @@ void dh_opencl_hreg_release_all(int live, const dh_opencl_device_t* devs);
 extern pthread_mutex_t dh_opencl_hreg_lock;
 
 /* backend.h vtable entries. */
-int dh_opencl_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
-                               DLDataType type_hint, void** out_ptr);
-int dh_opencl_free_data_space(DLDevice dev, void* ptr);
-int dh_opencl_alloc_workspace(DLDevice dev, size_t nbytes, DLDataType type_hint, void** out);
-int dh_opencl_free_workspace(DLDevice dev, void* ptr);
-int dh_opencl_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr);
-int dh_opencl_free_host(DLDevice dev, void* ptr);
-int dh_opencl_copy_data_from_to(const void* from, size_t from_offset, void* to, size_t to_offset,
-                                size_t nbytes, DLDevice dev_from, DLDevice dev_to, DLDataType type_hint,
-                                dh_stream_t stream);
+DH_BACKEND_DECLARE_MEMORY_ENTRIES(dh_opencl);
+DH_BACKEND_DECLARE_WORKSPACE_ENTRIES(dh_opencl);
+DH_BACKEND_DECLARE_HOST_ENTRIES(dh_opencl);
 
 /*===========================================================================
  * Streams and events (opencl_stream.c)
@@ -322,16 +312,8 @@ int dh_opencl_resolve_queue(int d, dh_stream_t stream, const char* where, dh_ope
 dh_stream_t dh_opencl_thread_stream(int d);
 
 /* backend.h vtable entries. */
-int dh_opencl_create_stream(DLDevice dev, dh_stream_t* out);
-int dh_opencl_free_stream(DLDevice dev, dh_stream_t stream);
-int dh_opencl_set_stream(DLDevice dev, dh_stream_t stream);
-int dh_opencl_get_current_stream(DLDevice dev, dh_stream_t* out);
-int dh_opencl_stream_sync(DLDevice dev, dh_stream_t stream);
-int dh_opencl_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst);
-int dh_opencl_event_create(DLDevice dev, dh_event_t* out);
-int dh_opencl_event_record(DLDevice dev, dh_event_t event, dh_stream_t stream);
-int dh_opencl_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end, double* out);
-int dh_opencl_event_free(DLDevice dev, dh_event_t event);
+DH_BACKEND_DECLARE_STREAM_ENTRIES(dh_opencl);
+DH_BACKEND_DECLARE_EVENT_ENTRIES(dh_opencl);
 
 /*===========================================================================
  * Kernels and module functions (opencl_kernels.c)

@@ -214,10 +214,4 @@ static int raw_run(void* p, uint32_t repeat, double* out_ms) {
   return 0;
 }
 
-const dh_raw_twin_t dh_opencl_raw_twin = {
-    .struct_size = sizeof(dh_raw_twin_t),
-    .api_name = "OpenCL",
-    .setup = raw_setup,
-    .run = raw_run,
-    .teardown = raw_teardown,
-};
+const dh_raw_twin_t dh_opencl_raw_twin = DH_RAW_TWIN("OpenCL", raw_setup, raw_run, raw_teardown);

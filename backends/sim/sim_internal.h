@@ -270,29 +270,13 @@ static inline DLDevice dh_sim_dev(int id) {
 /*---------------------------------------------------------------- entries */
 
 /* The vtable entries of sim_device.c, sim_memory.c and sim_stream.c, named after the
- * dh_backend_t fields they fill (backend.h). */
-const char* dh_sim_unavailable_reason(void);
-int dh_sim_get_attr(DLDevice dev, int32_t kind, dh_any_t* out_value);
-int dh_sim_get_target_property(DLDevice dev, const char* name, dh_any_t* out_value);
-int dh_sim_set_device(DLDevice dev);
-int dh_sim_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
-                            DLDataType type_hint, void** out_ptr);
-int dh_sim_free_data_space(DLDevice dev, void* ptr);
-int dh_sim_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr);
-int dh_sim_free_host(DLDevice dev, void* ptr);
-int dh_sim_copy_data_from_to(const void* from, size_t from_offset, void* to,
-                             size_t to_offset, size_t nbytes, DLDevice dev_from,
-                             DLDevice dev_to, DLDataType type_hint, dh_stream_t stream);
-int dh_sim_create_stream(DLDevice dev, dh_stream_t* out_stream);
-int dh_sim_free_stream(DLDevice dev, dh_stream_t stream);
-int dh_sim_set_stream(DLDevice dev, dh_stream_t stream);
-int dh_sim_get_current_stream(DLDevice dev, dh_stream_t* out_stream);
-int dh_sim_stream_sync(DLDevice dev, dh_stream_t stream);
-int dh_sim_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst);
-int dh_sim_event_create(DLDevice dev, dh_event_t* out_event);
-int dh_sim_event_record(DLDevice dev, dh_event_t event, dh_stream_t stream);
-int dh_sim_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end, double* out_ms);
-int dh_sim_event_free(DLDevice dev, dh_event_t event);
+ * dh_backend_t fields they fill (backend.h "Declaring and binding a backend's
+ * entries"); init and shutdown are sim_backend.c's, static. */
+DH_BACKEND_DECLARE_DEVICE_ENTRIES(dh_sim);
+DH_BACKEND_DECLARE_MEMORY_ENTRIES(dh_sim);
+DH_BACKEND_DECLARE_HOST_ENTRIES(dh_sim);
+DH_BACKEND_DECLARE_STREAM_ENTRIES(dh_sim);
+DH_BACKEND_DECLARE_EVENT_ENTRIES(dh_sim);
 /* sim_kernels.c: noop(Device), fill(DLTensorPtr, Int) (backend.h dh_backend_func_t). */
 int dh_sim_func_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
 int dh_sim_func_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);

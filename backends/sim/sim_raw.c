@@ -165,11 +165,6 @@ fail:
   return -1;
 }
 
-const dh_raw_twin_t dh_sim_raw_twin = {
-    .struct_size = sizeof(dh_raw_twin_t),
-    .api_name = "sim internal",
-    .setup = dh_sim_raw_setup,
-    .run = dh_sim_raw_run,
-    .teardown = dh_sim_raw_teardown,
-};
+const dh_raw_twin_t dh_sim_raw_twin =
+    DH_RAW_TWIN("sim internal", dh_sim_raw_setup, dh_sim_raw_run, dh_sim_raw_teardown);
 

@@ -18,10 +18,7 @@ static const dh_backend_function_t k_functions[] = {
 };
 
 static const dh_backend_t k_backend = {
-    .struct_size = sizeof(dh_backend_t),
-    .abi_major = DH_BACKEND_ABI_MAJOR,
-    .abi_minor = DH_BACKEND_ABI_MINOR,
-    .reserved = 0,
+    DH_BACKEND_HEADER_FIELDS,
     .name = "skeleton", /* TODO(skeleton): your backend's name */
     .description = "a backend that compiles and loads, every entry not implemented "
                    "(backends/skeleton/)",
@@ -31,31 +28,15 @@ static const dh_backend_t k_backend = {
     .caps = 0,
     .target_kind = NULL, /* TODO(skeleton): your target kind, and .target_kind_json */
     .target_kind_json = NULL,
-    .init = dh_skeleton_init,
-    .shutdown = dh_skeleton_shutdown,
-    .unavailable_reason = dh_skeleton_unavailable_reason,
-    .get_attr = dh_skeleton_get_attr,
-    .get_target_property = dh_skeleton_get_target_property,
-    .set_device = dh_skeleton_set_device,
-    .alloc_data_space = dh_skeleton_alloc_data_space,
-    .free_data_space = dh_skeleton_free_data_space,
-    .alloc_workspace = dh_skeleton_alloc_workspace,
-    .free_workspace = dh_skeleton_free_workspace,
-    .alloc_host = dh_skeleton_alloc_host,
-    .free_host = dh_skeleton_free_host,
-    .copy_data_from_to = dh_skeleton_copy_data_from_to,
-    .create_stream = dh_skeleton_create_stream,
-    .free_stream = dh_skeleton_free_stream,
-    .set_stream = dh_skeleton_set_stream,
-    .get_current_stream = dh_skeleton_get_current_stream,
-    .stream_sync = dh_skeleton_stream_sync,
-    .sync_stream_from_to = dh_skeleton_sync_stream_from_to,
+    DH_BACKEND_BIND_LIFECYCLE_ENTRIES(dh_skeleton),
+    DH_BACKEND_BIND_DEVICE_ENTRIES(dh_skeleton),
+    DH_BACKEND_BIND_MEMORY_ENTRIES(dh_skeleton),
+    DH_BACKEND_BIND_WORKSPACE_ENTRIES(dh_skeleton), /* optional: NULL = data space */
+    DH_BACKEND_BIND_HOST_ENTRIES(dh_skeleton),      /* optional: DH_CAP_PINNED_HOST */
+    DH_BACKEND_BIND_STREAM_ENTRIES(dh_skeleton),
     .functions = k_functions,
     .num_functions = sizeof k_functions / sizeof k_functions[0],
-    .event_create = dh_skeleton_event_create,
-    .event_record = dh_skeleton_event_record,
-    .event_elapsed_ms = dh_skeleton_event_elapsed_ms,
-    .event_free = dh_skeleton_event_free,
+    DH_BACKEND_BIND_EVENT_ENTRIES(dh_skeleton), /* optional: DH_CAP_EVENT_TIMING */
     .raw = &dh_skeleton_raw_twin,
     .default_profile = NULL, /* strict */
     .device_count = NULL,    /* the core counts kExist from id 0 */

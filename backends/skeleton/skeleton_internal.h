@@ -31,39 +31,26 @@
 int dh_skeleton_not_implemented(const char* entry);
 
 /* ---- skeleton_device.c */
-int dh_skeleton_init(void);
-void dh_skeleton_shutdown(void);
-const char* dh_skeleton_unavailable_reason(void);
+/* The vtable entries, each group's prototypes written once in backend.h ("Declaring
+ * and binding a backend's entries"): dh_skeleton_init, dh_skeleton_shutdown,
+ * dh_skeleton_unavailable_reason, dh_skeleton_get_attr, ... An entry you make static
+ * (one only skeleton_backend.c uses) leaves its group's macro: declare the group's
+ * others one by one. */
+DH_BACKEND_DECLARE_LIFECYCLE_ENTRIES(dh_skeleton);
+DH_BACKEND_DECLARE_DEVICE_ENTRIES(dh_skeleton);
 /* 0 when dev is one of this backend's devices; else -1 (ValueError / IndexError). */
 int dh_skeleton_check_device(DLDevice dev, const char* op);
-int dh_skeleton_get_attr(DLDevice dev, int32_t kind, dh_any_t* out_value);
-int dh_skeleton_get_target_property(DLDevice dev, const char* name, dh_any_t* out_value);
-int dh_skeleton_set_device(DLDevice dev);
 
-/* ---- skeleton_stream.c */
-int dh_skeleton_create_stream(DLDevice dev, dh_stream_t* out_stream);
-int dh_skeleton_free_stream(DLDevice dev, dh_stream_t stream);
-int dh_skeleton_set_stream(DLDevice dev, dh_stream_t stream);
-int dh_skeleton_get_current_stream(DLDevice dev, dh_stream_t* out_stream);
-int dh_skeleton_stream_sync(DLDevice dev, dh_stream_t stream);
-int dh_skeleton_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst);
-int dh_skeleton_event_create(DLDevice dev, dh_event_t* out_event);
-int dh_skeleton_event_record(DLDevice dev, dh_event_t event, dh_stream_t stream);
-int dh_skeleton_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end, double* out_ms);
-int dh_skeleton_event_free(DLDevice dev, dh_event_t event);
+/* ---- skeleton_stream.c: streams; events (optional: drop the EVENT lines here and in
+ * skeleton_backend.c when your API has no device-side timing) */
+DH_BACKEND_DECLARE_STREAM_ENTRIES(dh_skeleton);
+DH_BACKEND_DECLARE_EVENT_ENTRIES(dh_skeleton);
 
-/* ---- skeleton_memory.c */
-int dh_skeleton_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
-                                 DLDataType type_hint, void** out_ptr);
-int dh_skeleton_free_data_space(DLDevice dev, void* ptr);
-int dh_skeleton_alloc_workspace(DLDevice dev, size_t nbytes, DLDataType type_hint,
-                                void** out_ptr);
-int dh_skeleton_free_workspace(DLDevice dev, void* ptr);
-int dh_skeleton_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr);
-int dh_skeleton_free_host(DLDevice dev, void* ptr);
-int dh_skeleton_copy_data_from_to(const void* from, size_t from_offset, void* to,
-                                  size_t to_offset, size_t nbytes, DLDevice dev_from,
-                                  DLDevice dev_to, DLDataType type_hint, dh_stream_t stream);
+/* ---- skeleton_memory.c: data space and copies; workspaces and pinned host memory
+ * (optional, likewise) */
+DH_BACKEND_DECLARE_MEMORY_ENTRIES(dh_skeleton);
+DH_BACKEND_DECLARE_WORKSPACE_ENTRIES(dh_skeleton);
+DH_BACKEND_DECLARE_HOST_ENTRIES(dh_skeleton);
 
 /* ---- skeleton_kernels.c: noop(Device), fill(DLTensorPtr, Int) */
 int dh_skeleton_func_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);

@@ -34,10 +34,7 @@ static void dh_skeleton_raw_teardown(void* ctx) {
   (void)ctx; /* TODO(skeleton): free what setup made. */
 }
 
-const dh_raw_twin_t dh_skeleton_raw_twin = {
-    .struct_size = sizeof(dh_raw_twin_t),
-    .api_name = "skeleton",
-    .setup = dh_skeleton_raw_setup,
-    .run = dh_skeleton_raw_run,
-    .teardown = dh_skeleton_raw_teardown,
-};
+/* TODO(skeleton): the name of your API ("CUDA driver", "OpenCL"); with DH_RAW_COPY_BIDIR,
+ * see dh_raw_twin_t.bidir_order and DH_RAW_TWIN_FIELDS (backend.h). */
+const dh_raw_twin_t dh_skeleton_raw_twin =
+    DH_RAW_TWIN("skeleton", dh_skeleton_raw_setup, dh_skeleton_raw_run, dh_skeleton_raw_teardown);

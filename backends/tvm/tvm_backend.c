@@ -31,9 +31,7 @@
 #include "backends/tvm/tvm_internal.h"
 
 static const dh_backend_t g_backend = {
-    .struct_size = sizeof(dh_backend_t),
-    .abi_major = DH_BACKEND_ABI_MAJOR,
-    .abi_minor = DH_BACKEND_ABI_MINOR,
+    DH_BACKEND_HEADER_FIELDS,
     .name = DH_TVM_BACKEND_NAME,
     .description = DH_TVM_CUDA ? "TVM's own CUDA DeviceAPI (apache-tvm libtvm_runtime_cuda.so)"
                                : "TVM's own CPU DeviceAPI (apache-tvm libtvm_runtime.so)",
@@ -41,21 +39,10 @@ static const dh_backend_t g_backend = {
     .caps = DH_TVM_CAPS,
     .target_kind = DH_TVM_TARGET_KIND,
     .init = dh_tvm_init,
-    .unavailable_reason = dh_tvm_unavailable_reason,
-    .get_attr = dh_tvm_get_attr,
-    .get_target_property = dh_tvm_get_target_property,
-    .set_device = dh_tvm_set_device,
-    .alloc_data_space = dh_tvm_alloc_data_space,
-    .free_data_space = dh_tvm_free_data_space,
-    .alloc_workspace = dh_tvm_alloc_workspace,
-    .free_workspace = dh_tvm_free_workspace,
-    .copy_data_from_to = dh_tvm_copy_data_from_to,
-    .create_stream = dh_tvm_create_stream,
-    .free_stream = dh_tvm_free_stream,
-    .set_stream = dh_tvm_set_stream,
-    .get_current_stream = dh_tvm_get_current_stream,
-    .stream_sync = dh_tvm_stream_sync,
-    .sync_stream_from_to = dh_tvm_sync_stream_from_to,
+    DH_BACKEND_BIND_DEVICE_ENTRIES(dh_tvm),
+    DH_BACKEND_BIND_MEMORY_ENTRIES(dh_tvm),
+    DH_BACKEND_BIND_WORKSPACE_ENTRIES(dh_tvm),
+    DH_BACKEND_BIND_STREAM_ENTRIES(dh_tvm),
     /* TVM's DeviceAPI has no kernels: no module functions (the packed clauses skip). */
     .functions = NULL,
     .num_functions = 0,

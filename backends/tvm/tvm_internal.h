@@ -70,28 +70,17 @@ int dh_tvm_err(const char* op, const dh_tvm_err_t* e);
 DLDevice dh_tvm_to_tvm(DLDevice d);
 /* 0 when TVM is loaded; else -1 IndexError naming op and the reason. */
 int dh_tvm_ready(DLDevice dev, const char* op);
+/* The vtable entries (backend.h "Declaring and binding a backend's entries"); no
+ * shutdown entry (the vtable leaves it NULL). */
 int dh_tvm_init(void);
-const char* dh_tvm_unavailable_reason(void);
 int dh_tvm_device_count(int32_t* out);
-int dh_tvm_get_attr(DLDevice dev, int32_t kind, dh_any_t* out);
-int dh_tvm_get_target_property(DLDevice dev, const char* name, dh_any_t* out);
-int dh_tvm_set_device(DLDevice dev);
+DH_BACKEND_DECLARE_DEVICE_ENTRIES(dh_tvm);
 
 /* ---- tvm_memory.c */
-int dh_tvm_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment, DLDataType type_hint,
-                            void** out);
-int dh_tvm_free_data_space(DLDevice dev, void* ptr);
-int dh_tvm_alloc_workspace(DLDevice dev, size_t nbytes, DLDataType type_hint, void** out);
-int dh_tvm_free_workspace(DLDevice dev, void* ptr);
-int dh_tvm_copy_data_from_to(const void* from, size_t from_offset, void* to, size_t to_offset, size_t nbytes,
-                             DLDevice dev_from, DLDevice dev_to, DLDataType type_hint, dh_stream_t stream);
+DH_BACKEND_DECLARE_MEMORY_ENTRIES(dh_tvm);
+DH_BACKEND_DECLARE_WORKSPACE_ENTRIES(dh_tvm);
 
 /* ---- tvm_stream.c */
-int dh_tvm_create_stream(DLDevice dev, dh_stream_t* out);
-int dh_tvm_free_stream(DLDevice dev, dh_stream_t s);
-int dh_tvm_set_stream(DLDevice dev, dh_stream_t s);
-int dh_tvm_get_current_stream(DLDevice dev, dh_stream_t* out);
-int dh_tvm_stream_sync(DLDevice dev, dh_stream_t s);
-int dh_tvm_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst);
+DH_BACKEND_DECLARE_STREAM_ENTRIES(dh_tvm);
 
 #endif /* DEVHARNESS_BACKENDS_TVM_INTERNAL_H_ */

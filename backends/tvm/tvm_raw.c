@@ -27,11 +27,6 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
                                           out_ctx);
 }
 
-const dh_raw_twin_t dh_tvm_raw_twin = {
-    .struct_size = sizeof(dh_raw_twin_t),
-    .api_name = "memcpy",
-    .setup = raw_setup,
-    .run = dh_common_host_memcpy_twin_run,
-    .teardown = dh_common_host_memcpy_twin_teardown,
-};
+const dh_raw_twin_t dh_tvm_raw_twin =
+    DH_RAW_TWIN("memcpy", raw_setup, dh_common_host_memcpy_twin_run, dh_common_host_memcpy_twin_teardown);
 #endif

@@ -332,18 +332,17 @@ typedef struct dh_vulkan_device_hooks {
 } dh_vulkan_device_hooks_t;
 
 /* backend.h init / shutdown / unavailable_reason (see the Design comment: loader, devices,
- * fork). init returns 0 also when no device is usable; unavailable_reason then says why.
- * init keeps `hooks` (static storage) for shutdown. */
+ * fork). init (vulkan_backend.c's, static) is dh_vulkan_device_init with the hooks: it
+ * returns 0 also when no device is usable; unavailable_reason then says why. init keeps
+ * `hooks` (static storage) for shutdown. */
 int dh_vulkan_device_init(const dh_vulkan_device_hooks_t* hooks);
 void dh_vulkan_shutdown(void);
-const char* dh_vulkan_unavailable_reason(void);
 
-/* backend.h get_attr (TVM DeviceAPI::GetAttr kinds), get_target_property (vulkan target
- * kind option names, plus vk_validation_errors (Int) and vk_validation_enabled (Bool)),
- * set_device (validates the device only). */
-int dh_vulkan_get_attr(DLDevice dev, int32_t kind, dh_any_t* out);
-int dh_vulkan_get_target_property(DLDevice dev, const char* name, dh_any_t* out);
-int dh_vulkan_set_device(DLDevice dev);
+/* backend.h unavailable_reason, get_attr (TVM DeviceAPI::GetAttr kinds),
+ * get_target_property (vulkan target kind option names, plus vk_validation_errors
+ * (Int) and vk_validation_enabled (Bool)), set_device (validates the device only); the
+ * prototypes: backend.h "Declaring and binding a backend's entries". */
+DH_BACKEND_DECLARE_DEVICE_ENTRIES(dh_vulkan);
 
 /* Looks up the device record for dev. Errors: RuntimeError in a child forked after init,
  * ValueError for a non-vulkan device type, IndexError for an id out of range. The
@@ -391,16 +390,9 @@ void dh_vulkan_cmd_host_barrier(VkCommandBuffer cb);
 
 /* backend.h memory and copy entries (TVM DeviceAPI AllocDataSpace, FreeDataSpace,
  * AllocWorkspace, FreeWorkspace, CopyDataFromTo; alloc_host/free_host = pinned memory). */
-int dh_vulkan_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment, DLDataType hint,
-                               void** out);
-int dh_vulkan_free_data_space(DLDevice dev, void* ptr);
-int dh_vulkan_alloc_workspace(DLDevice dev, size_t nbytes, DLDataType hint, void** out);
-int dh_vulkan_free_workspace(DLDevice dev, void* ptr);
-int dh_vulkan_alloc_host(DLDevice dev, size_t nbytes, void** out);
-int dh_vulkan_free_host(DLDevice dev, void* ptr);
-int dh_vulkan_copy_data_from_to(const void* from, size_t from_offset, void* to, size_t to_offset,
-                                size_t nbytes, DLDevice dev_from, DLDevice dev_to, DLDataType hint,
-                                dh_stream_t stream);
+DH_BACKEND_DECLARE_MEMORY_ENTRIES(dh_vulkan);
+DH_BACKEND_DECLARE_WORKSPACE_ENTRIES(dh_vulkan);
+DH_BACKEND_DECLARE_HOST_ENTRIES(dh_vulkan);
 
 /* At shutdown (device idle, streams destroyed): destroys d's pinned buffers, staging
  * cache and workspace pool and their locks. */
@@ -464,16 +456,8 @@ void dh_vulkan_streams_destroy_all(dh_vulkan_device_t* d);
 /* backend.h stream and event entries (TVM DeviceAPI CreateStream, FreeStream,
  * SetStream, GetCurrentStream, StreamSync, SyncStreamFromTo; events = timestamp
  * queries, elapsed time in milliseconds). */
-int dh_vulkan_create_stream(DLDevice dev, dh_stream_t* out);
-int dh_vulkan_free_stream(DLDevice dev, dh_stream_t stream);
-int dh_vulkan_set_stream(DLDevice dev, dh_stream_t stream);
-int dh_vulkan_get_current_stream(DLDevice dev, dh_stream_t* out);
-int dh_vulkan_stream_sync(DLDevice dev, dh_stream_t stream);
-int dh_vulkan_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst);
-int dh_vulkan_event_create(DLDevice dev, dh_event_t* out);
-int dh_vulkan_event_record(DLDevice dev, dh_event_t ev, dh_stream_t stream);
-int dh_vulkan_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end, double* out_ms);
-int dh_vulkan_event_free(DLDevice dev, dh_event_t ev);
+DH_BACKEND_DECLARE_STREAM_ENTRIES(dh_vulkan);
+DH_BACKEND_DECLARE_EVENT_ENTRIES(dh_vulkan);
 
 /*===========================================================================
  * vulkan_kernels.c: pipelines and module functions

@@ -345,10 +345,4 @@ static int raw_run(void* p, uint32_t repeat, double* out_ms) {
   return dh_vulkan_val_check();
 }
 
-const dh_raw_twin_t dh_vulkan_raw_twin = {
-    .struct_size = sizeof(dh_raw_twin_t),
-    .api_name = "Vulkan",
-    .setup = raw_setup,
-    .run = raw_run,
-    .teardown = raw_teardown,
-};
+const dh_raw_twin_t dh_vulkan_raw_twin = DH_RAW_TWIN("Vulkan", raw_setup, raw_run, raw_teardown);

@@ -14,7 +14,14 @@ Points, for each folder of backends/:
     prefix. Objects whose source is gone are left out; a folder with no object (its SDK
     is absent) is a SKIP with the reason;
   - its `<folder>_backend.c`: every `.field = dh_...` of the vtable names that field
-    (`.raw = &dh_<folder>_raw_twin`).
+    (`.raw = &dh_<folder>_raw_twin`), the bindings that backend.h's
+    DH_BACKEND_BIND_<GROUP>_ENTRIES(prefix) macros write included: each use is expanded
+    with the macro's definition read from include/devharness/backend.h (a macro made of
+    others, DH_BACKEND_BIND_ALL_ENTRIES, through theirs), so a wrong
+    prefix argument, `DH_BACKEND_BIND_STREAM_ENTRIES(dh_sim)` in opencl_backend.c, and
+    an unknown macro both fail);
+And, once: every DH_BACKEND_BIND_<GROUP>_ENTRIES of backend.h binds each field to
+`prefix##_<field>`.
 And for every plugin under $BUILD/lib (libdevharness_<name>.so, tvm's adapter library):
 its dynamic symbols (`nm -D`) have the prefix of its folder.
 The first points check the checker on made-up symbol lists, so the test can fail.
@@ -35,6 +42,9 @@ BACKENDS = os.path.join(ROOT, "backends")
 ENTRY = "dh_backend_entry"
 GLOBAL_KINDS = set("TDBR")  # defined text, data, bss, read-only data
 ENTRY_NAMES = {"raw": "raw_twin"}  # vtable fields whose entry has another name
+BACKEND_H = os.path.join(ROOT, "include", "devharness", "backend.h")
+BIND_DEF = re.compile(r"^#define\s+(DH_BACKEND_BIND_\w+_ENTRIES)\((\w+)\)((?:.*\\\n)*.*)$", re.M)
+BIND_USE = re.compile(r"\b(DH_BACKEND_BIND_\w+)\s*\(\s*(\w*)\s*\)")
 
 
 def prefix(folder):
@@ -57,11 +67,56 @@ def bad_names(folder, names):
     return [n for n in names if n != ENTRY and not n.startswith(prefix(folder))]
 
 
-def bad_bindings(folder, source):
-    """(field, function) pairs of a vtable initialiser whose function is not named after
-    its field (the raw field's twin: dh_<folder>_raw_twin)."""
+def bind_macros(header):
+    """{name: (parameter, [(field, body after the parameter), ...])} of the
+    DH_BACKEND_BIND_*_ENTRIES definitions in header text: `.free_stream =
+    prefix##_free_stream` gives ("free_stream", "_free_stream")."""
+    defs = {}
+    for name, param, body in BIND_DEF.findall(header):
+        defs[name] = (param, body.replace("\\\n", " "))
+
+    def pairs(name, seen=()):
+        param, body = defs[name]
+        got = re.findall(r"\.(\w+)\s*=\s*%s\s*##\s*(\w+)" % re.escape(param), body)
+        # a macro made of others (DH_BACKEND_BIND_ALL_ENTRIES) passes its parameter on
+        for inner, arg in BIND_USE.findall(body):
+            if arg == param and inner in defs and inner not in seen:
+                got += pairs(inner, seen + (name,))
+        return got
+    return {name: (defs[name][0], pairs(name)) for name in defs}
+
+
+def bad_macros(macros):
+    """(macro, field, pasted name) of the bind macros that bind a field to another name
+    than prefix##_<field>, and (macro, None, None) for one that binds nothing."""
     out = []
-    for field, fn in re.findall(r"^\s*\.(\w+)\s*=\s*&?(dh_\w+)\s*,", source, re.M):
+    for name, (_, pairs) in sorted(macros.items()):
+        if not pairs:
+            out.append((name, None, None))
+        out += [(name, fld, tail) for fld, tail in pairs if tail != "_" + fld]
+    return out
+
+
+def expand_binds(source, macros):
+    """source with every use of a bind macro replaced by its `.field = <arg><tail>,` lines;
+    a macro that macros lacks becomes `.<NAME> = <arg>?,`, a binding no name matches."""
+    def one(m):
+        name, arg = m.group(1), m.group(2)
+        if name not in macros:
+            return "\n.%s = %s?," % (name, arg)
+        return "".join("\n.%s = %s%s," % (fld, arg, tail) for fld, tail in macros[name][1])
+    return BIND_USE.sub(one, source)
+
+
+def bad_bindings(folder, source, macros=None):
+    """(field, function) pairs of a vtable initialiser whose function is not named after
+    its field (the raw field's twin: dh_<folder>_raw_twin), after expanding the bind
+    macros of backend.h (macros: bind_macros() of it; None reads the real one)."""
+    if macros is None:
+        with open(BACKEND_H) as f:
+            macros = bind_macros(f.read())
+    out = []
+    for field, fn in re.findall(r"^\s*\.(\w+)\s*=\s*&?(dh_\w+\??)\s*,", expand_binds(source, macros), re.M):
         if fn != prefix(folder) + ENTRY_NAMES.get(field, field):
             out.append((field, fn))
     return out
@@ -84,9 +139,43 @@ def self_check():
        "self-check: dh_ocl_copy and vk_init break the rule for opencl (locals, U, W ignored)", got)
     vt = ("  .init = dh_vulkan_init,\n  .copy_data_from_to = dh_opencl_copy,\n"
           "  .raw = &dh_vulkan_raw_twin,\n  .functions = k_functions,\n  .raw = &dh_vulkan_raw,\n")
-    got = bad_bindings("vulkan", vt)
+    got = bad_bindings("vulkan", vt, {})
     ok(got == [("copy_data_from_to", "dh_opencl_copy"), ("raw", "dh_vulkan_raw")],
        "self-check: a vtable field bound to a function of another name is found", got)
+    hdr = ("#define DH_BACKEND_BIND_STREAM_ENTRIES(prefix) \\\n"
+           "  .create_stream = prefix##_create_stream, .free_stream = prefix##_free_stream\n"
+           "#define DH_BACKEND_BIND_HOST_ENTRIES(p) .alloc_host = p##_alloc_host, .free_host = p##_host_free\n"
+           "#define DH_BACKEND_BIND_NONE_ENTRIES(prefix) 0\n"
+           "#define DH_BACKEND_BIND_ALL_ENTRIES(prefix) DH_BACKEND_BIND_STREAM_ENTRIES(prefix), \\\n"
+           "  DH_BACKEND_BIND_HOST_ENTRIES(prefix)\n")
+    macros = bind_macros(hdr)
+    got = bad_macros(macros)
+    ok(sorted(macros) == ["DH_BACKEND_BIND_ALL_ENTRIES", "DH_BACKEND_BIND_HOST_ENTRIES",
+                          "DH_BACKEND_BIND_NONE_ENTRIES", "DH_BACKEND_BIND_STREAM_ENTRIES"]
+       and [f for f, _ in macros["DH_BACKEND_BIND_ALL_ENTRIES"][1]]
+       == ["create_stream", "free_stream", "alloc_host", "free_host"]
+       and got == [("DH_BACKEND_BIND_ALL_ENTRIES", "free_host", "_host_free"),
+                   ("DH_BACKEND_BIND_HOST_ENTRIES", "free_host", "_host_free"),
+                   ("DH_BACKEND_BIND_NONE_ENTRIES", None, None)],
+       "self-check: a bind macro that pastes another name than its field (itself or through the "
+       "macros it is made of), or binds nothing, is found", (sorted(macros), got))
+    vt = ("  .init = dh_vulkan_init,\n  DH_BACKEND_BIND_STREAM_ENTRIES(dh_vulkan),\n"
+          "  DH_BACKEND_BIND_STREAM_ENTRIES( dh_opencl ),\n  DH_BACKEND_BIND_EVENT_ENTRIES(dh_vulkan),\n"
+          "  DH_BACKEND_BIND_HOST_ENTRIES(dh_vulkan),\n")
+    got = bad_bindings("vulkan", vt, macros)
+    ok(got == [("create_stream", "dh_opencl_create_stream"), ("free_stream", "dh_opencl_free_stream"),
+               ("DH_BACKEND_BIND_EVENT_ENTRIES", "dh_vulkan?"), ("free_host", "dh_vulkan_host_free")],
+       "self-check: a bind macro given another backend's prefix, an unknown one and a wrong "
+       "definition are found", got)
+
+
+def check_bind_macros():
+    with open(BACKEND_H) as f:
+        macros = bind_macros(f.read())
+    got = bad_macros(macros)
+    ok(macros and not got, "include/devharness/backend.h: its %d DH_BACKEND_BIND_*_ENTRIES bind each "
+       "field to prefix##_<field>" % len(macros),
+       "\n".join("%s: .%s = prefix##%s" % g for g in got) or "no bind macro found")
 
 
 def objects(folder):
@@ -147,6 +236,7 @@ def check_plugins():
 
 def main():
     self_check()
+    check_bind_macros()
     for folder in sorted(os.listdir(BACKENDS)):
         if os.path.isdir(os.path.join(BACKENDS, folder)):
             check_folder(folder)
