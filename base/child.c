@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -81,6 +82,7 @@ void dh_child_start(dh_child_t* j, void (*fn)(void* arg, int fd), void* arg, int
   fflush(stderr);
   j->t0 = now_ms();
   j->deadline = j->t0 + timeout_s * 1000.0;
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     j->r.status = DH_CHILD_NO_ANSWER;
@@ -92,6 +94,10 @@ void dh_child_start(dh_child_t* j, void (*fn)(void* arg, int fd), void* arg, int
   }
   if (pid == 0) {
     setpgid(0, 0);
+    /* dies with the process that started it: a runner killed by SIGKILL leaves no
+     * case or probe running on (it is in its own process group, out of reach of a
+     * signal to the runner's group) */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(127);
     close(pfd[0]);
     dup2(errfd, 1);
     dup2(errfd, 2);

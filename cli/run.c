@@ -18,7 +18,9 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -41,7 +43,11 @@ static const char kRunUsage[] =
     "  --timeout SEC  per-clause conformance timeout (default 10)\n"
     "  --no-bench     skip the benchmarks and plots\n"
     "  --full-bench   full benchmark run instead of --quick\n"
-    "exit: 0 every clause kept and every step ran, 1 violations or a failed step,\n"
+    "The folder is published (renamed into place, latest moved) only when every step\n"
+    "finished and every file is whole; otherwise it is kept as run-<date>-<time>.failed\n"
+    "with the reason on stderr. Folders of runs that died are removed by the next run.\n"
+    "exit: 0 every clause kept and every step ran, 1 violations, a failed step or\n"
+    "      incomplete results,\n"
     "      2 usage error or results folder not writable, 3 no device: no selected\n"
     "      device could run (every clause skipped; a backend without a device among\n"
     "      others is a NO DEVICE line in the summary, not an error)\n";
@@ -58,9 +64,12 @@ static double now_s(void) {
 static int spawn_self_in(char* const* args, const char* out_path, const char* cwd) {
   fflush(stdout);
   fflush(stderr);
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) return 127;
   if (pid == 0) {
+    /* the step dies with this process, however it ends (a SIGKILL too) */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(127);
     if (cwd && chdir(cwd) != 0) _exit(127);
     if (out_path) {
       int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -239,7 +248,14 @@ int dh_cli_run(int argc, char** argv) {
     }
   }
 
-  char latest[PATH_MAX], f_tap[PATH_MAX];
+  char latest[PATH_MAX], f_tap[PATH_MAX], why[PATH_MAX + 128];
+  if (dh_run_check_complete(&d, steps, total, why, sizeof why) != 0) {
+    dh_run_dir_keep_failed(o.output, &d);
+    dh_run_print_steps(steps, total);
+    fprintf(stderr, "devharness run: results incomplete (%s); kept in %s, not published (latest unchanged)\n",
+            why, d.final_dir);
+    return DH_EXIT_VIOLATION;
+  }
   if (dh_run_dir_publish(o.output, &d, latest) != 0) return DH_EXIT_USAGE;
   int fail_total = dh_run_print_devices(&o, &d, f_tap);
   int worst = dh_run_print_steps(steps, total);

@@ -1,8 +1,10 @@
 /*
  * cli/run.h — what the files of `devharness run` share (internal to cli/):
  *   run.c          the options, the steps (each a child process of this command) and the flow
- *   run_dir.c      the results folder: created under a temporary name, published by
- *                  rename with OUTPUT/latest pointing at it, or removed
+ *   run_dir.c      the results folder: created under a temporary name (stale ones of
+ *                  dead runs removed), published by rename with OUTPUT/latest
+ *                  pointing at it, kept as .failed, or removed
+ *   run_check.c    whether the folder is complete: steps finished, files whole
  *   run_summary.c  the table printed at the end: per-device verdicts (from
  *                  conformance.summary.json), peak copy (from bench.json's
  *                  devharness_summary), steps
@@ -27,22 +29,38 @@ typedef struct run_step {
   double seconds;
 } run_step_t;
 
-/* The results folder: written as OUTPUT/.run-STAMP-PID.partial, renamed to
- * OUTPUT/run-STAMP when complete. */
+/* The results folder: written as OUTPUT/.run-STAMP-PID.partial (locked with flock
+ * through lock_fd while the run lives), renamed to OUTPUT/run-STAMP (or run-STAMP-N when
+ * another run took that name) when complete, else to OUTPUT/run-STAMP.failed. */
 typedef struct run_dir {
   char stamp[32];
+  int lock_fd;
   char partial[PATH_MAX], final_dir[PATH_MAX];
   char info_txt[PATH_MAX], info_json[PATH_MAX], tap[PATH_MAX], junit[PATH_MAX], summary[PATH_MAX],
       bench[PATH_MAX], bench_txt[PATH_MAX];
 } run_dir_t;
 
-/* Creates OUTPUT (when missing) and the partial folder in it, and fills *d. 0, or
+/* Creates OUTPUT (when missing) and the partial folder in it, and fills *d; first
+ * removes the partial folders of runs that died (their lock is free), saying so. 0, or
  * DH_EXIT_USAGE after one line on stderr. */
 int dh_run_dir_create(const char* output, run_dir_t* d);
 
-/* Renames the partial folder to its final name and points OUTPUT/latest at it (a
- * warning when the link cannot be updated). 0, or DH_EXIT_USAGE after one line. */
-int dh_run_dir_publish(const char* output, const run_dir_t* d, char latest[PATH_MAX]);
+/* Renames the partial folder to a final name no other run holds (d->final_dir), points
+ * OUTPUT/latest at it (a warning when the link cannot be updated) and fsyncs OUTPUT.
+ * 0, or DH_EXIT_USAGE after one line. */
+int dh_run_dir_publish(const char* output, run_dir_t* d, char latest[PATH_MAX]);
+
+/* Renames the partial folder of an incomplete run to OUTPUT/run-STAMP.failed (or
+ * ...failed-N) into d->final_dir; OUTPUT/latest is left alone. -1 when it cannot be
+ * renamed (d->final_dir is then the partial folder). */
+int dh_run_dir_keep_failed(const char* output, run_dir_t* d);
+
+/* Whether the results folder is complete (cli/run_check.c): every step finished with a
+ * status that leaves results (0; 3 no device; 1 for conformance's violations) and every
+ * file it promises is whole (JSON parses, the TAP plan and the JUnit closing tag are
+ * there, tables and logs are not empty); then each file is fsynced. 0, or -1 with
+ * the first thing missing in why. */
+int dh_run_check_complete(const run_dir_t* d, const run_step_t* steps, int total, char* why, size_t size);
 
 /* Removes the partial folder and everything in it (nftw, no shell); -1 after one line
  * on stderr when something could not be removed. */

@@ -4,3 +4,5 @@ TEST_SCRIPTS += tests/cli/run_results.t tests/cli/same_results.t tests/cli/devic
 TEST_SCRIPTS += tests/cli/install_standalone.sh
 # -h and --help on every command, with every exit code named
 TEST_SCRIPTS += tests/cli/help.t
+# run publishes complete results or nothing: concurrent runs, a full disk, a killed run
+TEST_SCRIPTS += tests/cli/run_complete.t
