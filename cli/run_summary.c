@@ -81,6 +81,11 @@ int dh_run_print_devices(const run_opts_t* o, const run_dir_t* d, char f_tap[PAT
     if (why)
       printf("NO DEVICE: %s not tested (every clause skipped): %s\n", text_of(dev, "backend", "?"), why);
   }
+  /* a plugin refused at load (it crashed, exited or failed a check) is not tested either */
+  json_t* refused = json_object_get(summary, "refused_plugins");
+  json_array_foreach(refused, i, dev) {
+    if (json_is_string(dev)) printf("NO DEVICE: plugin refused, not tested: %s\n", json_string_value(dev));
+  }
   json_decref(bench);
   json_decref(summary);
   return fail_total;

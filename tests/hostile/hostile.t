@@ -318,6 +318,13 @@ named = p.returncode == 0 and all(n in out for n in ("libdevharness_hexit0.so", 
                                                       "libdevharness_trunc1000.so", "crashed: SIGBUS"))
 results.append((named, "info: each refused plugin named with what happened while it loaded",
                 [] if named else ["exit %d: %s" % (p.returncode, out[-600:])], None))
+p = subprocess.run([DH, "run", "--device", "sim:0", "--no-bench", "--output", os.path.join(TMP, "run_bad_plugins")],
+                   cwd=WORK, env=dict(os.environ, DEVHARNESS_PLUGIN_PATH=bad_dir), stdout=subprocess.PIPE,
+                   stderr=subprocess.PIPE, timeout=300)
+out = p.stdout.decode("utf-8", "replace")
+said = p.returncode == 0 and "NO DEVICE: plugin refused, not tested: " + os.path.join(bad_dir, "libdevharness_hexit0.so") in out
+results.append((said, "run: each refused plugin is a NO DEVICE line with its reason in the summary",
+                [] if said else ["exit %d: %s" % (p.returncode, out[-600:])], None))
 # Any number of plugin folders: 40 empty ones before the built-in folder drop nothing.
 many = ":".join(os.path.join(TMP, "empty%d" % i) for i in range(40))
 p = subprocess.run([DH, "info", "--device", "sim:0"], cwd=WORK, env=dict(os.environ, DEVHARNESS_PLUGIN_PATH=many),
