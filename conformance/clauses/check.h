@@ -181,6 +181,20 @@ int dc_check_bytes(dh_conf_ctx_t* c, const char* file, int line, const char* wha
     return;                   \
   } while (0)
 
+/* Defines the run function `name` of a clause that works on state the clause must
+ * release however it ends: the body that follows the macro receives `var`, a pointer
+ * to a zeroed state_t, and may return at any CHECK; release(c, var) runs afterwards.
+ *   DC_WITH_STATE(in_order, big_t, b, big_free) { TRY(big_setup(c, b)); ... } */
+#define DC_WITH_STATE(name, state_t, var, release)        \
+  static void name##_body(dh_conf_ctx_t* c, state_t* var); \
+  static void name(dh_conf_ctx_t* c) {                     \
+    state_t dc_state_;                                     \
+    memset(&dc_state_, 0, sizeof dc_state_);               \
+    name##_body(c, &dc_state_);                            \
+    release(c, &dc_state_);                                \
+  }                                                        \
+  static void name##_body(dh_conf_ctx_t* c, state_t* var)
+
 /* Calls a void helper that records into c, returns when it failed or skipped. */
 #define TRY(expr)                     \
   do {                                \

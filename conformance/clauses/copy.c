@@ -30,17 +30,9 @@ static void scratch_free(dh_conf_ctx_t* c, scratch_t* s) {
   }
 }
 
-/* Each run function below is a wrapper calling the body with a scratch set and
- * freeing it afterwards, so the bodies may return at any CHECK. */
-#define WITH_SCRATCH(name)                         \
-  static void name##_body(dh_conf_ctx_t* c, scratch_t* s); \
-  static void name(dh_conf_ctx_t* c) {             \
-    scratch_t s;                                   \
-    memset(&s, 0, sizeof s);                       \
-    name##_body(c, &s);                            \
-    scratch_free(c, &s);                           \
-  }                                                \
-  static void name##_body(dh_conf_ctx_t* c, scratch_t* s)
+/* Each run function below works on a scratch set freed afterwards (DC_WITH_STATE), so
+ * the bodies may return at any CHECK. */
+#define WITH_SCRATCH(name) DC_WITH_STATE(name, scratch_t, s, scratch_free)
 
 #define HOST(i, n) \
   do { if (!(s->h[i] = dc_host_alloc(c, (n)))) return; } while (0)

@@ -115,7 +115,7 @@ static void big_chain(dh_conf_ctx_t* c, big_t* b, dh_stream_t s) {
   TRY(dc_copy(c, __LINE__, b->C, c->dev, 0, b->A, c->dev, 0, BIG, s));
 }
 
-static void in_order_body(dh_conf_ctx_t* c, big_t* b) {
+DC_WITH_STATE(in_order, big_t, b, big_free) {
   TRY(big_setup(c, b));
   TRY(dc_stream_create(c, &b->s1));
   dh_stream_t s = b->s1;
@@ -132,14 +132,7 @@ static void in_order_body(dh_conf_ctx_t* c, big_t* b) {
               b->neu, BIG, 0);
 }
 
-static void in_order(dh_conf_ctx_t* c) {
-  big_t b;
-  memset(&b, 0, sizeof b);
-  in_order_body(c, &b);
-  big_free(c, &b);
-}
-
-static void sync_waits_body(dh_conf_ctx_t* c, big_t* b) {
+DC_WITH_STATE(sync_waits, big_t, b, big_free) {
   TRY(big_setup(c, b));
   TRY(dc_stream_create(c, &b->s1));
   dh_stream_t s = b->s1;
@@ -150,14 +143,7 @@ static void sync_waits_body(dh_conf_ctx_t* c, big_t* b) {
               b->out, b->neu, BIG, 0);
 }
 
-static void sync_waits(dh_conf_ctx_t* c) {
-  big_t b;
-  memset(&b, 0, sizeof b);
-  sync_waits_body(c, &b);
-  big_free(c, &b);
-}
-
-static void sync_from_to_body(dh_conf_ctx_t* c, big_t* b) {
+DC_WITH_STATE(sync_from_to, big_t, b, big_free) {
   TRY(big_setup(c, b));
   TRY(dc_stream_create(c, &b->s1));
   TRY(dc_stream_create(c, &b->s2));
@@ -172,13 +158,6 @@ static void sync_from_to_body(dh_conf_ctx_t* c, big_t* b) {
   DC_SYNC(b->s2);
   CHECK_BYTES("D2H of A queued on dst after sync_stream_from_to(src, dst) (src writes A)", b->out,
               b->neu, BIG, 0);
-}
-
-static void sync_from_to(dh_conf_ctx_t* c) {
-  big_t b;
-  memset(&b, 0, sizeof b);
-  sync_from_to_body(c, &b);
-  big_free(c, &b);
 }
 
 static void sync_from_to_same(dh_conf_ctx_t* c) {
