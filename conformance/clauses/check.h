@@ -127,6 +127,11 @@ int dc_expect_error(dh_conf_ctx_t* c, const char* file, int line, const char* ca
 int dc_check_bytes(dh_conf_ctx_t* c, const char* file, int line, const char* what,
                    const uint8_t* got, const uint8_t* expected, size_t n, size_t base);
 
+/* dc_check_bytes with `what` formatted from fmt (at most 255 characters). */
+int dc_check_bytesf(dh_conf_ctx_t* c, const char* file, int line, const uint8_t* got,
+                    const uint8_t* expected, size_t n, size_t base, const char* fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+
 #define CHECK(cond, ...)                                                  \
   do {                                                                    \
     if (!(cond)) {                                                        \
@@ -167,6 +172,15 @@ int dc_check_bytes(dh_conf_ctx_t* c, const char* file, int line, const char* wha
     if (!dc_check_bytes(c, __FILE__, __LINE__, (what), (const uint8_t*)(got_p),          \
                         (const uint8_t*)(exp_p), (n), (base)))                            \
       return;                                                                             \
+  } while (0)
+
+/* CHECK_BYTES naming what it compares with printf arguments:
+ *   CHECK_BYTESF(got, want, n, 0, "H2D from host byte_offset %zu", off); */
+#define CHECK_BYTESF(got_p, exp_p, n, base, ...)                                       \
+  do {                                                                                 \
+    if (!dc_check_bytesf(c, __FILE__, __LINE__, (const uint8_t*)(got_p),              \
+                         (const uint8_t*)(exp_p), (n), (base), __VA_ARGS__))          \
+      return;                                                                          \
   } while (0)
 
 #define FAIL(exp_s, got_s, ...)                                  \
