@@ -127,6 +127,11 @@ int dc_expect_error(dh_conf_ctx_t* c, const char* file, int line, const char* ca
 int dc_check_bytes(dh_conf_ctx_t* c, const char* file, int line, const char* what,
                    const uint8_t* got, const uint8_t* expected, size_t n, size_t base);
 
+/* dc_check_bytes with `what` formatted from fmt (at most 255 characters). */
+int dc_check_bytesf(dh_conf_ctx_t* c, const char* file, int line, const uint8_t* got,
+                    const uint8_t* expected, size_t n, size_t base, const char* fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+
 #define CHECK(cond, ...)                                                  \
   do {                                                                    \
     if (!(cond)) {                                                        \
@@ -169,6 +174,15 @@ int dc_check_bytes(dh_conf_ctx_t* c, const char* file, int line, const char* wha
       return;                                                                             \
   } while (0)
 
+/* CHECK_BYTES naming what it compares with printf arguments:
+ *   CHECK_BYTESF(got, want, n, 0, "H2D from host byte_offset %zu", off); */
+#define CHECK_BYTESF(got_p, exp_p, n, base, ...)                                       \
+  do {                                                                                 \
+    if (!dc_check_bytesf(c, __FILE__, __LINE__, (const uint8_t*)(got_p),              \
+                         (const uint8_t*)(exp_p), (n), (base), __VA_ARGS__))          \
+      return;                                                                          \
+  } while (0)
+
 #define FAIL(exp_s, got_s, ...)                                  \
   do {                                                           \
     dc_fail(c, __FILE__, __LINE__, (exp_s), (got_s), __VA_ARGS__); \
@@ -180,6 +194,20 @@ int dc_check_bytes(dh_conf_ctx_t* c, const char* file, int line, const char* wha
     dc_skip(c, __VA_ARGS__);  \
     return;                   \
   } while (0)
+
+/* Defines the run function `name` of a clause that works on state the clause must
+ * release however it ends: the body that follows the macro receives `var`, a pointer
+ * to a zeroed state_t, and may return at any CHECK; release(c, var) runs afterwards.
+ *   DC_WITH_STATE(in_order, big_t, b, big_free) { TRY(big_setup(c, b)); ... } */
+#define DC_WITH_STATE(name, state_t, var, release)        \
+  static void name##_body(dh_conf_ctx_t* c, state_t* var); \
+  static void name(dh_conf_ctx_t* c) {                     \
+    state_t dc_state_;                                     \
+    memset(&dc_state_, 0, sizeof dc_state_);               \
+    name##_body(c, &dc_state_);                            \
+    release(c, &dc_state_);                                \
+  }                                                        \
+  static void name##_body(dh_conf_ctx_t* c, state_t* var)
 
 /* Calls a void helper that records into c, returns when it failed or skipped. */
 #define TRY(expr)                     \

@@ -30,17 +30,9 @@ static void scratch_free(dh_conf_ctx_t* c, scratch_t* s) {
   }
 }
 
-/* Each run function below is a wrapper calling the body with a scratch set and
- * freeing it afterwards, so the bodies may return at any CHECK. */
-#define WITH_SCRATCH(name)                         \
-  static void name##_body(dh_conf_ctx_t* c, scratch_t* s); \
-  static void name(dh_conf_ctx_t* c) {             \
-    scratch_t s;                                   \
-    memset(&s, 0, sizeof s);                       \
-    name##_body(c, &s);                            \
-    scratch_free(c, &s);                           \
-  }                                                \
-  static void name##_body(dh_conf_ctx_t* c, scratch_t* s)
+/* Each run function below works on a scratch set freed afterwards (DC_WITH_STATE), so
+ * the bodies may return at any CHECK. */
+#define WITH_SCRATCH(name) DC_WITH_STATE(name, scratch_t, s, scratch_free)
 
 #define HOST(i, n) \
   do { if (!(s->h[i] = dc_host_alloc(c, (n)))) return; } while (0)
@@ -53,40 +45,49 @@ static void scratch_free(dh_conf_ctx_t* c, scratch_t* s) {
   } while (0)
 #define HOST_FREE(i) do { free(s->h[i]); s->h[i] = NULL; } while (0)
 
+/* One size of copy.h2d_d2h_sizes (via_d2d 0) or copy.d2d_sizes (via_d2d 1): a pattern
+ * goes up, through a second device buffer when via_d2d, and back into a sentinel. */
+static void round_trip(dh_conf_ctx_t* c, scratch_t* s, size_t n, uint32_t seed, int via_d2d) {
+  HOST(0, n);
+  HOST(1, n);
+  DEV(0, n);
+  if (via_d2d) DEV(1, n);
+  dc_pattern(s->h[0], n, seed);
+  dc_sentinel(s->h[1], n);
+  DC_UPLOAD(s->d[0], 0, s->h[0], n);
+  if (via_d2d) DC_D2D(s->d[0], 0, s->d[1], 0, n, NULL);
+  DC_DOWNLOAD(s->d[via_d2d], 0, s->h[1], n);
+  CHECK_BYTESF(s->h[1], s->h[0], n, 0, via_d2d ? "%zu-byte D2D copy" : "%zu-byte H2D+D2H round trip", n);
+  scratch_free(c, s);
+}
+
 WITH_SCRATCH(h2d_d2h_sizes) {
-  for (size_t k = 0; k < N_SIZES; k++) {
-    size_t n = k_sizes[k];
-    HOST(0, n);
-    HOST(1, n);
-    DEV(0, n);
-    dc_pattern(s->h[0], n, (uint32_t)k + 11);
-    dc_sentinel(s->h[1], n);
-    DC_UPLOAD(s->d[0], 0, s->h[0], n);
-    DC_DOWNLOAD(s->d[0], 0, s->h[1], n);
-    char what[64];
-    snprintf(what, sizeof what, "%zu-byte H2D+D2H round trip", n);
-    CHECK_BYTES(what, s->h[1], s->h[0], n, 0);
-    scratch_free(c, s);
-  }
+  for (size_t k = 0; k < N_SIZES; k++) TRY(round_trip(c, s, k_sizes[k], (uint32_t)k + 11, 0));
 }
 
 WITH_SCRATCH(d2d_sizes) {
-  for (size_t k = 0; k < N_SIZES; k++) {
-    size_t n = k_sizes[k];
-    HOST(0, n);
-    HOST(1, n);
-    DEV(0, n);
-    DEV(1, n);
-    dc_pattern(s->h[0], n, (uint32_t)k + 23);
-    dc_sentinel(s->h[1], n);
-    DC_UPLOAD(s->d[0], 0, s->h[0], n);
-    DC_D2D(s->d[0], 0, s->d[1], 0, n, NULL);
-    DC_DOWNLOAD(s->d[1], 0, s->h[1], n);
-    char what[64];
-    snprintf(what, sizeof what, "%zu-byte D2D copy", n);
-    CHECK_BYTES(what, s->h[1], s->h[0], n, 0);
-    scratch_free(c, s);
-  }
+  for (size_t k = 0; k < N_SIZES; k++) TRY(round_trip(c, s, k_sizes[k], (uint32_t)k + 23, 1));
+}
+
+/* Fills the device buffer d and the host expectation want (n bytes each) with the
+ * sentinel: a copy into part of d must leave the rest of it as want has it. */
+static void sentinel_fill(dh_conf_ctx_t* c, void* d, uint8_t* want, size_t n) {
+  dc_sentinel(want, n);
+  DC_UPLOAD(d, 0, want, n); /* sentinel pre-fill */
+}
+
+/* Waits for the default stream, then reads n bytes of the device buffer d into got. */
+static void sync_read(dh_conf_ctx_t* c, void* d, uint8_t* got, size_t n) {
+  DC_SYNC(NULL);
+  DC_DOWNLOAD(d, 0, got, n);
+}
+
+/* Device buffer d[0] of n bytes holding the pattern of seed, which host buffer h[0] keeps. */
+static void pattern_on_device(dh_conf_ctx_t* c, scratch_t* s, size_t n, uint32_t seed) {
+  HOST(0, n);
+  DEV(0, n);
+  dc_pattern(s->h[0], n, seed);
+  DC_UPLOAD(s->d[0], 0, s->h[0], n);
 }
 
 #define OFF_N 1000
@@ -100,11 +101,8 @@ WITH_SCRATCH(src_offsets) {
   for (size_t k = 0; k < N_OFFSETS; k++) {
     size_t off = k_offsets[k];
     DC_H2D(s->h[0], off, s->d[0], 0, OFF_N, NULL);
-    DC_SYNC(NULL);
-    DC_DOWNLOAD(s->d[0], 0, s->h[1], OFF_N);
-    char what[96];
-    snprintf(what, sizeof what, "H2D from host byte_offset %zu", off);
-    CHECK_BYTES(what, s->h[1], s->h[0] + off, OFF_N, 0);
+    TRY(sync_read(c, s->d[0], s->h[1], OFF_N));
+    CHECK_BYTESF(s->h[1], s->h[0] + off, OFF_N, 0, "H2D from host byte_offset %zu", off);
   }
 }
 
@@ -116,56 +114,41 @@ WITH_SCRATCH(dst_offsets) {
   dc_pattern(s->h[0], OFF_N, 17);
   for (size_t k = 0; k < N_OFFSETS; k++) {
     size_t off = k_offsets[k];
-    dc_sentinel(s->h[2], OFF_BUF);
-    DC_UPLOAD(s->d[0], 0, s->h[2], OFF_BUF); /* sentinel pre-fill */
+    TRY(sentinel_fill(c, s->d[0], s->h[2], OFF_BUF));
     DC_H2D(s->h[0], 0, s->d[0], off, OFF_N, NULL);
-    DC_SYNC(NULL);
-    DC_DOWNLOAD(s->d[0], 0, s->h[1], OFF_BUF);
     memcpy(s->h[2] + off, s->h[0], OFF_N);
-    char what[96];
-    snprintf(what, sizeof what, "device buffer after H2D of %d bytes to byte_offset %zu", OFF_N, off);
-    CHECK_BYTES(what, s->h[1], s->h[2], OFF_BUF, 0);
+    TRY(sync_read(c, s->d[0], s->h[1], OFF_BUF));
+    CHECK_BYTESF(s->h[1], s->h[2], OFF_BUF, 0, "device buffer after H2D of %d bytes to byte_offset %zu",
+                 OFF_N, off);
   }
 }
 
 WITH_SCRATCH(d2h_offsets) {
-  HOST(0, OFF_BUF);
+  TRY(pattern_on_device(c, s, OFF_BUF, 29));
   HOST(1, OFF_N);
-  DEV(0, OFF_BUF);
-  dc_pattern(s->h[0], OFF_BUF, 29);
-  DC_UPLOAD(s->d[0], 0, s->h[0], OFF_BUF);
   for (size_t k = 0; k < N_OFFSETS; k++) {
     size_t off = k_offsets[k];
     dc_sentinel(s->h[1], OFF_N);
     DC_D2H(s->d[0], off, s->h[1], 0, OFF_N, NULL);
     DC_SYNC(NULL);
-    char what[96];
-    snprintf(what, sizeof what, "D2H from device byte_offset %zu", off);
-    CHECK_BYTES(what, s->h[1], s->h[0] + off, OFF_N, 0);
+    CHECK_BYTESF(s->h[1], s->h[0] + off, OFF_N, 0, "D2H from device byte_offset %zu", off);
   }
 }
 
 #define D2D_N 777
 WITH_SCRATCH(d2d_offsets) {
-  HOST(0, OFF_BUF);
+  TRY(pattern_on_device(c, s, OFF_BUF, 31));
   HOST(1, OFF_BUF);
   HOST(2, OFF_BUF);
-  DEV(0, OFF_BUF);
   DEV(1, OFF_BUF);
-  dc_pattern(s->h[0], OFF_BUF, 31);
-  DC_UPLOAD(s->d[0], 0, s->h[0], OFF_BUF);
   for (size_t a = 0; a < N_OFFSETS; a++) {
     for (size_t b = 0; b < N_OFFSETS; b++) {
       size_t so = k_offsets[a], doff = k_offsets[b];
-      dc_sentinel(s->h[2], OFF_BUF);
-      DC_UPLOAD(s->d[1], 0, s->h[2], OFF_BUF);
+      TRY(sentinel_fill(c, s->d[1], s->h[2], OFF_BUF));
       DC_D2D(s->d[0], so, s->d[1], doff, D2D_N, NULL);
-      DC_SYNC(NULL);
-      DC_DOWNLOAD(s->d[1], 0, s->h[1], OFF_BUF);
       memcpy(s->h[2] + doff, s->h[0] + so, D2D_N);
-      char what[96];
-      snprintf(what, sizeof what, "D2D byte_offset %zu -> %zu (%d bytes)", so, doff, D2D_N);
-      CHECK_BYTES(what, s->h[1], s->h[2], OFF_BUF, 0);
+      TRY(sync_read(c, s->d[1], s->h[1], OFF_BUF));
+      CHECK_BYTESF(s->h[1], s->h[2], OFF_BUF, 0, "D2D byte_offset %zu -> %zu (%d bytes)", so, doff, D2D_N);
     }
   }
 }
@@ -182,26 +165,19 @@ WITH_SCRATCH(offset_matrix) {
   for (size_t i = 0; i < 5; i++) {
     for (size_t j = 0; j < 4; j++) {
       size_t n = sizes[i], off = offs[j];
-      dc_sentinel(s->h[2], buf);
-      DC_UPLOAD(s->d[0], 0, s->h[2], buf);
+      TRY(sentinel_fill(c, s->d[0], s->h[2], buf));
       DC_H2D(s->h[0], off, s->d[0], off, n, NULL);
-      DC_SYNC(NULL);
-      DC_DOWNLOAD(s->d[0], 0, s->h[1], buf);
       memcpy(s->h[2] + off, s->h[0] + off, n);
-      char what[96];
-      snprintf(what, sizeof what, "%zu bytes at byte_offset %zu (host and device)", n, off);
-      CHECK_BYTES(what, s->h[1], s->h[2], buf, 0);
+      TRY(sync_read(c, s->d[0], s->h[1], buf));
+      CHECK_BYTESF(s->h[1], s->h[2], buf, 0, "%zu bytes at byte_offset %zu (host and device)", n, off);
     }
   }
 }
 
 WITH_SCRATCH(host_dst_outside) {
-  HOST(0, OFF_N);
+  TRY(pattern_on_device(c, s, OFF_N, 41));
   HOST(1, OFF_BUF);
   HOST(2, OFF_BUF);
-  DEV(0, OFF_N);
-  dc_pattern(s->h[0], OFF_N, 41);
-  DC_UPLOAD(s->d[0], 0, s->h[0], OFF_N);
   for (size_t k = 0; k < N_OFFSETS; k++) {
     size_t off = k_offsets[k];
     dc_sentinel(s->h[1], OFF_BUF);
@@ -209,21 +185,25 @@ WITH_SCRATCH(host_dst_outside) {
     memcpy(s->h[2] + off, s->h[0], OFF_N);
     DC_D2H(s->d[0], 0, s->h[1], off, OFF_N, NULL);
     DC_SYNC(NULL);
-    char what[96];
-    snprintf(what, sizeof what, "host buffer after D2H to host byte_offset %zu", off);
-    CHECK_BYTES(what, s->h[1], s->h[2], OFF_BUF, 0);
+    CHECK_BYTESF(s->h[1], s->h[2], OFF_BUF, 0, "host buffer after D2H to host byte_offset %zu", off);
   }
 }
 
-WITH_SCRATCH(source_unchanged) {
-  size_t n = 50000;
+/* A host source h[0] with the pattern of seed, its copy h[1] kept as the expectation,
+ * h[2] to read back into and d[0] to copy to, n bytes each. */
+static void source_and_copy(dh_conf_ctx_t* c, scratch_t* s, size_t n, uint32_t seed) {
   HOST(0, n);
   HOST(1, n);
   HOST(2, n);
   DEV(0, n);
-  DEV(1, n);
-  dc_pattern(s->h[0], n, 43);
+  dc_pattern(s->h[0], n, seed);
   memcpy(s->h[1], s->h[0], n);
+}
+
+WITH_SCRATCH(source_unchanged) {
+  size_t n = 50000;
+  TRY(source_and_copy(c, s, n, 43));
+  DEV(1, n);
   DC_H2D(s->h[0], 0, s->d[0], 0, n, NULL);
   DC_SYNC(NULL);
   CHECK_BYTES("host source after H2D", s->h[0], s->h[1], n, 0);
@@ -235,13 +215,10 @@ WITH_SCRATCH(source_unchanged) {
 
 WITH_SCRATCH(zero_length) {
   size_t n = 256;
-  HOST(0, n);
+  TRY(pattern_on_device(c, s, n, 47));
   HOST(1, n);
   HOST(2, n);
-  DEV(0, n);
   DEV(1, n);
-  dc_pattern(s->h[0], n, 47);
-  DC_UPLOAD(s->d[0], 0, s->h[0], n);
   DC_UPLOAD(s->d[1], 0, s->h[0], n);
   dc_sentinel(s->h[1], n);
   memcpy(s->h[2], s->h[1], n);
@@ -422,12 +399,7 @@ static void many_disjoint(dh_conf_ctx_t* c) {
 
 WITH_SCRATCH(host_source_released) {
   size_t n = 4 * DC_MIB;
-  HOST(0, n);
-  HOST(1, n);
-  HOST(2, n);
-  DEV(0, n);
-  dc_pattern(s->h[0], n, 61);
-  memcpy(s->h[1], s->h[0], n);
+  TRY(source_and_copy(c, s, n, 61));
   DC_H2D(s->h[0], 0, s->d[0], 0, n, NULL);
   memset(s->h[0], 0x5a, n); /* overwrite the source before syncing */
   DC_SYNC(NULL);
@@ -534,12 +506,9 @@ static void cross_device_back(dh_conf_ctx_t* c, void* od, DLDevice other, size_t
 WITH_SCRATCH(cross_device) {
   DLDevice other = {c->dev.device_type, c->dev.device_id == 0 ? 1 : 0};
   size_t n = DC_MIB + 3, off = 5, total = n + 2 * off;
-  HOST(0, total);
+  TRY(pattern_on_device(c, s, total, 619));
   HOST(1, total);
   HOST(2, total);
-  DEV(0, total);
-  dc_pattern(s->h[0], total, 619);
-  DC_UPLOAD(s->d[0], 0, s->h[0], total);
   void* od = NULL; /* on the other device: freed there at the end */
   if (dh_device_alloc_data_space(other, total, 0, dc_u8(), &od) != 0 || !od)
     FAIL("a buffer on the other device", "an error", "alloc_data_space on device id %d failed",

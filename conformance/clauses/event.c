@@ -94,7 +94,7 @@ static int ev_elapsed(dh_conf_ctx_t* c, ev_t* v, int a, int b, double* ms) {
  * copies B -> D EV_WAITS_COPIES times, then S -> D, then records the end; right after
  * event_elapsed_ms, D is read through the default stream and must hold the new
  * pattern. (Device-side only: a staged D2H may finish its host part at stream_sync.) */
-static void elapsed_waits_body(dh_conf_ctx_t* c, ev_t* v) {
+DC_WITH_STATE(elapsed_waits, ev_t, v, ev_free) {
   TRY(ev_setup(c, v));
   if (!(v->B = dc_dev_alloc(c, EV_BIG))) return;
   dc_pattern(v->got, EV_BIG, 502);
@@ -112,16 +112,9 @@ static void elapsed_waits_body(dh_conf_ctx_t* c, ev_t* v) {
               "end event)", v->got, v->want, EV_BIG, 0);
 }
 
-static void elapsed_waits(dh_conf_ctx_t* c) {
-  ev_t v;
-  memset(&v, 0, sizeof v);
-  elapsed_waits_body(c, &v);
-  ev_free(c, &v);
-}
-
 /* Elapsed times are finite, not negative, add up (e0->e1 + e1->e2 = e0->e2 within 1 %
  * + 1 us), and 32 MiB of D2D copies take measurable device time (> 1 us). */
-static void elapsed_values_body(dh_conf_ctx_t* c, ev_t* v) {
+DC_WITH_STATE(elapsed_values, ev_t, v, ev_free) {
   TRY(ev_setup(c, v));
   EV_RECORD(0);
   TRY(ev_work(c, v));
@@ -143,16 +136,9 @@ static void elapsed_values_body(dh_conf_ctx_t* c, ev_t* v) {
          "elapsed times of consecutive intervals do not add up");
 }
 
-static void elapsed_values(dh_conf_ctx_t* c) {
-  ev_t v;
-  memset(&v, 0, sizeof v);
-  elapsed_values_body(c, &v);
-  ev_free(c, &v);
-}
-
 /* Freeing events whose record is still queued neither crashes nor disturbs the
  * stream; the work queued around them still lands. */
-static void free_pending_body(dh_conf_ctx_t* c, ev_t* v) {
+DC_WITH_STATE(free_pending, ev_t, v, ev_free) {
   TRY(ev_setup(c, v));
   EV_RECORD(0);
   TRY(ev_work(c, v));
@@ -169,13 +155,6 @@ static void free_pending_body(dh_conf_ctx_t* c, ev_t* v) {
   TRY(dc_copy(c, __LINE__, v->D, c->dev, 0, v->got, dc_host(), 0, EV_BIG, v->s));
   CHECK_OK(dh_device_stream_sync(c->dev, v->s));
   CHECK_BYTES("data copied around two freed, still-queued event records", v->got, v->want, EV_BIG, 0);
-}
-
-static void free_pending(dh_conf_ctx_t* c) {
-  ev_t v;
-  memset(&v, 0, sizeof v);
-  free_pending_body(c, &v);
-  ev_free(c, &v);
 }
 
 /*===========================================================================
@@ -265,7 +244,7 @@ static void cap_host_pointer(dh_conf_ctx_t* c) {
  * CUDA (CUDA Runtime API 13.0, "API synchronization behavior", Asynchronous: "for
  * transfers from device memory to pageable host memory, the function will return only
  * once the copy has completed"), and seen so on an H100. */
-static void cap_async_copy_body(dh_conf_ctx_t* c, ev_t* v) {
+DC_WITH_STATE(cap_async_copy, ev_t, v, ev_free) {
   const dh_backend_t* b = c->backend;
   if (!(b->caps & DH_CAP_ASYNC_COPY)) SKIP("DH_CAP_ASYNC_COPY not claimed");
   TRY(dc_stream_create(c, &v->s));
@@ -296,13 +275,6 @@ static void cap_async_copy_body(dh_conf_ctx_t* c, ev_t* v) {
   FAIL("a copy call that returns before its data landed", "every D2H complete on return (3 tries)",
        "DH_CAP_ASYNC_COPY claimed but a D2H queued behind 32 MiB of D2D copies had always "
        "landed when copy_data_from_to returned");
-}
-
-static void cap_async_copy(dh_conf_ctx_t* c) {
-  ev_t v;
-  memset(&v, 0, sizeof v);
-  cap_async_copy_body(c, &v);
-  ev_free(c, &v);
 }
 
 #define EV_SRC "devharness backend.h event_*; OpenCL-CTS events, device_timer"

@@ -91,8 +91,9 @@ static void big_free(dh_conf_ctx_t* c, big_t* b) {
   if (b->s2) dh_device_free_stream(c->dev, b->s2);
 }
 
-/* A = old pattern; C = new pattern (both via the NULL stream, synced). */
-static void big_setup(dh_conf_ctx_t* c, big_t* b) {
+/* A = old pattern; C = new pattern (both via the NULL stream, synced); then the
+ * streams: s1, and s2 when two. */
+static void big_setup(dh_conf_ctx_t* c, big_t* b, int streams) {
   if (!(b->old = dc_host_alloc(c, BIG)) || !(b->neu = dc_host_alloc(c, BIG)) ||
       !(b->out = dc_host_alloc(c, BIG)))
     return;
@@ -103,6 +104,8 @@ static void big_setup(dh_conf_ctx_t* c, big_t* b) {
   dc_sentinel(b->out, BIG);
   TRY(dc_upload(c, __LINE__, b->A, 0, b->old, BIG));
   TRY(dc_upload(c, __LINE__, b->C, 0, b->neu, BIG));
+  TRY(dc_stream_create(c, &b->s1));
+  if (streams == 2) TRY(dc_stream_create(c, &b->s2));
 }
 
 /* Queues on s: a chain of D2D copies C->D->C... then D->A, so A gets the new pattern
@@ -115,13 +118,17 @@ static void big_chain(dh_conf_ctx_t* c, big_t* b, dh_stream_t s) {
   TRY(dc_copy(c, __LINE__, b->C, c->dev, 0, b->A, c->dev, 0, BIG, s));
 }
 
-static void in_order_body(dh_conf_ctx_t* c, big_t* b) {
-  TRY(big_setup(c, b));
-  TRY(dc_stream_create(c, &b->s1));
+/* Queues on s the D2H of A into b->out. */
+static void big_read_A(dh_conf_ctx_t* c, big_t* b, dh_stream_t s) {
+  TRY(dc_copy(c, __LINE__, b->A, c->dev, 0, b->out, dc_host(), 0, BIG, s));
+}
+
+DC_WITH_STATE(in_order, big_t, b, big_free) {
+  TRY(big_setup(c, b, 1));
   dh_stream_t s = b->s1;
   /* on one stream: A <- new (after a chain), then A -> host; the D2H must see new */
   TRY(big_chain(c, b, s));
-  TRY(dc_copy(c, __LINE__, b->A, c->dev, 0, b->out, dc_host(), 0, BIG, s));
+  TRY(big_read_A(c, b, s));
   /* wait through the default stream so this clause does not depend on stream_sync(s) */
   if (s) {
     CHECK_OK(dh_device_sync_stream_from_to(c->dev, s, NULL));
@@ -132,53 +139,29 @@ static void in_order_body(dh_conf_ctx_t* c, big_t* b) {
               b->neu, BIG, 0);
 }
 
-static void in_order(dh_conf_ctx_t* c) {
-  big_t b;
-  memset(&b, 0, sizeof b);
-  in_order_body(c, &b);
-  big_free(c, &b);
-}
-
-static void sync_waits_body(dh_conf_ctx_t* c, big_t* b) {
-  TRY(big_setup(c, b));
-  TRY(dc_stream_create(c, &b->s1));
+DC_WITH_STATE(sync_waits, big_t, b, big_free) {
+  TRY(big_setup(c, b, 1));
   dh_stream_t s = b->s1;
   TRY(big_chain(c, b, s));
-  TRY(dc_copy(c, __LINE__, b->A, c->dev, 0, b->out, dc_host(), 0, BIG, s));
+  TRY(big_read_A(c, b, s));
   CHECK_OK(dh_device_stream_sync(c->dev, s));
   CHECK_BYTES("host buffer right after stream_sync (D2H of 16 MiB queued behind 11 D2D copies)",
               b->out, b->neu, BIG, 0);
 }
 
-static void sync_waits(dh_conf_ctx_t* c) {
-  big_t b;
-  memset(&b, 0, sizeof b);
-  sync_waits_body(c, &b);
-  big_free(c, &b);
-}
-
-static void sync_from_to_body(dh_conf_ctx_t* c, big_t* b) {
-  TRY(big_setup(c, b));
-  TRY(dc_stream_create(c, &b->s1));
-  TRY(dc_stream_create(c, &b->s2));
+DC_WITH_STATE(sync_from_to, big_t, b, big_free) {
+  TRY(big_setup(c, b, 2));
   if (!b->s1 || !b->s2) SKIP("single queue: create_stream returns NULL");
   /* src (s1): long chain ending in A <- new; dst (s2): waits, then A -> host */
   TRY(big_chain(c, b, b->s1));
   CHECK_OK(dh_device_sync_stream_from_to(c->dev, b->s1, b->s2));
-  TRY(dc_copy(c, __LINE__, b->A, c->dev, 0, b->out, dc_host(), 0, BIG, b->s2));
+  TRY(big_read_A(c, b, b->s2));
   /* wait for s2 through the default stream, not through stream_sync(s2) */
   CHECK_OK(dh_device_sync_stream_from_to(c->dev, b->s2, NULL));
   DC_SYNC(NULL);
   DC_SYNC(b->s2);
   CHECK_BYTES("D2H of A queued on dst after sync_stream_from_to(src, dst) (src writes A)", b->out,
               b->neu, BIG, 0);
-}
-
-static void sync_from_to(dh_conf_ctx_t* c) {
-  big_t b;
-  memset(&b, 0, sizeof b);
-  sync_from_to_body(c, &b);
-  big_free(c, &b);
 }
 
 static void sync_from_to_same(dh_conf_ctx_t* c) {
@@ -236,6 +219,19 @@ static void set_get(dh_conf_ctx_t* c) {
   dh_device_free_stream(c->dev, s);
 }
 
+/* Creates a stream and makes it this thread's current stream on c->dev; skips on a
+ * single-queue device (create_stream returns NULL). */
+static void create_and_set(dh_conf_ctx_t* c, dh_stream_t* out) {
+  dh_stream_t s = NULL;
+  TRY(dc_stream_create(c, &s));
+  if (!s) {
+    dh_device_free_stream(c->dev, s);
+    SKIP("single queue: create_stream returns NULL");
+  }
+  *out = s;
+  CHECK_OK(dh_device_set_stream(c->dev, s));
+}
+
 struct other {
   DLDevice dev;
   dh_stream_t got;
@@ -250,12 +246,7 @@ static void* other_thread(void* arg) {
 
 static void per_thread(dh_conf_ctx_t* c) {
   dh_stream_t s = NULL;
-  TRY(dc_stream_create(c, &s));
-  if (!s) {
-    dh_device_free_stream(c->dev, s);
-    SKIP("single queue: create_stream returns NULL");
-  }
-  CHECK_OK(dh_device_set_stream(c->dev, s));
+  TRY(create_and_set(c, &s));
   struct other o = {c->dev, NULL, 0};
   pthread_t th;
   CHECK(pthread_create(&th, NULL, other_thread, &o) == 0, "pthread_create failed");
@@ -270,12 +261,7 @@ static void per_thread(dh_conf_ctx_t* c) {
 static void per_device(dh_conf_ctx_t* c) {
   DLDevice other = {c->dev.device_type, c->dev.device_id == 0 ? 1 : 0};
   dh_stream_t s = NULL, g = (dh_stream_t)0x1;
-  TRY(dc_stream_create(c, &s));
-  if (!s) {
-    dh_device_free_stream(c->dev, s);
-    SKIP("single queue: create_stream returns NULL");
-  }
-  CHECK_OK(dh_device_set_stream(c->dev, s));
+  TRY(create_and_set(c, &s));
   int rc = dh_device_get_current_stream(other, &g);
   dh_device_set_stream(c->dev, NULL);
   dh_device_free_stream(c->dev, s);

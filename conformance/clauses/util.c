@@ -92,6 +92,16 @@ int dc_check_bytes(dh_conf_ctx_t* c, const char* file, int line, const char* wha
   return 0;
 }
 
+int dc_check_bytesf(dh_conf_ctx_t* c, const char* file, int line, const uint8_t* got,
+                    const uint8_t* expected, size_t n, size_t base, const char* fmt, ...) {
+  char what[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  return dc_check_bytes(c, file, line, what, got, expected, n, base);
+}
+
 DLDevice dc_host(void) {
   DLDevice d = {kDLCPU, 0};
   return d;
