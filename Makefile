@@ -133,9 +133,11 @@ run: all
 
 # prove runs every test program and script; each prints TAP.
 PROVE ?= prove
+# VENV goes to the tests' environment too: the ones that run a nested `make install`
+# (with MAKEFLAGS unset) then build against the same venv as this build.
 test: all $(TEST_PROGS)
 	@mkdir -p $(BUILD)
-	DEVHARNESS=$(abspath $(DEVHARNESS)) BUILD=$(BUILD) DEVHARNESS_VENV_PY=$(VENV_PY) \
+	DEVHARNESS=$(abspath $(DEVHARNESS)) BUILD=$(BUILD) VENV=$(VENV) DEVHARNESS_VENV_PY=$(VENV_PY) \
 	    XDG_RUNTIME_DIR=$${XDG_RUNTIME_DIR:-/tmp} \
 	    $(PROVE) --exec '' --timer $(PROVE_FLAGS) $(TEST_PROGS) $(TEST_SCRIPTS)
 

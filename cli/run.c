@@ -172,7 +172,8 @@ static int step_info(const run_opts_t* o, const run_dir_t* d) {
   args_device(&json, o);
   args_device(&text, o);
   int rc = spawn_self(json.v, d->info_json);
-  if (rc == 0) rc = spawn_self(text.v, d->info_txt);
+  /* exit 3 (the named device's backend has none) still writes the listing */
+  if (rc == DH_EXIT_OK || rc == DH_EXIT_NO_DEVICE) rc = spawn_self(text.v, d->info_txt);
   return rc;
 }
 
