@@ -110,7 +110,7 @@ typedef struct dc_case {
   char reason[512]; /* skip / todo reason */
   char note[96];    /* "crashed: SIGSEGV" / "timed out after 10 s" */
   dh_conf_ctx_t r;
-  char err_tail[1024];
+  char err_tail[2048]; /* base/child.h dh_child_result_t.err_tail */
   double ms;
   const dc_waiver_t* waiver; /* matching waiver, or NULL */
   int waived;       /* a waiver decided this case (skip applied, or xfail applied) */
