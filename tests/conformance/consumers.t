@@ -12,7 +12,8 @@ the summary JSON. Then each consumer's counts must equal the summary's:
   - junitparser (python3-junitparser): cases, failures + errors, skipped;
   - prove (the flat layout): tests, failed, skipped;
   - tap.py (python3-tap): the flat layout's test points, not ok, skips;
-  - node-tap-parser (node-tap-parser): the subtest layout, every case inside a subtest.
+  - node-tap-parser (node-tap-parser): the subtest layout, every case inside a subtest;
+and --junit-file-line: file and line name the clause's run function.
 Each consumer is first shown a broken file (the raw bad bytes, or a verdict flipped) and
 must reject it or count differently. A missing tool is a SKIP with the reason. Prints
 TAP. Needs $DEVHARNESS and $BUILD (set by `make test`).
@@ -225,6 +226,31 @@ def check_text(paths):
        % BAD, "\n".join("%s: %s" % (k, v[:300]) for k, v in texts.items()))
 
 
+def check_file_line(dh, libs, tmp):
+    """--junit-file-line: every <testcase> names the line that defines its clause's run function
+    (read back from the source), and the file then fits neither schema, as documented."""
+    import xml.etree.ElementTree as ET
+    path = os.path.join(tmp, "fl.xml")
+    run([dh, "conformance", "--plugin", libs[0], "--filter", CLAUSES, "--junit", path, "--junit-file-line"],
+        env=dict(os.environ, DEVHARNESS_SIM_DEVICES="1"))
+    root = os.path.normpath(os.path.join(HERE, "..", ".."))
+    bad = []
+    cases = ET.parse(path).getroot().findall(".//testcase") if os.path.exists(path) else []
+    for c in cases:
+        f, line = c.get("file", ""), int(c.get("line", "0"))
+        src = open(os.path.join(root, f)).read().splitlines() if f.startswith("conformance/clauses/") else []
+        text = src[line - 1] if 0 < line <= len(src) else ""
+        # `static void exist_valid(dh_conf_ctx_t* c) {` or `WITH_SCRATCH(d2d_sizes) {`
+        if not re.match(r"(static\s+)?void\s+\w+\s*\(dh_conf_ctx_t\s*\*\s*c\)|[A-Z_]+\(\w+\)\s*\{", text):
+            bad.append((c.get("name"), f, line, text))
+    xmllint = shutil.which("xmllint")
+    fits = [run([xmllint, "--noout", "--schema", os.path.join(HERE, x), path]).returncode == 0
+            for _, x in SCHEMAS] if xmllint else []
+    ok(len(cases) == 5 and not bad and not any(fits),
+       "--junit-file-line: each <testcase> points at its clause's run function; neither schema takes it",
+       "cases=%d bad=%s fits=%s" % (len(cases), bad, fits))
+
+
 def main():
     dh = os.environ.get("DEVHARNESS", "")
     build = os.environ.get("BUILD", "build")
@@ -235,7 +261,7 @@ def main():
     if not libs:
         print("1..0 # SKIP the sim plugin, faulty_wrongbyte, faulty_badtext or rtinitfail is not built")
         return
-    print("1..8")
+    print("1..9")
     tmp = tempfile.mkdtemp(prefix="dh-consumers-")
     try:
         rc, rc_flat, paths, summary, out = make_reports(dh, libs, tmp)
@@ -254,9 +280,10 @@ def main():
         check_prove(paths, tmp, want)
         check_tappy(paths, tmp, want)
         check_node(paths, tmp, t, t["devices"])
+        check_file_line(dh, libs, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-        if count() < 8:
+        if count() < 9:
             print("# stopped after %d test points" % count())
 
 
