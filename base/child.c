@@ -1,6 +1,6 @@
 /* base/child.c — isolated children (base/child.h): each in its own process group, its
- * answer through a pipe, its stdout/stderr into a temporary file (the last lines kept
- * for the report), killed with its group at the timeout; the same split as libuv's
+ * answer through a pipe, its stdout/stderr into a temporary file (a crash report from
+ * its header, else the last lines, kept for the report), killed with its group at the timeout; the same split as libuv's
  * test runner (libuv v1.48.0 test/runner-unix.c). */
 #include <errno.h>
 #include <poll.h>
@@ -43,26 +43,61 @@ static const char* sig_name(int sig, char* buf, size_t n) {
   return buf;
 }
 
-/* Last `lines` lines of the file behind fd (from its start), into out. */
-static void tail_of(int fd, char* out, size_t out_size, int lines) {
+/* Lines that open a crash report: a backtrace printed by a signal handler (tvm-ffi's
+ * "!!!!!!! Segfault encountered !!!!!!!"), a sanitizer's report, a Python traceback. Its
+ * first frame is the one that crashed, so such a report is kept from its start. */
+static const char* const kCrashHeaders[] = {
+    "Segfault encountered", "ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "WARNING: ThreadSanitizer",
+    "runtime error:", "Traceback (most recent call last)", "Stack trace", "Backtrace", "backtrace:", NULL};
+
+/* The start of the first line in text that holds a crash header, or NULL. */
+static char* crash_header(char* text) {
+  char* first = NULL;
+  for (size_t i = 0; kCrashHeaders[i]; i++) {
+    char* h = strstr(text, kCrashHeaders[i]);
+    if (h && (!first || h < first)) first = h;
+  }
+  if (!first) return NULL;
+  while (first > text && first[-1] != '\n') first--;
+  return first;
+}
+
+/* What a report keeps of the file behind fd (the child's stdout and stderr), into out:
+ * read the last DH_CHILD_SCAN_BYTES; when they hold a crash report, as much of it as fits
+ * from its header on (the crashing frame first, "..." when cut); otherwise the last
+ * `lines` lines. */
+#define DH_CHILD_SCAN_BYTES 16384
+static void output_of(int fd, char* out, size_t out_size, int lines) {
+  static char scan[DH_CHILD_SCAN_BYTES + 1]; /* one child at a time is finished */
   out[0] = 0;
   off_t end = lseek(fd, 0, SEEK_END);
   if (end <= 0) return;
-  size_t want = (size_t)end < out_size - 1 ? (size_t)end : out_size - 1;
-  if (pread(fd, out, want, end - (off_t)want) != (ssize_t)want) {
-    out[0] = 0;
-    return;
-  }
-  out[want] = 0;
-  size_t len = want;
-  while (len && out[len - 1] == '\n') out[--len] = 0;
-  int seen = 0;
-  for (size_t i = len; i > 0; i--) {
-    if (out[i - 1] == '\n' && ++seen == lines) {
-      memmove(out, out + i, len - i + 1);
+  size_t want = (size_t)end < DH_CHILD_SCAN_BYTES ? (size_t)end : DH_CHILD_SCAN_BYTES;
+  if (pread(fd, scan, want, end - (off_t)want) != (ssize_t)want) return;
+  scan[want] = 0;
+  size_t len = strlen(scan); /* a NUL written by the child ends the text there */
+  while (len && scan[len - 1] == '\n') scan[--len] = 0;
+  char* h = crash_header(scan);
+  if (h) {
+    size_t n = strlen(h);
+    if (n < out_size) {
+      memcpy(out, h, n + 1);
       return;
     }
+    size_t cut = out_size - 5; /* room for "\n..." and the NUL */
+    while (cut > 0 && h[cut] != '\n') cut--; /* whole lines only */
+    snprintf(out, out_size, "%.*s\n...", (int)cut, h);
+    return;
   }
+  int seen = 0;
+  size_t from = 0;
+  for (size_t i = len; i > 0; i--)
+    if (scan[i - 1] == '\n' && ++seen == lines) {
+      from = i;
+      break;
+    }
+  if (len - from >= out_size) from = len - (out_size - 1); /* the last bytes of one long line */
+  memcpy(out, scan + from, len - from + 1);
 }
 
 void dh_child_start(dh_child_t* j, void (*fn)(void* arg, int fd), void* arg, int timeout_s) {
@@ -167,7 +202,7 @@ static void job_finish(dh_child_t* j) {
   /* anything else left in the group (stray grandchildren) */
   kill(-j->pid, SIGKILL);
   r->ms = now_ms() - j->t0;
-  tail_of(fileno(j->errf), r->err_tail, sizeof r->err_tail, 6);
+  output_of(fileno(j->errf), r->err_tail, sizeof r->err_tail, 6);
   fclose(j->errf);
   j->errf = NULL;
   j->active = 0;

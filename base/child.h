@@ -1,7 +1,7 @@
 /*
  * base/child.h — run a function in an isolated child process: forked into its own
  * process group, its answer written to a pipe, its stdout and stderr captured in a
- * temporary file (the last lines kept), the whole group killed with SIGKILL at a
+ * temporary file (its crash report or last lines kept), the whole group killed with SIGKILL at a
  * timeout. A crash, a hang or an exit of the child is reported, never shared by the
  * caller. Used by the conformance runner (every case, the device probe) and the
  * runtime's device selection (devharness/device_api.h DH_SELECT_PROBE_IN_CHILD).
@@ -30,7 +30,9 @@ typedef struct dh_child_result {
   char note[96];        /* "" when answered; else what happened, for a report */
   char* data;           /* everything the child wrote to its pipe (malloc'd), or NULL */
   size_t size;          /* bytes in data */
-  char err_tail[1024];  /* the last 6 lines the child wrote to stdout/stderr */
+  char err_tail[2048];  /* what the child wrote to stdout/stderr: a crash report (signal
+                           handler backtrace, sanitizer, traceback) from its header line,
+                           the crashing frame first, cut with "..."; else the last 6 lines */
   double ms;            /* wall time from fork to reaping, milliseconds */
 } dh_child_result_t;
 

@@ -6,13 +6,80 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at p (1..4), 0 when it is not one. */
-static size_t utf8_len(const unsigned char* p) {
-  size_t len = p[0] < 0x80 ? 1 : (p[0] >> 5) == 6 ? 2 : (p[0] >> 4) == 14 ? 3 : (p[0] >> 3) == 30 ? 4 : 0;
-  if (len == 2 && p[0] < 0xc2) return 0; /* overlong */
-  for (size_t i = 1; i < len; i++)
+/* The one UTF-8 validator of the tree (base/text.h). Well-formed sequences as Unicode
+ * 15.0 table 3-7 lists them: the second byte's range depends on the first, which
+ * rules out overlong forms (\xc0\x80, \xe0\x80\x80), UTF-16 surrogates
+ * (\xed\xa0\x80 .. \xed\xbf\xbf) and anything above U+10FFFF. */
+size_t dh_utf8_seq_len(const char* s) {
+  const unsigned char* p = (const unsigned char*)s;
+  unsigned char b = p[0];
+  if (b < 0x80) return 1;
+  size_t len;
+  unsigned char lo = 0x80, hi = 0xbf; /* range of the second byte */
+  if (b >= 0xc2 && b <= 0xdf) len = 2;
+  else if (b >= 0xe0 && b <= 0xef) {
+    len = 3;
+    if (b == 0xe0) lo = 0xa0;      /* overlong below U+0800 */
+    else if (b == 0xed) hi = 0x9f; /* surrogates U+D800..U+DFFF */
+  } else if (b >= 0xf0 && b <= 0xf4) {
+    len = 4;
+    if (b == 0xf0) lo = 0x90;      /* overlong below U+10000 */
+    else if (b == 0xf4) hi = 0x8f; /* above U+10FFFF */
+  } else {
+    return 0; /* a continuation byte, \xc0, \xc1 or \xf5..\xff */
+  }
+  if (p[1] < lo || p[1] > hi) return 0; /* also stops at the NUL */
+  for (size_t i = 2; i < len; i++)
     if ((p[i] & 0xc0) != 0x80) return 0;
   return len;
+}
+
+/* One piece of dh_text_clean's output for the text at p: *used bytes of p become the
+ * returned bytes in out (at most 8). */
+static size_t clean_piece(const unsigned char* p, char out[8], size_t* used) {
+  size_t u = dh_utf8_seq_len((const char*)p);
+  *used = u ? u : 1;
+  if (u == 0) return (size_t)snprintf(out, 8, "\\x%02x", p[0]);
+  if (u == 1) {
+    if (p[0] == '\r') return (size_t)snprintf(out, 8, "\\r");
+    if ((p[0] < 0x20 && p[0] != '\t' && p[0] != '\n') || p[0] == 0x7f)
+      return (size_t)snprintf(out, 8, "\\x%02x", p[0]);
+  }
+  /* U+FFFE and U+FFFF: well-formed UTF-8 but no XML 1.0 character */
+  if (u == 3 && p[0] == 0xef && p[1] == 0xbf && (p[2] == 0xbe || p[2] == 0xbf))
+    return (size_t)snprintf(out, 8, "\\u%s", p[2] == 0xbe ? "FFFE" : "FFFF");
+  memcpy(out, p, u);
+  return u;
+}
+
+int dh_text_clean(char* s, size_t size) {
+  if (s == NULL || size == 0) return 0;
+  s[size - 1] = '\0';
+  size_t n = strlen(s), changed = 0, o = 0;
+  char* out = malloc(n * 6 + 1); /* the widest piece: \uFFFF (6) for 3 bytes, \xNN (4) for 1 */
+  if (out == NULL) { /* no memory: keep the ASCII that needs nothing, '?' for the rest */
+    for (size_t i = 0; i < n; i++) {
+      unsigned char c = (unsigned char)s[i];
+      if (c >= 0x80 || (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) s[i] = '?', changed = 1;
+    }
+    return (int)changed;
+  }
+  size_t fit = 0; /* output bytes up to the last piece that still fits in s */
+  for (const unsigned char* p = (const unsigned char*)s; *p;) {
+    char piece[8];
+    size_t used, k = clean_piece(p, piece, &used);
+    if (k != used || memcmp(piece, p, k) != 0) changed = 1;
+    memcpy(out + o, piece, k);
+    o += k;
+    if (o <= size - 1) fit = o; /* a longer result is cut here: never inside a piece */
+    p += used;
+  }
+  if (fit < o) changed = 1;
+  o = fit;
+  memcpy(s, out, o);
+  s[o] = '\0';
+  free(out);
+  return (int)changed;
 }
 
 const char* dh_text_quote(const char* s, char* buf, size_t size) {
@@ -23,7 +90,7 @@ const char* dh_text_quote(const char* s, char* buf, size_t size) {
   while (*p && shown < DH_TEXT_SHOW_MAX) {
     char tmp[8];
     size_t n;
-    size_t u = utf8_len(p);
+    size_t u = dh_utf8_seq_len((const char*)p);
     if (u > 1) {
       memcpy(tmp, p, u);
       n = u;

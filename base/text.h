@@ -23,6 +23,22 @@
  * buf. Thread-safe (no state). */
 const char* dh_text_quote(const char* s, char* buf, size_t size);
 
+/* Length (1..4) of the well-formed UTF-8 sequence s starts with, 0 when it starts none:
+ * overlong forms (\xc0\x80), UTF-16 surrogates (\xed\xa0\x80), bytes above U+10FFFF
+ * and stray continuation bytes are not UTF-8 (Unicode 15.0 table 3-7). Reads no
+ * further than a NUL. The tree's one UTF-8 validator: dh_text_quote, dh_text_clean and
+ * the conformance reporters all go through it. */
+size_t dh_utf8_seq_len(const char* s);
+
+/* Makes the NUL-terminated text in s (a buffer of size bytes) valid UTF-8 made only of
+ * XML 1.0 characters, in place, so that any report format can carry it: each byte of an
+ * ill-formed sequence, each control character other than tab and newline, and DEL
+ * become \xNN; carriage return \r; U+FFFE and U+FFFF \uFFFE and \uFFFF. Tab, newline and
+ * valid UTF-8 are kept. The escapes are visible text (a backslash and letters), never
+ * the bytes they stand for. A result longer than the buffer is cut at a character or
+ * escape boundary. Returns 1 when s changed, 0 when it was clean. */
+int dh_text_clean(char* s, size_t size);
+
 /* A growable NUL-terminated string. Zero-initialise ({0}); free(b.s) when done. Out of
  * memory leaves the text cut short (messages are never fatal). Not thread-safe (one
  * owner). */

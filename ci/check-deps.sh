@@ -9,11 +9,11 @@ here=$(dirname "$0")
 use_sudo=0
 [ "${1:-}" = "--sudo" ] && use_sudo=1
 missing=""
-for prog in make cc c++ pkg-config glslc prove clinfo vulkaninfo xmllint; do
+for prog in make cc c++ pkg-config glslc prove clinfo vulkaninfo xmllint tap-parser; do
     command -v "$prog" >/dev/null 2>&1 || missing="$missing $prog"
 done
 if command -v pkg-config >/dev/null 2>&1; then
-    for pc in jansson hwloc cmocka benchmark OpenCL vulkan; do
+    for pc in jansson hwloc cmocka benchmark OpenCL vulkan libxml-2.0; do
         pkg-config --exists "$pc" 2>/dev/null || missing="$missing pkg-config:$pc"
     done
 fi
@@ -23,6 +23,7 @@ if [ -x /usr/bin/python3 ]; then
     /usr/bin/python3 -c 'import matplotlib, scipy, numpy' 2>/dev/null || missing="$missing python3-matplotlib/scipy"
     /usr/bin/python3 -c 'import ensurepip' 2>/dev/null || missing="$missing python3-venv"
     /usr/bin/python3 -c 'import tap' 2>/dev/null || missing="$missing python3-tap"
+    /usr/bin/python3 -c 'import junitparser' 2>/dev/null || missing="$missing python3-junitparser"
 else
     missing="$missing python3"
 fi

@@ -124,8 +124,10 @@ static void md_running(void) {
          "```\n\n"
          "Each case runs in a forked child (own process group) with a timeout (default 10 s);\n"
          "a crash is `not ok` with `\\# crashed: SIGSEGV` in its description (the `#` escaped as\n"
-         "TAP requires: it is no directive), a hang `\\# timed out after 10 s`, with the\n"
-         "child's last stderr lines in the YAML diagnostics, and the run goes on; in JUnit both\n"
+         "TAP requires: it is no directive), a hang `\\# timed out after 10 s`, with what the\n"
+         "child wrote in the diagnostics (a crash report, a backtrace or a sanitizer's, from\n"
+         "its header on, so the crashing frame comes first; else its last 6 lines), and the\n"
+         "run goes on; in JUnit both\n"
          "are `<error>`, a violated clause `<failure>`, a skip `<skipped>` with the reason as text.\n"
          "A backend with no device is `ok N - NAME (no device) # SKIP reason` at the outer\n"
          "level too, and the last line says `NO DEVICE` loudly.\n"
@@ -147,6 +149,40 @@ static void md_running(void) {
          "xfail)`, stderr repeats the count, a waiver whose glob matches every clause is warned\n"
          "about, and `--max-waived N` makes a run with more than N waived cases fail (exit 1), so\n"
          "a CI job can bound what waivers hide.\n");
+}
+
+/* What the TAP and JUnit reports hold and which consumers read them. */
+static void md_reports(void) {
+  printf("\n## Reports\n\n"
+         "Text that comes from a backend, a driver, a file or a child's output (device names,\n"
+         "reasons, messages, captured stderr) is made valid UTF-8 once, by the runner, before\n"
+         "any report sees it (base/text.h `dh_text_clean`): each byte of an ill-formed sequence\n"
+         "(a surrogate `\\xed\\xa0\\x80`, an overlong `\\xc0\\x80`), each control character but\n"
+         "tab and newline, and DEL become `\\xNN`, a carriage return `\\r`, U+FFFE and U+FFFF\n"
+         "`\\uFFFE` and `\\uFFFF`. TAP, JUnit and the summary JSON carry the same text.\n\n"
+         "**TAP** (stdout, `--tap FILE`), `--tap-layout subtests|flat`:\n\n"
+         "- `subtests` (the default): one TAP-14 subtest per device (`# Subtest: sim:0`, its\n"
+         "  cases indented, YAML diagnostics under a failure) and one outer line per device,\n"
+         "  under a `TAP version 13` header unless `--tap-version 14`. Subtest-aware parsers\n"
+         "  (node-tap-parser) count every case; prove and tap.py count one test per device.\n"
+         "- `flat`: one top-level test point per device x clause, `ok N - sim:0 attr.types`,\n"
+         "  the plan devices x clauses, each device's profile as a `# device` comment, and a\n"
+         "  failure's clause, message, expected, got, `at` (file:line) and captured stderr as\n"
+         "  `#` lines under it, so prove and tap.py count and show every case.\n\n"
+         "**JUnit** (`--junit FILE`), written with libxml2's xmlTextWriter: one `<testsuite>`\n"
+         "per device with `hostname`, `id` (0, 1, ...), `package` (the backend), `timestamp`\n"
+         "(UTC, without a zone), its counts, `<properties>` (the profile), `<system-out>` (the\n"
+         "device and profile, why it has no device) and `<system-err>` (each crashed or noisy\n"
+         "case's captured output under its clause id); `<testsuites>` has no attributes. A\n"
+         "case is a `<testcase>` with at most one `<failure>`, `<error>` or `<skipped>`; a\n"
+         "crash's captured output is also in its `<error>` text. The file validates against\n"
+         "the Jenkins xunit plugin's junit-10.xsd and the generic JUnit.xsd of\n"
+         "windyroad/JUnit-Schema (tests/conformance/consumers.t). `--junit-file-line` adds\n"
+         "`file` and `line` to each `<testcase>`, the clause's run function in\n"
+         "conformance/clauses/ (generated from the clause tables at build time by\n"
+         "conformance/report/clause_sources.py), which annotation actions\n"
+         "(mikepenz/action-junit-report) read; neither schema allows those attributes, so a\n"
+         "file written with it is for such consumers, not for the xunit plugin.\n");
 }
 
 /* The schema of --summary FILE (report/summary.c). */
@@ -191,6 +227,7 @@ int dc_list(const dc_opts_t* o, const dh_clause_t* const* cl, size_t n) {
   md_clauses(o, cl, n);
   md_power(o);
   md_running();
+  md_reports();
   md_summary();
   return DH_EXIT_OK;
 }

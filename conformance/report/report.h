@@ -17,7 +17,8 @@
  * table of report/report.c (docs/adding-a-report-format.md).
  *
  * Files: report.c (the table, the file writer), tap.c, junit.c, summary.c (the run
- * reporters), list.c (--list: the clause catalogue as text or docs/conformance.md).
+ * reporters), list.c (--list: the clause catalogue as text or docs/conformance.md),
+ * clause_sources.py (generates the table of where each clause's run function is).
  */
 #ifndef DEVHARNESS_CONFORMANCE_REPORT_H_
 #define DEVHARNESS_CONFORMANCE_REPORT_H_
@@ -27,9 +28,11 @@
 #include "base/text.h"
 #include "runner/runner.h"
 
-/* The run as reporters see it. The fields above the line are set before begin; a
- * case's record is complete when its end_case is called; the totals are set before
- * end. */
+/* The run as reporters see it. Every text in it that comes from a backend, a file or a
+ * child (device names and reasons, case messages, captured output, refusals) is valid
+ * UTF-8 of XML characters already (runner/runner.h dc_case_clean): a reporter escapes
+ * for its format only. The fields above the line are set before begin; a case's record
+ * is complete when its end_case is called; the totals are set before end. */
 typedef struct dc_run_view {
   const dc_opts_t* o;
   const dh_clause_t* const* cl; /* the selected clauses */
@@ -37,6 +40,8 @@ typedef struct dc_run_view {
   const dc_device_t* devs; /* devs[i].failed is set before end_device(i) */
   size_t nd;
   dc_case_t* const* cases; /* cases[device][clause] */
+  const char* const* refused; /* the plugin loader's refusals, cleaned like every text */
+  size_t nrefused;
   /* ---- totals, set before end ---- */
   int violations;      /* devices with violations */
   size_t no_device;    /* backends that could not run (every clause skipped) */
@@ -67,6 +72,19 @@ typedef struct dc_reporter {
 /* Every reporter, in the order their files are written; dc_reporter_count entries. */
 extern const dc_reporter_t* const dc_reporters[];
 extern const size_t dc_reporter_count;
+
+/* Where a clause's run function is defined (repository-relative file, line): generated
+ * at build time from the clause tables by report/clause_sources.py (conformance.mk),
+ * sorted by id. */
+typedef struct dc_clause_source {
+  const char* id;
+  const char* file;
+  int line;
+} dc_clause_source_t;
+extern const dc_clause_source_t dc_clause_sources[];
+extern const size_t dc_clause_source_count;
+/* The source of clause id, or NULL when the table has none (report/junit.c). */
+const dc_clause_source_t* dc_clause_source(const char* id);
 
 /* Writes text to path through a temporary name + rename; -1 after one line on stderr. */
 int dc_write_file(const char* path, const char* text, size_t n);

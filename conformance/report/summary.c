@@ -41,7 +41,7 @@ static json_t* summary_device(const dc_run_view_t* r, size_t i, tally_t* total) 
   total->waived += t.waived, total->violations += t.violations;
   json_t* o = json_object();
   json_object_set_new(o, "name", json_string(d->name));
-  json_object_set_new(o, "backend", json_string(d->backend->name));
+  json_object_set_new(o, "backend", json_string(d->backend_name));
   json_object_set_new(o, "id", d->id >= 0 ? json_integer(d->id) : json_null());
   json_object_set_new(o, "profile", json_string(dc_profile_name(d->profile)));
   json_object_set_new(o, "profile_from", json_string(d->profile_from_backend ? "backend"
@@ -64,8 +64,7 @@ static void summary_end(dc_report_t* rep) {
   json_object_set_new(root, "clauses", json_integer((json_int_t)r->ncl));
   json_object_set_new(root, "duration_s", json_real(r->seconds));
   json_t* refused = json_array();
-  for (size_t i = 0; i < dh_plugin_refusal_count(); i++)
-    json_array_append_new(refused, json_string(dh_plugin_refusal(i)));
+  for (size_t i = 0; i < r->nrefused; i++) json_array_append_new(refused, json_string(r->refused[i]));
   json_object_set_new(root, "refused_plugins", refused);
   tally_t total = {0};
   json_t* devices = json_array();

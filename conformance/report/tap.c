@@ -1,5 +1,8 @@
 /* conformance/report/tap.c — the TAP reporter: the stream on stdout and --tap FILE
- * (TAP-14 subtests, one per device, YAML diagnostics for a failure; report/report.h). */
+ * (report/report.h). Two layouts (--tap-layout): subtests, the default, one TAP-14
+ * subtest per device with YAML diagnostics for a failure and one outer line per device;
+ * flat, one top-level test point per device x clause with a failure's diagnostics as
+ * '#' lines, for consumers that count only top-level lines (prove, tap.py). */
 #include <stdio.h>
 #include <string.h>
 
@@ -32,12 +35,10 @@ void dc_tap_text(dh_sbuf_t* b, const char* s) {
   }
 }
 
-/* One case as a TAP line of a device's subtest (YAML diagnostics for a failure). */
-static void tap_case(dh_sbuf_t* b, int num, const dc_case_t* k) {
-  const char* ind = "    ";
-  int ok = k->status != DC_FAIL;
-  dh_sbuf_addf(b, "%s%s %d - ", ind, ok ? "ok" : "not ok", num);
-  dc_tap_text(b, k->clause->id);
+/* What follows a case's description: the crash or timeout note (part of the
+ * description, '#' escaped: no directive), or the SKIP / TODO directive with its
+ * reason; then the line break. */
+static void tap_directive(dh_sbuf_t* b, const dc_case_t* k) {
   if (k->note[0] && (k->status == DC_SKIP || k->todo)) {
     dh_sbuf_addf(b, " \\# ");
     dc_tap_text(b, k->note);
@@ -54,59 +55,121 @@ static void tap_case(dh_sbuf_t* b, int num, const dc_case_t* k) {
     dc_tap_text(b, k->note);
   }
   dh_sbuf_addf(b, "\n");
-  if (k->status == DC_FAIL) {
-    dh_sbuf_addf(b, "%s  ---\n%s  clause: %s\n%s  level: %s\n%s  profile: %s\n%s  message: ", ind, ind,
-           k->clause->id, ind, k->clause->level == DC_MUST ? "must" : "should", ind,
-           dc_profile_name(k->clause->profile), ind);
-    yq(b, k->r.message);
-    dh_sbuf_addf(b, "\n%s  expected: ", ind);
-    yq(b, k->r.expected);
-    dh_sbuf_addf(b, "\n%s  got: ", ind);
-    yq(b, k->r.got);
-    char at[200];
-    if (k->r.line) dc_fmt(at, sizeof at, "%s:%d", k->r.file, k->r.line);
-    else dc_fmt(at, sizeof at, "%s", k->r.file);
-    dh_sbuf_addf(b, "\n%s  at: ", ind);
-    yq(b, at);
-    dh_sbuf_addf(b, "\n%s  source: ", ind);
-    yq(b, k->clause->source);
-    dh_sbuf_addf(b, "\n%s  duration_ms: %.3f\n", ind, k->ms);
-    if (k->r.details[0]) {
-      dh_sbuf_addf(b, "%s  details:\n", ind);
-      char tmp[DC_MSG_MAX];
-      dc_fmt(tmp, sizeof tmp, "%s", k->r.details);
-      char* save = NULL;
-      for (char* l = strtok_r(tmp, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        dh_sbuf_addf(b, "%s    - ", ind);
-        yq(b, l);
-        dh_sbuf_addf(b, "\n");
-      }
-    }
-    if (k->err_tail[0]) {
-      dh_sbuf_addf(b, "%s  stderr: ", ind);
-      yq(b, k->err_tail);
+}
+
+/* "file:line" of a failure, or the file alone (a waiver's origin, "(child process)"). */
+static void tap_at(char* at, size_t n, const dc_case_t* k) {
+  if (k->r.line) dc_fmt(at, n, "%s:%d", k->r.file, k->r.line);
+  else dc_fmt(at, n, "%s", k->r.file);
+}
+
+/* A failed case's YAML diagnostics, indented under its line in a device's subtest. */
+static void tap_yaml(dh_sbuf_t* b, const dc_case_t* k, const char* ind) {
+  dh_sbuf_addf(b, "%s  ---\n%s  clause: %s\n%s  level: %s\n%s  profile: %s\n%s  message: ", ind, ind,
+               k->clause->id, ind, k->clause->level == DC_MUST ? "must" : "should", ind,
+               dc_profile_name(k->clause->profile), ind);
+  yq(b, k->r.message);
+  dh_sbuf_addf(b, "\n%s  expected: ", ind);
+  yq(b, k->r.expected);
+  dh_sbuf_addf(b, "\n%s  got: ", ind);
+  yq(b, k->r.got);
+  char at[200];
+  tap_at(at, sizeof at, k);
+  dh_sbuf_addf(b, "\n%s  at: ", ind);
+  yq(b, at);
+  dh_sbuf_addf(b, "\n%s  source: ", ind);
+  yq(b, k->clause->source);
+  dh_sbuf_addf(b, "\n%s  duration_ms: %.3f\n", ind, k->ms);
+  if (k->r.details[0]) {
+    dh_sbuf_addf(b, "%s  details:\n", ind);
+    char tmp[DC_MSG_MAX];
+    dc_fmt(tmp, sizeof tmp, "%s", k->r.details);
+    char* save = NULL;
+    for (char* l = strtok_r(tmp, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+      dh_sbuf_addf(b, "%s    - ", ind);
+      yq(b, l);
       dh_sbuf_addf(b, "\n");
     }
-    dh_sbuf_addf(b, "%s  ...\n", ind);
   }
+  if (k->err_tail[0]) {
+    dh_sbuf_addf(b, "%s  stderr: ", ind);
+    yq(b, k->err_tail);
+    dh_sbuf_addf(b, "\n");
+  }
+  dh_sbuf_addf(b, "%s  ...\n", ind);
+}
+
+/* One case as a TAP line of a device's subtest (YAML diagnostics for a failure). */
+static void tap_case(dh_sbuf_t* b, int num, const dc_case_t* k) {
+  dh_sbuf_addf(b, "    %s %d - ", k->status != DC_FAIL ? "ok" : "not ok", num);
+  dc_tap_text(b, k->clause->id);
+  tap_directive(b, k);
+  if (k->status == DC_FAIL) tap_yaml(b, k, "    ");
+}
+
+/* "# name: text" for each line of text (a flat-layout diagnostic). */
+static void tap_diag(dh_sbuf_t* b, const char* name, const char* text) {
+  const char* p = text;
+  do {
+    size_t n = strcspn(p, "\n");
+    dh_sbuf_addf(b, "# %s%s%.*s\n", p == text ? name : "  ", p == text ? ": " : "", (int)n, p);
+    p += n;
+    if (*p == '\n') p++;
+  } while (*p);
+}
+
+/* One case as a top-level test point of the flat layout, "DEVICE CLAUSE", a failure's
+ * diagnostics as '#' lines under it (every TAP consumer shows or skips them; prove
+ * prints them with --comments or -v, tap.py with the failure). */
+static void tap_flat_case(dh_sbuf_t* b, int num, const dc_device_t* d, const dc_case_t* k) {
+  dh_sbuf_addf(b, "%s %d - ", k->status != DC_FAIL ? "ok" : "not ok", num);
+  dc_tap_text(b, d->name);
+  dh_sbuf_add(b, " ");
+  dc_tap_text(b, k->clause->id);
+  tap_directive(b, k);
+  if (k->status != DC_FAIL) return;
+  char at[200];
+  tap_at(at, sizeof at, k);
+  dh_sbuf_addf(b, "# clause: %s (%s, profile %s)\n", k->clause->id, k->clause->level == DC_MUST ? "must" : "should",
+               dc_profile_name(k->clause->profile));
+  tap_diag(b, "message", k->r.message);
+  tap_diag(b, "expected", k->r.expected);
+  tap_diag(b, "got", k->r.got);
+  tap_diag(b, "at", at);
+  if (k->r.details[0]) tap_diag(b, "details", k->r.details);
+  if (k->err_tail[0]) tap_diag(b, "stderr", k->err_tail);
 }
 
 /* The version header, the refused plugins, the plan (one subtest per device). */
 static void tap_begin(dc_report_t* rep) {
   dh_sbuf_addf(&rep->text, "TAP version %d\n", rep->run->o->tap_version);
-  for (size_t i = 0; i < dh_plugin_refusal_count(); i++) {
+  for (size_t i = 0; i < rep->run->nrefused; i++) {
     dh_sbuf_add(&rep->text, "# refused plugin: ");
-    dc_tap_text(&rep->text, dh_plugin_refusal(i));
+    dc_tap_text(&rep->text, rep->run->refused[i]);
     dh_sbuf_add(&rep->text, "\n");
   }
   if (rep->run->nd == 0) dh_sbuf_add(&rep->text, "1..0 # SKIP no backend loaded (no libdevharness_*.so found)\n");
+  else if (rep->run->o->tap_flat) dh_sbuf_addf(&rep->text, "1..%zu\n", rep->run->nd * rep->run->ncl);
   else dh_sbuf_addf(&rep->text, "1..%zu\n", rep->run->nd);
 }
 
-/* A device's subtest header: its name, why it has no device, its profile, the plan. */
+/* A device's subtest header: its name, why it has no device, its profile, the plan; in
+ * the flat layout the same as comments. */
 static void tap_begin_device(dc_report_t* rep, size_t i) {
   const dc_device_t* d = &rep->run->devs[i];
   dh_sbuf_t* b = &rep->text;
+  if (rep->run->o->tap_flat) {
+    dh_sbuf_add(b, "# device ");
+    dc_tap_text(b, d->name);
+    dh_sbuf_addf(b, ": profile %s (%s)", dc_profile_name(d->profile),
+                 d->profile_from_backend ? "the backend's default" : rep->run->o->profile ? "--profile" : "default");
+    if (d->id < 0 && d->reason[0]) {
+      dh_sbuf_add(b, "; ");
+      dc_tap_text(b, d->reason);
+    }
+    dh_sbuf_add(b, "\n");
+    return;
+  }
   dh_sbuf_add(b, "# Subtest: ");
   dc_tap_text(b, d->name);
   dh_sbuf_add(b, "\n");
@@ -121,13 +184,16 @@ static void tap_begin_device(dc_report_t* rep, size_t i) {
 }
 
 static void tap_end_case(dc_report_t* rep, size_t i, size_t j) {
-  tap_case(&rep->text, (int)j + 1, &rep->run->cases[i][j]);
+  if (rep->run->o->tap_flat)
+    tap_flat_case(&rep->text, (int)(i * rep->run->ncl + j + 1), &rep->run->devs[i], &rep->run->cases[i][j]);
+  else tap_case(&rep->text, (int)j + 1, &rep->run->cases[i][j]);
 }
 
 /* The device's outer test line; a backend that cannot run is a skip at the outer level
  * too, never a pass. */
 static void tap_end_device(dc_report_t* rep, size_t i) {
   const dc_device_t* d = &rep->run->devs[i];
+  if (rep->run->o->tap_flat) return; /* no outer line: its cases are the test points */
   dh_sbuf_addf(&rep->text, "%s %zu - ", d->failed ? "not ok" : "ok", i + 1);
   dc_tap_text(&rep->text, d->name);
   if (d->id < 0 && !d->failed) {
@@ -164,7 +230,7 @@ static void tap_end(dc_report_t* rep) {
     for (size_t i = 0; i < nd; i++)
       if (r->devs[i].id < 0) {
         dh_sbuf_add(b, " ");
-        dc_tap_text(b, r->devs[i].backend->name);
+        dc_tap_text(b, r->devs[i].backend_name);
       }
     dh_sbuf_add(b, "\n");
   }

@@ -151,6 +151,24 @@ static void case_from_child(const dc_opts_t* o, dc_case_t* out, const case_arg_t
   }
 }
 
+void dc_device_clean(dc_device_t* d) {
+  dc_fmt(d->backend_name, sizeof d->backend_name, "%s", d->backend->name);
+  dh_text_clean(d->backend_name, sizeof d->backend_name);
+  dh_text_clean(d->name, sizeof d->name);
+  dh_text_clean(d->reason, sizeof d->reason);
+}
+
+void dc_case_clean(dc_case_t* k) {
+  dh_text_clean(k->reason, sizeof k->reason);
+  dh_text_clean(k->note, sizeof k->note);
+  dh_text_clean(k->r.message, sizeof k->r.message);
+  dh_text_clean(k->r.expected, sizeof k->r.expected);
+  dh_text_clean(k->r.got, sizeof k->r.got);
+  dh_text_clean(k->r.file, sizeof k->r.file);
+  dh_text_clean(k->r.details, sizeof k->r.details);
+  dh_text_clean(k->err_tail, sizeof k->err_tail);
+}
+
 /* Applies xfail waivers and decides whether the case counts as a violation. */
 static void case_finalize(const dc_opts_t* o, dc_case_t* out) {
   const dc_waiver_t* w = out->waiver;

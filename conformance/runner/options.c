@@ -43,6 +43,14 @@ static void usage(FILE* f) {
           "                       order unchanged; timing-sensitive clauses prefer 1)\n"
           "%s"
           "  --tap-version 13|14  header of the TAP stream (default 13: prove 3.44 rejects 14)\n"
+          "  --tap-layout subtests|flat  layout of the TAP stream and --tap FILE: subtests (the\n"
+          "                       default) is one TAP-14 subtest per device, one outer line each;\n"
+          "                       flat is one top-level test point per device x clause, named\n"
+          "                       DEVICE CLAUSE, which prove and tap.py count, a failure's\n"
+          "                       expected/got/at as '#' lines under it\n"
+          "  --junit-file-line    add file and line (the clause's source) to every JUnit\n"
+          "                       <testcase>, for annotation actions; neither the Jenkins xunit\n"
+          "                       schema nor the generic JUnit schema allows them\n"
           "  --list               list clause ids, levels and statements, run nothing\n"
           "  --format text|markdown  format of --list (markdown: the docs/conformance.md table)\n"
           "  --help               this text\n"
@@ -92,7 +100,7 @@ static int add_list(const char*** arr, size_t* n, const char* value, int split) 
 
 enum {
   OPT_DEVICE = 256, OPT_PLUGIN, OPT_TARGET, OPT_FILTER, OPT_WAIVERS, OPT_TIMEOUT, OPT_TAP_VERSION, OPT_FORMAT, OPT_PROFILE, OPT_MAX_WAIVED, OPT_NO_FORK, OPT_LIST,
-  OPT_VERIFY_XFAILS,
+  OPT_VERIFY_XFAILS, OPT_TAP_LAYOUT, OPT_JUNIT_FILE_LINE,
   OPT_REPORT /* OPT_REPORT + k: --<option> FILE of dc_reporters[k] */
 };
 
@@ -112,6 +120,8 @@ static const struct option kOpts[] = {
     {"no-fork", no_argument, NULL, OPT_NO_FORK},
     {"list", no_argument, NULL, OPT_LIST},
     {"verify-xfails", no_argument, NULL, OPT_VERIFY_XFAILS},
+    {"tap-layout", required_argument, NULL, OPT_TAP_LAYOUT},
+    {"junit-file-line", no_argument, NULL, OPT_JUNIT_FILE_LINE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -130,6 +140,7 @@ static int parse_checked(int c, const char* val, dc_opts_t* o) {
   static const char* const kTapVersions[] = {"13", "14", NULL};
   static const char* const kFormats[] = {"text", "markdown", NULL};
   static const char* const kProfiles[] = {"tvm", "strict", NULL};
+  static const char* const kTapLayouts[] = {"subtests", "flat", NULL};
   long t = 0;
   int i;
   switch (c) {
@@ -153,6 +164,11 @@ static int parse_checked(int c, const char* val, dc_opts_t* o) {
       if ((i = dh_cmdline_choice(val, kTapVersions)) < 0)
         return dc_usage_error("--tap-version: expected 13 or 14, got \"%s\"", dh_cmdline_quote(val));
       o->tap_version = i == 0 ? 13 : 14;
+      return 0;
+    case OPT_TAP_LAYOUT:
+      if ((i = dh_cmdline_choice(val, kTapLayouts)) < 0)
+        return dc_usage_error("--tap-layout: expected subtests or flat, got \"%s\"", dh_cmdline_quote(val));
+      o->tap_flat = i == 1;
       return 0;
     case OPT_FORMAT:
       if ((i = dh_cmdline_choice(val, kFormats)) < 0)
@@ -193,6 +209,7 @@ int dc_opts_parse(int argc, char** argv, dc_opts_t* o) {
       case OPT_NO_FORK: o->no_fork = 1; break;
       case OPT_LIST: o->list = 1; break;
       case OPT_VERIFY_XFAILS: o->verify_xfails = 1; break;
+      case OPT_JUNIT_FILE_LINE: o->junit_file_line = 1; break;
       case '?':
       case ':': return dh_cmdline_bad_option("conformance", opts, argc, argv);
       default:

@@ -26,6 +26,7 @@ typedef struct run {
   size_t nd;
   dc_case_t** cases; /* cases[device][clause] */
   dc_run_view_t view; /* what the reporters read */
+  char** refused;     /* the loader's refusals, cleaned (view.refused) */
   dc_report_t reports[DC_REPORTERS_MAX]; /* one per dc_reporters[] entry */
   size_t flushed[DC_REPORTERS_MAX];      /* bytes of a to_stdout report written so far */
 } run_t;
@@ -168,7 +169,7 @@ static int discover(run_t* r) {
   if (!r->devs) rc = dc_usage_error("out of memory");
   for (size_t i = 0; rc == DH_EXIT_OK && i < sel.count; i++) {
     rc = device_from_entry(o, &sel.entries[i], i ? &r->devs[i - 1] : NULL, &r->devs[i]);
-    if (rc == DH_EXIT_OK) r->nd++;
+    if (rc == DH_EXIT_OK) dc_device_clean(&r->devs[r->nd++]);
   }
   dh_device_list_free(&sel);
   return rc;
@@ -209,13 +210,18 @@ typedef struct device_run {
   size_t dev;
 } device_run_t;
 
+/* A case is known: its text cleaned (the one place, dc_case_clean), then reported. */
+static void report_case(run_t* r, size_t dev, size_t k) {
+  dc_case_clean(&r->cases[dev][k]);
+  if (r->cases[dev][k].counts) r->devs[dev].failed = 1;
+  report_event(r, EV_END_CASE, dev, k);
+}
+
 static void case_done(size_t k, void* user) {
   device_run_t* dr = user;
   run_t* r = dr->r;
-  dc_device_t* d = &r->devs[dr->dev];
-  if (r->cases[dr->dev][k].counts) d->failed = 1;
-  if (r->o.progress) fprintf(stderr, "\r\033[K%s %zu/%zu %s", d->name, k + 1, r->ncl, r->cl[k]->id);
-  report_event(r, EV_END_CASE, dr->dev, k);
+  if (r->o.progress) fprintf(stderr, "\r\033[K%s %zu/%zu %s", r->devs[dr->dev].name, k + 1, r->ncl, r->cl[k]->id);
+  report_case(r, dr->dev, k);
 }
 
 /* One device: every case, reported as each is known. Returns 1 when the device has
@@ -224,6 +230,7 @@ static int run_device(run_t* r, size_t i, size_t* no_device) {
   const dc_opts_t* o = &r->o;
   dc_device_t* d = &r->devs[i];
   r->cases[i] = calloc(r->ncl ? r->ncl : 1, sizeof **r->cases);
+  d->started = time(NULL);
   report_event(r, EV_BEGIN_DEVICE, i, 0);
   device_run_t dr = {r, i};
   if (o->jobs > 1 && !o->no_fork) {
@@ -233,8 +240,7 @@ static int run_device(run_t* r, size_t i, size_t* no_device) {
       if (o->progress)
         fprintf(stderr, "\r\033[K[%zu/%zu] %s %zu/%zu %s", i + 1, r->nd, d->name, j + 1, r->ncl, r->cl[j]->id);
       dc_run_case(o, d, r->cl[j], &r->cases[i][j]);
-      if (r->cases[i][j].counts) d->failed = 1;
-      report_event(r, EV_END_CASE, i, j);
+      report_case(r, i, j);
     }
   }
   /* a backend that cannot run is a skip, never a pass */
@@ -281,6 +287,17 @@ static int run_all(run_t* r) {
   r->cases = calloc(r->nd ? r->nd : 1, sizeof *r->cases);
   r->view = (dc_run_view_t){.o = &r->o, .cl = r->cl, .ncl = r->ncl, .devs = r->devs, .nd = r->nd,
                             .cases = r->cases};
+  /* the loader's refusal messages name plugin files and carry their text: cleaned too */
+  size_t nref = dh_plugin_refusal_count();
+  r->refused = calloc(nref ? nref : 1, sizeof *r->refused);
+  for (size_t i = 0; r->refused && i < nref; i++) {
+    size_t size = strlen(dh_plugin_refusal(i)) + 1;
+    if ((r->refused[i] = malloc(size)) == NULL) break;
+    memcpy(r->refused[i], dh_plugin_refusal(i), size);
+    dh_text_clean(r->refused[i], size);
+    r->view.nrefused = i + 1;
+  }
+  r->view.refused = (const char* const*)r->refused;
   for (size_t k = 0; k < dc_reporter_count; k++) r->reports[k].run = &r->view;
   report_event(r, EV_BEGIN, 0, 0);
   int violations = 0;
@@ -329,6 +346,8 @@ static void run_free(run_t* r) {
     }
   }
   for (size_t i = 0; r->cases && i < r->nd; i++) free(r->cases[i]);
+  for (size_t i = 0; r->refused && i < r->view.nrefused; i++) free(r->refused[i]);
+  free(r->refused);
   free(r->cases);
   free(r->devs);
   free(r->cl);

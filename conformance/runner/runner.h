@@ -28,6 +28,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "clauses/check.h"
 #include "base/child.h"
@@ -63,6 +64,8 @@ typedef struct dc_opts {
   int list;
   int markdown;
   int tap_version;
+  int tap_flat;        /* --tap-layout flat: one top-level test point per device x clause */
+  int junit_file_line; /* --junit-file-line: file and line attributes on every <testcase> */
   int verify_xfails;
   int progress;
   int jobs;
@@ -89,12 +92,14 @@ typedef struct dc_device {
   int id;            /* device id, or -1 for a backend without devices */
   int count;         /* devices of the backend */
   char name[96];     /* "sim:0" or "cuda (no device)" */
+  char backend_name[64]; /* the backend's name as reports show it (dc_device_clean) */
   char reason[512];  /* why no device / probe failure */
   int probe_failed;  /* the probe itself crashed or errored (a violation) */
   dc_waivers_t waivers; /* backend's automatic waiver file */
   int profile;       /* DC_PROFILE_TVM / DC_PROFILE_STRICT this device runs */
   int profile_from_backend; /* 1 when profile is the backend's default_profile */
   int failed;        /* the device has violations (set when its last case is known) */
+  time_t started;    /* wall-clock time its first case started (JUnit timestamp) */
 } dc_device_t;
 
 typedef struct dc_case {
@@ -105,11 +110,19 @@ typedef struct dc_case {
   char reason[512]; /* skip / todo reason */
   char note[96];    /* "crashed: SIGSEGV" / "timed out after 10 s" */
   dh_conf_ctx_t r;
-  char err_tail[1024];
+  char err_tail[2048]; /* base/child.h dh_child_result_t.err_tail */
   double ms;
   const dc_waiver_t* waiver; /* matching waiver, or NULL */
   int waived;       /* a waiver decided this case (skip applied, or xfail applied) */
 } dc_case_t;
+
+/* The one place where text from a backend, a driver, a file or a child's output is made
+ * fit for every report (base/text.h dh_text_clean: valid UTF-8 of XML characters, odd
+ * bytes as visible \xNN escapes), called by the runner before any reporter sees the
+ * device or the case: a device's name, backend name and reason; a case's reason, note,
+ * message, expected, got, file, details and captured output. */
+void dc_device_clean(dc_device_t* d);
+void dc_case_clean(dc_case_t* k);
 
 /* The run's --target (NULL: none) and --waivers list, set by runner.c before the first
  * case. */

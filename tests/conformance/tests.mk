@@ -14,8 +14,12 @@ CONF_FAULTS := wrongbyte ignoreoffset hostread nowait earlysync overlap existerr
     availfixed unstable kindindex idvalue limit48 lanesrefused streamfreenull samestream getnull \
     alldevices nooparg filloffset fillround bigsrcoff d2dbigoff odd33 trapswallow trapsticky trapglobal \
     queuecap streamcap hostdstearly
+# Built the same way for the report tests, not part of the proof of power (faulty.t,
+# power.py): badtext fails stream.free_null with bytes no report may pass on raw
+# (tests/conformance/consumers.t).
+CONF_REPORT_FAULTS := badtext
 CONF_FAULTY_DIR := $(TESTDIR)/conformance
-CONF_FAULTY_LIBS := $(foreach f,$(CONF_FAULTS),$(CONF_FAULTY_DIR)/libdevharness_faulty_$(f).so)
+CONF_FAULTY_LIBS := $(foreach f,$(CONF_FAULTS) $(CONF_REPORT_FAULTS),$(CONF_FAULTY_DIR)/libdevharness_faulty_$(f).so)
 
 ifneq ($(SIM_CORE_SRCS),)
 define dc_faulty_rule
@@ -24,7 +28,7 @@ $(CONF_FAULTY_DIR)/libdevharness_faulty_$(1).so: $(call obj,$(SIM_CORE_SRCS) tes
 	$$(CC) -shared $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) -L$(LIBDIR) -ldevharness \
 	    -Wl,-rpath,'$$$$ORIGIN/../../lib'
 endef
-$(foreach f,$(CONF_FAULTS),$(eval $(call dc_faulty_rule,$(f))))
+$(foreach f,$(CONF_FAULTS) $(CONF_REPORT_FAULTS),$(eval $(call dc_faulty_rule,$(f))))
 ALL_TARGETS += $(CONF_FAULTY_LIBS)
 endif
 
@@ -62,7 +66,8 @@ ALL_TARGETS += $(CONF_NEW_CODE_VARS)
 
 TEST_SCRIPTS += tests/conformance/new_clause.sh tests/conformance/new_report_format.sh
 TEST_SCRIPTS += tests/conformance/faulty.t tests/conformance/suite.t tests/conformance/profiles.t \
-    tests/conformance/power.py tests/conformance/reports.t tests/conformance/summary.t
+    tests/conformance/power.py tests/conformance/reports.t tests/conformance/summary.t \
+    tests/conformance/consumers.t
 .PHONY: conformance-faulty
 conformance-faulty: $(CONF_FAULTY_LIBS)
 
