@@ -8,7 +8,7 @@ given files (an entry may be a call of a macro of the same file that expands to 
 takes each entry's id (its first field) and run function (its sixth,
 conformance/clauses/check.h dh_clause_t), finds the line that defines that function in
 the same file (`static void fn(dh_conf_ctx_t* c)`, or a macro that defines it,
-`WITH_SCRATCH(fn) {`), and writes C: dc_clause_sources[], {id, file, line} sorted by id, read
+`WITH_SCRATCH(fn) {`, `DC_WITH_STATE(fn, ...) {`), and writes C: dc_clause_sources[], {id, file, line} sorted by id, read
 by report/junit.c for the `file` and `line` of a <testcase>. The clause tables stay
 as they are (no field, no macro added to them). A run function that cannot be found
 is an error (exit 1, naming the clause): a wrong line must never reach a report.
@@ -118,9 +118,10 @@ def main(paths):
         with open(path, encoding="utf-8") as f:
             text = strip_comments(f.read())
         for cid, fn in entries(text):
-            # `static void fn(` or a defining macro at the start of a line, `WITH_SCRATCH(fn) {`
+            # `static void fn(` or a defining macro at the start of a line whose first
+            # argument is fn: `WITH_SCRATCH(fn) {`, `DC_WITH_STATE(fn, state_t, v, release) {`
             d = re.search(r"^(?:(?:static\s+)?void\s+" + re.escape(fn) + r"\s*\(|[A-Z_][A-Z0-9_]*\(\s*" +
-                          re.escape(fn) + r"\s*\)\s*\{)", text, re.M)
+                          re.escape(fn) + r"\s*[,)][^;{]*\{)", text, re.M)
             if not re.fullmatch(r"[A-Za-z_]\w*", fn) or not d:
                 sys.stderr.write("clause_sources.py: %s: clause %s: run function %r is not defined in "
                                  "this file\n" % (path, cid, fn))
