@@ -120,12 +120,19 @@ static void test_attributes(void** state) {
     int64_t memtotal = (int64_t)strtoll(mem, NULL, 10) * 1024;
     assert_true(total >= memtotal && total < memtotal + 1024);
   }
-  /* available drops by >= N after an N-byte allocation (pages not even touched) */
-  void* p = NULL;
-  assert_int_equal(B->alloc_data_space(CPU0, (size_t)256 << 20, 64, U8, &p), 0);
-  int64_t avail2 = attr_int(DH_ATTR_AVAILABLE_GLOBAL_MEMORY);
-  assert_true(avail - avail2 >= (256 << 20) - (64 << 20)); /* 64 MiB slack for system noise */
-  assert_int_equal(B->free_data_space(CPU0, p), 0);
+  /* available drops by >= N after an N-byte allocation (pages not even touched); other
+   * processes move it too, so the best of three tries counts, and the block is freed
+   * before the check (a failed assert must not leak 256 MiB into LeakSanitizer) */
+  int64_t best_drop = INT64_MIN;
+  for (int attempt = 0; attempt < 3 && best_drop < (256 << 20) - (64 << 20); attempt++) {
+    void* p = NULL;
+    int64_t before = attr_int(DH_ATTR_AVAILABLE_GLOBAL_MEMORY);
+    assert_int_equal(B->alloc_data_space(CPU0, (size_t)256 << 20, 64, U8, &p), 0);
+    int64_t after = attr_int(DH_ATTR_AVAILABLE_GLOBAL_MEMORY);
+    assert_int_equal(B->free_data_space(CPU0, p), 0);
+    if (before - after > best_drop) best_drop = before - after;
+  }
+  assert_true(best_drop >= (256 << 20) - (64 << 20)); /* 64 MiB slack for system noise */
   /* GPU notions are None; clock is an int or None */
   assert_int_equal(B->get_attr(CPU0, DH_ATTR_WARP_SIZE, &v), 0);
   assert_int_equal(v.type_index, DH_TYPE_NONE);
