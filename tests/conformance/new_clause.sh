@@ -22,20 +22,8 @@ fi
 echo "1..6"
 tmp=$(mktemp -d /tmp/dh_new_clause.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'; }
-check() { if [ "$2" = "$3" ]; then ok "$1"; else notok "$1" "expected: $3
-got: $2"; fi; }
-
-# The fenced block after the line "<!-- new_clause.sh: $1 -->" of the guide.
-block() {
-    awk -v mark="<!-- new_clause.sh: $1 -->" '
-        $0 == mark { found = 1; next }
-        found == 1 && /^```/ { found = 2; next }
-        found == 2 && /^```/ { exit }
-        found == 2 { print }' "$doc"
-}
+mark_prefix=new_clause.sh
+. "$root/tests/doc_example.sh"
 
 # 1: the guide's two steps applied to a copy of conformance/: the function above the
 # family's table, the row at the table's end.
