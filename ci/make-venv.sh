@@ -15,6 +15,7 @@ if [ ! -x "$venv/bin/python" ]; then
         echo "make-venv: '$python -m venv' failed: install python3-venv (ci/install-deps.sh does)" >&2
         exit 1; }
 fi
+venv=$(cd "$venv" && pwd)
 n=$(grep -c '^[A-Za-z]' "$reqs" || true)
 echo "make-venv: installing $n pinned packages from $reqs into $venv (first time: ~100 MB download)"
 "$venv/bin/python" -m pip install --disable-pip-version-check -q -r "$reqs" || {
@@ -22,8 +23,12 @@ echo "make-venv: installing $n pinned packages from $reqs into $venv (first time
     exit 1; }
 site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 mkdir -p "$venv/devharness"
+# Relative links when site-packages is inside the venv (it is for a venv): the links
+# stay right when the venv is reached through another path (a moved checkout, a
+# symlinked build folder).
+case "$site" in "$venv"/*) base="../${site#"$venv"/}" ;; *) base=$site ;; esac
 for pkg in tvm_ffi tvm; do
     [ -d "$site/$pkg" ] || { echo "make-venv: $site/$pkg missing after install" >&2; exit 1; }
-    ln -sfn "$site/$pkg" "$venv/devharness/$pkg"
+    ln -sfn "$base/$pkg" "$venv/devharness/$pkg"
 done
 echo "make-venv: ready: $("$venv/bin/python" -c 'import tvm_ffi, tvm; print("apache-tvm-ffi", tvm_ffi.__version__, "/ apache-tvm", tvm.__version__)')"
