@@ -70,7 +70,7 @@ static inline int dh__slot_init(dh__slot* slot) {
 DH__INTERNAL int dh__tensor_check_copy(const DLTensor* from, const DLTensor* to, size_t* out_nbytes);
 
 /* The common case of dh__tensor_check_copy for one side, inline in the copy path, in
- * one walk over the shape: byte size and TVM's IsContiguous (extent-1 dimensions take
+ * one walk over the shape: byte size (packed as dh_dtype_nbytes) and TVM's IsContiguous (extent-1 dimensions take
  * any stride) at once, overflow found with __builtin_mul_overflow instead of a division
  * per dimension. Walking from the last dimension, the stride a compact tensor must have
  * at dimension i is the element count of the dimensions after it, so one product serves
@@ -96,8 +96,13 @@ static inline int dh__tensor_side_nbytes_fast(const DLTensor* t, size_t* out_nby
     if (strides != NULL && d != 1 && strides[i] != n) return 0;
     if (__builtin_mul_overflow(n, d, &n)) return 0;
   }
-  const size_t per = ((size_t)t->dtype.bits * t->dtype.lanes + 7) / 8;
-  return !__builtin_mul_overflow((size_t)n, per, out_nbytes);
+  /* dh_dtype_nbytes: tvm-ffi's GetDataSize, sub-byte elements packed */
+  uint64_t bits;
+  if (__builtin_mul_overflow((uint64_t)n, (uint64_t)t->dtype.bits * t->dtype.lanes, &bits) ||
+      bits > UINT64_MAX - 7 || (bits + 7) / 8 > SIZE_MAX)
+    return 0;
+  *out_nbytes = (size_t)((bits + 7) / 8);
+  return 1;
 }
 
 /* (runtime/abi_check.c; tests/fuzz/fuzz_plugin_abi.c links that file to fuzz it.)

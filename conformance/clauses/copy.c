@@ -296,23 +296,30 @@ WITH_SCRATCH(multidim) {
   CHECK_BYTES("float32 [4,5,6] -> device -> [2,60] -> host [120]", s->h[1], s->h[0], n, 0);
 }
 
+/* DLPack 1.x dtypes as tvm-ffi names them, sub-byte ones included: a tensor is
+ * dh_tensor_nbytes bytes (tvm-ffi GetDataSize: (numel * bits * lanes + 7) / 8, packed). */
 WITH_SCRATCH(dtypes) {
   static const DLDataType ts[] = {{kDLInt, 8, 1},   {kDLInt, 16, 1},   {kDLInt, 32, 1},
                                   {kDLInt, 64, 1},  {kDLUInt, 8, 1},   {kDLFloat, 16, 1},
                                   {kDLFloat, 32, 1}, {kDLFloat, 64, 1}, {kDLBfloat, 16, 1},
                                   {kDLFloat, 32, 4}, {kDLUInt, 1, 8},  {kDLBool, 8, 1},
-                                  {kDLFloat8_e4m3fn, 8, 1}};
+                                  {kDLInt, 4, 1},   {kDLUInt, 4, 1},   {kDLFloat4_e2m1fn, 4, 1},
+                                  {kDLFloat8_e3m4, 8, 1}, {kDLFloat8_e4m3, 8, 1},
+                                  {kDLFloat8_e4m3b11fnuz, 8, 1}, {kDLFloat8_e4m3fn, 8, 1},
+                                  {kDLFloat8_e4m3fnuz, 8, 1}, {kDLFloat8_e5m2, 8, 1},
+                                  {kDLFloat8_e5m2fnuz, 8, 1}, {kDLFloat8_e8m0fnu, 8, 1}};
   size_t maxn = 37 * 16;
   HOST(0, maxn);
   HOST(1, maxn);
   DEV(0, maxn);
   for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
     int64_t shape[1] = {37};
-    size_t n = (size_t)37 * ((ts[i].bits * ts[i].lanes + 7) / 8);
-    dc_pattern(s->h[0], n, 59 + (uint32_t)i);
-    dc_sentinel(s->h[1], n);
     DLTensor a, b;
     tensor(&a, s->h[0], dc_host(), 1, shape, ts[i]);
+    size_t n = 0;
+    CHECK_OK(dh_tensor_nbytes(&a, &n));
+    dc_pattern(s->h[0], n, 59 + (uint32_t)i);
+    dc_sentinel(s->h[1], maxn);
     tensor(&b, s->d[0], c->dev, 1, shape, ts[i]);
     CHECK_OK(dh_device_copy_data_from_to(&a, &b, NULL));
     tensor(&a, s->d[0], c->dev, 1, shape, ts[i]);
@@ -320,9 +327,21 @@ WITH_SCRATCH(dtypes) {
     CHECK_OK(dh_device_copy_data_from_to(&a, &b, NULL));
     DC_SYNC(NULL);
     char what[64], dn[32];
-    snprintf(what, sizeof what, "%s[37] round trip", dh_dtype_format(ts[i], dn, sizeof dn));
+    snprintf(what, sizeof what, "%s[37] round trip (%zu bytes)", dh_dtype_format(ts[i], dn, sizeof dn), n);
     CHECK_BYTES(what, s->h[1], s->h[0], n, 0);
   }
+  /* int4[16] is 8 packed bytes: a D2H of it writes 8 bytes and leaves the 9th */
+  DLDataType i4 = {kDLInt, 4, 1};
+  int64_t n16[1] = {16};
+  DLTensor a, b;
+  dc_sentinel(s->h[1], maxn);
+  tensor(&a, s->d[0], c->dev, 1, n16, i4);
+  tensor(&b, s->h[1], dc_host(), 1, n16, i4);
+  CHECK_OK(dh_device_copy_data_from_to(&a, &b, NULL));
+  DC_SYNC(NULL);
+  uint8_t sent[16];
+  dc_sentinel(sent, sizeof sent);
+  CHECK_BYTES("int4[16] D2H: bytes 8..15 of the host buffer (must stay sentinel)", s->h[1] + 8, sent + 8, 8, 0);
 }
 
 WITH_SCRATCH(size_mismatch) {
@@ -336,6 +355,11 @@ WITH_SCRATCH(size_mismatch) {
   CHECK_ERR(dh_device_copy_data_from_to(&a, &b, NULL), DH_KIND_VALUE_ERROR);
   tensor(&a, s->d[0], c->dev, 1, s16, u8);
   tensor(&b, s->h[0], dc_host(), 1, s12, u8);
+  CHECK_ERR(dh_device_copy_data_from_to(&a, &b, NULL), DH_KIND_VALUE_ERROR);
+  /* int4[16] is 8 packed bytes, uint8[16] 16 (tvm-ffi GetDataSize) */
+  DLDataType i4 = {kDLInt, 4, 1};
+  tensor(&a, s->h[0], dc_host(), 1, s16, i4);
+  tensor(&b, s->d[0], c->dev, 1, s16, u8);
   CHECK_ERR(dh_device_copy_data_from_to(&a, &b, NULL), DH_KIND_VALUE_ERROR);
 }
 
@@ -581,10 +605,14 @@ const dh_clause_t dc_copy_clauses[] = {
     {"copy.multidim", "multi-dimensional tensors of equal byte size copy as flat bytes", DC_MUST,
      "apache/tvm 0.27 include/tvm/runtime/device_api.h:194-203 CopyDataFromTo(DLTensor*) (shape)",
      0, multidim, NULL, DC_PROFILE_TVM},
-    {"copy.dtypes", "tensors of int/uint/float/bfloat dtypes with lanes round-trip intact", DC_MUST,
-     "apache/tvm 0.27 include/tvm/runtime/device_api.h:194-203 CopyDataFromTo(DLTensor*) (dtype)",
+    {"copy.dtypes", "tensors of int/uint/float/bfloat, bool, float8 and sub-byte (int4, uint4, "
+     "float4_e2m1fn: packed) dtypes with lanes round-trip intact; int4[16] moves 8 bytes", DC_MUST,
+     "apache/tvm 0.27 include/tvm/runtime/device_api.h:194-203 CopyDataFromTo(DLTensor*) (dtype), "
+     "src/runtime/device_api.cc:146-147 with apache-tvm-ffi 0.1.15 "
+     "include/tvm/ffi/container/tensor.h:105-109 GetDataSize (packed bytes)",
      0, dtypes, NULL, DC_PROFILE_TVM},
-    {"copy.size_mismatch", "tensors of different byte sizes give ValueError", DC_MUST,
+    {"copy.size_mismatch", "tensors of different byte sizes (int4[16] -> uint8[16] included: 8 "
+     "packed bytes against 16) give ValueError", DC_MUST,
      "apache/tvm 0.27 src/runtime/device_api.cc:146-147 (equal byte sizes)", 0, size_mismatch, NULL,
      DC_PROFILE_TVM},
     {"copy.non_contiguous", "non-contiguous tensors give ValueError", DC_MUST,
