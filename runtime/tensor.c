@@ -103,6 +103,11 @@ int dh_tensor_is_contiguous(const DLTensor* t) {
   return 1;
 }
 
+/* The strides of every 1-D tensor dh_tensor_init_bytes fills: DLPack >= 1.2 (the
+ * dlpack.h tvm-ffi ships, include/dlpack/dlpack.h:264-275) forbids NULL strides for
+ * ndim != 0. Read-only: a consumer that writes to a tensor's strides faults here. */
+static const int64_t k_unit_stride[1] = {1};
+
 void dh_tensor_init_bytes(DLTensor* t, void* data, DLDevice dev, size_t byte_offset, size_t nbytes,
                           int64_t* shape_storage) {
   if (t == NULL) return;
@@ -115,7 +120,7 @@ void dh_tensor_init_bytes(DLTensor* t, void* data, DLDevice dev, size_t byte_off
   t->dtype.lanes = 1;
   if (shape_storage != NULL) shape_storage[0] = (int64_t)nbytes;
   t->shape = shape_storage;
-  t->strides = NULL;
+  t->strides = (int64_t*)k_unit_stride; /* DLTensor's field is not const; never written */
   t->byte_offset = byte_offset;
 }
 

@@ -266,6 +266,23 @@ WITH_SCRATCH(zero_length) {
   CHECK_BYTES("device buffer after zero-length D2D (backend entry)", s->h[1], s->h[0], n, 0);
 }
 
+/* Compact row-major strides for tensor(): DLPack >= 1.2 forbids strides NULL (the
+ * dlpack.h tvm-ffi ships, include/dlpack/dlpack.h:264-275). A clause runs alone in its
+ * child, single-threaded, and holds at most 4 tensors at once: a ring of 8 keeps the
+ * strides of the last 8 tensors built alive. */
+static int64_t* compact_strides(int ndim, const int64_t* shape) {
+  static int64_t ring[8][8];
+  static unsigned next;
+  if (ndim <= 0 || ndim > 8 || shape == NULL) return NULL;
+  int64_t* st = ring[next++ % 8];
+  int64_t n = 1;
+  for (int i = ndim - 1; i >= 0; i--) {
+    st[i] = n;
+    n *= shape[i];
+  }
+  return st;
+}
+
 static void tensor(DLTensor* t, void* data, DLDevice dev, int ndim, int64_t* shape,
                    DLDataType dt) {
   memset(t, 0, sizeof *t);
@@ -273,6 +290,7 @@ static void tensor(DLTensor* t, void* data, DLDevice dev, int ndim, int64_t* sha
   t->device = dev;
   t->ndim = ndim;
   t->shape = shape;
+  t->strides = compact_strides(ndim, shape);
   t->dtype = dt;
 }
 

@@ -4,8 +4,10 @@
  *
  * devharness uses DLPack 1.x (the dlpack.h apache-tvm-ffi ships; Debian 12's
  * libdlpack-dev is 0.6): DLTensor is data, device, ndim, dtype, shape, strides (in
- * elements; NULL = compact row-major), byte_offset; dtype codes include kDLBool and
- * the float8/float4 variants.
+ * elements), byte_offset; dtype codes include kDLBool and the float8/float4 variants.
+ * DLPack >= 1.2 (that header, include/dlpack/dlpack.h:264-275) forbids strides NULL
+ * when ndim != 0: every tensor devharness builds carries real strides; tensors a
+ * caller builds with strides NULL are still read as compact row-major (DLPack < 1.2).
  * Tensors are descriptors only: these helpers never allocate or own data.
  * All functions are pure and thread-safe.
  */
@@ -59,7 +61,9 @@ int dh_tensor_nbytes(const DLTensor* t, size_t* out_nbytes);
 int dh_tensor_is_contiguous(const DLTensor* t);
 
 /* Fills a 1-D uint8 tensor descriptor over `nbytes` bytes at (data, byte_offset) on
- * dev. `shape_storage` (owned by the caller, must outlive *t) receives the shape. */
+ * dev. `shape_storage` (owned by the caller, must outlive *t) receives the shape;
+ * strides point to a read-only {1} owned by the library (valid for the process's
+ * life; consumers must not write to it). */
 void dh_tensor_init_bytes(DLTensor* t, void* data, DLDevice dev, size_t byte_offset,
                           size_t nbytes, int64_t* shape_storage);
 

@@ -6,7 +6,8 @@
  *    dh_module_load and called with dh_func_call: int64, float64, bool, DLDevice,
  *    DLTensor*, short and long strings, bytes, and a function raising ValueError; every
  *    value and the error's kind and message come through; byte sizes of tensors
- *    (dh_dtype_nbytes, dh_tensor_nbytes) equal the module's tvm-ffi GetDataSize.
+ *    (dh_dtype_nbytes, dh_tensor_nbytes) equal the module's tvm-ffi GetDataSize; a
+ *    tensor from dh_tensor_init_bytes has the strides tvm-ffi's TensorView reads.
  * 4. The environment stream, per device (cpu:0, sim:0, opencl:0, vulkan:0; a device
  *    that is absent is "# SKIP <reason>"): a stream set with TVMFFIEnvSetStream is what
  *    dh_device_get_current_stream returns and what "fill" runs on (a handle the backend
@@ -185,6 +186,30 @@ static void cxx_module(void) {
       "cxx: wrong argument type -> tvm-ffi's TypeError (got %s)", kind ? kind : "(none)");
   dh_error_clear();
   data_sizes(m);
+  /* DLPack >= 1.2: a tensor devharness builds has real strides, which a tvm-ffi kernel
+   * reads through TensorView::strides() and stride(i) */
+  DLTensor bt;
+  int64_t bshape[1];
+  uint8_t bytes_buf[40];
+  dh_tensor_init_bytes(&bt, bytes_buf, (DLDevice){kDLCPU, 0}, 3, 37, bshape);
+  a = dh_any_tensor(&bt);
+  rc = call(m, "tensor_strides", &a, 1, &rv);
+  tap(rc == 0 && str_is(&rv, "1", 1), "strides: dh_tensor_init_bytes tensor -> TensorView strides() and "
+      "stride(0) -> [1] (rc %d, %s)", rc, rc ? dh_error_message() : "");
+  dh_any_release(&rv);
+  /* the check above can fail: a NULL-strides tensor gives tvm-ffi's InternalError */
+  t.strides = NULL;
+  a = dh_any_tensor(&t);
+  rc = call(m, "tensor_strides", &a, 1, &rv);
+  kind = dh_error_kind();
+  tap(rc == -1 && kind != NULL && strcmp(kind, "InternalError") == 0,
+      "strides: a strides-NULL int32[2,3] -> strides() -> InternalError (got %s)", kind ? kind : "(none)");
+  dh_error_clear();
+  int64_t st23[2] = {3, 1};
+  t.strides = st23;
+  rc = call(m, "tensor_strides", &a, 1, &rv);
+  tap(rc == 0 && str_is(&rv, "3,1", 3), "strides: int32[2,3] with strides [3,1] -> \"3,1\"");
+  dh_any_release(&rv);
   dh_module_free(m);
 }
 
