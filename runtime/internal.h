@@ -41,7 +41,16 @@ typedef struct dh__slot {
   dh_function_t* functions; /* tvm-ffi Function of each backend.functions[i] (owned
                                references; what "<name>.<fn>" is registered as) */
   uint64_t* function_keys;  /* dh__name_key of each backend.functions[i].name */
+  struct dh__slot_function* function_ctx; /* self of each registered Function (owned) */
 } dh__slot;
+
+/* What a registered module function carries as self: its slot, whose init runs once
+ * before the first call from anywhere (Python's tvm_ffi, TVM, dh_device_call), and
+ * the backend's call. runtime/plugin.c slot_function_call. */
+typedef struct dh__slot_function {
+  dh__slot* slot;
+  dh_safe_call_t call;
+} dh__slot_function;
 
 /* The dispatch table: the slot serving each device type (runtime/plugin.c). */
 DH__INTERNAL extern _Atomic(dh__slot*) dh__by_type[DH__MAX_DEVICE_TYPES];
