@@ -541,10 +541,12 @@ static void cross_device_back(dh_conf_ctx_t* c, void* od, DLDevice other, size_t
 }
 
 /* D2D between two devices of one backend (sim:0 -> sim:1), both directions, with
- * byte offsets; TVM's CopyDataFromTo takes dev_from and dev_to (apache/tvm 0.27
- * include/tvm/runtime/device_api.h:296-311), streams may be on any device id of the type
- * (:238-243), and its CUDA backend does peer copies. The copy goes on the source device's
- * default stream; both devices' default streams are synced before reading. */
+ * byte offsets: devharness's rule (profile strict). TVM's CopyDataFromTo takes dev_from
+ * and dev_to (apache/tvm 0.27 include/tvm/runtime/device_api.h:296-311) and its CUDA
+ * backend does peer copies, but its docs ask only CPU<->device and copies within one
+ * device (apache/tvm 0.27 docs/arch/device_target_interactions.rst:100-104). The copy
+ * goes on the source device's default stream; both devices' default streams are synced
+ * before reading. */
 WITH_SCRATCH(cross_device) {
   DLDevice other = {c->dev.device_type, c->dev.device_id == 0 ? 1 : 0};
   size_t n = DC_MIB + 3, off = 5, total = n + 2 * off;
@@ -654,9 +656,10 @@ const dh_clause_t dc_copy_clauses[] = {
      DC_NEED_PINNED_HOST, pinned_host, NULL, DC_PROFILE_TVM},
     {"copy.cross_device", "D2D between two devices of one backend (both directions, with "
      "byte offsets) keeps every byte", DC_MUST,
-     "apache/tvm 0.27 include/tvm/runtime/device_api.h:296-311 CopyDataFromTo(dev_from, dev_to) "
-     "and :238-243 (any device id of one type)", DC_NEED_TWO_DEVICES, cross_device, NULL,
-     DC_PROFILE_TVM},
+     "devharness backend.h copy_data_from_to (dev_from, dev_to of one backend); TVM's docs ask "
+     "only CPU<->device and within one device (device_target_interactions.rst:100-104), its "
+     "header names dev_from/dev_to (apache/tvm 0.27 include/tvm/runtime/device_api.h:296-311)",
+     DC_NEED_TWO_DEVICES, cross_device, NULL, DC_PROFILE_STRICT},
     {"copy.on_stream", "H2D, D2D, D2H queued on a created stream land after stream_sync", DC_MUST,
      "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:111-112: queued on a "
      "TVMStreamHandle)", DC_NEED_MULTI_QUEUE, on_stream, NULL, DC_PROFILE_TVM},
