@@ -41,7 +41,16 @@ typedef struct dh__slot {
   dh_function_t* functions; /* tvm-ffi Function of each backend.functions[i] (owned
                                references; what "<name>.<fn>" is registered as) */
   uint64_t* function_keys;  /* dh__name_key of each backend.functions[i].name */
+  struct dh__slot_function* function_ctx; /* self of each registered Function (owned) */
 } dh__slot;
+
+/* What a registered module function carries as self: its slot, whose init runs once
+ * before the first call from anywhere (Python's tvm_ffi, TVM, dh_device_call), and
+ * the backend's call. runtime/plugin.c slot_function_call. */
+typedef struct dh__slot_function {
+  dh__slot* slot;
+  dh_safe_call_t call;
+} dh__slot_function;
 
 /* The dispatch table: the slot serving each device type (runtime/plugin.c). */
 DH__INTERNAL extern _Atomic(dh__slot*) dh__by_type[DH__MAX_DEVICE_TYPES];
@@ -70,7 +79,7 @@ static inline int dh__slot_init(dh__slot* slot) {
 DH__INTERNAL int dh__tensor_check_copy(const DLTensor* from, const DLTensor* to, size_t* out_nbytes);
 
 /* The common case of dh__tensor_check_copy for one side, inline in the copy path, in
- * one walk over the shape: byte size and TVM's IsContiguous (extent-1 dimensions take
+ * one walk over the shape: byte size (packed as dh_dtype_nbytes) and TVM's IsContiguous (extent-1 dimensions take
  * any stride) at once, overflow found with __builtin_mul_overflow instead of a division
  * per dimension. Walking from the last dimension, the stride a compact tensor must have
  * at dimension i is the element count of the dimensions after it, so one product serves
@@ -96,8 +105,13 @@ static inline int dh__tensor_side_nbytes_fast(const DLTensor* t, size_t* out_nby
     if (strides != NULL && d != 1 && strides[i] != n) return 0;
     if (__builtin_mul_overflow(n, d, &n)) return 0;
   }
-  const size_t per = ((size_t)t->dtype.bits * t->dtype.lanes + 7) / 8;
-  return !__builtin_mul_overflow((size_t)n, per, out_nbytes);
+  /* dh_dtype_nbytes: tvm-ffi's GetDataSize, sub-byte elements packed */
+  uint64_t bits;
+  if (__builtin_mul_overflow((uint64_t)n, (uint64_t)t->dtype.bits * t->dtype.lanes, &bits) ||
+      bits > UINT64_MAX - 7 || (bits + 7) / 8 > SIZE_MAX)
+    return 0;
+  *out_nbytes = (size_t)((bits + 7) / 8);
+  return 1;
 }
 
 /* (runtime/abi_check.c; tests/fuzz/fuzz_plugin_abi.c links that file to fuzz it.)

@@ -107,6 +107,16 @@ static int device_api_getter(void* self, const dh_any_t* args, int32_t num_args,
   return 0;
 }
 
+/* "<name>.<fn>" as registered in tvm-ffi's table: runs the backend's init once (a
+ * caller such as Python's tvm_ffi may come before any dh_device_* call), then the
+ * backend's function with self NULL (backend.h dh_backend_function_t). After init the
+ * extra cost is one acquire load. */
+static int slot_function_call(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+  const dh__slot_function* f = (const dh__slot_function*)self;
+  if (dh__slot_init(f->slot) != 0) return -1;
+  return f->call(NULL, args, num_args, result);
+}
+
 /* Unregisters the functions of a slot (device_api.<name>, <name>.<fn>) from tvm-ffi's
  * global table and drops the slot's cached Function references. */
 static void unregister_slot(dh__slot* slot) {
@@ -123,6 +133,8 @@ static void unregister_slot(dh__slot* slot) {
   slot->functions = NULL;
   free(slot->function_keys);
   slot->function_keys = NULL;
+  free(slot->function_ctx);
+  slot->function_ctx = NULL;
   dh_error_clear();
 }
 
@@ -146,7 +158,8 @@ static int validate_unique(const char* path, const dh_backend_t* b) {
 }
 
 /* Registers device_api.<name> and the module functions in tvm-ffi's global table
- * (so Python's tvm_ffi.get_global_func and TVM see them) and keeps one Function
+ * (so Python's tvm_ffi.get_global_func and TVM see them; each through
+ * slot_function_call, which initialises the backend first) and keeps one Function
  * reference per module function in the slot for dh_device_call. -1 (and nothing left
  * registered) on failure. */
 static int register_slot(dh__slot* slot) {
@@ -156,14 +169,16 @@ static int register_slot(dh__slot* slot) {
   if (dh_func_register(key, device_api_getter, slot, 1) != 0) return -1;
   slot->functions = calloc(b->num_functions ? b->num_functions : 1, sizeof *slot->functions);
   slot->function_keys = calloc(b->num_functions ? b->num_functions : 1, sizeof *slot->function_keys);
-  if (slot->functions == NULL || slot->function_keys == NULL) {
+  slot->function_ctx = calloc(b->num_functions ? b->num_functions : 1, sizeof *slot->function_ctx);
+  if (slot->functions == NULL || slot->function_keys == NULL || slot->function_ctx == NULL) {
     unregister_slot(slot);
     return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "%s: out of memory registering functions", slot->path);
   }
   for (size_t i = 0; i < b->num_functions; i++) {
     slot->function_keys[i] = dh__name_key(b->functions[i].name);
     snprintf(key, sizeof key, "%s.%s", b->name, b->functions[i].name);
-    if (dh_func_register(key, b->functions[i].call, NULL, 1) != 0 ||
+    slot->function_ctx[i] = (dh__slot_function){slot, b->functions[i].call};
+    if (dh_func_register(key, slot_function_call, &slot->function_ctx[i], 1) != 0 ||
         dh_func_get(key, &slot->functions[i]) != 0) {
       unregister_slot(slot);
       return dh_error_set(DH_KIND_ABI_ERROR, "%s: cannot register %s", slot->path, key);

@@ -18,6 +18,21 @@ size_t dh_dtype_bytes(DLDataType dtype) {
   return ((size_t)dtype.bits * dtype.lanes + 7) / 8;
 }
 
+/* tvm-ffi's GetDataSize (apache-tvm-ffi 0.1.15 include/tvm/ffi/container/tensor.h:105-109):
+ * (numel * bits * lanes + 7) / 8 in uint64, sub-byte elements packed; where tvm-ffi
+ * wraps on overflow, this refuses. */
+int dh_dtype_nbytes(uint64_t numel, DLDataType dtype, size_t* out) {
+  uint64_t bits;
+  if (__builtin_mul_overflow(numel, (uint64_t)dtype.bits * dtype.lanes, &bits) || bits > UINT64_MAX - 7 ||
+      (bits + 7) / 8 > SIZE_MAX) {
+    char dn[48];
+    return dh_error_set(DH_KIND_VALUE_ERROR, "tensor byte size overflows size_t (%llu elements of %s)",
+                        (unsigned long long)numel, dh_dtype_format(dtype, dn, sizeof dn));
+  }
+  if (out != NULL) *out = (size_t)((bits + 7) / 8);
+  return 0;
+}
+
 /* Names are tvm-ffi's (TVMFFIDataTypeToString / TVMFFIDataTypeFromString,
  * apache-tvm-ffi 0.1.15 src/ffi/dtype.cc): DLPack 1.x codes, bool = (kDLBool, 8),
  * float8_e4m3fn etc., float4_e2m1fn. */
@@ -72,12 +87,7 @@ int dh_tensor_numel(const DLTensor* t, int64_t* out) {
 int dh_tensor_nbytes(const DLTensor* t, size_t* out) {
   int64_t n;
   if (dh_tensor_numel(t, &n) != 0) return -1;
-  size_t per = dh_dtype_bytes(t->dtype);
-  if (per != 0 && (uint64_t)n > SIZE_MAX / per)
-    return dh_error_set(DH_KIND_VALUE_ERROR, "tensor byte size overflows size_t (%lld elements of %zu bytes)",
-                        (long long)n, per);
-  if (out != NULL) *out = (size_t)n * per;
-  return 0;
+  return dh_dtype_nbytes((uint64_t)n, t->dtype, out);
 }
 
 int dh_tensor_is_contiguous(const DLTensor* t) {
@@ -93,6 +103,11 @@ int dh_tensor_is_contiguous(const DLTensor* t) {
   return 1;
 }
 
+/* The strides of every 1-D tensor dh_tensor_init_bytes fills: DLPack >= 1.2 (the
+ * dlpack.h tvm-ffi ships, include/dlpack/dlpack.h:264-275) forbids NULL strides for
+ * ndim != 0. Read-only: a consumer that writes to a tensor's strides faults here. */
+static const int64_t k_unit_stride[1] = {1};
+
 void dh_tensor_init_bytes(DLTensor* t, void* data, DLDevice dev, size_t byte_offset, size_t nbytes,
                           int64_t* shape_storage) {
   if (t == NULL) return;
@@ -105,7 +120,7 @@ void dh_tensor_init_bytes(DLTensor* t, void* data, DLDevice dev, size_t byte_off
   t->dtype.lanes = 1;
   if (shape_storage != NULL) shape_storage[0] = (int64_t)nbytes;
   t->shape = shape_storage;
-  t->strides = NULL;
+  t->strides = (int64_t*)k_unit_stride; /* DLTensor's field is not const; never written */
   t->byte_offset = byte_offset;
 }
 

@@ -40,16 +40,16 @@ int dh_tvm_free_workspace(DLDevice dev, void* ptr) {
 
 /* Through TVM's public CopyDataFromTo(DLTensor*, DLTensor*, stream) of the non-CPU
  * side, as TVM's own Tensor::CopyFromTo does (apache/tvm 0.27 src/runtime/tensor.cc:261-263):
- * 1-D uint8 tensors of nbytes with the offsets in byte_offset. */
+ * 1-D uint8 tensors of nbytes with strides {1} and the offsets in byte_offset. */
 int dh_tvm_copy_data_from_to(const void* from, size_t from_offset, void* to, size_t to_offset, size_t nbytes,
                              DLDevice dev_from, DLDevice dev_to, DLDataType type_hint, dh_stream_t stream) {
   (void)type_hint;
   DLDevice f = dh_tvm_to_tvm(dev_from), t = dh_tvm_to_tvm(dev_to);
   if (dh_tvm_ready((int32_t)dev_from.device_type == DH_TVM_DEVICE_TYPE ? dev_from : dev_to, "copy_data_from_to")) return -1;
-  int64_t shape[1] = {(int64_t)nbytes};
+  int64_t shape[1] = {(int64_t)nbytes}, strides[1] = {1}; /* DLPack >= 1.2: never NULL */
   DLDataType u8 = {kDLUInt, 8, 1};
-  DLTensor src = {(void*)from, f, 1, u8, shape, NULL, from_offset};
-  DLTensor dst = {to, t, 1, u8, shape, NULL, to_offset};
+  DLTensor src = {(void*)from, f, 1, u8, shape, strides, from_offset};
+  DLTensor dst = {to, t, 1, u8, shape, strides, to_offset};
   dh_tvm_err_t e;
   return dh_tvm_a->copy_data_from_to(dh_tvm_api, &src, &dst, stream, &e) ? dh_tvm_err("CopyDataFromTo", &e) : 0;
 }

@@ -266,6 +266,23 @@ WITH_SCRATCH(zero_length) {
   CHECK_BYTES("device buffer after zero-length D2D (backend entry)", s->h[1], s->h[0], n, 0);
 }
 
+/* Compact row-major strides for tensor(): DLPack >= 1.2 forbids strides NULL (the
+ * dlpack.h tvm-ffi ships, include/dlpack/dlpack.h:264-275). A clause runs alone in its
+ * child, single-threaded, and holds at most 4 tensors at once: a ring of 8 keeps the
+ * strides of the last 8 tensors built alive. */
+static int64_t* compact_strides(int ndim, const int64_t* shape) {
+  static int64_t ring[8][8];
+  static unsigned next;
+  if (ndim <= 0 || ndim > 8 || shape == NULL) return NULL;
+  int64_t* st = ring[next++ % 8];
+  int64_t n = 1;
+  for (int i = ndim - 1; i >= 0; i--) {
+    st[i] = n;
+    n *= shape[i];
+  }
+  return st;
+}
+
 static void tensor(DLTensor* t, void* data, DLDevice dev, int ndim, int64_t* shape,
                    DLDataType dt) {
   memset(t, 0, sizeof *t);
@@ -273,6 +290,7 @@ static void tensor(DLTensor* t, void* data, DLDevice dev, int ndim, int64_t* sha
   t->device = dev;
   t->ndim = ndim;
   t->shape = shape;
+  t->strides = compact_strides(ndim, shape);
   t->dtype = dt;
 }
 
@@ -296,23 +314,30 @@ WITH_SCRATCH(multidim) {
   CHECK_BYTES("float32 [4,5,6] -> device -> [2,60] -> host [120]", s->h[1], s->h[0], n, 0);
 }
 
+/* DLPack 1.x dtypes as tvm-ffi names them, sub-byte ones included: a tensor is
+ * dh_tensor_nbytes bytes (tvm-ffi GetDataSize: (numel * bits * lanes + 7) / 8, packed). */
 WITH_SCRATCH(dtypes) {
   static const DLDataType ts[] = {{kDLInt, 8, 1},   {kDLInt, 16, 1},   {kDLInt, 32, 1},
                                   {kDLInt, 64, 1},  {kDLUInt, 8, 1},   {kDLFloat, 16, 1},
                                   {kDLFloat, 32, 1}, {kDLFloat, 64, 1}, {kDLBfloat, 16, 1},
                                   {kDLFloat, 32, 4}, {kDLUInt, 1, 8},  {kDLBool, 8, 1},
-                                  {kDLFloat8_e4m3fn, 8, 1}};
+                                  {kDLInt, 4, 1},   {kDLUInt, 4, 1},   {kDLFloat4_e2m1fn, 4, 1},
+                                  {kDLFloat8_e3m4, 8, 1}, {kDLFloat8_e4m3, 8, 1},
+                                  {kDLFloat8_e4m3b11fnuz, 8, 1}, {kDLFloat8_e4m3fn, 8, 1},
+                                  {kDLFloat8_e4m3fnuz, 8, 1}, {kDLFloat8_e5m2, 8, 1},
+                                  {kDLFloat8_e5m2fnuz, 8, 1}, {kDLFloat8_e8m0fnu, 8, 1}};
   size_t maxn = 37 * 16;
   HOST(0, maxn);
   HOST(1, maxn);
   DEV(0, maxn);
   for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
     int64_t shape[1] = {37};
-    size_t n = (size_t)37 * ((ts[i].bits * ts[i].lanes + 7) / 8);
-    dc_pattern(s->h[0], n, 59 + (uint32_t)i);
-    dc_sentinel(s->h[1], n);
     DLTensor a, b;
     tensor(&a, s->h[0], dc_host(), 1, shape, ts[i]);
+    size_t n = 0;
+    CHECK_OK(dh_tensor_nbytes(&a, &n));
+    dc_pattern(s->h[0], n, 59 + (uint32_t)i);
+    dc_sentinel(s->h[1], maxn);
     tensor(&b, s->d[0], c->dev, 1, shape, ts[i]);
     CHECK_OK(dh_device_copy_data_from_to(&a, &b, NULL));
     tensor(&a, s->d[0], c->dev, 1, shape, ts[i]);
@@ -320,9 +345,21 @@ WITH_SCRATCH(dtypes) {
     CHECK_OK(dh_device_copy_data_from_to(&a, &b, NULL));
     DC_SYNC(NULL);
     char what[64], dn[32];
-    snprintf(what, sizeof what, "%s[37] round trip", dh_dtype_format(ts[i], dn, sizeof dn));
+    snprintf(what, sizeof what, "%s[37] round trip (%zu bytes)", dh_dtype_format(ts[i], dn, sizeof dn), n);
     CHECK_BYTES(what, s->h[1], s->h[0], n, 0);
   }
+  /* int4[16] is 8 packed bytes: a D2H of it writes 8 bytes and leaves the 9th */
+  DLDataType i4 = {kDLInt, 4, 1};
+  int64_t n16[1] = {16};
+  DLTensor a, b;
+  dc_sentinel(s->h[1], maxn);
+  tensor(&a, s->d[0], c->dev, 1, n16, i4);
+  tensor(&b, s->h[1], dc_host(), 1, n16, i4);
+  CHECK_OK(dh_device_copy_data_from_to(&a, &b, NULL));
+  DC_SYNC(NULL);
+  uint8_t sent[16];
+  dc_sentinel(sent, sizeof sent);
+  CHECK_BYTES("int4[16] D2H: bytes 8..15 of the host buffer (must stay sentinel)", s->h[1] + 8, sent + 8, 8, 0);
 }
 
 WITH_SCRATCH(size_mismatch) {
@@ -336,6 +373,11 @@ WITH_SCRATCH(size_mismatch) {
   CHECK_ERR(dh_device_copy_data_from_to(&a, &b, NULL), DH_KIND_VALUE_ERROR);
   tensor(&a, s->d[0], c->dev, 1, s16, u8);
   tensor(&b, s->h[0], dc_host(), 1, s12, u8);
+  CHECK_ERR(dh_device_copy_data_from_to(&a, &b, NULL), DH_KIND_VALUE_ERROR);
+  /* int4[16] is 8 packed bytes, uint8[16] 16 (tvm-ffi GetDataSize) */
+  DLDataType i4 = {kDLInt, 4, 1};
+  tensor(&a, s->h[0], dc_host(), 1, s16, i4);
+  tensor(&b, s->d[0], c->dev, 1, s16, u8);
   CHECK_ERR(dh_device_copy_data_from_to(&a, &b, NULL), DH_KIND_VALUE_ERROR);
 }
 
@@ -499,10 +541,12 @@ static void cross_device_back(dh_conf_ctx_t* c, void* od, DLDevice other, size_t
 }
 
 /* D2D between two devices of one backend (sim:0 -> sim:1), both directions, with
- * byte offsets; TVM's CopyDataFromTo takes dev_from and dev_to (apache/tvm 0.27
- * include/tvm/runtime/device_api.h:296-311), streams may be on any device id of the type
- * (:238-243), and its CUDA backend does peer copies. The copy goes on the source device's
- * default stream; both devices' default streams are synced before reading. */
+ * byte offsets: devharness's rule (profile strict). TVM's CopyDataFromTo takes dev_from
+ * and dev_to (apache/tvm 0.27 include/tvm/runtime/device_api.h:296-311) and its CUDA
+ * backend does peer copies, but its docs ask only CPU<->device and copies within one
+ * device (apache/tvm 0.27 docs/arch/device_target_interactions.rst:100-104). The copy
+ * goes on the source device's default stream; both devices' default streams are synced
+ * before reading. */
 WITH_SCRATCH(cross_device) {
   DLDevice other = {c->dev.device_type, c->dev.device_id == 0 ? 1 : 0};
   size_t n = DC_MIB + 3, off = 5, total = n + 2 * off;
@@ -581,10 +625,14 @@ const dh_clause_t dc_copy_clauses[] = {
     {"copy.multidim", "multi-dimensional tensors of equal byte size copy as flat bytes", DC_MUST,
      "apache/tvm 0.27 include/tvm/runtime/device_api.h:194-203 CopyDataFromTo(DLTensor*) (shape)",
      0, multidim, NULL, DC_PROFILE_TVM},
-    {"copy.dtypes", "tensors of int/uint/float/bfloat dtypes with lanes round-trip intact", DC_MUST,
-     "apache/tvm 0.27 include/tvm/runtime/device_api.h:194-203 CopyDataFromTo(DLTensor*) (dtype)",
+    {"copy.dtypes", "tensors of int/uint/float/bfloat, bool, float8 and sub-byte (int4, uint4, "
+     "float4_e2m1fn: packed) dtypes with lanes round-trip intact; int4[16] moves 8 bytes", DC_MUST,
+     "apache/tvm 0.27 include/tvm/runtime/device_api.h:194-203 CopyDataFromTo(DLTensor*) (dtype), "
+     "src/runtime/device_api.cc:146-147 with apache-tvm-ffi 0.1.15 "
+     "include/tvm/ffi/container/tensor.h:105-109 GetDataSize (packed bytes)",
      0, dtypes, NULL, DC_PROFILE_TVM},
-    {"copy.size_mismatch", "tensors of different byte sizes give ValueError", DC_MUST,
+    {"copy.size_mismatch", "tensors of different byte sizes (int4[16] -> uint8[16] included: 8 "
+     "packed bytes against 16) give ValueError", DC_MUST,
      "apache/tvm 0.27 src/runtime/device_api.cc:146-147 (equal byte sizes)", 0, size_mismatch, NULL,
      DC_PROFILE_TVM},
     {"copy.non_contiguous", "non-contiguous tensors give ValueError", DC_MUST,
@@ -608,9 +656,10 @@ const dh_clause_t dc_copy_clauses[] = {
      DC_NEED_PINNED_HOST, pinned_host, NULL, DC_PROFILE_TVM},
     {"copy.cross_device", "D2D between two devices of one backend (both directions, with "
      "byte offsets) keeps every byte", DC_MUST,
-     "apache/tvm 0.27 include/tvm/runtime/device_api.h:296-311 CopyDataFromTo(dev_from, dev_to) "
-     "and :238-243 (any device id of one type)", DC_NEED_TWO_DEVICES, cross_device, NULL,
-     DC_PROFILE_TVM},
+     "devharness backend.h copy_data_from_to (dev_from, dev_to of one backend); TVM's docs ask "
+     "only CPU<->device and within one device (device_target_interactions.rst:100-104), its "
+     "header names dev_from/dev_to (apache/tvm 0.27 include/tvm/runtime/device_api.h:296-311)",
+     DC_NEED_TWO_DEVICES, cross_device, NULL, DC_PROFILE_STRICT},
     {"copy.on_stream", "H2D, D2D, D2H queued on a created stream land after stream_sync", DC_MUST,
      "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:111-112: queued on a "
      "TVMStreamHandle)", DC_NEED_MULTI_QUEUE, on_stream, NULL, DC_PROFILE_TVM},

@@ -141,9 +141,11 @@ const dh_clause_t dc_device_clauses[] = {
     {"device.registry_same", "the registry returns the same backend by name and by device type",
      DC_MUST, "TVM docs §DeviceAPI registration as device_api.<name> "
      "(device_target_interactions.rst:143-159)", 0, registry_same, NULL, DC_PROFILE_TVM},
-    {"device.registry_function", "device_api.<name> is a global function returning the backend",
+    {"device.registry_function", "devharness.device_api.<name> (TVM's device_api.<name> under "
+     "devharness's prefix) is a global function returning the backend",
      DC_MUST, "TVM docs §DeviceAPI registration as device_api.<name> "
-     "(device_target_interactions.rst:143-159)", 0, registry_function, NULL, DC_PROFILE_TVM},
+     "(device_target_interactions.rst:143-159); devharness device_api.h DH_DEVICE_API_PREFIX", 0,
+     registry_function, NULL, DC_PROFILE_TVM},
     {"device.init_twice", "init twice is harmless and the device keeps working", DC_MUST,
      "devharness device_api.h dh_backend_init", 0, init_twice, NULL, DC_PROFILE_STRICT},
     {"device.unknown_backend", "an unknown backend name gives \"Device API <name> is not enabled\"",

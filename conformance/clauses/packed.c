@@ -385,7 +385,8 @@ static void device_failure(dh_conf_ctx_t* c) {
    fn, NULL, DC_PROFILE_STRICT}
 const dh_clause_t dc_packed_clauses[] = {
     {"packed.functions_found", "noop, fill, echo and raise are registered as <backend>.<name>",
-     DC_MUST, "devharness backend.h module functions", 0, functions_found, NULL, DC_PROFILE_STRICT},
+     DC_MUST, "devharness backend.h module functions", DC_NEED_FUNCTIONS, functions_found, NULL,
+     DC_PROFILE_STRICT},
     {"packed.unknown_function", "calling a function the backend lacks gives KeyError", DC_MUST,
      "devharness device_api.h dh_device_call", 0, unknown_function, NULL, DC_PROFILE_STRICT},
     ECHO_CLAUSE("none", "None", echo_none),

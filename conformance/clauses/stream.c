@@ -494,7 +494,8 @@ const dh_clause_t dc_stream_clauses[] = {
      "TVM docs §DeviceAPI \"Set active stream\" (device_target_interactions.rst:126-129); "
      "tvm-ffi 0.1.15 c_env_api.h:43-54 TVMFFIEnvSetStream", 0, set_get, NULL, DC_PROFILE_TVM},
     {"stream.per_thread", "the current stream is per thread", DC_MUST,
-     "tvm-ffi 0.1.15 include/tvm/ffi/extra/c_env_api.h:43-63 (env stream is thread-local)",
+     "tvm-ffi 0.1.15 include/tvm/ffi/extra/c_env_api.h:43-63 TVMFFIEnvSetStream/GetStream, "
+     "thread-local in src/ffi/extra/env_context.cc:78-79,96-106 (EnvContext::ThreadLocal)",
      DC_NEED_MULTI_QUEUE, per_thread, NULL, DC_PROFILE_TVM},
     {"stream.per_device", "the current stream is per device", DC_MUST,
      "tvm-ffi 0.1.15 include/tvm/ffi/extra/c_env_api.h:43-63 (keyed by device_type, device_id)",
@@ -507,8 +508,8 @@ const dh_clause_t dc_stream_clauses[] = {
     {"stream.error_at_sync", "a kernel that fails on the device (trap) makes the next stream_sync "
      "of its stream fail, and not the sync of another stream", DC_MUST,
      "IREE HAL CTS cts/core/semaphore_test.cc (Failure, FailThenWait: the wait "
-     "after a failure returns the failure); apache/tvm 0.27 src/runtime/cuda/cuda_device_api.cc "
-     "StreamSync (CUDA_CALL: a kernel's asynchronous error raises there); devharness backend.h "
+     "after a failure returns the failure); apache/tvm 0.27 src/backend/cuda/runtime/cuda_device_api.cc:272-275 "
+     "StreamSync (TVM_FFI_CHECK_CUDA_ERROR: a kernel's asynchronous error raises there); devharness backend.h "
      "DH_FUNC_TRAP", DC_NEED_FUNCTIONS, error_at_sync, NULL, DC_PROFILE_STRICT},
 };
 const size_t dc_stream_count = sizeof dc_stream_clauses / sizeof dc_stream_clauses[0];

@@ -101,11 +101,22 @@ typedef struct dh_any {
   };
 } dh_any_t;
 
-_Static_assert(sizeof(dh_any_t) == 16, "dh_any_t must be 16 bytes like TVMFFIAny");
-_Static_assert(_Alignof(dh_any_t) == 8, "dh_any_t must be 8-byte aligned like TVMFFIAny");
-_Static_assert(offsetof(dh_any_t, type_index) == 0, "type_index at byte 0");
-_Static_assert(offsetof(dh_any_t, small_str_len) == 4, "small_str_len at byte 4");
-_Static_assert(offsetof(dh_any_t, v_int64) == 8, "payload at byte 8");
+/* DH_STATIC_ASSERT(cond, msg): a compile-time check that works in C11
+ * (_Static_assert) and C++11 or later (static_assert), so the public headers compile
+ * as both (tests/layering/cxx_headers.t). DH_ALIGNOF(type): _Alignof / alignof. */
+#ifdef __cplusplus
+#define DH_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#define DH_ALIGNOF(type) alignof(type)
+#else
+#define DH_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#define DH_ALIGNOF(type) _Alignof(type)
+#endif
+
+DH_STATIC_ASSERT(sizeof(dh_any_t) == 16, "dh_any_t must be 16 bytes like TVMFFIAny");
+DH_STATIC_ASSERT(DH_ALIGNOF(dh_any_t) == 8, "dh_any_t must be 8-byte aligned like TVMFFIAny");
+DH_STATIC_ASSERT(offsetof(dh_any_t, type_index) == 0, "type_index at byte 0");
+DH_STATIC_ASSERT(offsetof(dh_any_t, small_str_len) == 4, "small_str_len at byte 4");
+DH_STATIC_ASSERT(offsetof(dh_any_t, v_int64) == 8, "payload at byte 8");
 
 /*===========================================================================
  * Constructors and accessors (inline; no allocation, no errors)

@@ -171,8 +171,10 @@ int dh_backend_func_raise(void* self, const dh_any_t* args, int32_t num_args, dh
 /* One named module function of a backend. */
 typedef struct dh_backend_function {
   const char* name;   /* e.g. DH_FUNC_FILL; static storage */
-  dh_safe_call_t call;/* self carries nothing: ignore it (registered with tvm-ffi
-                         without self, the callee gets the Function handle there) */
+  dh_safe_call_t call;/* self carries nothing: ignore it (devharness registers a
+                         wrapper that runs the backend's init once, then calls this
+                         with self NULL; so a first call from Python's tvm_ffi or TVM,
+                         before any dh_device_* call, finds the backend initialised) */
 } dh_backend_function_t;
 
 /*===========================================================================

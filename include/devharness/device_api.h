@@ -327,7 +327,8 @@ static inline int dh_device_raw_run(const dh_raw_context_t* raw, uint32_t repeat
 void dh_device_raw_teardown(dh_raw_context_t* raw);
 
 /* TVM DeviceAPI::CopyDataFromTo(DLTensor* from, DLTensor* to, stream): checks that
- * both tensors are compact (strides NULL or row-major), have equal byte sizes, and
+ * both tensors are compact (strides NULL or row-major), have equal byte sizes
+ * (dh_tensor_nbytes: tvm-ffi's GetDataSize, sub-byte elements packed), and
  * that at least one side is CPU or both are on the same backend; then calls the
  * backend's flat copy with from->byte_offset / to->byte_offset, on the non-CPU
  * device's backend (CPU<->CPU uses the cpu backend when loaded, else memcpy).

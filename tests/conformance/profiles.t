@@ -38,6 +38,8 @@ FAULTS = {
     "negzero": {"packed.echo_float": "strict"},
     "perthread": {"stream.per_thread": "tvm"},
     "oomkind": {"mem.too_large_kind": "strict"},
+    "cpudefalign": {"mem.default_alignment": "strict"},
+    "nocross": {"copy.cross_device": "strict"},
 }
 DH = os.environ.get("DEVHARNESS", "")
 BUILD = os.environ.get("BUILD", "build")

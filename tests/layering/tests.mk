@@ -4,5 +4,6 @@
 #   includes.t    which room may include which (conformance and bench never include cli, ...)
 #   vtable_calls.t  nothing outside runtime/ (and conformance/clauses/abi.c) calls a backend's vtable
 #   sizes.t       no product function over 80 lines; runtime/ at most 2,500 lines
+#   cxx_headers.t the public headers compile as C++ (g++, clang++; -Wall -Wextra -Werror)
 TEST_SCRIPTS += tests/layering/call_graph.t tests/layering/exports.t tests/layering/includes.t \
-    tests/layering/vtable_calls.t tests/layering/sizes.t
+    tests/layering/vtable_calls.t tests/layering/sizes.t tests/layering/cxx_headers.t

@@ -37,6 +37,24 @@ ffi::Bytes reverse_bytes(ffi::Bytes b) {
   return ffi::Bytes(std::string(r.rbegin(), r.rend()));
 }
 int64_t string_length(ffi::String s) { return static_cast<int64_t>(s.size()); }
+// tvm-ffi's own byte size of numel elements of dtype (GetDataSize, apache-tvm-ffi
+// 0.1.15 include/tvm/ffi/container/tensor.h:105-109): the reference dh_dtype_nbytes
+// and dh_tensor_nbytes are checked against.
+int64_t data_size(int64_t numel, DLDataType dtype) {
+  return static_cast<int64_t>(ffi::GetDataSize(static_cast<size_t>(numel), dtype));
+}
+// A tvm-ffi kernel reading a tensor's strides through TensorView (apache-tvm-ffi
+// 0.1.15 include/tvm/ffi/container/tensor.h:758-791): strides() (InternalError when
+// NULL), then stride(i) for every dimension, as "s0,s1,...".
+ffi::String tensor_strides(ffi::TensorView t) {
+  ffi::ShapeView st = t.strides();
+  std::string r;
+  for (int64_t i = 0; i < t.ndim(); ++i) {
+    if (st[i] != t.stride(i)) TVM_FFI_THROW(ValueError) << "strides()[" << i << "] != stride(" << i << ")";
+    r += (i ? "," : "") + std::to_string(t.stride(i));
+  }
+  return r;
+}
 // Raises ValueError with the given message.
 int64_t raise_value_error(ffi::String msg) { TVM_FFI_THROW(ValueError) << msg; }
 }  // namespace
@@ -50,3 +68,5 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(shout, shout);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(reverse_bytes, reverse_bytes);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(string_length, string_length);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(raise_value_error, raise_value_error);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(data_size, data_size);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(tensor_strides, tensor_strides);

@@ -12,6 +12,8 @@ pinned in ci/python-requirements.txt). Covers issue 11's tests 2 and 3:
    devharness -> Python: `echo` returns it), errors as Python exceptions with kind and
    message, fill on a tvm_ffi Tensor, and a stream set with tvm_ffi.use_raw_stream read
    by dh_device_get_current_stream (and the other way with get_raw_stream).
+4. In a fresh process, each backend's noop called from Python before any dh_device_*
+   call initialises its backend (the registered functions run init once).
 """
 import ctypes
 import glob
@@ -236,5 +238,48 @@ k, m = raises(cxx["raise_value_error"], "from C++")
 tap(k == "ValueError" and "from C++" in m, "load_module(C++ API library): ValueError", f"{k}: {m}")
 
 lib.dh_plugins_unload_all()
+
+# ---------------------------------------------------------------- 4. functions called first
+# A fresh process where the first thing to touch a backend is Python calling its
+# function: no dh_device_* call before it, so the registered function must initialise
+# the backend itself (issue 24: "sim backend is not initialised", "opencl: no devices").
+# Then whether the backend has a device (dh_backend_unavailable_reason) decides what the
+# noop's answer must be.
+FIRST = r"""
+import ctypes, sys, tvm_ffi
+lib = ctypes.CDLL(sys.argv[1])
+lib.dh_plugins_load_default.restype = ctypes.c_size_t
+lib.dh_plugins_load_default()
+lib.dh_backend_unavailable_reason.argtypes = [ctypes.c_void_p]
+lib.dh_backend_unavailable_reason.restype = ctypes.c_char_p
+for name in ["cpu", "sim", "opencl", "vulkan"]:
+    get = tvm_ffi.get_global_func("devharness.device_api." + name, allow_missing=True)
+    if get is None:
+        print(name, "absent", "-")
+        continue
+    be = get()
+    be = be.value if hasattr(be, "value") else be
+    dtype = ctypes.c_int32.from_address(be + 32).value  # dh_backend_t.device_type (backend.h header)
+    try:
+        tvm_ffi.get_global_func(name + ".noop")(tvm_ffi.Device(dtype, 0))
+        got = "ok"
+    except Exception as e:
+        got = type(e).__name__ + ": " + str(e)
+    why = lib.dh_backend_unavailable_reason(ctypes.c_void_p(be))
+    print(name, "available" if why is None else "unavailable", got.replace(" ", "_"))
+"""
+r = subprocess.run([sys.executable, "-c", FIRST, LIB], capture_output=True, text=True,
+                   env=dict(os.environ, DEVHARNESS_PLUGIN_PATH=PLUGDIR))
+rows = {line.split()[0]: line.split()[1:] for line in r.stdout.splitlines() if len(line.split()) == 3}
+tap(r.returncode == 0 and len(rows) == 4, "functions first: a fresh Python process called cpu/sim/opencl/vulkan .noop",
+    r.stdout + r.stderr)
+for name in ["cpu", "sim", "opencl", "vulkan"]:
+    state, got = rows.get(name, ["absent", "-"])
+    if state != "available":
+        skip(f"functions first: {name}.noop before any dh_device_* call", f"{name} has no device here ({state})")
+        continue
+    tap(got == "ok", f"functions first: {name}.noop from Python before any dh_device_* call initialises {name}",
+        got.replace("_", " "))
+
 print(f"1..{n}")
 sys.exit(1 if failed else 0)

@@ -235,7 +235,8 @@ static void test_contiguity(void** state) {
   assert_ptr_equal(w.shape, storage);
   assert_int_equal(storage[0], 33);
   assert_int_equal(w.byte_offset, 5);
-  assert_null(w.strides);
+  assert_non_null(w.strides); /* DLPack >= 1.2: never NULL for ndim 1 */
+  assert_int_equal(w.strides[0], 1);
   assert_int_equal(w.device.device_type, kDLVPI);
   assert_int_equal(w.dtype.bits, 8);
   assert_int_equal(w.dtype.code, kDLUInt);
@@ -361,6 +362,31 @@ static void test_copy_checks_fast_and_full_agree(void** state) {
   DLTensor f64 = {src, kCPU, 1, {kDLFloat, 64, 1}, &big, NULL, 0};
   assert_int_equal(dh_device_copy_data_from_to(&f64, &b, NULL), -1);
   assert_contains(dh_error_message(), "byte size overflows size_t");
+  /* sub-byte dtypes are packed (tvm-ffi GetDataSize): int4[16] is 8 bytes on both
+   * paths, int4[16] -> uint8[16] is a size mismatch, int4[2,8] with compact strides and
+   * int4[3] (2 bytes, the last half-filled) copy as packed bytes */
+  DLDataType i4 = {kDLInt, 4, 1};
+  memset(dst, 0xEE, sizeof dst);
+  DLTensor p16 = {src, kCPU, 1, i4, &n16, NULL, 0}, q16 = {dst, kCPU, 1, i4, &n16, NULL, 0};
+  assert_int_equal(dh_device_copy_data_from_to(&p16, &q16, NULL), 0);
+  assert_memory_equal(dst, src, 8);
+  assert_int_equal(dst[8], 0xEE);
+  assert_int_equal(dh_device_copy_data_from_to(&p16, &b, NULL), -1);
+  assert_string_equal(dh_error_kind(), "ValueError");
+  assert_contains(dh_error_message(), "from has 8 bytes, to has 16 bytes");
+  int64_t sh28[2] = {2, 8}, st28[2] = {8, 1}, n8 = 8;
+  DLTensor p28 = {src, kCPU, 2, i4, sh28, st28, 0}, u8x8 = {dst, kCPU, 1, kU8, &n8, NULL, 0};
+  assert_int_equal(dh_device_copy_data_from_to(&p28, &u8x8, NULL), 0);
+  int64_t n3 = 3, n2 = 2;
+  DLTensor p3 = {src, kCPU, 1, i4, &n3, NULL, 0}, u8x2 = {dst, kCPU, 1, kU8, &n2, NULL, 0};
+  assert_int_equal(dh_device_copy_data_from_to(&p3, &u8x2, NULL), 0);
+  size_t nb = 0;
+  assert_int_equal(dh_tensor_nbytes(&p3, &nb), 0);
+  assert_int_equal(nb, 2);
+  assert_int_equal(dh_dtype_nbytes(16, i4, &nb), 0);
+  assert_int_equal(nb, 8);
+  assert_int_equal(dh_dtype_nbytes(UINT64_MAX / 4, i4, &nb), -1); /* bit count overflows */
+  assert_contains(dh_error_message(), "overflows");
   /* negative ndim and a NULL shape */
   DLTensor negnd = {src, kCPU, -1, kU8, &n16, NULL, 0};
   assert_int_equal(dh_device_copy_data_from_to(&negnd, &b, NULL), -1);

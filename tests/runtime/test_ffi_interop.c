@@ -5,7 +5,9 @@
  *    tests/runtime/ffi_cxx_module.cc with TVM_FFI_DLL_EXPORT_TYPED_FUNC), loaded with
  *    dh_module_load and called with dh_func_call: int64, float64, bool, DLDevice,
  *    DLTensor*, short and long strings, bytes, and a function raising ValueError; every
- *    value and the error's kind and message come through.
+ *    value and the error's kind and message come through; byte sizes of tensors
+ *    (dh_dtype_nbytes, dh_tensor_nbytes) equal the module's tvm-ffi GetDataSize; a
+ *    tensor from dh_tensor_init_bytes has the strides tvm-ffi's TensorView reads.
  * 4. The environment stream, per device (cpu:0, sim:0, opencl:0, vulkan:0; a device
  *    that is absent is "# SKIP <reason>"): a stream set with TVMFFIEnvSetStream is what
  *    dh_device_get_current_stream returns and what "fill" runs on (a handle the backend
@@ -70,6 +72,46 @@ static int call(dh_module_t* m, const char* name, const dh_any_t* args, int n, d
 static int str_is(const dh_any_t* v, const char* want, size_t n) {
   dh_byte_array_t b;
   return dh_any_as_str(v, &b) == 0 && b.size == n && memcmp(b.data, want, n) == 0;
+}
+
+/* dh_dtype_nbytes and dh_tensor_nbytes against tvm-ffi's GetDataSize (the module's
+ * data_size) for whole-byte, sub-byte, float8/float6/float4, bool and vector dtypes and
+ * element counts around byte boundaries: the reference numbers come from tvm-ffi. */
+static void data_sizes(dh_module_t* m) {
+  static const char* names[] = {"int4", "uint4", "int1", "uint1", "uint2", "int8", "uint8", "bool",
+                                "int16", "float16", "bfloat16", "int32", "float32", "int64",
+                                "float64", "float4_e2m1fn", "float4_e2m1fnx2", "float6_e2m3fn",
+                                "float6_e3m2fn", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz",
+                                "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+                                "float8_e8m0fnu", "int4x4", "uint1x3", "float32x4", "float16x3"};
+  static const int64_t numels[] = {0, 1, 2, 3, 7, 15, 16, 17, 37, 1000001};
+  int bad = 0, total = 0, int4_16 = -1;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    DLDataType dt;
+    if (dh_dtype_parse(names[i], &dt) != 0) {
+      printf("# tvm-ffi does not parse dtype '%s'\n", names[i]);
+      bad++;
+      continue;
+    }
+    for (size_t j = 0; j < sizeof numels / sizeof numels[0]; j++) {
+      dh_any_t a[2] = {dh_any_int(numels[j]), dh_any_dtype(dt)}, rv;
+      size_t ours = 0, tensor_ours = 0;
+      int64_t shape[1] = {numels[j]};
+      DLTensor t = {NULL, {kDLCPU, 0}, 1, dt, shape, NULL, 0};
+      total++;
+      if (call(m, "data_size", a, 2, &rv) != 0 || rv.type_index != DH_TYPE_INT ||
+          dh_dtype_nbytes((uint64_t)numels[j], dt, &ours) != 0 || dh_tensor_nbytes(&t, &tensor_ours) != 0 ||
+          (int64_t)ours != rv.v_int64 || (int64_t)tensor_ours != rv.v_int64) {
+        printf("# %s[%" PRId64 "]: tvm-ffi GetDataSize %" PRId64 ", dh_dtype_nbytes %zu, dh_tensor_nbytes %zu\n",
+               names[i], numels[j], rv.v_int64, ours, tensor_ours);
+        bad++;
+      }
+      if (strcmp(names[i], "int4") == 0 && numels[j] == 16) int4_16 = (int)ours;
+    }
+  }
+  tap(bad == 0, "sizes: dh_dtype_nbytes and dh_tensor_nbytes equal tvm-ffi's GetDataSize on %d "
+      "(dtype, numel) pairs (sub-byte packed, bool 8-bit)", total);
+  tap(int4_16 == 8, "sizes: int4[16] is 8 bytes (got %d)", int4_16);
 }
 
 static void cxx_module(void) {
@@ -143,6 +185,31 @@ static void cxx_module(void) {
   tap(rc == -1 && kind != NULL && strcmp(kind, "TypeError") == 0,
       "cxx: wrong argument type -> tvm-ffi's TypeError (got %s)", kind ? kind : "(none)");
   dh_error_clear();
+  data_sizes(m);
+  /* DLPack >= 1.2: a tensor devharness builds has real strides, which a tvm-ffi kernel
+   * reads through TensorView::strides() and stride(i) */
+  DLTensor bt;
+  int64_t bshape[1];
+  uint8_t bytes_buf[40];
+  dh_tensor_init_bytes(&bt, bytes_buf, (DLDevice){kDLCPU, 0}, 3, 37, bshape);
+  a = dh_any_tensor(&bt);
+  rc = call(m, "tensor_strides", &a, 1, &rv);
+  tap(rc == 0 && str_is(&rv, "1", 1), "strides: dh_tensor_init_bytes tensor -> TensorView strides() and "
+      "stride(0) -> [1] (rc %d, %s)", rc, rc ? dh_error_message() : "");
+  dh_any_release(&rv);
+  /* the check above can fail: a NULL-strides tensor gives tvm-ffi's InternalError */
+  t.strides = NULL;
+  a = dh_any_tensor(&t);
+  rc = call(m, "tensor_strides", &a, 1, &rv);
+  kind = dh_error_kind();
+  tap(rc == -1 && kind != NULL && strcmp(kind, "InternalError") == 0,
+      "strides: a strides-NULL int32[2,3] -> strides() -> InternalError (got %s)", kind ? kind : "(none)");
+  dh_error_clear();
+  int64_t st23[2] = {3, 1};
+  t.strides = st23;
+  rc = call(m, "tensor_strides", &a, 1, &rv);
+  tap(rc == 0 && str_is(&rv, "3,1", 3), "strides: int32[2,3] with strides [3,1] -> \"3,1\"");
+  dh_any_release(&rv);
   dh_module_free(m);
 }
 
