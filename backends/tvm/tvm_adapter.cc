@@ -9,6 +9,7 @@
 #include "backends/tvm/tvm_adapter.h"
 
 #include <tvm/ffi/any.h>
+#include <tvm/ffi/function.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/string.h>
 #include <tvm/runtime/device_api.h>
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <vector>
 
 using tvm::runtime::DeviceAPI;
 
@@ -149,11 +151,39 @@ int sync_stream_from_to(void* api, DLDevice dev, void* src, void* dst, dh_tvm_er
 
 int pointer_arithmetic_on_host(void* api) { return api_of(api)->SupportsDevicePointerArithmeticsOnHost() ? 1 : 0; }
 
+int list_device_apis(char* out, size_t size, dh_tvm_err_t* err) {
+  return guarded(err, [&] {
+    std::string all;
+    for (const tvm::ffi::String& n : tvm::ffi::Function::ListGlobalNames()) {
+      std::string s(n);
+      if (s.rfind("device_api.", 0) == 0) all += s + "\n";
+    }
+    put(out, size, all);
+  });
+}
+
+int get_api_by_name(const char* name, void** out_api, dh_tvm_err_t* err) {
+  return guarded(err, [&] {
+    *out_api = nullptr;
+    if (auto f = tvm::ffi::Function::GetGlobal(name)) *out_api = (*f)().cast<void*>();
+  });
+}
+
+int device_type_of(const char* name) {
+  for (int t = 1; t < 64; t++) {
+    try {
+      if (std::strcmp(tvm::runtime::DLDeviceType2Str(t), name) == 0) return t;
+    } catch (...) {
+    }
+  }
+  return -1;
+}
+
 const dh_tvm_adapter_t kAdapter = {
     get_api,         get_attr,          get_target_property, set_device,      alloc_data_space,
     free_data_space, alloc_workspace,   free_workspace,      copy_data_from_to, create_stream,
     free_stream,     set_stream,        get_current_stream,  stream_sync,     sync_stream_from_to,
-    pointer_arithmetic_on_host,
+    pointer_arithmetic_on_host, list_device_apis, get_api_by_name, device_type_of,
 };
 
 }  // namespace

@@ -71,6 +71,16 @@ typedef struct dh_tvm_adapter {
   int (*sync_stream_from_to)(void* api, DLDevice dev, void* src, void* dst, dh_tvm_err_t* err);
   /* SupportsDevicePointerArithmeticsOnHost() */
   int (*pointer_arithmetic_on_host)(void* api);
+  /* The names in tvm-ffi's global table that start with "device_api."
+   * (ffi::Function::ListGlobalNames), sorted, one per line, into out (truncated at
+   * size; NUL-terminated). */
+  int (*list_device_apis)(char* out, size_t size, dh_tvm_err_t* err);
+  /* The DeviceAPI* the global function `name` ("device_api.ext_dev") returns, as TVM's
+   * DeviceAPI::Get does (apache/tvm 0.27 src/runtime/device_api.cc:60-70). */
+  int (*get_api_by_name)(const char* name, void** out_api, dh_tvm_err_t* err);
+  /* TVM's DLDeviceType for a device name of DLDeviceType2Str ("ext_dev" -> 12), -1
+   * when TVM has none (apache/tvm 0.27 include/tvm/runtime/device_api.h:319-354). */
+  int (*device_type_of)(const char* name);
 } dh_tvm_adapter_t;
 
 #define DH_TVM_ADAPTER_SYMBOL "dh_tvm_adapter"
