@@ -211,6 +211,56 @@ static int check_file(const char* path, char* real) {
   return 0;
 }
 
+/* more_backends' refuse callback: a refusal of origin with message. Caller (the
+ * loader, inside load_locked) holds g_load_mu. */
+static void refuse_more(const char* origin, const char* message) {
+  dh_error_set(DH_KIND_ABI_ERROR, "%s", message ? message : "refused");
+  record_refusal(origin ? origin : "(plugin)");
+}
+
+/* ABI 1.2 more_backends: registers each further struct of the plugin `main` (loaded
+ * from path/real) as a slot of its own, checked like the plugin's own; one that fails
+ * a check is a refusal and the others go on. Caller holds g_load_mu. */
+static void load_more(const dh__slot* main, const char* path, const char* real) {
+  if (main->backend.more_backends == NULL) return;
+  const dh_backend_t* more[DH__MAX_BACKENDS];
+  size_t k = main->backend.more_backends(more, DH__MAX_BACKENDS, refuse_more);
+  for (size_t i = 0; i < k && i < DH__MAX_BACKENDS; i++) {
+    size_t n = atomic_load(&g_num_slots);
+    dh__slot* slot = calloc(1, sizeof *slot);
+    if (slot == NULL) return;
+    char origin[PATH_MAX + 64];
+    snprintf(origin, sizeof origin, "%s (backend %zu of more_backends)", path, i);
+    void* h = dlopen(real, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD); /* one reference per slot */
+    if (h == NULL || dh__backend_accept(origin, more[i], SIZE_MAX, &slot->backend) != 0 ||
+        validate_unique(origin, &slot->backend) != 0 || (slot->path = strdup(path)) == NULL ||
+        (slot->real_path = strdup(real)) == NULL) {
+      if (h == NULL) dh_error_set(DH_KIND_ABI_ERROR, "%s: cannot reopen the plugin", origin);
+      record_refusal(path);
+      free(slot->path);
+      free(slot);
+      if (h != NULL) dlclose(h);
+      continue;
+    }
+    slot->dl_handle = h;
+    pthread_mutex_init(&slot->init_mu, NULL);
+    atomic_init(&slot->init_state, 0);
+    if (register_slot(slot) != 0) {
+      record_refusal(path);
+      free(slot->path);
+      free(slot->real_path);
+      pthread_mutex_destroy(&slot->init_mu);
+      free(slot);
+      dlclose(h);
+      continue;
+    }
+    g_slots[n] = slot;
+    atomic_store_explicit(&g_num_slots, n + 1, memory_order_release);
+    atomic_store_explicit(&dh__by_type[slot->backend.device_type], slot, memory_order_release);
+  }
+  dh_error_clear();
+}
+
 static int load_locked(const char* path, const dh_backend_t** out) {
   char real[PATH_MAX];
   if (check_file(path, real) != 0) return -1;
@@ -276,6 +326,7 @@ static int load_locked(const char* path, const dh_backend_t** out) {
   atomic_store_explicit(&g_num_slots, n + 1, memory_order_release);
   atomic_store_explicit(&dh__by_type[slot->backend.device_type], slot, memory_order_release);
   if (out) *out = &slot->backend;
+  load_more(slot, path, real); /* 13. ABI 1.2: the plugin's further backends */
   return 0;
 }
 

@@ -13,7 +13,7 @@
 
 # Every C file is compiled twice, once per flavour (-DDH_TVM_CUDA=0 / 1), into
 # $(OBJDIR)/backends/tvm/cpu/ and $(OBJDIR)/backends/tvm/cuda/ (tvm_internal.h).
-DH_TVM_ROOMS   := tvm_device tvm_memory tvm_stream tvm_raw tvm_backend
+DH_TVM_ROOMS   := tvm_device tvm_memory tvm_stream tvm_libs tvm_raw tvm_backend
 DH_TVM_ADAPTER := $(PLUGINDIR)/tvm/libdh_tvm_adapter.so
 DH_TVM_CPU_OBJS  := $(patsubst %,$(OBJDIR)/backends/tvm/cpu/%.o,$(DH_TVM_ROOMS)) \
                     $(call obj,$(DH_HOST_MEMCPY_TWIN_SRC))

@@ -49,6 +49,7 @@ static const dh_backend_t g_backend = {
     .raw = DH_TVM_RAW_TWIN,
     .default_profile = "tvm",
     .device_count = dh_tvm_device_count,
+    .more_backends = DH_TVM_MORE_BACKENDS, /* tvm-cpu: the sets of DEVHARNESS_TVM_LIBS (tvm_libs.c) */
 };
 
 __attribute__((visibility("default"))) const dh_backend_t* dh_backend_entry(void) { return &g_backend; }

@@ -8,11 +8,13 @@
 #include <libgen.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "devharness/backend.h"
+#include "devharness/device_api.h"
 
 #include "backends/tvm/tvm_internal.h"
 
@@ -101,7 +103,8 @@ static int count_devices(void) {
 #endif
 }
 
-int dh_tvm_init(void) {
+/* TVM's libraries and the adapter, by path (the body of dh_tvm_load). */
+static int load_tvm(void) {
   const char* hint = " (set DEVHARNESS_TVM_ROOT / DEVHARNESS_TVM_FFI_ROOT to the tvm and tvm_ffi package "
                      "folders, or run `make deps` for the project venv)";
   const char* root = getenv("DEVHARNESS_TVM_ROOT");
@@ -110,15 +113,15 @@ int dh_tvm_init(void) {
   if (ffi_root == NULL || ffi_root[0] == '\0') ffi_root = DH_TVM_FFI_ROOT_DEFAULT;
   if (root[0] == '\0' || ffi_root[0] == '\0') {
     snprintf(dh_tvm_reason, sizeof dh_tvm_reason, "apache-tvm not configured: built without a project venv%s", hint);
-    return 0;
+    return -1;
   }
   char ffi_lib[PATH_MAX], rt_lib[PATH_MAX];
   snprintf(ffi_lib, sizeof ffi_lib, "%s/lib", ffi_root);
   snprintf(rt_lib, sizeof rt_lib, "%s/lib", root);
   /* TVM's libraries are never closed: their registries and threads live to exit. */
-  if (open_lib(ffi_lib, "libtvm_ffi.so", hint) == NULL) return 0;
-  if (open_lib(rt_lib, "libtvm_runtime.so", hint) == NULL) return 0;
-  if (DH_TVM_EXTRA_LIB != NULL && open_lib(rt_lib, DH_TVM_EXTRA_LIB, "") == NULL) return 0;
+  if (open_lib(ffi_lib, "libtvm_ffi.so", hint) == NULL) return -1;
+  if (open_lib(rt_lib, "libtvm_runtime.so", hint) == NULL) return -1;
+  if (DH_TVM_EXTRA_LIB != NULL && open_lib(rt_lib, DH_TVM_EXTRA_LIB, "") == NULL) return -1;
   char adapter[PATH_MAX];
   const char* env_adapter = getenv("DEVHARNESS_TVM_ADAPTER");
   if (env_adapter && env_adapter[0]) {
@@ -133,19 +136,40 @@ int dh_tvm_init(void) {
   if (h == NULL) {
     const char* why = dlerror();
     snprintf(dh_tvm_reason, sizeof dh_tvm_reason, "cannot load the TVM adapter %s: %s", adapter, why ? why : "?");
-    return 0;
+    return -1;
   }
   void* sym = dlsym(h, DH_TVM_ADAPTER_SYMBOL);
   if (sym == NULL) {
     snprintf(dh_tvm_reason, sizeof dh_tvm_reason, "%s: missing symbol %s", adapter, DH_TVM_ADAPTER_SYMBOL);
-    return 0;
+    return -1;
   }
   dh_tvm_adapter_fn fn;
   memcpy(&fn, &sym, sizeof fn);
-  const dh_tvm_adapter_t* a = fn();
+  dh_tvm_a = fn();
+  return 0;
+}
+
+static pthread_mutex_t g_load_mu = PTHREAD_MUTEX_INITIALIZER;
+static int g_loaded; /* 0 not tried, 1 loaded, -1 failed (dh_tvm_reason says why) */
+
+/* dh_tvm_load with g_load_mu held. */
+static int load_locked_ok(void) {
+  if (g_loaded == 0) g_loaded = load_tvm() == 0 ? 1 : -1;
+  return g_loaded == 1 ? 0 : -1;
+}
+
+int dh_tvm_load(void) {
+  pthread_mutex_lock(&g_load_mu);
+  int rc = load_locked_ok();
+  pthread_mutex_unlock(&g_load_mu);
+  return rc;
+}
+
+int dh_tvm_init(void) {
+  if (dh_tvm_load() != 0) return 0;
   dh_tvm_err_t e;
   void* api = NULL;
-  if (a->get_api((DLDevice){DH_TVM_TVM_TYPE, 0}, &api, &e) != 0) {
+  if (dh_tvm_a->get_api((DLDevice){DH_TVM_TVM_TYPE, 0}, &api, &e) != 0) {
     snprintf(dh_tvm_reason, sizeof dh_tvm_reason, "TVM DeviceAPI::Get: %s: %s", e.kind, e.message);
     return 0;
   }
@@ -153,11 +177,97 @@ int dh_tvm_init(void) {
     snprintf(dh_tvm_reason, sizeof dh_tvm_reason, "TVM has no device_api.%s registered", DH_TVM_TVM_TYPE == kDLCPU ? "cpu" : "cuda");
     return 0;
   }
-  dh_tvm_a = a;
   dh_tvm_api = api;
   dh_tvm_count = count_devices();
   if (dh_tvm_count > 0) dh_tvm_reason[0] = '\0';
   return 0;
+}
+
+/*---------------------------------------------------------------- device sets */
+
+dh_tvm_set_t dh_tvm_sets[DH_TVM_MAX_SETS];
+int dh_tvm_num_sets;
+char* dh_tvm_libs[DH_TVM_MAX_LIBS];
+int dh_tvm_num_libs;
+static int g_libs_state; /* 0 not loaded, 1 loaded, -1 one failed (g_libs_reason) */
+static char g_libs_reason[PATH_MAX + 512];
+
+/* The accepted libraries, once, in order (each was probed in a child: tvm_libs.c). */
+static int load_libs(void) {
+  if (g_libs_state == 0) {
+    g_libs_state = 1;
+    for (int i = 0; i < dh_tvm_num_libs && g_libs_state == 1; i++) {
+      dlerror();
+      if (dlopen(dh_tvm_libs[i], RTLD_NOW | RTLD_LOCAL) == NULL) { /* never closed, as TVM */
+        const char* why = dlerror();
+        snprintf(g_libs_reason, sizeof g_libs_reason, "cannot load %s: %s", dh_tvm_libs[i], why ? why : "?");
+        g_libs_state = -1;
+      }
+    }
+  }
+  return g_libs_state == 1 ? 0 : -1;
+}
+
+/* Stores why set s has no device (formatted apart first: the arguments may be s's own
+ * fields). */
+static void set_why(dh_tvm_set_t* s, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_why(dh_tvm_set_t* s, const char* fmt, ...) {
+  char tmp[sizeof s->reason];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  memcpy(s->reason, tmp, sizeof tmp);
+}
+
+/* kExist from id 0 up to the first 0 (TVM's numbering), at most DH_MAX_DEVICES_PER_BACKEND. */
+static int32_t count_set(dh_tvm_set_t* s) {
+  int32_t n = 0;
+  for (; n < DH_MAX_DEVICES_PER_BACKEND; n++) {
+    dh_tvm_value_t v;
+    dh_tvm_err_t e;
+    if (dh_tvm_a->get_attr(s->api, (DLDevice){(DLDeviceType)s->tvm_type, n}, 0, &v, &e) != 0) {
+      if (n == 0) set_why(s, "TVM GetAttr(kExist) of %s on id 0 failed: %s: %s", s->api_name, e.kind, e.message);
+      break;
+    }
+    if (v.type != DH_TVM_VALUE_INT || v.v_int == 0) break;
+  }
+  if (n == 0 && !s->reason[0]) set_why(s, "%s reports no device (kExist 0 for id 0)", s->api_name);
+  return n;
+}
+
+int dh_tvm_set_init(int i) {
+  dh_tvm_set_t* s = &dh_tvm_sets[i];
+  pthread_mutex_lock(&g_load_mu);
+  s->reason[0] = '\0';
+  if (load_locked_ok() != 0) {
+    set_why(s, "%s", dh_tvm_reason);
+  } else if (load_libs() != 0) {
+    set_why(s, "%s", g_libs_reason);
+  } else {
+    dh_tvm_err_t e;
+    void* api = NULL;
+    if (dh_tvm_a->get_api_by_name(s->api_name, &api, &e) != 0)
+      set_why(s, "TVM %s: %s: %s", s->api_name, e.kind, e.message);
+    else if (api == NULL)
+      set_why(s, "%s is not registered after loading %s", s->api_name, dh_tvm_libs[s->lib]);
+    s->api = api;
+    if (api != NULL) s->count = count_set(s);
+  }
+  pthread_mutex_unlock(&g_load_mu);
+  return 0;
+}
+
+dh_tvm_set_t* dh_tvm_set_of(int32_t t) {
+  for (int i = 0; i < dh_tvm_num_sets; i++)
+    if (dh_tvm_sets[i].dh_type == t) return &dh_tvm_sets[i];
+  return NULL;
+}
+
+void* dh_tvm_api_of(DLDevice dev) {
+  if ((int32_t)dev.device_type == DH_TVM_DEVICE_TYPE) return dh_tvm_api;
+  dh_tvm_set_t* s = dh_tvm_set_of((int32_t)dev.device_type);
+  return s ? s->api : dh_tvm_api;
 }
 
 const char* dh_tvm_unavailable_reason(void) { return dh_tvm_count > 0 ? NULL : dh_tvm_reason; }
@@ -171,13 +281,22 @@ int dh_tvm_device_count(int32_t* out) {
 
 /* TVM's device for a devharness device: kDLCPU stays, DH_TVM_DEVICE_TYPE becomes DH_TVM_TVM_TYPE. */
 DLDevice dh_tvm_to_tvm(DLDevice d) {
-  if ((int32_t)d.device_type == DH_TVM_DEVICE_TYPE) d.device_type = (DLDeviceType)DH_TVM_TVM_TYPE;
+  if ((int32_t)d.device_type == DH_TVM_DEVICE_TYPE) {
+    d.device_type = (DLDeviceType)DH_TVM_TVM_TYPE;
+  } else {
+    const dh_tvm_set_t* s = dh_tvm_set_of((int32_t)d.device_type);
+    if (s != NULL) d.device_type = (DLDeviceType)s->tvm_type;
+  }
   return d;
 }
 
 int dh_tvm_ready(DLDevice dev, const char* op) {
-  if (dh_tvm_a == NULL) return dh_error_set(DH_KIND_INDEX_ERROR, "%s:%d: %s: no device: %s", DH_TVM_BACKEND_NAME, (int)dev.device_id, op,
-                                     dh_tvm_reason);
+  const dh_tvm_set_t* s = dh_tvm_set_of((int32_t)dev.device_type);
+  if (s != NULL && s->api == NULL)
+    return dh_error_set(DH_KIND_INDEX_ERROR, "%s:%d: %s: no device: %s", s->name, (int)dev.device_id, op, s->reason);
+  if (s == NULL && (dh_tvm_a == NULL || dh_tvm_api == NULL))
+    return dh_error_set(DH_KIND_INDEX_ERROR, "%s:%d: %s: no device: %s", DH_TVM_BACKEND_NAME, (int)dev.device_id, op,
+                        dh_tvm_reason);
   return 0;
 }
 
@@ -201,7 +320,7 @@ static int store_value(const dh_tvm_value_t* v, dh_any_t* out, const char* what)
 
 int dh_tvm_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
   *out = dh_any_none();
-  if (dh_tvm_a == NULL) {
+  if (dh_tvm_a == NULL || dh_tvm_api_of(dev) == NULL) {
     if (kind == DH_ATTR_EXIST) {
       *out = dh_any_int(0);
       return 0;
@@ -210,7 +329,7 @@ int dh_tvm_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
   }
   dh_tvm_value_t v;
   dh_tvm_err_t e;
-  if (dh_tvm_a->get_attr(dh_tvm_api, dh_tvm_to_tvm(dev), kind, &v, &e) != 0) return dh_tvm_err("GetAttr", &e);
+  if (dh_tvm_a->get_attr(dh_tvm_api_of(dev), dh_tvm_to_tvm(dev), kind, &v, &e) != 0) return dh_tvm_err("GetAttr", &e);
   return store_value(&v, out, "TVM GetAttr");
 }
 
@@ -219,12 +338,12 @@ int dh_tvm_get_target_property(DLDevice dev, const char* name, dh_any_t* out) {
   if (dh_tvm_ready(dev, "get_target_property")) return -1;
   dh_tvm_value_t v;
   dh_tvm_err_t e;
-  if (dh_tvm_a->get_target_property(dh_tvm_api, dh_tvm_to_tvm(dev), name, &v, &e) != 0) return dh_tvm_err("GetTargetProperty", &e);
+  if (dh_tvm_a->get_target_property(dh_tvm_api_of(dev), dh_tvm_to_tvm(dev), name, &v, &e) != 0) return dh_tvm_err("GetTargetProperty", &e);
   return store_value(&v, out, "TVM GetTargetProperty");
 }
 
 int dh_tvm_set_device(DLDevice dev) {
   if (dh_tvm_ready(dev, "set_device")) return -1;
   dh_tvm_err_t e;
-  return dh_tvm_a->set_device(dh_tvm_api, dh_tvm_to_tvm(dev), &e) ? dh_tvm_err("SetDevice", &e) : 0;
+  return dh_tvm_a->set_device(dh_tvm_api_of(dev), dh_tvm_to_tvm(dev), &e) ? dh_tvm_err("SetDevice", &e) : 0;
 }

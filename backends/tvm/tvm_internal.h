@@ -16,6 +16,7 @@
 #define DEVHARNESS_BACKENDS_TVM_INTERNAL_H_
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "backends/tvm/tvm_adapter.h"
@@ -52,13 +53,47 @@
 
 
 #if DH_TVM_CUDA
+#define DH_TVM_MORE_BACKENDS NULL
 #define DH_TVM_RAW_TWIN NULL /* the cuda backend's CUDA-driver twin is the raw API for the same GPU */
 #else
 extern const dh_raw_twin_t dh_tvm_raw_twin; /* tvm_raw.c */
 #define DH_TVM_RAW_TWIN (&dh_tvm_raw_twin)
+#define DH_TVM_MORE_BACKENDS dh_tvm_more_backends
 #endif
 
-/* ---- tvm_device.c */
+/* ---- tvm_device.c: the device sets of the libraries named by DEVHARNESS_TVM_LIBS
+ * (found by tvm_libs.c in the cpu flavour; README.md "Any TVM DeviceAPI") */
+#define DH_TVM_MAX_SETS 8 /* device sets from libraries, per process */
+#define DH_TVM_MAX_LIBS 8 /* libraries in DEVHARNESS_TVM_LIBS */
+typedef struct dh_tvm_set {
+  char name[48];                   /* backend name: "tvm-" + the DeviceAPI's name */
+  char api_name[64];               /* the global function: "device_api.ext_dev" */
+  char description[PATH_MAX + 96]; /* for `devharness info` */
+  int32_t dh_type;                 /* devharness device type (README.md "Device types") */
+  int32_t tvm_type;                /* TVM's DLDeviceType of the name */
+  int32_t count;                   /* devices (kExist from id 0), after dh_tvm_set_init */
+  uint32_t caps;                   /* found by the probe (tvm_libs.c) */
+  int lib;                         /* index into dh_tvm_libs of the library that registers it */
+  void* api;                       /* TVM's DeviceAPI*, after dh_tvm_set_init */
+  char reason[1024];               /* why no device */
+  dh_backend_t backend;            /* what the loader registers (more_backends) */
+} dh_tvm_set_t;
+extern dh_tvm_set_t dh_tvm_sets[DH_TVM_MAX_SETS];
+extern int dh_tvm_num_sets;
+extern char* dh_tvm_libs[DH_TVM_MAX_LIBS]; /* accepted libraries (real paths), load order */
+extern int dh_tvm_num_libs;
+
+/* Loads TVM's libraries and the adapter, once per process (thread-safe): 0, or -1 with
+ * dh_tvm_reason saying why. */
+int dh_tvm_load(void);
+/* init of set i: dh_tvm_load, every accepted library (once), then the set's DeviceAPI
+ * and its device count. Returns 0 (a set with no device says why in its reason). */
+int dh_tvm_set_init(int i);
+/* The set serving devharness device type t, or NULL. */
+dh_tvm_set_t* dh_tvm_set_of(int32_t t);
+/* TVM's DeviceAPI* for a devharness device of this plugin (the flavour's or a set's). */
+void* dh_tvm_api_of(DLDevice dev);
+
 extern const dh_tvm_adapter_t* dh_tvm_a; /* the adapter's table; NULL without a device */
 extern void* dh_tvm_api;                 /* TVM's DeviceAPI* for DH_TVM_TVM_TYPE */
 extern int32_t dh_tvm_count;             /* devices */
@@ -75,6 +110,11 @@ int dh_tvm_ready(DLDevice dev, const char* op);
 int dh_tvm_init(void);
 int dh_tvm_device_count(int32_t* out);
 DH_BACKEND_DECLARE_DEVICE_ENTRIES(dh_tvm);
+
+/* ---- tvm_libs.c (cpu flavour; NULL entry in tvm-cuda) */
+/* more_backends (backend.h, ABI 1.2): probes each library of DEVHARNESS_TVM_LIBS in a
+ * forked child and returns one backend per device_api.<name> it registers. */
+size_t dh_tvm_more_backends(const dh_backend_t** out, size_t max, void (*refuse)(const char* origin, const char* message));
 
 /* ---- tvm_memory.c */
 DH_BACKEND_DECLARE_MEMORY_ENTRIES(dh_tvm);

@@ -14,7 +14,7 @@ int dh_tvm_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment, DLDat
   *out = NULL;
   if (dh_tvm_ready(dev, "alloc_data_space")) return -1;
   dh_tvm_err_t e;
-  return dh_tvm_a->alloc_data_space(dh_tvm_api, dh_tvm_to_tvm(dev), nbytes, alignment, type_hint, out, &e)
+  return dh_tvm_a->alloc_data_space(dh_tvm_api_of(dev), dh_tvm_to_tvm(dev), nbytes, alignment, type_hint, out, &e)
              ? dh_tvm_err("AllocDataSpace", &e)
              : 0;
 }
@@ -22,20 +22,20 @@ int dh_tvm_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment, DLDat
 int dh_tvm_free_data_space(DLDevice dev, void* ptr) {
   if (dh_tvm_ready(dev, "free_data_space")) return -1;
   dh_tvm_err_t e;
-  return dh_tvm_a->free_data_space(dh_tvm_api, dh_tvm_to_tvm(dev), ptr, &e) ? dh_tvm_err("FreeDataSpace", &e) : 0;
+  return dh_tvm_a->free_data_space(dh_tvm_api_of(dev), dh_tvm_to_tvm(dev), ptr, &e) ? dh_tvm_err("FreeDataSpace", &e) : 0;
 }
 
 int dh_tvm_alloc_workspace(DLDevice dev, size_t nbytes, DLDataType type_hint, void** out) {
   *out = NULL;
   if (dh_tvm_ready(dev, "alloc_workspace")) return -1;
   dh_tvm_err_t e;
-  return dh_tvm_a->alloc_workspace(dh_tvm_api, dh_tvm_to_tvm(dev), nbytes, type_hint, out, &e) ? dh_tvm_err("AllocWorkspace", &e) : 0;
+  return dh_tvm_a->alloc_workspace(dh_tvm_api_of(dev), dh_tvm_to_tvm(dev), nbytes, type_hint, out, &e) ? dh_tvm_err("AllocWorkspace", &e) : 0;
 }
 
 int dh_tvm_free_workspace(DLDevice dev, void* ptr) {
   if (dh_tvm_ready(dev, "free_workspace")) return -1;
   dh_tvm_err_t e;
-  return dh_tvm_a->free_workspace(dh_tvm_api, dh_tvm_to_tvm(dev), ptr, &e) ? dh_tvm_err("FreeWorkspace", &e) : 0;
+  return dh_tvm_a->free_workspace(dh_tvm_api_of(dev), dh_tvm_to_tvm(dev), ptr, &e) ? dh_tvm_err("FreeWorkspace", &e) : 0;
 }
 
 /* Through TVM's public CopyDataFromTo(DLTensor*, DLTensor*, stream) of the non-CPU
@@ -45,11 +45,12 @@ int dh_tvm_copy_data_from_to(const void* from, size_t from_offset, void* to, siz
                              DLDevice dev_from, DLDevice dev_to, DLDataType type_hint, dh_stream_t stream) {
   (void)type_hint;
   DLDevice f = dh_tvm_to_tvm(dev_from), t = dh_tvm_to_tvm(dev_to);
-  if (dh_tvm_ready((int32_t)dev_from.device_type == DH_TVM_DEVICE_TYPE ? dev_from : dev_to, "copy_data_from_to")) return -1;
+  DLDevice side = dev_from.device_type != kDLCPU ? dev_from : dev_to; /* the non-CPU side's DeviceAPI */
+  if (dh_tvm_ready(side, "copy_data_from_to")) return -1;
   int64_t shape[1] = {(int64_t)nbytes}, strides[1] = {1}; /* DLPack >= 1.2: never NULL */
   DLDataType u8 = {kDLUInt, 8, 1};
   DLTensor src = {(void*)from, f, 1, u8, shape, strides, from_offset};
   DLTensor dst = {to, t, 1, u8, shape, strides, to_offset};
   dh_tvm_err_t e;
-  return dh_tvm_a->copy_data_from_to(dh_tvm_api, &src, &dst, stream, &e) ? dh_tvm_err("CopyDataFromTo", &e) : 0;
+  return dh_tvm_a->copy_data_from_to(dh_tvm_api_of(side), &src, &dst, stream, &e) ? dh_tvm_err("CopyDataFromTo", &e) : 0;
 }

@@ -14,13 +14,13 @@ int dh_tvm_create_stream(DLDevice dev, dh_stream_t* out) {
   *out = NULL;
   if (dh_tvm_ready(dev, "create_stream")) return -1;
   dh_tvm_err_t e;
-  return dh_tvm_a->create_stream(dh_tvm_api, dh_tvm_to_tvm(dev), out, &e) ? dh_tvm_err("CreateStream", &e) : 0;
+  return dh_tvm_a->create_stream(dh_tvm_api_of(dev), dh_tvm_to_tvm(dev), out, &e) ? dh_tvm_err("CreateStream", &e) : 0;
 }
 
 int dh_tvm_free_stream(DLDevice dev, dh_stream_t s) {
   if (dh_tvm_ready(dev, "free_stream")) return -1;
   dh_tvm_err_t e;
-  return dh_tvm_a->free_stream(dh_tvm_api, dh_tvm_to_tvm(dev), s, &e) ? dh_tvm_err("FreeStream", &e) : 0;
+  return dh_tvm_a->free_stream(dh_tvm_api_of(dev), dh_tvm_to_tvm(dev), s, &e) ? dh_tvm_err("FreeStream", &e) : 0;
 }
 
 /* TVM's SetStream/GetCurrentStream are tvm-ffi's environment stream
@@ -30,24 +30,24 @@ int dh_tvm_free_stream(DLDevice dev, dh_stream_t s) {
 int dh_tvm_set_stream(DLDevice dev, dh_stream_t s) {
   if (dh_tvm_ready(dev, "set_stream")) return -1;
   dh_tvm_err_t e;
-  return dh_tvm_a->set_stream(dh_tvm_api, dh_tvm_to_tvm(dev), s, &e) ? dh_tvm_err("SetStream", &e) : 0;
+  return dh_tvm_a->set_stream(dh_tvm_api_of(dev), dh_tvm_to_tvm(dev), s, &e) ? dh_tvm_err("SetStream", &e) : 0;
 }
 
 int dh_tvm_get_current_stream(DLDevice dev, dh_stream_t* out) {
   *out = NULL;
   if (dh_tvm_ready(dev, "get_current_stream")) return -1;
   dh_tvm_err_t e;
-  return dh_tvm_a->get_current_stream(dh_tvm_api, dh_tvm_to_tvm(dev), out, &e) ? dh_tvm_err("GetCurrentStream", &e) : 0;
+  return dh_tvm_a->get_current_stream(dh_tvm_api_of(dev), dh_tvm_to_tvm(dev), out, &e) ? dh_tvm_err("GetCurrentStream", &e) : 0;
 }
 
 int dh_tvm_stream_sync(DLDevice dev, dh_stream_t s) {
   if (dh_tvm_ready(dev, "stream_sync")) return -1;
   dh_tvm_err_t e;
-  return dh_tvm_a->stream_sync(dh_tvm_api, dh_tvm_to_tvm(dev), s, &e) ? dh_tvm_err("StreamSync", &e) : 0;
+  return dh_tvm_a->stream_sync(dh_tvm_api_of(dev), dh_tvm_to_tvm(dev), s, &e) ? dh_tvm_err("StreamSync", &e) : 0;
 }
 
 int dh_tvm_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst) {
   if (dh_tvm_ready(dev, "sync_stream_from_to")) return -1;
   dh_tvm_err_t e;
-  return dh_tvm_a->sync_stream_from_to(dh_tvm_api, dh_tvm_to_tvm(dev), src, dst, &e) ? dh_tvm_err("SyncStreamFromTo", &e) : 0;
+  return dh_tvm_a->sync_stream_from_to(dh_tvm_api_of(dev), dh_tvm_to_tvm(dev), src, dst, &e) ? dh_tvm_err("SyncStreamFromTo", &e) : 0;
 }

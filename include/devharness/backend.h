@@ -53,7 +53,7 @@ extern "C" {
  *===========================================================================*/
 
 #define DH_BACKEND_ABI_MAJOR 1
-#define DH_BACKEND_ABI_MINOR 1
+#define DH_BACKEND_ABI_MINOR 2
 /* Name of the exported entry symbol. */
 #define DH_BACKEND_ENTRY_SYMBOL "dh_backend_entry"
 /* TVM kAllocAlignment: minimum alignment of data space, bytes. */
@@ -377,6 +377,19 @@ typedef struct dh_backend {
    * After init; 0 with unavailable_reason() saying why when there is none. NULL: the
    * core probes kExist from id 0 up to the first 0 (dh_backend_device_count). */
   int (*device_count)(int32_t* out_count);
+
+  /*-- ABI 1.2: optional, NULL in a 1.0 or 1.1 plugin --*/
+  /* More backends served by this plugin, found when it loads (backends/tvm/: one per
+   * TVM DeviceAPI that the libraries named by DEVHARNESS_TVM_LIBS register). Called
+   * once by the loader, in the loading process, after the plugin's own struct was
+   * accepted and registered. Stores up to `max` structs in out (plugin-owned, living
+   * until the plugin is unloaded) and returns how many; each is checked and registered
+   * like a plugin's own struct (unique name and device type; a refused one becomes a
+   * refusal of dh_plugin_refusal). `refuse(origin, message)` records, as a refusal,
+   * something the plugin tried and gave up on (a library that would not load): origin
+   * is the file, message one line naming it and why. */
+  size_t (*more_backends)(const struct dh_backend** out, size_t max,
+                          void (*refuse)(const char* origin, const char* message));
 } dh_backend_t;
 
 /* Smallest struct_size the loader accepts: every required field, through

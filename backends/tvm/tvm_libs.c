@@ -1,0 +1,361 @@
+/*
+ * backends/tvm/tvm_libs.c — any TVM DeviceAPI: the libraries named by
+ * DEVHARNESS_TVM_LIBS (colon-separated; `--tvm-lib PATH` of every command appends to
+ * it) become device sets tvm-<name>, one per `device_api.<name>` each registers in
+ * tvm-ffi's global table (README.md "Any TVM DeviceAPI"). The tvm-cpu plugin's
+ * more_backends entry (backend.h, ABI 1.2); tvm-cuda has none.
+ *
+ * Each library is first tried in a forked child with a timeout: TVM's runtime is
+ * loaded there, the names device_api.* listed, the library dlopened, the names listed
+ * again; each new name is asked for its device count (kExist from id 0), whether
+ * CreateStream gives NULL (one queue: DH_CAP_SINGLE_QUEUE) and
+ * SupportsDevicePointerArithmeticsOnHost (DH_CAP_HOST_POINTER_ARITHMETIC). A library
+ * that does not load, ends the child (an abort on a duplicate registration), hangs or
+ * registers no device_api.<name> is refused with one line naming it and why; this
+ * process never maps it. TVM itself is loaded here only when a set is initialised
+ * (tvm_device.c dh_tvm_set_init), in the process that uses it.
+ * Calls down into tvm_stream.c, tvm_memory.c and tvm_device.c.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "devharness/backend.h"
+#include "devharness/device_api.h"
+
+#include "backends/tvm/tvm_internal.h"
+
+#if !DH_TVM_CUDA
+
+#define PROBE_TIMEOUT_S 30 /* per library: TVM's runtime and the library load in it */
+#define PROBE_MAX 65536    /* bytes of the probe's answer kept */
+
+/*---------------------------------------------------------------- the probe child */
+
+static void say(int fd, const char* fmt, const char* a, long b, unsigned c) {
+  char line[512];
+  int n = snprintf(line, sizeof line, fmt, a, b, c);
+  if (n > 0 && write(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0) _exit(3);
+}
+
+/* Answers, one line each: "S\t<device_api.name>\t<tvm type>\t<caps>", then "K" (done)
+ * or "E\t<why>". Runs in the child; fd is the pipe (also its stderr). */
+static void probe(const char* lib, int fd) {
+  char before[16384], after[16384];
+  dh_tvm_err_t e;
+  if (dh_tvm_load() != 0) {
+    say(fd, "E\tTVM's runtime does not load: %s\n", dh_tvm_reason, 0, 0);
+    return;
+  }
+  if (dh_tvm_a->list_device_apis(before, sizeof before, &e) != 0)
+    {
+    say(fd, "E\tcannot list tvm-ffi's global functions: %s\n", e.message, 0, 0);
+    return;
+  }
+  dlerror();
+  if (dlopen(lib, RTLD_NOW | RTLD_LOCAL) == NULL) {
+    const char* why = dlerror();
+    {
+    say(fd, "E\tdlopen failed: %s\n", why ? why : "unknown reason", 0, 0);
+    return;
+  }
+  }
+  if (dh_tvm_a->list_device_apis(after, sizeof after, &e) != 0)
+    {
+    say(fd, "E\tcannot list tvm-ffi's global functions: %s\n", e.message, 0, 0);
+    return;
+  }
+  int found = 0;
+  for (char* name = strtok(after, "\n"); name != NULL; name = strtok(NULL, "\n")) {
+    char key[160];
+    snprintf(key, sizeof key, "\n%s\n", name);
+    char wrapped[sizeof before + 2];
+    snprintf(wrapped, sizeof wrapped, "\n%s", before);
+    if (strstr(wrapped, key) != NULL) continue; /* TVM's own, registered before */
+    int type = dh_tvm_a->device_type_of(name + strlen("device_api."));
+    unsigned caps = 0;
+    void* api = NULL;
+    if (type > 0 && dh_tvm_a->get_api_by_name(name, &api, &e) == 0 && api != NULL) {
+      DLDevice d0 = {(DLDeviceType)type, 0};
+      dh_tvm_value_t v;
+      void* stream = NULL;
+      if (dh_tvm_a->pointer_arithmetic_on_host(api)) caps |= DH_CAP_HOST_POINTER_ARITHMETIC;
+      /* CreateStream on device 0 when it exists: NULL (TVM's default) means one queue */
+      if (dh_tvm_a->get_attr(api, d0, 0, &v, &e) == 0 && v.type == DH_TVM_VALUE_INT && v.v_int != 0 &&
+          dh_tvm_a->create_stream(api, d0, &stream, &e) == 0 && stream != NULL)
+        dh_tvm_a->free_stream(api, d0, stream, &e);
+      else
+        caps |= DH_CAP_SINGLE_QUEUE;
+    }
+    say(fd, "S\t%s\t%ld\t%u\n", name, type, caps);
+    found++;
+  }
+  if (!found) {
+    say(fd, "E\tregisters no device_api.<name> in tvm-ffi's global table%s\n", "", 0, 0);
+    return;
+  }
+  say(fd, "K\n", "", 0, 0);
+}
+
+/* What the child said (malloc'd, NUL-terminated) and how it ended, in note. */
+static char* run_probe(const char* lib, char* note, size_t note_size) {
+  int p[2];
+  note[0] = '\0';
+  if (pipe(p) != 0) {
+    snprintf(note, note_size, "pipe: %s", strerror(errno));
+    return NULL;
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    snprintf(note, note_size, "fork: %s", strerror(errno));
+    close(p[0]);
+    close(p[1]);
+    return NULL;
+  }
+  if (pid == 0) {
+    close(p[0]);
+    dup2(p[1], 2); /* what the library prints before it dies goes into the refusal */
+    probe(lib, p[1]);
+    _exit(0);
+  }
+  close(p[1]);
+  char* buf = calloc(1, PROBE_MAX + 1);
+  size_t got = 0;
+  time_t end = time(NULL) + PROBE_TIMEOUT_S;
+  int timed_out = 0;
+  for (;;) {
+    struct pollfd pf = {p[0], POLLIN, 0};
+    long left = (long)(end - time(NULL));
+    if (left <= 0 || poll(&pf, 1, (int)left * 1000) == 0) {
+      timed_out = 1;
+      break;
+    }
+    char chunk[4096];
+    ssize_t n = read(p[0], chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    size_t take = buf && got + (size_t)n <= PROBE_MAX ? (size_t)n : 0;
+    if (take) memcpy(buf + got, chunk, take);
+    got += take;
+  }
+  close(p[0]);
+  if (timed_out) kill(pid, SIGKILL);
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out)
+    snprintf(note, note_size, "hung for %d s while loading (killed)", PROBE_TIMEOUT_S);
+  else if (WIFSIGNALED(st))
+    snprintf(note, note_size, "ended by signal %d (%s) while loading", WTERMSIG(st), strsignal(WTERMSIG(st)));
+  else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
+    snprintf(note, note_size, "exited with status %d while loading", WEXITSTATUS(st));
+  return buf;
+}
+
+/*---------------------------------------------------------------- device sets */
+
+/* A set's lifecycle entries: the shared vtable entries cannot tell which set is meant
+ * (init, unavailable_reason and device_count take no device), so each set has its own
+ * small ones, one per slot of dh_tvm_sets. */
+static const char* set_reason(int i) {
+  const dh_tvm_set_t* s = &dh_tvm_sets[i];
+  return s->api != NULL && s->count > 0 ? NULL : s->reason;
+}
+#define SET_ENTRIES(i)                                                 \
+  static int set_init_##i(void) { return dh_tvm_set_init(i); }         \
+  static const char* set_reason_##i(void) { return set_reason(i); }    \
+  static int set_count_##i(int32_t* out) {                              \
+    *out = dh_tvm_sets[i].api ? dh_tvm_sets[i].count : 0;              \
+    return 0;                                                           \
+  }
+SET_ENTRIES(0)
+SET_ENTRIES(1)
+SET_ENTRIES(2)
+SET_ENTRIES(3)
+SET_ENTRIES(4)
+SET_ENTRIES(5)
+SET_ENTRIES(6)
+SET_ENTRIES(7)
+#define SET_ROW(i) {set_init_##i, set_reason_##i, set_count_##i}
+static const struct {
+  int (*init)(void);
+  const char* (*reason)(void);
+  int (*count)(int32_t*);
+} k_set_entries[DH_TVM_MAX_SETS] = {SET_ROW(0), SET_ROW(1), SET_ROW(2), SET_ROW(3),
+                                    SET_ROW(4), SET_ROW(5), SET_ROW(6), SET_ROW(7)};
+
+/* The devharness device type of a set (README.md "Device types"): TVM's own DLPack type
+ * where no loaded backend serves it, else 48 + it (as tvm-cpu 49, tvm-cuda 50); 0 when
+ * both are taken or out of range. */
+static int32_t pick_type(int32_t tvm_type) {
+  int32_t cand[2] = {tvm_type, 48 + tvm_type};
+  for (int k = 0; k < 2; k++) {
+    int32_t t = cand[k];
+    if (t <= 0 || t >= 64 || t == DH_TVM_DEVICE_TYPE || dh_tvm_set_of(t) != NULL) continue;
+    const dh_backend_t* other = NULL;
+    int taken = dh_device_api_get_by_type(t, &other) == 0;
+    dh_error_clear();
+    if (!taken) return t;
+  }
+  return 0;
+}
+
+/* A set's backend: the shared entries of this folder, the set's own lifecycle. */
+static void fill_backend(int i) {
+  dh_tvm_set_t* s = &dh_tvm_sets[i];
+  dh_backend_t* b = &s->backend;
+  memset(b, 0, sizeof *b);
+  b->struct_size = sizeof *b;
+  b->abi_major = DH_BACKEND_ABI_MAJOR;
+  b->abi_minor = DH_BACKEND_ABI_MINOR;
+  b->name = s->name;
+  b->description = s->description;
+  b->device_type = s->dh_type;
+  b->caps = s->caps;
+  b->init = k_set_entries[i].init;
+  b->unavailable_reason = k_set_entries[i].reason;
+  b->device_count = k_set_entries[i].count;
+  b->get_attr = dh_tvm_get_attr;
+  b->get_target_property = dh_tvm_get_target_property;
+  b->set_device = dh_tvm_set_device;
+  b->alloc_data_space = dh_tvm_alloc_data_space;
+  b->free_data_space = dh_tvm_free_data_space;
+  b->alloc_workspace = dh_tvm_alloc_workspace;
+  b->free_workspace = dh_tvm_free_workspace;
+  b->copy_data_from_to = dh_tvm_copy_data_from_to;
+  b->create_stream = dh_tvm_create_stream;
+  b->free_stream = dh_tvm_free_stream;
+  b->set_stream = dh_tvm_set_stream;
+  b->get_current_stream = dh_tvm_get_current_stream;
+  b->stream_sync = dh_tvm_stream_sync;
+  b->sync_stream_from_to = dh_tvm_sync_stream_from_to;
+  b->default_profile = "tvm";
+}
+
+/* One "S" line of the probe: a new set of library lib, or a refusal of that name. */
+static void add_set(const char* lib_path, int lib, char* line, void (*refuse)(const char*, const char*)) {
+  char msg[PATH_MAX + 512];
+  char* name = strtok(line + 2, "\t");
+  char* type_s = strtok(NULL, "\t");
+  char* caps_s = strtok(NULL, "\t");
+  if (name == NULL || type_s == NULL || caps_s == NULL) return;
+  int32_t type = (int32_t)strtol(type_s, NULL, 10), dh_type = type > 0 ? pick_type(type) : 0;
+  const char* short_name = name + strlen("device_api.");
+  for (int j = 0; j < dh_tvm_num_sets; j++)
+    if (strcmp(dh_tvm_sets[j].api_name, name) == 0) {
+      snprintf(msg, sizeof msg, "%s: refused: registers %s, as %s before it (one registration per name)", lib_path, name,
+               dh_tvm_libs[dh_tvm_sets[j].lib]);
+      {
+      refuse(lib_path, msg);
+      return;
+    }
+    }
+  if (type <= 0 || dh_type == 0 || dh_tvm_num_sets >= DH_TVM_MAX_SETS || strlen(short_name) > 40) {
+    snprintf(msg, sizeof msg, "%s: %s: refused: %s", lib_path, name,
+             type <= 0 ? "not a TVM device type name (TVM's DLDeviceType2Str), so TVM's DeviceAPI::Get cannot reach it"
+             : dh_type == 0 ? "no free devharness device type (its DLPack type and 48 + it are taken)"
+                            : "too many device sets or too long a name");
+    {
+      refuse(lib_path, msg);
+      return;
+    }
+  }
+  dh_tvm_set_t* s = &dh_tvm_sets[dh_tvm_num_sets];
+  memset(s, 0, sizeof *s);
+  snprintf(s->name, sizeof s->name, "tvm-%s", short_name);
+  snprintf(s->api_name, sizeof s->api_name, "%s", name);
+  snprintf(s->description, sizeof s->description, "TVM DeviceAPI %s from %s", name, lib_path);
+  snprintf(s->reason, sizeof s->reason, "not initialised");
+  s->tvm_type = type;
+  s->dh_type = dh_type;
+  s->caps = (uint32_t)strtoul(caps_s, NULL, 10);
+  s->lib = lib;
+  fill_backend(dh_tvm_num_sets);
+  dh_tvm_num_sets++;
+}
+
+/* One library: probed, then its sets added, or refused with the reason. */
+static void take_library(const char* given, void (*refuse)(const char*, const char*)) {
+  char real[PATH_MAX], note[256], msg[PATH_MAX + 1024];
+  if (realpath(given, real) == NULL) {
+    snprintf(msg, sizeof msg, "%s: refused: cannot open TVM library: %s", given, strerror(errno));
+    {
+      refuse(given, msg);
+      return;
+    }
+  }
+  for (int i = 0; i < dh_tvm_num_libs; i++)
+    if (strcmp(dh_tvm_libs[i], real) == 0) return; /* named twice: once */
+  if (dh_tvm_num_libs >= DH_TVM_MAX_LIBS) {
+    snprintf(msg, sizeof msg, "%s: refused: more than %d TVM libraries", given, DH_TVM_MAX_LIBS);
+    {
+      refuse(given, msg);
+      return;
+    }
+  }
+  char* out = run_probe(real, note, sizeof note);
+  const char* err = out ? strstr(out, "\nE\t") : NULL;
+  if (out != NULL && strncmp(out, "E\t", 2) == 0) err = out - 1;
+  if (note[0] || err != NULL || out == NULL || (strncmp(out, "K\n", 2) != 0 && strstr(out, "\nK\n") == NULL)) {
+    char said[240] = "";
+    if (err != NULL) {
+      snprintf(said, sizeof said, "%s", err + 3);
+    } else if (out != NULL) { /* the first line the library or TVM printed */
+      for (char* l = strtok(out, "\n"); l != NULL && !said[0]; l = strtok(NULL, "\n"))
+        if (l[0] != 'S' || l[1] != '\t') snprintf(said, sizeof said, "%s", l);
+    }
+    char* nl = strchr(said, '\n');
+    if (nl) *nl = '\0';
+    snprintf(msg, sizeof msg, "%s: refused as a TVM library: %s%s%s%s", given, note[0] ? note : said,
+             note[0] && said[0] ? " (it said: " : "", note[0] && said[0] ? said : "", note[0] && said[0] ? ")" : "");
+    free(out);
+    {
+      refuse(given, msg);
+      return;
+    }
+  }
+  int lib = dh_tvm_num_libs;
+  dh_tvm_libs[dh_tvm_num_libs++] = strdup(real);
+  int sets_before = dh_tvm_num_sets;
+  for (char* l = out, *next; l != NULL && *l; l = next) {
+    next = strchr(l, '\n');
+    if (next) *next++ = '\0';
+    if (strncmp(l, "S\t", 2) == 0) add_set(given, lib, l, refuse);
+  }
+  free(out);
+  if (dh_tvm_num_sets == sets_before) { /* every name refused: the library is not loaded */
+    free(dh_tvm_libs[--dh_tvm_num_libs]);
+    dh_tvm_libs[dh_tvm_num_libs] = NULL;
+  }
+}
+
+size_t dh_tvm_more_backends(const dh_backend_t** out, size_t max, void (*refuse)(const char* origin, const char* message)) {
+  const char* env = getenv("DEVHARNESS_TVM_LIBS");
+  for (const char* p = env; p != NULL && *p;) {
+    const char* e = strchr(p, ':');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len > 0 && len < PATH_MAX) {
+      char path[PATH_MAX];
+      memcpy(path, p, len);
+      path[len] = '\0';
+      take_library(path, refuse);
+    }
+    p = e ? e + 1 : NULL;
+  }
+  size_t n = 0;
+  for (int i = 0; i < dh_tvm_num_sets && n < max; i++) out[n++] = &dh_tvm_sets[i].backend;
+  return n;
+}
+
+#else
+typedef int dh_tvm_libs_none; /* tvm-cuda: no more_backends (an empty file is not C) */
+#endif /* !DH_TVM_CUDA */
