@@ -13,12 +13,14 @@
 #include "devharness/devharness.h"
 
 static const char kInfoUsage[] =
-    "usage: devharness info [--json] [--device SPEC]\n"
+    "usage: devharness info [--json] [--device SPEC] [--tvm-lib PATH]...\n"
     "\n"
     "Lists every backend plugin (and why one is unavailable or was refused), every\n"
     "device, every DeviceAPI attribute (TVM DeviceAttrKind) and the host topology.\n"
     "  --json         machine-readable output on stdout\n"
     "  --device SPEC  only this device (e.g. sim:0)\n"
+    "  --tvm-lib PATH a library with TVM DeviceAPIs (device_api.<name>): its devices are\n"
+    "                 tvm-<name>:N (repeatable; also DEVHARNESS_TVM_LIBS=A:B)\n"
     "exit: 0 ok, 2 usage error or unknown device, 3 no device: the backend --device names\n"
     "      has none (shown with the reason)\n";
 
@@ -242,6 +244,7 @@ int dh_cli_info(int argc, char** argv) {
   const char* device_spec = NULL;
   static const struct option kOpts[] = {{"json", no_argument, NULL, 'j'},
                                         {"device", required_argument, NULL, 'd'},
+                                        {"tvm-lib", required_argument, NULL, 'T'},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
   dh_cmdline_getopt_begin();
@@ -251,6 +254,9 @@ int dh_cli_info(int argc, char** argv) {
       case 'j': as_json = 1; break;
       case 'd':
         if (dh_cmdline_set_once("info", "--device", &device_spec, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
+        break;
+      case 'T':
+        if (dh_cmdline_add_tvm_lib("info", optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
         break;
       case 'h': fputs(kInfoUsage, stdout); return DH_EXIT_OK;
       default: return dh_cmdline_bad_option("info", kOpts, argc, argv);

@@ -32,7 +32,7 @@
 #include "devharness/devharness.h"
 
 static const char kRunUsage[] =
-    "usage: devharness run [--output DIR] [--device SPEC] [--timeout SEC]\n"
+    "usage: devharness run [--output DIR] [--device SPEC] [--tvm-lib PATH]... [--timeout SEC]\n"
     "                      [--no-bench] [--full-bench]\n"
     "\n"
     "The main job: info, conformance on every device, a quick benchmark run and its\n"
@@ -40,6 +40,8 @@ static const char kRunUsage[] =
     "summarised in a table.\n"
     "  --output DIR   results folder (default: results)\n"
     "  --device SPEC  only this device (e.g. sim:0)\n"
+    "  --tvm-lib PATH a library with TVM DeviceAPIs (device_api.<name>): its devices are\n"
+    "                 tvm-<name>:N (repeatable; also DEVHARNESS_TVM_LIBS=A:B)\n"
     "  --timeout SEC  per-clause conformance timeout (default 10)\n"
     "  --no-bench     skip the benchmarks and plots\n"
     "  --full-bench   full benchmark run instead of --quick\n"
@@ -98,6 +100,7 @@ static int parse_run_opts(int argc, char** argv, run_opts_t* o) {
   *o = (run_opts_t){"results", NULL, "10", 0, 0};
   static const struct option kOpts[] = {{"output", required_argument, NULL, 'o'},
                                         {"device", required_argument, NULL, 'd'},
+                                        {"tvm-lib", required_argument, NULL, 'T'},
                                         {"timeout", required_argument, NULL, 't'},
                                         {"no-bench", no_argument, NULL, 'n'},
                                         {"full-bench", no_argument, NULL, 'f'},
@@ -110,6 +113,9 @@ static int parse_run_opts(int argc, char** argv, run_opts_t* o) {
       case 'o': o->output = optarg; break;
       case 'd':
         if (dh_cmdline_set_once("run", "--device", &o->device, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
+        break;
+      case 'T': /* into DEVHARNESS_TVM_LIBS: every step's process inherits it */
+        if (dh_cmdline_add_tvm_lib("run", optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
         break;
       case 't': o->timeout = optarg; break;
       case 'n': o->no_bench = 1; break;

@@ -120,3 +120,22 @@ const char* dh_cmdline_self_path(void) {
   }
   return path;
 }
+
+int dh_cmdline_add_tvm_lib(const char* cmd, const char* path) {
+  if (path[0] == '\0' || strchr(path, ':') != NULL)
+    return dh_cmdline_usage_error(cmd, "--tvm-lib %s: %s", dh_cmdline_quote(path),
+                                  path[0] ? "a path with ':' cannot go into DEVHARNESS_TVM_LIBS" : "empty path");
+  char abs[2 * PATH_MAX + 2], cwd[PATH_MAX];
+  if (path[0] != '/' && strlen(path) < PATH_MAX && getcwd(cwd, sizeof cwd) != NULL)
+    snprintf(abs, sizeof abs, "%s/%.*s", cwd, PATH_MAX - 1, path);
+  else
+    snprintf(abs, sizeof abs, "%.*s", PATH_MAX - 1, path);
+  const char* cur = getenv("DEVHARNESS_TVM_LIBS");
+  size_t n = (cur ? strlen(cur) + 1 : 0) + strlen(abs) + 1;
+  char* all = malloc(n);
+  if (all == NULL) return dh_cmdline_usage_error(cmd, "--tvm-lib: out of memory");
+  snprintf(all, n, "%s%s%s", cur && cur[0] ? cur : "", cur && cur[0] ? ":" : "", abs);
+  setenv("DEVHARNESS_TVM_LIBS", all, 1);
+  free(all);
+  return DH_EXIT_OK;
+}

@@ -76,6 +76,20 @@ void dh_cmdline_print_error(const char* context);
  * DH_EXIT_OK with *out filled (the caller frees it with dh_device_list_free). */
 int dh_cmdline_select_devices(const char* cmd, const dh_device_select_params_t* params, dh_device_list_t* out);
 
+/* --tvm-lib PATH (every command that selects devices): appends PATH, made absolute,
+ * to the colon-separated DEVHARNESS_TVM_LIBS of this process (and so of every process
+ * it starts), which backends/tvm/ reads when its plugin loads: each library is probed
+ * in a child and every device_api.<name> it registers becomes the devices tvm-<name>:N
+ * (backends/tvm/README.md "Any TVM DeviceAPI"). Call before the plugins load. A path
+ * that is empty or holds ':' is a usage error (one line, DH_EXIT_USAGE); a library
+ * that does not load is refused later, like a plugin. Returns DH_EXIT_OK. */
+int dh_cmdline_add_tvm_lib(const char* cmd, const char* path);
+
+/* The line every command's --help gives --tvm-lib. */
+#define DH_CMDLINE_TVM_LIB_HELP                                                        \
+  "  --tvm-lib PATH       a library with TVM DeviceAPIs (device_api.<name>): its devices\n" \
+  "                       are tvm-<name>:N (repeatable; also DEVHARNESS_TVM_LIBS=A:B)\n"
+
 /* Path of the running executable (readlink /proc/self/exe), static storage. */
 const char* dh_cmdline_self_path(void);
 

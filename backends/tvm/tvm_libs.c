@@ -309,9 +309,17 @@ static void take_library(const char* given, void (*refuse)(const char*, const ch
     char said[240] = "";
     if (err != NULL) {
       snprintf(said, sizeof said, "%s", err + 3);
-    } else if (out != NULL) { /* the first line the library or TVM printed */
-      for (char* l = strtok(out, "\n"); l != NULL && !said[0]; l = strtok(NULL, "\n"))
-        if (l[0] != 'S' || l[1] != '\t') snprintf(said, sizeof said, "%s", l);
+    } else if (out != NULL) { /* what the library or TVM printed: the line of the error
+                                 (what(): ..., ...Error: ...), else the first one */
+      for (char* l = strtok(out, "\n"); l != NULL; l = strtok(NULL, "\n")) {
+        if (l[0] == 'S' && l[1] == '\t') continue;
+        char* w = strstr(l, "what():");
+        if (w != NULL || strstr(l, "Error") != NULL) {
+          snprintf(said, sizeof said, "%s", w ? w + 7 + strspn(w + 7, " ") : l);
+          break;
+        }
+        if (!said[0]) snprintf(said, sizeof said, "%s", l);
+      }
     }
     char* nl = strchr(said, '\n');
     if (nl) *nl = '\0';

@@ -27,6 +27,7 @@ static void usage(FILE* f) {
           "options:\n"
           "  --device NAME:ID     run on this device only (e.g. cpu:0, sim:1)\n"
           "  --plugin PATH        load only this plugin instead of default discovery (repeatable)\n"
+          DH_CMDLINE_TVM_LIB_HELP
           "  --target FILE|TAG    check devices of that kind against the target (attr.target_match)\n"
           "  --filter GLOB        run clauses whose id matches (fnmatch; repeatable, comma-separated)\n"
           "  --waivers FILE       waiver file {\"waivers\": [{clause, kind: skip|xfail, reason}]};\n"
@@ -99,7 +100,7 @@ static int add_list(const char*** arr, size_t* n, const char* value, int split) 
 }
 
 enum {
-  OPT_DEVICE = 256, OPT_PLUGIN, OPT_TARGET, OPT_FILTER, OPT_WAIVERS, OPT_TIMEOUT, OPT_TAP_VERSION, OPT_FORMAT, OPT_PROFILE, OPT_MAX_WAIVED, OPT_NO_FORK, OPT_LIST,
+  OPT_DEVICE = 256, OPT_TVM_LIB, OPT_PLUGIN, OPT_TARGET, OPT_FILTER, OPT_WAIVERS, OPT_TIMEOUT, OPT_TAP_VERSION, OPT_FORMAT, OPT_PROFILE, OPT_MAX_WAIVED, OPT_NO_FORK, OPT_LIST,
   OPT_VERIFY_XFAILS, OPT_TAP_LAYOUT, OPT_JUNIT_FILE_LINE,
   OPT_REPORT /* OPT_REPORT + k: --<option> FILE of dc_reporters[k] */
 };
@@ -107,6 +108,7 @@ enum {
 /* The fixed options; opts_with_reports() appends one per reporter. */
 static const struct option kOpts[] = {
     {"device", required_argument, NULL, OPT_DEVICE},
+    {"tvm-lib", required_argument, NULL, OPT_TVM_LIB},
     {"plugin", required_argument, NULL, OPT_PLUGIN},
     {"target", required_argument, NULL, OPT_TARGET},
     {"filter", required_argument, NULL, OPT_FILTER},
@@ -203,6 +205,9 @@ int dc_opts_parse(int argc, char** argv, dc_opts_t* o) {
           return DH_EXIT_USAGE;
         break;
       case OPT_PLUGIN: bad = add_list(&o->plugins, &o->n_plugins, optarg, 0); break;
+      case OPT_TVM_LIB:
+        if (dh_cmdline_add_tvm_lib("conformance", optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
+        break;
       case OPT_TARGET: o->target_arg = optarg; break;
       case OPT_FILTER: bad = add_list(&o->filters, &o->n_filters, optarg, 1); break;
       case OPT_WAIVERS: bad = add_list(&o->waiver_paths, &o->n_waiver_paths, optarg, 0); break;

@@ -1,5 +1,15 @@
 # tests/backends/tvm/tests.mk — the tvm-* backends (TVM's own DeviceAPIs, backends/tvm/):
 # the conformance acceptance on tvm-cpu:0 (profile tvm passes with its waivers; profile
 # strict lists what TVM's CPU DeviceAPI does not do), the absent-package path, and
-# TVM's own Python agreeing with what the bridge reports.
-TEST_SCRIPTS += tests/backends/tvm/tvm.t
+# TVM's own Python agreeing with what the bridge reports. tvm_lib.t: any TVM DeviceAPI
+# through --tvm-lib / DEVHARNESS_TVM_LIBS, with the example of examples/tvm-device-api/
+# and the libraries below that must be refused.
+TEST_SCRIPTS += tests/backends/tvm/tvm.t tests/backends/tvm/tvm_lib.t
+DH_TVMLIB_TEST_LIBS := $(BUILD)/tests/tvm/libtvmlib_dup.so $(BUILD)/tests/tvm/libtvmlib_none.so
+test: $(DH_TVMLIB_TEST_LIBS)
+$(BUILD)/tests/tvm/libtvmlib_dup.so: tests/backends/tvm/tvmlib_dup.cc | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CXX) $(DH_EXAMPLE_CXXFLAGS) -o $@ $< $(DH_EXAMPLE_LDFLAGS)
+$(BUILD)/tests/tvm/libtvmlib_none.so: tests/backends/tvm/tvmlib_none.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -Wall -Wextra -Werror -fPIC -shared -o $@ $<
