@@ -22,12 +22,16 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <unordered_set>
 
 namespace {
 
 using tvm::runtime::DeviceAPI;
 using tvm::runtime::DeviceAttrKind;
+
+constexpr size_t kMemoryBytes = size_t{1} << 30; /* what the device "has" */
 
 /* What a data-space handle points to. */
 struct Block {
@@ -54,8 +58,11 @@ class ExampleDeviceAPI final : public DeviceAPI {
       case tvm::runtime::kDeviceName: *rv = tvm::ffi::String("devharness example DeviceAPI (host memory)"); break;
       case tvm::runtime::kMaxThreadsPerBlock: *rv = static_cast<int64_t>(1); break;
       case tvm::runtime::kWarpSize: *rv = static_cast<int64_t>(1); break;
-      case tvm::runtime::kTotalGlobalMemory: *rv = static_cast<int64_t>(1) << 30; break;
-      default: break;  // not reported: None
+      case tvm::runtime::kTotalGlobalMemory: *rv = static_cast<int64_t>(kMemoryBytes); break;
+      default:
+        if (static_cast<int>(kind) < 0 || static_cast<int>(kind) > tvm::runtime::kImagePitchAlignment)
+          TVM_FFI_THROW(ValueError) << "ext_dev: unknown attribute kind " << static_cast<int>(kind);
+        break;  // not reported: None
     }
   }
 
@@ -63,17 +70,24 @@ class ExampleDeviceAPI final : public DeviceAPI {
     Check(dev);
     if (alignment < 64) alignment = 64;
     if ((alignment & (alignment - 1)) != 0) TVM_FFI_THROW(ValueError) << "alignment " << alignment << " is not a power of two";
-    if (nbytes > (size_t{1} << 40)) throw std::bad_alloc();
+    if (nbytes > kMemoryBytes) throw std::bad_alloc();
     size_t rounded = (nbytes + alignment - 1) / alignment * alignment;
     void* p = std::aligned_alloc(alignment, rounded ? rounded : alignment);
     if (p == nullptr) throw std::bad_alloc();
-    return new Block{static_cast<unsigned char*>(p), nbytes};
+    Block* b = new Block{static_cast<unsigned char*>(p), nbytes};
+    std::lock_guard<std::mutex> lock(mu_);
+    live_.insert(b);
+    return b;
   }
 
   void FreeDataSpace(tvm::Device dev, void* ptr) final {
     Check(dev);
     if (ptr == nullptr) return;
     Block* b = static_cast<Block*>(ptr);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (live_.erase(b) == 0) TVM_FFI_THROW(ValueError) << "ext_dev: " << ptr << " is not a live data-space handle";
+    }
     std::free(b->bytes);
     delete b;
   }
@@ -98,15 +112,22 @@ class ExampleDeviceAPI final : public DeviceAPI {
                                 << dev.device_id << " (this DeviceAPI has ext_dev:0 only)";
   }
   /* Host side: the address itself. Device side: the handle's block, range-checked. */
-  static unsigned char* Resolve(tvm::Device dev, void* p, size_t offset, size_t n) {
+  unsigned char* Resolve(tvm::Device dev, void* p, size_t offset, size_t n) {
     if (dev.device_type == kDLCPU) return static_cast<unsigned char*>(p) + offset;
     Check(dev);
     Block* b = static_cast<Block*>(p);
-    if (b == nullptr || offset > b->size || n > b->size - offset)
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (live_.count(b) == 0) TVM_FFI_THROW(ValueError) << "ext_dev: " << p << " is not a live data-space handle";
+    }
+    if (offset > b->size || n > b->size - offset)
       TVM_FFI_THROW(ValueError) << "ext_dev: copy of " << n << " bytes at offset " << offset
-                                << " is outside the block of " << (b ? b->size : 0) << " bytes";
+                                << " is outside the block of " << b->size << " bytes";
     return b->bytes + offset;
   }
+
+  std::mutex mu_;
+  std::unordered_set<Block*> live_; /* the handles AllocDataSpace gave and FreeDataSpace has not taken */
 };
 
 }  // namespace
