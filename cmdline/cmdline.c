@@ -126,6 +126,7 @@ int dh_cmdline_add_tvm_lib(const char* cmd, const char* path) {
     return dh_cmdline_usage_error(cmd, "--tvm-lib %s: %s", dh_cmdline_quote(path),
                                   path[0] ? "a path with ':' cannot go into DEVHARNESS_TVM_LIBS" : "empty path");
   char abs[2 * PATH_MAX + 2], cwd[PATH_MAX];
+  while (path[0] == '.' && path[1] == '/') path += 2; /* ./lib.so: cwd/lib.so */
   if (path[0] != '/' && strlen(path) < PATH_MAX && getcwd(cwd, sizeof cwd) != NULL)
     snprintf(abs, sizeof abs, "%s/%.*s", cwd, PATH_MAX - 1, path);
   else
