@@ -76,10 +76,10 @@ typedef struct dh_tvm_adapter {
    * size; NUL-terminated). */
   int (*list_device_apis)(char* out, size_t size, dh_tvm_err_t* err);
   /* The DeviceAPI* the global function `name` ("device_api.ext_dev") returns, as TVM's
-   * DeviceAPI::Get does (apache/tvm 0.27 src/runtime/device_api.cc:60-70). */
+   * DeviceAPIManager::GetAPI does (apache/tvm 0.27 src/runtime/device_api.cc:84-94). */
   int (*get_api_by_name)(const char* name, void** out_api, dh_tvm_err_t* err);
   /* TVM's DLDeviceType for a device name of DLDeviceType2Str ("ext_dev" -> 12), -1
-   * when TVM has none (apache/tvm 0.27 include/tvm/runtime/device_api.h:319-354). */
+   * when TVM has none (apache/tvm 0.27 include/tvm/runtime/device_api.h:319-355). */
   int (*device_type_of)(const char* name);
 } dh_tvm_adapter_t;
 

@@ -18,6 +18,9 @@
  * overrides). Any failure leaves a loaded backend with no device whose
  * unavailable_reason says which file and why; every clause then SKIPs with that reason.
  *
+ * Any TVM DeviceAPI (tvm-cpu only): more_backends (tvm_libs.c) makes every
+ * device_api.<name> of the libraries in DEVHARNESS_TVM_LIBS a backend tvm-<name>.
+ *
  * Device types: devharness device type DH_TVM_TYPE_BASE + TVM's DLDeviceType (tvm-cpu
  * 49, tvm-cuda 50), so tvm-cpu:0 and cpu:0 can be loaded side by side; TVM itself is
  * always called with TVM's own type (kDLCPU, kDLCUDA) and the same device id (TVM's

@@ -6,9 +6,12 @@
  * (tests/layering/call_graph.t checks each flavour):
  *   tvm_backend.c   the vtable and dh_backend_entry
  *   tvm_raw.c       tvm-cpu's raw twin (backends/common/host_memcpy_twin.c)
+ *   tvm_libs.c      any TVM DeviceAPI: DEVHARNESS_TVM_LIBS probed, one backend per
+ *                   device_api.<name> (more_backends; cpu flavour only)
  *   tvm_stream.c    stream entries
  *   tvm_memory.c    data space, workspaces, copies
- *   tvm_device.c    loading TVM and the adapter (init), availability, attributes
+ *   tvm_device.c    loading TVM and the adapter (init), the device sets of the
+ *                   libraries, availability, attributes
  *   tvm_adapter.cc  the C++ adapter over tvm::runtime::DeviceAPI, a library of its own
  *                   (tvm/libdh_tvm_adapter.so) that tvm_device.c dlopens
  */
