@@ -260,6 +260,10 @@ typedef struct dh_raw_twin {
  * The backend struct
  *===========================================================================*/
 
+/* How a plugin's more_backends (ABI 1.2, below) records a refusal: origin is the file
+ * it gave up on, message one line naming it and why. */
+typedef void (*dh_backend_refuse_fn)(const char* origin, const char* message);
+
 typedef struct dh_backend {
   /*-- header (never moves) --*/
   size_t struct_size;   /* sizeof(dh_backend_t) the plugin was compiled with */
@@ -388,8 +392,7 @@ typedef struct dh_backend {
    * refusal of dh_plugin_refusal). `refuse(origin, message)` records, as a refusal,
    * something the plugin tried and gave up on (a library that would not load): origin
    * is the file, message one line naming it and why. */
-  size_t (*more_backends)(const struct dh_backend** out, size_t max,
-                          void (*refuse)(const char* origin, const char* message));
+  size_t (*more_backends)(const struct dh_backend** out, size_t max, dh_backend_refuse_fn refuse);
 } dh_backend_t;
 
 /* Smallest struct_size the loader accepts: every required field, through
