@@ -485,8 +485,13 @@ int dh_device_api_get(const char* name, const dh_backend_t** out_backend) {
       used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ":" : "", dh_text_quote(fi, q, sizeof q));
   }
   folders_free(&folders);
-  dh_error_set(DH_KIND_KEY_ERROR, "Device API %s is not enabled: no plugin libdevharness_%s.so found in %s", shown,
-               shown, list);
+  /* a refusal may be why (a library of more_backends, a plugin of another file name) */
+  char why[600] = "";
+  if (g_num_refusals > 0)
+    snprintf(why, sizeof why, "; %zu refused (`devharness info` lists them), the last: %.480s", g_num_refusals,
+             g_refusals[g_num_refusals - 1].message);
+  dh_error_set(DH_KIND_KEY_ERROR, "Device API %s is not enabled: no plugin libdevharness_%s.so found in %s%s", shown,
+               shown, list, why);
   pthread_mutex_unlock(&g_load_mu);
   return -1;
 }

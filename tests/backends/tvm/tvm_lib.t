@@ -110,8 +110,10 @@ def main():
        "\n".join(refused))
 
     rc, out, err = run(["conformance", "--tvm-lib", NONE, "--device", "tvm-ext_dev:0"])
-    ok(rc == 2 and "tvm-ext_dev" in err and len(err.strip().splitlines()) == 1,
-       "--device of a refused library's device: exit 2, one line (exit %s)" % rc, out[-800:] + err)
+    ok(rc == 2 and "tvm-ext_dev" in err and len(err.strip().splitlines()) == 1 and
+       "the last: %s: refused as a TVM library: registers no device_api" % NONE in err,
+       "--device of a refused library's device: exit 2, one line ending with the refusal (exit %s)" % rc,
+       out[-800:] + err)
 
     rc, out, err = run(["conformance", "--tvm-lib", EXAMPLE, "--tvm-lib", FAULTY, "--device", "tvm-ext_dev:0",
                         "--profile", "tvm", "--filter", "copy.*"])
