@@ -3,7 +3,7 @@
 # device_api.ext_dev, and a faulty variant of it (-DDH_EXAMPLE_FAULTY: its D2H copy
 # ignores the source's byte offset). `make examples` builds both into
 # $(BUILD)/examples/; `make test` builds them too (tests/backends/tvm/ uses them).
-# Built only where the venv has TVM's headers (as backends/tvm's adapter).
+# Needs the project venv's apache-tvm headers and libraries (make deps), as backends/tvm's adapter.
 DH_EXAMPLE_DIR := $(BUILD)/examples
 DH_EXAMPLE_LIBS := $(DH_EXAMPLE_DIR)/libdh_example_device_api.so $(DH_EXAMPLE_DIR)/libdh_example_device_api_faulty.so
 DH_EXAMPLE_CXXFLAGS := -std=c++17 -O2 -g -fPIC -Wall -Wextra -Werror -fvisibility=hidden \
