@@ -2,7 +2,8 @@
  * tests/runtime/test_plugin.c — the plugin loader (device_api.h "Plugins") against
  * the test plugins of tests/runtime/plugins/test_backend.c: each refusal names the
  * file and the reason; a good plugin registers device_api.<name> and its functions;
- * newer/older minors; lazy once-only init; DEVHARNESS_PLUGIN_PATH discovery.
+ * newer/older minors; lazy once-only init; DEVHARNESS_PLUGIN_PATH discovery; ABI 1.2
+ * more_backends (each further struct checked like the plugin's own).
  */
 #include "rt_test.h"
 
@@ -312,6 +313,37 @@ static void test_plugin_path_discovery(void** state) {
   rmdir(dir);
 }
 
+/* ABI 1.2: the further backends of more_backends are registered when they pass the
+ * plugin's checks, and each that does not is a refusal naming the file and the
+ * reason, as is what the plugin reports through refuse; the plugin itself stays. */
+static void test_more_backends(void** state) {
+  (void)state;
+  size_t before = dh_plugin_refusal_count();
+  const dh_backend_t* b = NULL;
+  assert_int_equal(dh_plugin_load(plugin("rtmore"), &b), 0);
+  assert_string_equal(b->name, "rtmore");
+  const dh_backend_t* a = NULL;
+  assert_int_equal(dh_device_api_get("rtmore-a", &a), 0);
+  assert_int_equal(a->device_type, 26);
+  assert_int_equal(dh_backend_init(a), 0);
+  const dh_backend_t* by_type = NULL;
+  assert_int_equal(dh_device_api_get_by_type(26, &by_type), 0);
+  assert_ptr_equal(by_type, a);
+  assert_int_equal(dh_device_api_get("rtmore-b", NULL), -1);
+  assert_int_equal(dh_plugin_refusal_count(), before + 3);
+  int gave_up = 0, dup_type = 0, bad_name = 0;
+  for (size_t i = before; i < dh_plugin_refusal_count(); i++) {
+    const char* m = dh_plugin_refusal(i);
+    gave_up += strcmp(m, "/rt/more.so: refused: rtmore gave up on it") == 0;
+    dup_type += strstr(m, "device type 25") != NULL && strstr(m, "already served by backend 'rtmore'") != NULL &&
+                strstr(m, plugin("rtmore")) == m;
+    bad_name += strstr(m, "backend name 'Bad' does not match") != NULL;
+  }
+  assert_int_equal(gave_up, 1);
+  assert_int_equal(dup_type, 1);
+  assert_int_equal(bad_name, 1);
+}
+
 /* An accepted plugin stays mapped after dh_plugins_unload_all (the vendor stacks under
  * a real plugin keep threads running in it); a refused one is unmapped; loading the
  * accepted file again works and initialises it again. */
@@ -347,6 +379,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_device_api_get_not_enabled, teardown),
       cmocka_unit_test_teardown(test_plugin_path_discovery, teardown),
       cmocka_unit_test_teardown(test_unload_keeps_accepted_plugins_mapped, teardown),
+      cmocka_unit_test_teardown(test_more_backends, teardown),
   };
   cmocka_set_message_output(CM_OUTPUT_TAP);
   return cmocka_run_group_tests(tests, NULL, NULL);

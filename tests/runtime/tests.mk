@@ -53,6 +53,7 @@ $(eval $(call rt_test_plugin,rtnullsync,NULLSYNC))
 $(eval $(call rt_test_plugin,rtbadname,BADNAME))
 $(eval $(call rt_test_plugin,rtdupname,DUPNAME))
 $(eval $(call rt_test_plugin,rtduptype,DUPTYPE))
+$(eval $(call rt_test_plugin,rtmore,MORE))
 RT_PLUGINS += $(RT_PLUGIN_DIR)/libdevharness_bogus.so
 $(RT_PLUGIN_DIR)/libdevharness_bogus.so: tests/runtime/tests.mk
 	@mkdir -p $(@D)

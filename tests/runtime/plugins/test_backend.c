@@ -12,6 +12,9 @@
  *   NOENTRY    no dh_backend_entry    NULLENTRY  entry returns NULL
  *   NULLSYNC   stream_sync NULL       BADNAME    name "Bad-Name"
  *   DUPNAME    name "rtgood", type 23 DUPTYPE    "rtduptype", type 9
+ *   MORE       "rtmore", type 25, ABI 1.2 more_backends: "rtmore-a" type 26 (good),
+ *              "rtmore-b" type 25 (taken by rtmore), "Bad" (bad name), and one
+ *              refuse("/rt/more.so", ...) of something it gave up on
  * Memory is malloc'd host memory (handles are host pointers).
  */
 #include <stdlib.h>
@@ -28,6 +31,9 @@
 #elif defined(RT_VARIANT_INITFAIL)
 #define RT_NAME "rtinitfail"
 #define RT_TYPE 22
+#elif defined(RT_VARIANT_MORE)
+#define RT_NAME "rtmore"
+#define RT_TYPE 25
 #elif defined(RT_VARIANT_BADNAME)
 #define RT_NAME "Bad-Name"
 #define RT_TYPE 24
@@ -186,6 +192,24 @@ static rt_backend_newer_t g_backend = {
     .future = {&g_backend, &g_backend, &g_backend, &g_backend},
 };
 
+#if defined(RT_VARIANT_MORE)
+static dh_backend_t g_more[3];
+static size_t rt_more_backends(const dh_backend_t** out, size_t max, dh_backend_refuse_fn refuse) {
+  static const char* const kNames[3] = {"rtmore-a", "rtmore-b", "Bad"};
+  static const int32_t kTypes[3] = {26, 25, 27};
+  refuse("/rt/more.so", "/rt/more.so: refused: rtmore gave up on it");
+  size_t n = 0;
+  for (size_t i = 0; i < 3 && n < max; i++) {
+    g_more[i] = g_backend.base;
+    g_more[i].name = kNames[i];
+    g_more[i].device_type = kTypes[i];
+    g_more[i].more_backends = NULL;
+    out[n++] = &g_more[i];
+  }
+  return n;
+}
+#endif
+
 static void setup_variant(void) {
   dh_backend_t* b = &g_backend.base;
   (void)b;
@@ -204,6 +228,8 @@ static void setup_variant(void) {
   b->struct_size = DH_BACKEND_SIZE_V1_0 - sizeof(size_t);
 #elif defined(RT_VARIANT_NULLSYNC)
   b->stream_sync = NULL;
+#elif defined(RT_VARIANT_MORE)
+  b->more_backends = rt_more_backends;
 #endif
 }
 
