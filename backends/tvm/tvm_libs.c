@@ -35,7 +35,7 @@
 
 #if !DH_TVM_CUDA
 
-#define PROBE_TIMEOUT_S 30 /* per library: TVM's runtime and the library load in it */
+#define PROBE_TIMEOUT_S 30 /* per library (DEVHARNESS_TVM_PROBE_TIMEOUT_S overrides, 1..3600) */
 #define PROBE_MAX 65536    /* bytes of the probe's answer kept */
 
 /*---------------------------------------------------------------- the probe child */
@@ -105,8 +105,15 @@ static void probe(const char* lib, int fd) {
   say(fd, "K\n", "", 0, 0);
 }
 
+static int probe_timeout_s(void) {
+  const char* e = getenv("DEVHARNESS_TVM_PROBE_TIMEOUT_S");
+  long v = e && *e ? strtol(e, NULL, 10) : 0;
+  return v >= 1 && v <= 3600 ? (int)v : PROBE_TIMEOUT_S;
+}
+
 /* What the child said (malloc'd, NUL-terminated) and how it ended, in note. */
 static char* run_probe(const char* lib, char* note, size_t note_size) {
+  const int timeout_s = probe_timeout_s();
   int p[2];
   note[0] = '\0';
   if (pipe(p) != 0) {
@@ -130,7 +137,7 @@ static char* run_probe(const char* lib, char* note, size_t note_size) {
   close(p[1]);
   char* buf = calloc(1, PROBE_MAX + 1);
   size_t got = 0;
-  time_t end = time(NULL) + PROBE_TIMEOUT_S;
+  time_t end = time(NULL) + timeout_s;
   int timed_out = 0;
   for (;;) {
     struct pollfd pf = {p[0], POLLIN, 0};
@@ -153,7 +160,7 @@ static char* run_probe(const char* lib, char* note, size_t note_size) {
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
   }
   if (timed_out)
-    snprintf(note, note_size, "hung for %d s while loading (killed)", PROBE_TIMEOUT_S);
+    snprintf(note, note_size, "hung for %d s while loading (killed)", timeout_s);
   else if (WIFSIGNALED(st))
     snprintf(note, note_size, "ended by signal %d (%s) while loading", WTERMSIG(st), strsignal(WTERMSIG(st)));
   else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)

@@ -5,11 +5,15 @@
 # through --tvm-lib / DEVHARNESS_TVM_LIBS, with the example of examples/tvm-device-api/
 # and the libraries below that must be refused.
 TEST_SCRIPTS += tests/backends/tvm/tvm.t tests/backends/tvm/tvm_lib.t
-DH_TVMLIB_TEST_LIBS := $(BUILD)/tests/tvm/libtvmlib_dup.so $(BUILD)/tests/tvm/libtvmlib_none.so
+DH_TVMLIB_TEST_LIBS := $(BUILD)/tests/tvm/libtvmlib_dup.so $(BUILD)/tests/tvm/libtvmlib_none.so \
+    $(BUILD)/tests/tvm/libtvmlib_hang.so
 test: $(DH_TVMLIB_TEST_LIBS)
 $(BUILD)/tests/tvm/libtvmlib_dup.so: tests/backends/tvm/tvmlib_dup.cc | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CXX) $(DH_EXAMPLE_CXXFLAGS) -o $@ $< $(DH_EXAMPLE_LDFLAGS)
 $(BUILD)/tests/tvm/libtvmlib_none.so: tests/backends/tvm/tvmlib_none.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -Wall -Wextra -Werror -fPIC -shared -o $@ $<
+$(BUILD)/tests/tvm/libtvmlib_hang.so: tests/backends/tvm/tvmlib_hang.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -Wall -Wextra -Werror -fPIC -shared -o $@ $<

@@ -7,7 +7,7 @@ Acceptance: the example DeviceAPI of examples/tvm-device-api/ (device_api.ext_de
 the devices tvm-ext_dev:N, `conformance --tvm-lib <example.so> --device tvm-ext_dev:0
 --profile tvm` exits 0; its faulty variant (D2H ignores byte_offset) exits 1 naming
 copy.d2h_offsets; a library that aborts at load (a duplicate registration), one that is
-not a library, one that registers nothing and a missing file are each refused with a
+not a library, one that registers nothing, one that hangs and a missing file are each refused with a
 one-line reason while the other devices still run (exit 0; exit 2 when --device names
 a device of the refused library); two libraries registering the same name: the second
 is refused; `info --tvm-lib` lists the device with the capabilities found from the
@@ -25,6 +25,7 @@ EXAMPLE = os.path.join(BUILD, "examples", "libdh_example_device_api.so")
 FAULTY = os.path.join(BUILD, "examples", "libdh_example_device_api_faulty.so")
 DUP = os.path.join(BUILD, "tests", "tvm", "libtvmlib_dup.so")
 NONE = os.path.join(BUILD, "tests", "tvm", "libtvmlib_none.so")
+HANG = os.path.join(BUILD, "tests", "tvm", "libtvmlib_hang.so")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 from taplib import ok  # noqa: E402  (tests/taplib.py)
 
@@ -47,7 +48,7 @@ def main():
     if not DH or not os.path.exists(DH):
         print("1..0 # SKIP DEVHARNESS not set or missing")
         return 0
-    missing = [p for p in (EXAMPLE, FAULTY, DUP, NONE) if not os.path.exists(p)]
+    missing = [p for p in (EXAMPLE, FAULTY, DUP, NONE, HANG) if not os.path.exists(p)]
     if missing:
         print("1..0 # SKIP not built (make examples; the venv has no TVM headers?): %s" % missing)
         return 0
@@ -55,7 +56,7 @@ def main():
     if rc != 0:
         print("1..0 # SKIP TVM's runtime does not load here: %s" % (out + err).strip()[-300:])
         return 0
-    print("1..12")
+    print("1..13")
 
     rc, out, err = run(["conformance", "--tvm-lib", EXAMPLE, "--device", "tvm-ext_dev:0", "--profile", "tvm"])
     res = cases(out)
@@ -121,6 +122,13 @@ def main():
                              % (re.escape(FAULTY), re.escape(EXAMPLE)), out, re.M),
        "two libraries registering device_api.ext_dev: the second is refused, the first one runs (exit %s)"
        % rc, out[:1500] + err)
+
+    rc, out, err = run(["conformance", "--tvm-lib", HANG, "--tvm-lib", EXAMPLE, "--device", "tvm-ext_dev:0",
+                        "--filter", "copy.d2h_offsets"], env={"DEVHARNESS_TVM_PROBE_TIMEOUT_S": "2"})
+    ok(rc == 0 and re.search(r"^# refused plugin: %s: refused as a TVM library: hung for 2 s while loading \(killed\)$"
+                             % re.escape(HANG), out, re.M) and cases(out) and all(g for g, _, _ in cases(out)),
+       "a library that hangs at load is refused when the probe's timeout runs out; the next library runs "
+       "(exit %s)" % rc, out[:1500] + err)
 
     rc, out, err = run(["info", "--tvm-lib", ""])
     ok(rc == 2 and err.startswith("devharness info: --tvm-lib") and len(err.strip().splitlines()) == 1,
