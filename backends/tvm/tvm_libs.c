@@ -130,7 +130,8 @@ static char* run_probe(const char* lib, char* note, size_t note_size) {
   }
   if (pid == 0) {
     close(p[0]);
-    dup2(p[1], 2); /* what the library prints before it dies goes into the refusal */
+    dup2(p[1], 1); /* what the library prints never reaches the TAP on stdout, */
+    dup2(p[1], 2); /* and what it prints before it dies goes into the refusal */
     probe(lib, p[1]);
     _exit(0);
   }
