@@ -179,11 +179,21 @@ int device_type_of(const char* name) {
   return -1;
 }
 
+int rpc_connect(const char* host, int port, const char* key, int* out_index, dh_tvm_err_t* err) {
+  return guarded(err, [&] {
+    static std::vector<tvm::ffi::Any>* sessions = new std::vector<tvm::ffi::Any>();  // to exit
+    tvm::ffi::Any sess = tvm::ffi::Function::GetGlobalRequired("rpc.Connect")(std::string(host), port,
+                                                                               std::string(key), false);
+    *out_index = tvm::ffi::Function::GetGlobalRequired("rpc.SessTableIndex")(sess).cast<int>();
+    sessions->push_back(sess);
+  });
+}
+
 const dh_tvm_adapter_t kAdapter = {
     get_api,         get_attr,          get_target_property, set_device,      alloc_data_space,
     free_data_space, alloc_workspace,   free_workspace,      copy_data_from_to, create_stream,
     free_stream,     set_stream,        get_current_stream,  stream_sync,     sync_stream_from_to,
-    pointer_arithmetic_on_host, list_device_apis, get_api_by_name, device_type_of,
+    pointer_arithmetic_on_host, list_device_apis, get_api_by_name, device_type_of, rpc_connect,
 };
 
 }  // namespace

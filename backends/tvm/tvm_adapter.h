@@ -81,6 +81,11 @@ typedef struct dh_tvm_adapter {
   /* TVM's DLDeviceType for a device name of DLDeviceType2Str ("ext_dev" -> 12), -1
    * when TVM has none (apache/tvm 0.27 include/tvm/runtime/device_api.h:319-355). */
   int (*device_type_of)(const char* name);
+  /* A TVM RPC session to the server at host:port (TVM's "rpc.Connect", key "" = any
+   * server), kept open to exit; *out_index is its session table index: the remote
+   * device t is TVM's device type (index + 1) * 128 + t (apache/tvm 0.27
+   * include/tvm/runtime/device_api.h kRPCSessMask, python/tvm/rpc/client.py). */
+  int (*rpc_connect)(const char* host, int port, const char* key, int* out_index, dh_tvm_err_t* err);
 } dh_tvm_adapter_t;
 
 #define DH_TVM_ADAPTER_SYMBOL "dh_tvm_adapter"

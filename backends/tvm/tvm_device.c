@@ -236,12 +236,34 @@ static int32_t count_set(dh_tvm_set_t* s) {
   return n;
 }
 
+/* init of a TVM RPC set: a session of this process to its server, then the remote
+ * device type's DeviceAPI (TVM's RPCDeviceAPI). Caller holds g_load_mu, TVM loaded. */
+static void rpc_set_init(dh_tvm_set_t* s) {
+  dh_tvm_err_t e;
+  int idx = -1;
+  void* api = NULL;
+  if (dh_tvm_a->rpc_connect(s->rpc_host, s->rpc_port, "", &idx, &e) != 0) {
+    set_why(s, "TVM RPC %s:%d: cannot connect: %s: %s", s->rpc_host, s->rpc_port, e.kind, e.message);
+    return;
+  }
+  s->tvm_type = (idx + 1) * 128 + s->base_type;
+  if (dh_tvm_a->get_api((DLDevice){(DLDeviceType)s->tvm_type, 0}, &api, &e) != 0 || api == NULL) {
+    set_why(s, "TVM RPC %s:%d: no DeviceAPI for %s", s->rpc_host, s->rpc_port, s->api_name);
+    return;
+  }
+  s->api = api;
+  /* a remote CPU answers kExist 1 for any id, as tvm-cpu's: one device, the host */
+  s->count = s->base_type == kDLCPU ? 1 : count_set(s);
+}
+
 int dh_tvm_set_init(int i) {
   dh_tvm_set_t* s = &dh_tvm_sets[i];
   pthread_mutex_lock(&g_load_mu);
   s->reason[0] = '\0';
   if (load_locked_ok() != 0) {
     set_why(s, "%s", dh_tvm_reason);
+  } else if (s->rpc_port > 0) {
+    rpc_set_init(s);
   } else if (load_libs() != 0) {
     set_why(s, "%s", g_libs_reason);
   } else {

@@ -65,7 +65,8 @@ extern const dh_raw_twin_t dh_tvm_raw_twin; /* tvm_raw.c */
 #endif
 
 /* ---- tvm_device.c: the device sets of the libraries named by DEVHARNESS_TVM_LIBS
- * (found by tvm_libs.c in the cpu flavour; README.md "Any TVM DeviceAPI") */
+ * and of the TVM RPC servers named by DEVHARNESS_TVM_RPC (found by tvm_libs.c in the
+ * cpu flavour; README.md "Any TVM DeviceAPI", "Remote devices over TVM RPC") */
 #define DH_TVM_MAX_SETS 8 /* device sets from libraries, per process */
 #define DH_TVM_MAX_LIBS 8 /* libraries in DEVHARNESS_TVM_LIBS */
 typedef struct dh_tvm_set {
@@ -77,6 +78,10 @@ typedef struct dh_tvm_set {
   int32_t count;                   /* devices (kExist from id 0), after dh_tvm_set_init */
   uint32_t caps;                   /* found by the probe (tvm_libs.c) */
   int lib;                         /* index into dh_tvm_libs of the library that registers it */
+  char rpc_host[256];              /* TVM RPC sets: the server (rpc_port > 0), else "" */
+  int rpc_port;
+  int32_t base_type;               /* TVM RPC sets: the remote DLDeviceType (tvm_type is
+                                      (session index + 1) * 128 + it, after init) */
   void* api;                       /* TVM's DeviceAPI*, after dh_tvm_set_init */
   char reason[1024];               /* why no device */
   dh_backend_t backend;            /* what the loader registers (more_backends) */
@@ -117,7 +122,7 @@ DH_BACKEND_DECLARE_DEVICE_ENTRIES(dh_tvm);
 /* ---- tvm_libs.c (cpu flavour; NULL entry in tvm-cuda) */
 /* more_backends (backend.h, ABI 1.2): probes each library of DEVHARNESS_TVM_LIBS in a
  * forked child and returns one backend per device_api.<name> it registers. */
-size_t dh_tvm_more_backends(const dh_backend_t** out, size_t max, void (*refuse)(const char* origin, const char* message));
+size_t dh_tvm_more_backends(const dh_backend_t** out, size_t max, dh_backend_refuse_fn refuse);
 
 /* ---- tvm_memory.c */
 DH_BACKEND_DECLARE_MEMORY_ENTRIES(dh_tvm);

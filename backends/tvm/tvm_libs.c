@@ -111,8 +111,52 @@ static int probe_timeout_s(void) {
   return v >= 1 && v <= 3600 ? (int)v : PROBE_TIMEOUT_S;
 }
 
+/* The remote device types of the TVM RPC server "host:port" that exist (kExist of id
+ * 0 through TVM's RPCDeviceAPI), as probe's "S" lines, with TVM's name and type. */
+static void probe_rpc(const char* hostport, int fd) {
+  char host[256];
+  const char* colon = strrchr(hostport, ':');
+  snprintf(host, sizeof host, "%.*s", (int)(colon - hostport), hostport);
+  dh_tvm_err_t e;
+  int idx = -1, found = 0;
+  if (dh_tvm_load() != 0) {
+    say(fd, "E\tTVM's runtime does not load: %s\n", dh_tvm_reason, 0, 0);
+    return;
+  }
+  if (dh_tvm_a->rpc_connect(host, atoi(colon + 1), "", &idx, &e) != 0) {
+    say(fd, "E\tcannot connect: %s\n", e.message, 0, 0);
+    return;
+  }
+  for (int t = 1; t < 20; t++) {
+    static const char* const kNames[20] = {NULL,     "cpu",     "cuda",   NULL,     "opencl", NULL,      NULL,
+                                           "vulkan", "metal",   NULL,     "rocm",   NULL,     "ext_dev", NULL,
+                                           "oneapi", "webgpu",  "hexagon"};
+    void* api = NULL;
+    dh_tvm_value_t v;
+    DLDevice d0 = {(DLDeviceType)((idx + 1) * 128 + t), 0};
+    if (kNames[t] == NULL || dh_tvm_a->get_api(d0, &api, &e) != 0 || api == NULL ||
+        dh_tvm_a->get_attr(api, d0, 0, &v, &e) != 0 || v.type != DH_TVM_VALUE_INT || v.v_int == 0)
+      continue;
+    unsigned caps = dh_tvm_a->pointer_arithmetic_on_host(api) ? DH_CAP_HOST_POINTER_ARITHMETIC : 0;
+    void* stream = NULL;
+    if (dh_tvm_a->create_stream(api, d0, &stream, &e) == 0 && stream != NULL)
+      dh_tvm_a->free_stream(api, d0, stream, &e);
+    else
+      caps |= DH_CAP_SINGLE_QUEUE;
+    char name[64];
+    snprintf(name, sizeof name, "device_api.%s", kNames[t]);
+    say(fd, "S\t%s\t%ld\t%u\n", name, t, caps);
+    found++;
+  }
+  if (!found) {
+    say(fd, "E\tthe server has no device (kExist 0 for id 0 of every device type)%s\n", "", 0, 0);
+    return;
+  }
+  say(fd, "K\n", "", 0, 0);
+}
+
 /* What the child said (malloc'd, NUL-terminated) and how it ended, in note. */
-static char* run_probe(const char* lib, char* note, size_t note_size) {
+static char* run_probe(void (*probe)(const char*, int), const char* lib, char* note, size_t note_size) {
   const int timeout_s = probe_timeout_s();
   int p[2];
   note[0] = '\0';
@@ -202,12 +246,11 @@ static const struct {
                                     SET_ROW(4), SET_ROW(5), SET_ROW(6), SET_ROW(7)};
 
 /* The devharness device type of a set (README.md "Device types"): TVM's own DLPack type
- * where no loaded backend serves it, else 48 + it (as tvm-cpu 49, tvm-cuda 50); 0 when
- * both are taken or out of range. */
+ * where no loaded backend serves it, else 48 + it (as tvm-cpu 49, tvm-cuda 50), else
+ * the highest free type from 63 down to 32; 0 when none is free. */
 static int32_t pick_type(int32_t tvm_type) {
-  int32_t cand[2] = {tvm_type, 48 + tvm_type};
-  for (int k = 0; k < 2; k++) {
-    int32_t t = cand[k];
+  for (int k = 0; k < 34; k++) {
+    int32_t t = k == 0 ? tvm_type : k == 1 ? 48 + tvm_type : 63 - (k - 2);
     if (t <= 0 || t >= 64 || t == DH_TVM_DEVICE_TYPE || dh_tvm_set_of(t) != NULL) continue;
     const dh_backend_t* other = NULL;
     int taken = dh_device_api_get_by_type(t, &other) == 0;
@@ -249,104 +292,146 @@ static void fill_backend(int i) {
   b->default_profile = "tvm";
 }
 
-/* One "S" line of the probe: a new set of library lib, or a refusal of that name. */
-static void add_set(const char* lib_path, int lib, char* line, void (*refuse)(const char*, const char*)) {
-  char msg[PATH_MAX + 512];
-  char* name = strtok(line + 2, "\t");
+/* One "S" line of the probe: a new set of library lib (or, when port > 0, of the
+ * server host:port, the lib-th of DEVHARNESS_TVM_RPC), or a refusal of that name. */
+static void add_set(const char* origin, int lib, const char* host, int port, char* line,
+                    dh_backend_refuse_fn refuse) {
+  char msg[PATH_MAX + 512], name[48];
+  char* api_name = strtok(line + 2, "\t");
   char* type_s = strtok(NULL, "\t");
   char* caps_s = strtok(NULL, "\t");
-  if (name == NULL || type_s == NULL || caps_s == NULL) return;
+  if (api_name == NULL || type_s == NULL || caps_s == NULL) return;
   int32_t type = (int32_t)strtol(type_s, NULL, 10), dh_type = type > 0 ? pick_type(type) : 0;
-  const char* short_name = name + strlen("device_api.");
-  for (int j = 0; j < dh_tvm_num_sets; j++)
-    if (strcmp(dh_tvm_sets[j].api_name, name) == 0) {
-      snprintf(msg, sizeof msg, "%s: refused: registers %s, as %s before it (one registration per name)", lib_path, name,
-               dh_tvm_libs[dh_tvm_sets[j].lib]);
-      {
-      refuse(lib_path, msg);
+  const char* short_name = api_name + strlen("device_api.");
+  if (port > 0 && lib == 0) /* the first server: tvm-rpc-cpu; the k-th: tvm-rpc<k>-cpu */
+    snprintf(name, sizeof name, "tvm-rpc-%.24s", short_name);
+  else if (port > 0)
+    snprintf(name, sizeof name, "tvm-rpc%d-%.24s", lib + 1, short_name);
+  else
+    snprintf(name, sizeof name, "tvm-%.40s", short_name);
+  for (int j = 0; j < dh_tvm_num_sets; j++) {
+    if (port == 0 && dh_tvm_sets[j].rpc_port == 0 && strcmp(dh_tvm_sets[j].api_name, api_name) == 0) {
+      snprintf(msg, sizeof msg, "%s: refused: registers %s, as %s before it (one registration per name)", origin,
+               api_name, dh_tvm_libs[dh_tvm_sets[j].lib]);
+      refuse(origin, msg);
       return;
     }
-    }
-  if (type <= 0 || dh_type == 0 || dh_tvm_num_sets >= DH_TVM_MAX_SETS || strlen(short_name) > 40) {
-    snprintf(msg, sizeof msg, "%s: %s: refused: %s", lib_path, name,
-             type <= 0 ? "not a TVM device type name (TVM's DLDeviceType2Str), so TVM's DeviceAPI::Get cannot reach it"
-             : dh_type == 0 ? "no free devharness device type (its DLPack type and 48 + it are taken)"
-                            : "too many device sets or too long a name");
-    {
-      refuse(lib_path, msg);
+    if (strcmp(dh_tvm_sets[j].name, name) == 0) {
+      snprintf(msg, sizeof msg, "%s: refused: %s is already a device set", origin, name);
+      refuse(origin, msg);
       return;
     }
   }
+  if (type <= 0 || dh_type == 0 || dh_tvm_num_sets >= DH_TVM_MAX_SETS || strlen(short_name) > 40) {
+    snprintf(msg, sizeof msg, "%s: %s: refused: %s", origin, api_name,
+             type <= 0 ? "not a TVM device type name (TVM's DLDeviceType2Str), so TVM's DeviceAPI::Get cannot reach it"
+             : dh_type == 0 ? "no free devharness device type"
+                            : "too many device sets or too long a name");
+    refuse(origin, msg);
+    return;
+  }
   dh_tvm_set_t* s = &dh_tvm_sets[dh_tvm_num_sets];
   memset(s, 0, sizeof *s);
-  snprintf(s->name, sizeof s->name, "tvm-%s", short_name);
-  snprintf(s->api_name, sizeof s->api_name, "%s", name);
-  snprintf(s->description, sizeof s->description, "TVM DeviceAPI %s from %s", name, lib_path);
+  snprintf(s->name, sizeof s->name, "%s", name);
+  snprintf(s->api_name, sizeof s->api_name, "%s", api_name);
+  if (port > 0)
+    snprintf(s->description, sizeof s->description, "TVM RPC %s:%d, the remote %s", host, port, api_name);
+  else
+    snprintf(s->description, sizeof s->description, "TVM DeviceAPI %s from %s", api_name, origin);
   snprintf(s->reason, sizeof s->reason, "not initialised");
-  s->tvm_type = type;
+  snprintf(s->rpc_host, sizeof s->rpc_host, "%s", host ? host : "");
+  s->rpc_port = port;
+  s->base_type = type;
+  s->tvm_type = port > 0 ? 0 : type; /* RPC: set by init, from the session's index */
   s->dh_type = dh_type;
   s->caps = (uint32_t)strtoul(caps_s, NULL, 10);
-  s->lib = lib;
+  s->lib = port > 0 ? -1 : lib;
   fill_backend(dh_tvm_num_sets);
   dh_tvm_num_sets++;
 }
 
+/* The probe's answer, or NULL after refusing origin with what went wrong (as_what:
+ * "a TVM library", "a TVM RPC server"). */
+static char* probe_or_refuse(void (*probe)(const char*, int), const char* arg, const char* origin,
+                             const char* as_what, dh_backend_refuse_fn refuse) {
+  char note[256], msg[PATH_MAX + 1024];
+  char* out = run_probe(probe, arg, note, sizeof note);
+  const char* err = out ? strstr(out, "\nE\t") : NULL;
+  if (out != NULL && strncmp(out, "E\t", 2) == 0) err = out - 1;
+  if (!note[0] && err == NULL && out != NULL && (strncmp(out, "K\n", 2) == 0 || strstr(out, "\nK\n") != NULL))
+    return out;
+  char said[240] = "";
+  if (err != NULL) {
+    snprintf(said, sizeof said, "%s", err + 3);
+  } else if (out != NULL) { /* what the library or TVM printed: the line of the error
+                               (what(): ..., ...Error: ...), else the first one */
+    for (char* l = strtok(out, "\n"); l != NULL; l = strtok(NULL, "\n")) {
+      if (l[0] == 'S' && l[1] == '\t') continue;
+      char* w = strstr(l, "what():");
+      if (w != NULL || strstr(l, "Error") != NULL) {
+        snprintf(said, sizeof said, "%s", w ? w + 7 + strspn(w + 7, " ") : l);
+        break;
+      }
+      if (!said[0]) snprintf(said, sizeof said, "%s", l);
+    }
+  }
+  char* nl = strchr(said, '\n');
+  if (nl) *nl = '\0';
+  snprintf(msg, sizeof msg, "%s: refused as %s: %s%s%s%s", origin, as_what, note[0] ? note : said,
+           note[0] && said[0] ? " (it said: " : "", note[0] && said[0] ? said : "", note[0] && said[0] ? ")" : "");
+  free(out);
+  refuse(origin, msg);
+  return NULL;
+}
+
+/* Adds the "S" lines of a probe's answer (consumed) as sets. */
+static void add_sets(char* out, const char* origin, int lib, const char* host, int port, dh_backend_refuse_fn refuse) {
+  for (char *l = out, *next; l != NULL && *l; l = next) {
+    next = strchr(l, '\n');
+    if (next) *next++ = '\0';
+    if (strncmp(l, "S\t", 2) == 0) add_set(origin, lib, host, port, l, refuse);
+  }
+}
+
+/* One TVM RPC server "HOST:PORT": probed, then a set per remote device type that has a
+ * device, or refused with the reason. */
+static void take_rpc(const char* hostport, int k, dh_backend_refuse_fn refuse) {
+  char msg[1024], host[256];
+  const char* colon = strrchr(hostport, ':');
+  long port = colon ? strtol(colon + 1, NULL, 10) : 0;
+  if (colon == NULL || colon == hostport || (size_t)(colon - hostport) >= sizeof host || port < 1 || port > 65535) {
+    snprintf(msg, sizeof msg, "%s: refused: not HOST:PORT (a TVM RPC server)", hostport);
+    refuse(hostport, msg);
+    return;
+  }
+  snprintf(host, sizeof host, "%.*s", (int)(colon - hostport), hostport);
+  char* out = probe_or_refuse(probe_rpc, hostport, hostport, "a TVM RPC server", refuse);
+  if (out == NULL) return;
+  add_sets(out, hostport, k, host, (int)port, refuse);
+  free(out);
+}
+
 /* One library: probed, then its sets added, or refused with the reason. */
-static void take_library(const char* given, void (*refuse)(const char*, const char*)) {
-  char real[PATH_MAX], note[256], msg[PATH_MAX + 1024];
+static void take_library(const char* given, dh_backend_refuse_fn refuse) {
+  char real[PATH_MAX], msg[PATH_MAX + 1024];
   if (realpath(given, real) == NULL) {
     snprintf(msg, sizeof msg, "%s: refused: cannot open TVM library: %s", given, strerror(errno));
-    {
-      refuse(given, msg);
-      return;
-    }
+    refuse(given, msg);
+    return;
   }
   for (int i = 0; i < dh_tvm_num_libs; i++)
     if (strcmp(dh_tvm_libs[i], real) == 0) return; /* named twice: once */
   if (dh_tvm_num_libs >= DH_TVM_MAX_LIBS) {
     snprintf(msg, sizeof msg, "%s: refused: more than %d TVM libraries", given, DH_TVM_MAX_LIBS);
-    {
-      refuse(given, msg);
-      return;
-    }
+    refuse(given, msg);
+    return;
   }
-  char* out = run_probe(real, note, sizeof note);
-  const char* err = out ? strstr(out, "\nE\t") : NULL;
-  if (out != NULL && strncmp(out, "E\t", 2) == 0) err = out - 1;
-  if (note[0] || err != NULL || out == NULL || (strncmp(out, "K\n", 2) != 0 && strstr(out, "\nK\n") == NULL)) {
-    char said[240] = "";
-    if (err != NULL) {
-      snprintf(said, sizeof said, "%s", err + 3);
-    } else if (out != NULL) { /* what the library or TVM printed: the line of the error
-                                 (what(): ..., ...Error: ...), else the first one */
-      for (char* l = strtok(out, "\n"); l != NULL; l = strtok(NULL, "\n")) {
-        if (l[0] == 'S' && l[1] == '\t') continue;
-        char* w = strstr(l, "what():");
-        if (w != NULL || strstr(l, "Error") != NULL) {
-          snprintf(said, sizeof said, "%s", w ? w + 7 + strspn(w + 7, " ") : l);
-          break;
-        }
-        if (!said[0]) snprintf(said, sizeof said, "%s", l);
-      }
-    }
-    char* nl = strchr(said, '\n');
-    if (nl) *nl = '\0';
-    snprintf(msg, sizeof msg, "%s: refused as a TVM library: %s%s%s%s", given, note[0] ? note : said,
-             note[0] && said[0] ? " (it said: " : "", note[0] && said[0] ? said : "", note[0] && said[0] ? ")" : "");
-    free(out);
-    {
-      refuse(given, msg);
-      return;
-    }
-  }
+  char* out = probe_or_refuse(probe, real, given, "a TVM library", refuse);
+  if (out == NULL) return;
   int lib = dh_tvm_num_libs;
   dh_tvm_libs[dh_tvm_num_libs++] = strdup(real);
   int sets_before = dh_tvm_num_sets;
-  for (char* l = out, *next; l != NULL && *l; l = next) {
-    next = strchr(l, '\n');
-    if (next) *next++ = '\0';
-    if (strncmp(l, "S\t", 2) == 0) add_set(given, lib, l, refuse);
-  }
+  add_sets(out, given, lib, NULL, 0, refuse);
   free(out);
   if (dh_tvm_num_sets == sets_before) { /* every name refused: the library is not loaded */
     free(dh_tvm_libs[--dh_tvm_num_libs]);
@@ -354,7 +439,20 @@ static void take_library(const char* given, void (*refuse)(const char*, const ch
   }
 }
 
-size_t dh_tvm_more_backends(const dh_backend_t** out, size_t max, void (*refuse)(const char* origin, const char* message)) {
+size_t dh_tvm_more_backends(const dh_backend_t** out, size_t max, dh_backend_refuse_fn refuse) {
+  const char* rpc = getenv("DEVHARNESS_TVM_RPC"); /* HOST:PORT,HOST:PORT */
+  int k = 0;
+  for (const char* p = rpc; p != NULL && *p;) {
+    const char* e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len > 0 && len < 300) {
+      char hp[300];
+      memcpy(hp, p, len);
+      hp[len] = '\0';
+      take_rpc(hp, k++, refuse);
+    }
+    p = e ? e + 1 : NULL;
+  }
   const char* env = getenv("DEVHARNESS_TVM_LIBS");
   for (const char* p = env; p != NULL && *p;) {
     const char* e = strchr(p, ':');
