@@ -27,6 +27,7 @@ static const char kUsage[] =
     "  --device SPEC     only this device, e.g. sim:0 (default: every device)\n"
     "  --tvm-lib PATH    a library with TVM DeviceAPIs (device_api.<name>): its devices are\n"
     "                    tvm-<name>:N (repeatable; also DEVHARNESS_TVM_LIBS=A:B)\n"
+    "  --rpc HOST:PORT   a TVM RPC server: its devices are tvm-rpc-<name>:N (repeatable)\n"
     "  --quick           short min_time and fewer sizes (under a minute here)\n"
     "  --out FILE        Google Benchmark JSON (+ \"devharness_summary\": ratios, CVs)\n"
     "  --repetitions N   repeat each benchmark N times (mean/median/stddev/cv; >= 9 for\n"
@@ -52,11 +53,12 @@ static const char kUsage[] =
     "matched or --out could not be written, 2 usage error (an --out that cannot be created),\n"
     "3 no device: the backend --device names has none (nothing was measured).\n";
 
-enum { OPT_SUITE = 256, OPT_DEVICE, OPT_TVM_LIB, OPT_QUICK, OPT_OUT, OPT_REPS, OPT_TIMING, OPT_PIN, OPT_COLOR };
+enum { OPT_SUITE = 256, OPT_DEVICE, OPT_TVM_LIB, OPT_RPC, OPT_QUICK, OPT_OUT, OPT_REPS, OPT_TIMING, OPT_PIN, OPT_COLOR };
 
 static const struct option kOpts[] = {
     {"suite", required_argument, NULL, OPT_SUITE},      {"device", required_argument, NULL, OPT_DEVICE},
     {"tvm-lib", required_argument, NULL, OPT_TVM_LIB},
+    {"rpc", required_argument, NULL, OPT_RPC},
     {"quick", no_argument, NULL, OPT_QUICK},            {"out", required_argument, NULL, OPT_OUT},
     {"repetitions", required_argument, NULL, OPT_REPS}, {"timing", required_argument, NULL, OPT_TIMING},
     {"pin", required_argument, NULL, OPT_PIN},          {"color", required_argument, NULL, OPT_COLOR},
@@ -142,6 +144,9 @@ static int read_options(int n, dh_bench_args_t* a) {
         break;
       case OPT_TVM_LIB:
         if (dh_cmdline_add_tvm_lib("bench", optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
+        break;
+      case OPT_RPC:
+        if (dh_cmdline_add_tvm_rpc("bench", optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
         break;
       case OPT_QUICK: a->quick = 1; break;
       case OPT_OUT: a->out = optarg; break;

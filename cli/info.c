@@ -13,7 +13,7 @@
 #include "devharness/devharness.h"
 
 static const char kInfoUsage[] =
-    "usage: devharness info [--json] [--device SPEC] [--tvm-lib PATH]...\n"
+    "usage: devharness info [--json] [--device SPEC] [--tvm-lib PATH]... [--rpc HOST:PORT]...\n"
     "\n"
     "Lists every backend plugin (and why one is unavailable or was refused), every\n"
     "device, every DeviceAPI attribute (TVM DeviceAttrKind) and the host topology.\n"
@@ -21,6 +21,7 @@ static const char kInfoUsage[] =
     "  --device SPEC  only this device (e.g. sim:0)\n"
     "  --tvm-lib PATH a library with TVM DeviceAPIs (device_api.<name>): its devices are\n"
     "                 tvm-<name>:N (repeatable; also DEVHARNESS_TVM_LIBS=A:B)\n"
+    "  --rpc HOST:PORT a TVM RPC server: its devices are tvm-rpc-<name>:N (repeatable)\n"
     "exit: 0 ok, 2 usage error or unknown device, 3 no device: the backend --device names\n"
     "      has none (shown with the reason)\n";
 
@@ -245,6 +246,7 @@ int dh_cli_info(int argc, char** argv) {
   static const struct option kOpts[] = {{"json", no_argument, NULL, 'j'},
                                         {"device", required_argument, NULL, 'd'},
                                         {"tvm-lib", required_argument, NULL, 'T'},
+                                        {"rpc", required_argument, NULL, 'R'},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
   dh_cmdline_getopt_begin();
@@ -257,6 +259,9 @@ int dh_cli_info(int argc, char** argv) {
         break;
       case 'T':
         if (dh_cmdline_add_tvm_lib("info", optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
+        break;
+      case 'R':
+        if (dh_cmdline_add_tvm_rpc("info", optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
         break;
       case 'h': fputs(kInfoUsage, stdout); return DH_EXIT_OK;
       default: return dh_cmdline_bad_option("info", kOpts, argc, argv);

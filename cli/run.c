@@ -32,7 +32,7 @@
 #include "devharness/devharness.h"
 
 static const char kRunUsage[] =
-    "usage: devharness run [--output DIR] [--device SPEC] [--tvm-lib PATH]... [--timeout SEC]\n"
+    "usage: devharness run [--output DIR] [--device SPEC] [--tvm-lib PATH]... [--rpc HOST:PORT]... [--timeout SEC]\n"
     "                      [--no-bench] [--full-bench]\n"
     "\n"
     "The main job: info, conformance on every device, a quick benchmark run and its\n"
@@ -42,6 +42,7 @@ static const char kRunUsage[] =
     "  --device SPEC  only this device (e.g. sim:0)\n"
     "  --tvm-lib PATH a library with TVM DeviceAPIs (device_api.<name>): its devices are\n"
     "                 tvm-<name>:N (repeatable; also DEVHARNESS_TVM_LIBS=A:B)\n"
+    "  --rpc HOST:PORT a TVM RPC server: its devices are tvm-rpc-<name>:N (repeatable)\n"
     "  --timeout SEC  per-clause conformance timeout (default 10)\n"
     "  --no-bench     skip the benchmarks and plots\n"
     "  --full-bench   full benchmark run instead of --quick\n"
@@ -101,6 +102,7 @@ static int parse_run_opts(int argc, char** argv, run_opts_t* o) {
   static const struct option kOpts[] = {{"output", required_argument, NULL, 'o'},
                                         {"device", required_argument, NULL, 'd'},
                                         {"tvm-lib", required_argument, NULL, 'T'},
+                                        {"rpc", required_argument, NULL, 'R'},
                                         {"timeout", required_argument, NULL, 't'},
                                         {"no-bench", no_argument, NULL, 'n'},
                                         {"full-bench", no_argument, NULL, 'f'},
@@ -116,6 +118,9 @@ static int parse_run_opts(int argc, char** argv, run_opts_t* o) {
         break;
       case 'T': /* into DEVHARNESS_TVM_LIBS: every step's process inherits it */
         if (dh_cmdline_add_tvm_lib("run", optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
+        break;
+      case 'R': /* into DEVHARNESS_TVM_RPC, inherited the same way */
+        if (dh_cmdline_add_tvm_rpc("run", optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
         break;
       case 't': o->timeout = optarg; break;
       case 'n': o->no_bench = 1; break;

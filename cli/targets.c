@@ -15,7 +15,7 @@ static const char kTargetsUsage[] =
     "usage: devharness targets list\n"
     "       devharness targets show TAG|FILE\n"
     "       devharness targets validate FILE...\n"
-    "       devharness targets detect [--tvm] [--tvm-lib PATH] DEVICE\n"
+    "       devharness targets detect [--tvm] [--tvm-lib PATH] [--rpc HOST:PORT] DEVICE\n"
     "\n"
     "  list      target kinds and tags (presets in the targets folder)\n"
     "  show      the full target (defaults filled in) as JSON\n"
@@ -131,6 +131,7 @@ int dh_cli_targets(int argc, char** argv) {
    * argv[0]); files and tags never start with '-' here (write ./-file for such a file) */
   static const struct option kOpts[] = {{"tvm", no_argument, NULL, 't'},
                                         {"tvm-lib", required_argument, NULL, 'T'},
+                                        {"rpc", required_argument, NULL, 'R'},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
   char cmd[64];
@@ -149,7 +150,10 @@ int dh_cli_targets(int argc, char** argv) {
     if (c == 't' && strcmp(sub, "detect") == 0) tvm = 1; /* the form TVM's Target(...) accepts */
     else if (c == 'T' && strcmp(sub, "detect") == 0) {
       if (dh_cmdline_add_tvm_lib(cmd, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
-    } else if (c == 'T') return dh_cmdline_usage_error(cmd, "unknown option '--tvm-lib' (see devharness targets --help)");
+    } else if (c == 'R' && strcmp(sub, "detect") == 0) {
+      if (dh_cmdline_add_tvm_rpc(cmd, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
+    } else if (c == 'T' || c == 'R') return dh_cmdline_usage_error(cmd, "unknown option '%s' (see devharness targets --help)",
+                                    c == 'T' ? "--tvm-lib" : "--rpc");
     else if (c == 't') return dh_cmdline_usage_error(cmd, "unknown option '--tvm' (see devharness targets --help)");
     else return dh_cmdline_bad_option(cmd, kOpts, argc - 1, argv + 1);
   }

@@ -140,3 +140,20 @@ int dh_cmdline_add_tvm_lib(const char* cmd, const char* path) {
   free(all);
   return DH_EXIT_OK;
 }
+
+int dh_cmdline_add_tvm_rpc(const char* cmd, const char* hostport) {
+  const char* colon = strrchr(hostport, ':');
+  long port = 0;
+  if (colon == NULL || colon == hostport || strchr(hostport, ',') != NULL ||
+      dh_cmdline_parse_long(colon + 1, 1, 65535, &port) != 0)
+    return dh_cmdline_usage_error(cmd, "--rpc %s: expected HOST:PORT (port 1..65535) of a TVM RPC server",
+                                  dh_cmdline_quote(hostport));
+  const char* cur = getenv("DEVHARNESS_TVM_RPC");
+  size_t n = (cur ? strlen(cur) + 1 : 0) + strlen(hostport) + 1;
+  char* all = malloc(n);
+  if (all == NULL) return dh_cmdline_usage_error(cmd, "--rpc: out of memory");
+  snprintf(all, n, "%s%s%s", cur && cur[0] ? cur : "", cur && cur[0] ? "," : "", hostport);
+  setenv("DEVHARNESS_TVM_RPC", all, 1);
+  free(all);
+  return DH_EXIT_OK;
+}

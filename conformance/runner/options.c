@@ -100,7 +100,7 @@ static int add_list(const char*** arr, size_t* n, const char* value, int split) 
 }
 
 enum {
-  OPT_DEVICE = 256, OPT_TVM_LIB, OPT_PLUGIN, OPT_TARGET, OPT_FILTER, OPT_WAIVERS, OPT_TIMEOUT, OPT_TAP_VERSION, OPT_FORMAT, OPT_PROFILE, OPT_MAX_WAIVED, OPT_NO_FORK, OPT_LIST,
+  OPT_DEVICE = 256, OPT_TVM_LIB, OPT_RPC, OPT_PLUGIN, OPT_TARGET, OPT_FILTER, OPT_WAIVERS, OPT_TIMEOUT, OPT_TAP_VERSION, OPT_FORMAT, OPT_PROFILE, OPT_MAX_WAIVED, OPT_NO_FORK, OPT_LIST,
   OPT_VERIFY_XFAILS, OPT_TAP_LAYOUT, OPT_JUNIT_FILE_LINE,
   OPT_REPORT /* OPT_REPORT + k: --<option> FILE of dc_reporters[k] */
 };
@@ -109,6 +109,7 @@ enum {
 static const struct option kOpts[] = {
     {"device", required_argument, NULL, OPT_DEVICE},
     {"tvm-lib", required_argument, NULL, OPT_TVM_LIB},
+    {"rpc", required_argument, NULL, OPT_RPC},
     {"plugin", required_argument, NULL, OPT_PLUGIN},
     {"target", required_argument, NULL, OPT_TARGET},
     {"filter", required_argument, NULL, OPT_FILTER},
@@ -207,6 +208,9 @@ int dc_opts_parse(int argc, char** argv, dc_opts_t* o) {
       case OPT_PLUGIN: bad = add_list(&o->plugins, &o->n_plugins, optarg, 0); break;
       case OPT_TVM_LIB:
         if (dh_cmdline_add_tvm_lib("conformance", optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
+        break;
+      case OPT_RPC:
+        if (dh_cmdline_add_tvm_rpc("conformance", optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
         break;
       case OPT_TARGET: o->target_arg = optarg; break;
       case OPT_FILTER: bad = add_list(&o->filters, &o->n_filters, optarg, 1); break;

@@ -4,7 +4,7 @@
 # TVM's own Python agreeing with what the bridge reports. tvm_lib.t: any TVM DeviceAPI
 # through --tvm-lib / DEVHARNESS_TVM_LIBS, with the example of examples/tvm-device-api/
 # and the libraries below that must be refused.
-TEST_SCRIPTS += tests/backends/tvm/tvm.t tests/backends/tvm/tvm_lib.t
+TEST_SCRIPTS += tests/backends/tvm/tvm.t tests/backends/tvm/tvm_lib.t tests/backends/tvm/tvm_rpc.t
 DH_TVMLIB_TEST_LIBS := $(BUILD)/tests/tvm/libtvmlib_dup.so $(BUILD)/tests/tvm/libtvmlib_none.so \
     $(BUILD)/tests/tvm/libtvmlib_hang.so
 test: $(DH_TVMLIB_TEST_LIBS)
