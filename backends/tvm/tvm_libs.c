@@ -440,7 +440,10 @@ static void take_library(const char* given, dh_backend_refuse_fn refuse) {
 }
 
 size_t dh_tvm_more_backends(const dh_backend_t** out, size_t max, dh_backend_refuse_fn refuse) {
-  const char* rpc = getenv("DEVHARNESS_TVM_RPC"); /* HOST:PORT,HOST:PORT */
+  /* once per process: a plugin loaded again after dh_plugins_unload_all (it stays
+   * mapped) gives the same sets without probing again */
+  static int probed;
+  const char* rpc = probed ? NULL : getenv("DEVHARNESS_TVM_RPC"); /* HOST:PORT,HOST:PORT */
   int k = 0;
   for (const char* p = rpc; p != NULL && *p;) {
     const char* e = strchr(p, ',');
@@ -453,7 +456,8 @@ size_t dh_tvm_more_backends(const dh_backend_t** out, size_t max, dh_backend_ref
     }
     p = e ? e + 1 : NULL;
   }
-  const char* env = getenv("DEVHARNESS_TVM_LIBS");
+  const char* env = probed ? NULL : getenv("DEVHARNESS_TVM_LIBS");
+  probed = 1;
   for (const char* p = env; p != NULL && *p;) {
     const char* e = strchr(p, ':');
     size_t len = e ? (size_t)(e - p) : strlen(p);
