@@ -27,7 +27,7 @@ FAULTS = {
                 "overwritten by another?): byte 0: expected"),
     "existerr": (("attr.exist_count", "attr.exist_past_last"), "past the last device"),
     "errkind": ("packed.raise_kind", "wrong error kind"),
-    "wsleak": ("mem.workspace_no_growth", "workspace alloc/free pairs"),
+    "wsleak": (("mem.cycles_no_leak", "mem.workspace_no_growth"), "workspace alloc/free pairs"),
     "segv": ("copy.d2d_sizes", "\\# crashed: SIGSEGV"),
     "hang": ("stream.sync_idle", "\\# timed out after 3 s"),
     "attrtype": ("attr.types", "attribute kind 9 has the wrong type"),
@@ -113,6 +113,11 @@ FAULTS = {
     "queuecap": ("copy.many_disjoint", "device buffer after 64 disjoint H2D copies and one sync"),
     "streamcap": ("stream.create_free_many", "of 64) failed"),
     "hostdstearly": ("copy.host_dst_outside", "host buffer after D2H to host byte_offset 4095: byte 4094"),
+    # issue 26, suite power: size arithmetic, resources over create/free cycles, workspaces
+    "sizewrap": ("mem.size_overflow", "alloc_data_space(18446744073709551615 bytes, alignment 0"),
+    "rangewrap": ("mem.range_overflow", "D2H from device byte_offset 18446744073709551600"),
+    "streamleak": ("mem.cycles_no_leak", "thread count grew in both halves of 200 stream create/use/free"),
+    "wsshare": ("mem.workspaces_distinct", "live workspaces 0 and 1 share handle"),
     # derived from the cpu (tests/conformance/faulty_cpu.h): pointers are host addresses
     "cpualign": ("mem.alignment", "alloc_data_space(alignment 256) returned a misaligned address"),
     "cpudefalign": ("mem.default_alignment", "alloc_data_space(alignment 1) is not kAllocAlignment"),
