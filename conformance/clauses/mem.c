@@ -722,6 +722,57 @@ static void workspaces_distinct(dh_conf_ctx_t* c) {
   wsd_free(c, w);
 }
 
+/* free_data_space of an interior handle (handle + 64) is an error and frees nothing:
+ * the allocation keeps its bytes and frees normally afterwards. A backend that looks a
+ * freed handle up by the range containing it would free the allocation under its
+ * owner. Opaque handles only: on a host-pointer backend handle + 64 is a host address
+ * the allocator cannot refuse (free() of it aborts). */
+static void free_interior(dh_conf_ctx_t* c) {
+  uint8_t want[4096], got[4096];
+  void* p = dc_dev_alloc(c, sizeof want);
+  if (!p) return;
+  dc_pattern(want, sizeof want, 631);
+  dc_upload(c, __LINE__, p, 0, want, sizeof want);
+  if (c->status == DC_PASS && dh_device_free_data_space(c->dev, (uint8_t*)p + 64) == 0)
+    dc_fail(c, __FILE__, __LINE__, "-1 (an error)", "0 (success)",
+            "free_data_space of an interior handle (a live handle + 64) succeeded");
+  dh_error_clear();
+  if (c->status == DC_PASS) dc_download(c, __LINE__, p, 0, got, sizeof got);
+  if (c->status == DC_PASS) dc_check_bytes(c, __FILE__, __LINE__, "the allocation after a refused free of "
+                                           "handle + 64", got, want, sizeof got, 0);
+  int rc = dh_device_free_data_space(c->dev, p);
+  if (c->status == DC_PASS && rc != 0) dc_fail_call(c, __FILE__, __LINE__, "free_data_space of the handle "
+                                                    "after a refused free of handle + 64");
+  dh_error_clear();
+}
+
+/* Pinned host blocks from alloc_host are each the caller's own: HD_N live blocks of
+ * 64 KiB get a pattern unique to each, written after all are allocated, and each reads
+ * its own back; each frees with free_host. */
+#define HD_N 8
+#define HD_SIZE (64 * 1024)
+static void host_distinct(dh_conf_ctx_t* c) {
+  uint8_t* h[HD_N] = {0};
+  uint8_t* want = dc_host_alloc(c, HD_SIZE);
+  for (int i = 0; i < HD_N && c->status == DC_PASS; i++) {
+    void* p = NULL;
+    if (dh_device_alloc_host(c->dev, HD_SIZE, &p) != 0 || p == NULL)
+      dc_fail_call(c, __FILE__, __LINE__, "alloc_host(65536) (8 live)");
+    h[i] = p;
+  }
+  for (int i = 0; i < HD_N && c->status == DC_PASS; i++) dc_pattern(h[i], HD_SIZE, 800u + (uint32_t)i * 19u);
+  for (int i = 0; i < HD_N && c->status == DC_PASS; i++) {
+    dc_pattern(want, HD_SIZE, 800u + (uint32_t)i * 19u);
+    dc_check_bytesf(c, __FILE__, __LINE__, h[i], want, HD_SIZE, 0,
+                    "live alloc_host block %d of %d (overwritten through another?)", i, HD_N);
+  }
+  for (int i = HD_N - 1; i >= 0; i--)
+    if (h[i] && dh_device_free_host(c->dev, h[i]) != 0 && c->status == DC_PASS)
+      dc_fail_call(c, __FILE__, __LINE__, "free_host");
+  dh_error_clear();
+  free(want);
+}
+
 const dh_clause_t dc_mem_clauses[] = {
     {"mem.sizes_small", "allocations of 1, 3, 4, 31, 33, 4096, 65537 bytes hold every byte written",
      DC_MUST,
@@ -792,5 +843,11 @@ const dh_clause_t dc_mem_clauses[] = {
     {"mem.workspaces_distinct", "8 live workspaces have distinct handles and keep distinct bytes",
      DC_MUST, "devharness backend.h alloc_workspace; apache/tvm 0.27 src/runtime/workspace_pool.cc "
      "(each Alloc takes its own block)", 0, workspaces_distinct, NULL, DC_PROFILE_STRICT},
+    {"mem.free_interior", "free_data_space of handle + 64 is an error; the allocation keeps its "
+     "bytes and frees normally", DC_MUST, "devharness backend.h (entries never abort on bad input)",
+     DC_NEED_OPAQUE, free_interior, NULL, DC_PROFILE_STRICT},
+    {"mem.host_distinct", "8 live alloc_host blocks of 64 KiB each keep their own bytes and free with "
+     "free_host", DC_MUST, "devharness backend.h alloc_host (pinned host memory, host-addressable "
+     "bytes)", DC_NEED_PINNED_HOST, host_distinct, NULL, DC_PROFILE_STRICT},
 };
 const size_t dc_mem_count = sizeof dc_mem_clauses / sizeof dc_mem_clauses[0];

@@ -69,7 +69,7 @@ FAULTS = {
     "raisemsg": ("packed.raise_message", "the error message was not carried to the caller"),
     "stickyerr": ("packed.error_then_success", "left over from the previous call"),
     # clauses that had no faulty backend
-    "wsnull": ("mem.workspace", "alloc_workspace(8192) returned a NULL handle"),
+    "wsnull": (("mem.workspace", "mem.workspaces_distinct"), "alloc_workspace(8192) returned a NULL handle"),
     "devsmall": ("device.each_id_works", "round trip on device id 1: byte 0"),
     "unavail": ("device.init_twice", "a backend with a device reports unavailable"),
     "sizecache": ("mem.realloc_cycle", "dh_device_alloc_data_space(c->dev, 4096 + (size_t)i"),
@@ -118,6 +118,10 @@ FAULTS = {
     "rangewrap": ("mem.range_overflow", "D2H from device byte_offset 18446744073709551600"),
     "streamleak": ("mem.cycles_no_leak", "thread count grew in both halves of 200 stream create/use/free"),
     "wsshare": ("mem.workspaces_distinct", "live workspaces 0 and 1 share handle"),
+    # past the list (docs/conformance.md "What else a backend could get wrong")
+    "freeinterior": ("mem.free_interior", "free_data_space of an interior handle (a live handle + 64) succeeded"),
+    "hostshare": ("mem.host_distinct", "live alloc_host block 0 of 8 (overwritten through another?)"),
+    "curdev": ("device.explicit_device", "copy_data_from_to(host -> device, 4096 bytes, offsets 0 -> 16773120)"),
     # derived from the cpu (tests/conformance/faulty_cpu.h): pointers are host addresses
     "cpualign": ("mem.alignment", "alloc_data_space(alignment 256) returned a misaligned address"),
     "cpudefalign": ("mem.default_alignment", "alloc_data_space(alignment 1) is not kAllocAlignment"),
