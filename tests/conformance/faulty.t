@@ -121,6 +121,7 @@ FAULTS = {
     # past the list (docs/conformance.md "What else a backend could get wrong")
     "freeinterior": ("mem.free_interior", "free_data_space of an interior handle (a live handle + 64) succeeded"),
     "hostshare": ("mem.host_distinct", "live alloc_host block 0 of 8 (overwritten through another?)"),
+    "availprocess": ("attr.available_per_device", "lowered another device's kAvailableGlobalMemory"),
     "curdev": ("device.explicit_device", "copy_data_from_to(host -> device, 4096 bytes, offsets 0 -> 16773120)"),
     # derived from the cpu (tests/conformance/faulty_cpu.h): pointers are host addresses
     "cpualign": ("mem.alignment", "alloc_data_space(alignment 256) returned a misaligned address"),
