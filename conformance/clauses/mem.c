@@ -335,9 +335,9 @@ static int stream_cycle(dh_conf_ctx_t* c, int i, void* arg) {
   if (dh_device_create_stream(c->dev, &s) == 0) {
     call = "64-byte H2D on the new stream";
     DLTensor from, to;
-    int64_t shape[1];
-    dh_tensor_init_bytes(&from, src, dc_host(), 0, sizeof src, shape);
-    dh_tensor_init_bytes(&to, arg, c->dev, 0, sizeof src, shape);
+    int64_t from_shape[1], to_shape[1];
+    dh_tensor_init_bytes(&from, src, dc_host(), 0, sizeof src, from_shape);
+    dh_tensor_init_bytes(&to, arg, c->dev, 0, sizeof src, to_shape);
     int rc = dh_device_copy_data_from_to(&from, &to, s);
     if (rc == 0) call = "stream_sync of the new stream";
     if (rc == 0) rc = dh_device_stream_sync(c->dev, s);
