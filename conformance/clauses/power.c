@@ -25,7 +25,7 @@ const dc_power_t dc_power[] = {
     {"attr.unknown_kind", "faulty_negkind (only)", "attr_unknown_kind_none", ""},
     {"attr.unknown_kind_kind", "faulty_kindindex (only)", "attr_bad_kind_index_error (only), attr_unknown_kind_none", ""},
     {"attr.stable", "faulty_unstable (only)", "attr_name_unstable (only)", ""},
-    {"attr.available_per_device", "faulty_availprocess (only)", "", ""},
+    {"attr.available_per_device", "faulty_availprocess (only)", "attr_available_process_wide (only)", ""},
     {"mem.sizes_small", "", "", "subsumed: copy.h2d_d2h_sizes allocates and round-trips every one of these sizes the same way (alloc, H2D and D2H at offset 0, NULL stream), so a backend fault in them fails both"},
     {"mem.sizes_large", "faulty_truncmib", "", ""},
     {"mem.size_64mib", "faulty_limit48 (only)", "mem_limit_48mib (only)", ""},

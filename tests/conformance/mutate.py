@@ -328,6 +328,12 @@ MUTANTS = [
        "")],
      "mem.*", "alloc_workspace hands out a pooled block without taking it off the free list (two live "
      "workspaces share it)"),
+    ("attr_available_process_wide", D,
+     [("size_t avail = dh_sim_state.config.memory_bytes - d->used;\n  pthread_mutex_unlock(&d->mu);\n  return avail;",
+       "size_t avail = dh_sim_state.config.memory_bytes - d->used;\n  pthread_mutex_unlock(&d->mu);\n"
+       "  for (int i = 0; i < dh_sim_state.config.num_devices; i++)\n"
+       "    if (&dh_sim_state.devices[i] != d) avail -= dh_sim_state.devices[i].used;\n  return avail;")],
+     "attr.*", "kAvailableGlobalMemory subtracts every device's allocations (one count for the process)"),
 ]
 
 
