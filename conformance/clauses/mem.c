@@ -635,7 +635,9 @@ static void refused_copy(dh_conf_ctx_t* c, const char* what, const DLTensor* fro
  * first, so a backend that does the wrapped copy reads before it writes. The allocation
  * keeps its bytes and the device keeps working. The core passes byte_offset to the
  * backend unchecked (runtime/device_api.c dh_device_copy_data_from_to), so this is the
- * backend's check. Opaque handles only: a host-pointer backend (TVM's CPU) has no
+ * backend's check; a copy whose byte size (shape x dtype, lanes included) overflows is
+ * refused by the core before any backend (runtime/tensor.c dh_tensor_nbytes), so no
+ * clause can test a backend on it. Opaque handles only: a host-pointer backend (TVM's CPU) has no
  * allocation size to check against. */
 static void range_overflow(dh_conf_ctx_t* c) {
   uint8_t want[4096], got[4096], host[64];
