@@ -843,8 +843,8 @@ const dh_clause_t dc_mem_clauses[] = {
      "devharness backend.h create_stream/free_stream, free_data_space, free_workspace", 0,
      cycles_no_leak, NULL, DC_PROFILE_STRICT},
     {"mem.workspaces_distinct", "8 live workspaces have distinct handles and keep distinct bytes",
-     DC_MUST, "devharness backend.h alloc_workspace; apache/tvm 0.27 src/runtime/workspace_pool.cc "
-     "(each Alloc takes its own block)", 0, workspaces_distinct, NULL, DC_PROFILE_STRICT},
+     DC_MUST, "devharness backend.h alloc_workspace; apache/tvm 0.27 "
+     "src/runtime/workspace_pool.cc:46-85 (Alloc takes a block off the free list into allocated_)", 0, workspaces_distinct, NULL, DC_PROFILE_STRICT},
     {"mem.free_interior", "free_data_space of handle + 64 is an error; the allocation keeps its "
      "bytes and frees normally", DC_MUST, "devharness backend.h (entries never abort on bad input)",
      DC_NEED_OPAQUE, free_interior, NULL, DC_PROFILE_STRICT},

@@ -122,7 +122,7 @@ static void md_gaps_mem(void) {
          "  workspaces or `alloc_host` blocks sharing bytes (`mem.workspaces_distinct`,\n"
          "  `mem.host_distinct`); freeing handle + 64 freeing the allocation (`mem.free_interior`).\n"
          "- Not yet: a workspace freed on another thread than the one that allocated it (TVM's\n"
-         "  pools are per thread and refuse it: apache/tvm 0.27 src/runtime/workspace_pool.cc,\n"
+         "  pools are per thread and refuse it: apache/tvm 0.27 src/runtime/workspace_pool.cc:98,\n"
          "  \"trying to free things that has not been allocated\"; what a backend must do is not\n"
          "  in TVM's documented contract); workspaces freed out of stack order; `free_host` of a\n"
          "  pointer `alloc_host` did not return, twice, or of NULL; `alloc_host` memory that is\n"
