@@ -111,6 +111,58 @@ static void md_power(const dc_opts_t* o) {
   }
 }
 
+/* What else a backend could get wrong, per family: what the suite catches since issue
+ * 26 and what it does not catch yet. One function per family, so each stays short. */
+static void md_gaps_mem(void) {
+  printf("### mem\n\n"
+         "- Caught: size arithmetic that wraps (`SIZE_MAX`, a round-up to a block or a page) and\n"
+         "  succeeds behind a 0-byte block (`mem.size_overflow`); copies at byte_offset 2^40 or\n"
+         "  whose offset + size wraps past `SIZE_MAX` (`mem.range_overflow`); a thread, mapping or\n"
+         "  block leaked per stream, allocation or workspace cycle (`mem.cycles_no_leak`); live\n"
+         "  workspaces or `alloc_host` blocks sharing bytes (`mem.workspaces_distinct`,\n"
+         "  `mem.host_distinct`); freeing handle + 64 freeing the allocation (`mem.free_interior`).\n"
+         "- Not yet: a workspace freed on another thread than the one that allocated it (TVM's\n"
+         "  pools are per thread and refuse it: apache/tvm 0.27 src/runtime/workspace_pool.cc:98,\n"
+         "  \"trying to free things that has not been allocated\"; what a backend must do is not\n"
+         "  in TVM's documented contract); workspaces freed out of stack order; `free_host` of a\n"
+         "  pointer `alloc_host` did not return, twice, or of NULL; `alloc_host` memory that is\n"
+         "  not really pinned (visible only in time); the same handle valid on two devices.\n\n");
+}
+
+static void md_gaps_attr(void) {
+  printf("### attr\n\n"
+         "- Caught: kAvailableGlobalMemory counted per process instead of per device, an\n"
+         "  allocation on device 1 lowering device 0's (`attr.available_per_device`).\n"
+         "- Not yet: attributes answered for the current device instead of the given one;\n"
+         "  kAvailableGlobalMemory read while other threads allocate\n"
+         "  (torn or negative values); kMaxThreadsPerBlock above what a kernel launch accepts;\n"
+         "  kDriverVersion and kApiVersion in a form TVM cannot parse.\n\n");
+}
+
+static void md_gaps_device_cap(void) {
+  printf("### device\n\n"
+         "- Caught: allocations or streams made on the current device (set_device) instead of\n"
+         "  the one given (`device.explicit_device`; `device.each_id_works` for allocations\n"
+         "  without a set_device).\n"
+         "- Not yet: set_device on one thread changing another thread's current device;\n"
+         "  shutdown with live allocations or streams; init again after shutdown.\n\n"
+         "### cap\n\n"
+         "- Not yet: DH_CAP_EVENT_TIMING with times in the wrong unit beyond what\n"
+         "  `event.elapsed_values` bounds; a capability claimed for one device of a backend and\n"
+         "  not another (caps are per backend, so a device that lacks one fails its clauses, not\n"
+         "  `cap.*`); DH_CAP_PINNED_HOST blocks that are pageable.\n");
+}
+
+static void md_gaps(void) {
+  printf("\n## What else a backend could get wrong\n\n"
+         "Slips a backend author could make that the suite above does not catch yet, family by\n"
+         "family, next to the ones it catches since issue 26. Each caught one has its faulty\n"
+         "backend in the proof of power.\n\n");
+  md_gaps_mem();
+  md_gaps_attr();
+  md_gaps_device_cap();
+}
+
 /* How to run the suite and write waivers. */
 static void md_running(void) {
   printf("\n## Running\n\n"
@@ -226,6 +278,7 @@ int dc_list(const dc_opts_t* o, const dh_clause_t* const* cl, size_t n) {
   md_intro(o, cl, n);
   md_clauses(o, cl, n);
   md_power(o);
+  md_gaps();
   md_running();
   md_reports();
   md_summary();
