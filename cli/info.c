@@ -95,6 +95,15 @@ static json_t* device_json(DLDevice dev) {
     json_object_set_new(attrs, dh_attr_kind_name(k), any_to_json(&v));
   }
   json_object_set_new(d, "attributes", attrs);
+  /* Vulkan's api_version is the device's apiVersion packed as VK_MAKE_API_VERSION
+   * (variant:3 major:7 minor:10 patch:12 bits): also give it as "major.minor.patch". */
+  json_t* api = json_object_get(attrs, "api_version");
+  if (dev.device_type == kDLVulkan && json_is_integer(api)) {
+    uint32_t v = (uint32_t)json_integer_value(api);
+    char text[48];
+    snprintf(text, sizeof text, "%u.%u.%u", (v >> 22) & 0x7Fu, (v >> 12) & 0x3FFu, v & 0xFFFu);
+    json_object_set_new(d, "api_version_text", json_string(text));
+  }
   if (json_object_size(errors) > 0) {
     json_object_set_new(d, "attribute_errors", errors);
   } else {
@@ -221,7 +230,13 @@ static void print_text(json_t* root) {
       json_t* val;
       json_object_foreach(json_object_get(dev, "attributes"), key, val) {
         char* text = json_is_string(val) ? NULL : json_dumps(val, JSON_ENCODE_ANY);
-        printf("    %-28s %s\n", key, text ? text : json_string_value(val));
+        const char* decoded = strcmp(key, "api_version") == 0
+                                  ? json_string_value(json_object_get(dev, "api_version_text"))
+                                  : NULL;
+        if (decoded)
+          printf("    %-28s %s (%s)\n", key, decoded, text ? text : "");
+        else
+          printf("    %-28s %s\n", key, text ? text : json_string_value(val));
         free(text);
       }
       json_object_foreach(json_object_get(dev, "attribute_errors"), key, val) {
