@@ -91,6 +91,11 @@ int dc_write_file(const char* path, const char* text, size_t n);
 /* A TAP description or directive reason: '#' and '\\' escaped, control characters as
  * spaces (report/tap.c). */
 void dc_tap_text(dh_sbuf_t* b, const char* s);
+/* A refusal of the plugin loader ("PATH: refused: REASON", or any other text) split
+ * into the plugin (into plugin, n bytes: PATH, or "plugin" when the text has no
+ * ": refused: ") and the reason (a pointer into msg: REASON, or msg whole). Every
+ * reporter shows a refused plugin as a skipped test with that reason. */
+const char* dc_refusal_split(const char* msg, char* plugin, size_t n);
 /* --list: the selected clauses as text, or as docs/conformance.md (--format markdown)
  * (report/list.c). */
 int dc_list(const dc_opts_t* o, const dh_clause_t* const* cl, size_t n);

@@ -10,7 +10,8 @@ the summary JSON. Then each consumer's counts must equal the summary's:
   - xmllint (libxml2-utils): the JUnit file against the Jenkins xunit junit-10.xsd and
     the generic JUnit.xsd (tests/conformance/junit-*.xsd);
   - junitparser (python3-junitparser): cases, failures + errors, skipped;
-  - prove (the flat layout): tests, failed, skipped;
+  - prove (the flat layout): tests, failed, skipped; and, the flat run as a test script
+    under prove without -v, each failure's reason and file:line in prove's output;
   - tap.py (python3-tap): the flat layout's test points, not ok, skips;
   - node-tap-parser (node-tap-parser): the subtest layout, every case inside a subtest;
 and --junit-file-line: file and line name the clause's run function.
@@ -164,6 +165,30 @@ def check_prove(paths, tmp, want):
        "more failure" % (ver, list(want)), "got %s flipped %s want %s\n%s" % (got, flipped, want, out))
 
 
+def check_prove_failures(dh, libs, tmp):
+    """The flat layout run as a test script under prove without -v: each failing
+    clause's reason and file:line must be in prove's output (stderr), not only in TAP
+    comments prove hides."""
+    if not shutil.which("prove"):
+        skip("prove without -v shows each failure's reason", "prove not installed (Debian perl)")
+        return
+    script = os.path.join(tmp, "flat_run.t")
+    args = [dh, "conformance", "--filter", CLAUSES, "--timeout", "10", "--tap-layout", "flat"]
+    for l in libs:
+        args += ["--plugin", l]
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\nDEVHARNESS_SIM_DEVICES=1 exec %s\n" % " ".join("'%s'" % a for a in args))
+    os.chmod(script, 0o755)
+    p = run(["prove", script], text=True)
+    out = p.stdout + p.stderr
+    want = [r"not ok \d+ - faulty_cpuhandle:0 cap\.host_pointer: \S.*at conformance/clauses/\w+\.c:\d+\)",
+            r"not ok \d+ - faulty_badtext:0 stream\.free_null: \S.*at conformance/clauses/\w+\.c:\d+\)"]
+    missing = [w for w in want if not re.search(w, out)]
+    ok(p.returncode != 0 and not missing and "Failed tests:" in out and not re.search(r"not ok \d+ - sim:0", out),
+       "prove without -v: each failing clause of the flat layout with its reason and file:line, nothing for "
+       "passing ones", "missing %s\n%s" % (missing, out))
+
+
 def tappy_counts(path):
     from tap.parser import Parser
     tests = [l for l in Parser().parse_text(open(path, encoding="utf-8").read()) if l.category == "test"]
@@ -261,7 +286,7 @@ def main():
     if not libs:
         print("1..0 # SKIP the sim plugin, faulty_wrongbyte, faulty_badtext or rtinitfail is not built")
         return
-    print("1..9")
+    print("1..10")
     tmp = tempfile.mkdtemp(prefix="dh-consumers-")
     try:
         rc, rc_flat, paths, summary, out = make_reports(dh, libs, tmp)
@@ -278,12 +303,13 @@ def main():
         check_junitparser(paths, tmp, t)
         want = (t["pass"] + t["fail"] + t["skip"] + t["xfail"], t["fail"], t["skip"])
         check_prove(paths, tmp, want)
+        check_prove_failures(dh, libs, tmp)
         check_tappy(paths, tmp, want)
         check_node(paths, tmp, t, t["devices"])
         check_file_line(dh, libs, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-        if count() < 9:
+        if count() < 10:
             print("# stopped after %d test points" % count())
 
 
