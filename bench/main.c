@@ -58,6 +58,10 @@ static void describe_method(const dh_bench_args_t* a, int host_timing, const pla
   dh_gb_add_context("devharness.driver_threads", pl->driver_threads);
   dh_gb_add_context("devharness.version", DH_VERSION_STRING);
   dh_gb_add_context("devharness.bytes_processed", "bytes copied, counted once");
+  /* one unit everywhere: SI (bench/gbench.cc dh_gb_set_bytes_processed), as the summary and plots */
+  dh_gb_add_context("devharness.bandwidth_unit",
+                    "bytes_per_second in SI units: k/s, M/s, G/s = 10^3, 10^6, 10^9 bytes/s (G/s = GB/s, "
+                    "not GiB/s), as the summary and the plots print GB/s");
   dh_gb_add_context("devharness.mode", a->quick ? "quick" : "full");
   dh_gb_add_context("devharness.repetition_order", a->order);
 }

@@ -69,7 +69,7 @@ int dh_run_print_devices(const run_opts_t* o, const run_dir_t* d, char f_tap[PAT
     if (len > w) w = len;
   }
   printf("\n%-*s %-7s %6s %6s %6s %6s  %s\n", w, "device", "profile", "pass", "fail", "skip", "xfail",
-         bench ? "peak copy GB/s (harness)" : "");
+         bench ? "peak copy GB/s (10^9 B/s, harness)" : "");
   int fail_total = 0;
   json_array_foreach(devices, i, dev) {
     fail_total += count_of(dev, "fail");
