@@ -42,13 +42,3 @@ int dc_write_file(const char* path, const char* text, size_t n) {
   return 0;
 }
 
-
-const char* dc_refusal_split(const char* msg, char* plugin, size_t n) {
-  const char* sep = strstr(msg, ": refused: ");
-  if (sep == NULL || sep == msg) {
-    dc_fmt(plugin, n, "plugin");
-    return msg;
-  }
-  dc_fmt(plugin, n, "%.*s", (int)(sep - msg), msg);
-  return sep + strlen(": refused: ");
-}

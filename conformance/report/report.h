@@ -24,6 +24,7 @@
 #define DEVHARNESS_CONFORMANCE_REPORT_H_
 
 #include <stddef.h>
+#include <string.h>
 
 #include "base/text.h"
 #include "runner/runner.h"
@@ -95,7 +96,16 @@ void dc_tap_text(dh_sbuf_t* b, const char* s);
  * into the plugin (into plugin, n bytes: PATH, or "plugin" when the text has no
  * ": refused: ") and the reason (a pointer into msg: REASON, or msg whole). Every
  * reporter shows a refused plugin as a skipped test with that reason. */
-const char* dc_refusal_split(const char* msg, char* plugin, size_t n);
+static inline const char* dc_refusal_split(const char* msg, char* plugin, size_t n) {
+  /* inline: tap.c, junit.c and summary.c share it and report.c sits above them */
+  const char* sep = strstr(msg, ": refused: ");
+  if (sep == NULL || sep == msg) {
+    dc_fmt(plugin, n, "plugin");
+    return msg;
+  }
+  dc_fmt(plugin, n, "%.*s", (int)(sep - msg), msg);
+  return sep + strlen(": refused: ");
+}
 /* --list: the selected clauses as text, or as docs/conformance.md (--format markdown)
  * (report/list.c). */
 int dc_list(const dc_opts_t* o, const dh_clause_t* const* cl, size_t n);
