@@ -375,6 +375,12 @@ json_t* dh_bench_summarize(void) {
   return sum;
 }
 
+size_t dh_bench_result_count(void) {
+  size_t n = 0;
+  for (size_t i = 0; i < g_nres; ++i) n += !g_res[i].agg[0] && !g_res[i].error;
+  return n;
+}
+
 void dh_bench_results_free(void) {
   for (size_t i = 0; i < g_nres; ++i) {
     free(g_res[i].name);

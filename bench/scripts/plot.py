@@ -185,6 +185,9 @@ def main(argv):
                               "times, nothing to plot)")
     ap.add_argument("results")
     ap.add_argument("-o", "--output", required=True, help="output folder (created)")
+    ap.add_argument("-q", "--quiet", action="store_true",
+                    help="print only errors and the verdict line, 'devharness plot: N files in DIR' "
+                         "(not each file's path)")
     a, status = parse(ap, argv)
     if a is None:
         return status
@@ -227,8 +230,11 @@ def main(argv):
         print(f"devharness plot: {a.results}: nothing to plot (no copy/alloc/sync/launch/call "
               f"benchmarks)", file=sys.stderr)
         return 2
-    for p in written:
-        print(p)
+    if a.quiet:
+        print(f"devharness plot: {len(written)} files in {a.output}")
+    else:
+        for p in written:
+            print(p)
     return 0
 
 

@@ -100,12 +100,22 @@ static void tap_yaml(dh_sbuf_t* b, const dc_case_t* k, const char* ind) {
   dh_sbuf_addf(b, "%s  ...\n", ind);
 }
 
+/* --verbose: a diagnostic under a case that did not fail, "# kept: STATEMENT (must,
+ * profile strict, 0.123 ms)" ("# skipped: " for a skip). */
+static void tap_verbose(dh_sbuf_t* b, const dc_case_t* k, const char* ind) {
+  dh_sbuf_addf(b, "%s# %s: ", ind, k->status == DC_SKIP ? "skipped" : k->todo ? "xfail" : "kept");
+  dc_tap_text(b, k->clause->statement);
+  dh_sbuf_addf(b, " (%s, profile %s, %.3f ms)\n", k->clause->level == DC_MUST ? "must" : "should",
+               dc_profile_name(k->clause->profile), k->ms);
+}
+
 /* One case as a TAP line of a device's subtest (YAML diagnostics for a failure). */
-static void tap_case(dh_sbuf_t* b, int num, const dc_case_t* k) {
+static void tap_case(dh_sbuf_t* b, int num, const dc_case_t* k, int verbose) {
   dh_sbuf_addf(b, "    %s %d - ", k->status != DC_FAIL ? "ok" : "not ok", num);
   dc_tap_text(b, k->clause->id);
   tap_directive(b, k);
   if (k->status == DC_FAIL) tap_yaml(b, k, "    ");
+  else if (verbose) tap_verbose(b, k, "    ");
 }
 
 /* "# name: text" for each line of text (a flat-layout diagnostic). */
@@ -140,7 +150,7 @@ static void short_reason(char* out, size_t n, const dc_case_t* k) {
  * failure (not an xfail) is also one line on stderr, "devharness conformance: not ok N
  * - DEVICE CLAUSE: REASON (expected ..., got ..., at FILE:LINE)", which prove shows
  * without -v. */
-static void tap_flat_case(dh_sbuf_t* b, int num, const dc_device_t* d, const dc_case_t* k) {
+static void tap_flat_case(dh_sbuf_t* b, int num, const dc_device_t* d, const dc_case_t* k, int verbose) {
   dh_sbuf_addf(b, "%s %d - ", k->status != DC_FAIL ? "ok" : "not ok", num);
   dc_tap_text(b, d->name);
   dh_sbuf_add(b, " ");
@@ -154,7 +164,10 @@ static void tap_flat_case(dh_sbuf_t* b, int num, const dc_device_t* d, const dc_
     }
   }
   tap_directive(b, k);
-  if (k->status != DC_FAIL) return;
+  if (k->status != DC_FAIL) {
+    if (verbose) tap_verbose(b, k, "");
+    return;
+  }
   char at[200];
   tap_at(at, sizeof at, k);
   if (!k->todo) {
@@ -239,8 +252,9 @@ static void tap_begin_device(dc_report_t* rep, size_t i) {
 
 static void tap_end_case(dc_report_t* rep, size_t i, size_t j) {
   if (rep->run->o->tap_flat)
-    tap_flat_case(&rep->text, (int)(i * rep->run->ncl + j + 1), &rep->run->devs[i], &rep->run->cases[i][j]);
-  else tap_case(&rep->text, (int)j + 1, &rep->run->cases[i][j]);
+    tap_flat_case(&rep->text, (int)(i * rep->run->ncl + j + 1), &rep->run->devs[i], &rep->run->cases[i][j],
+                  rep->run->o->verbosity > 0);
+  else tap_case(&rep->text, (int)j + 1, &rep->run->cases[i][j], rep->run->o->verbosity > 0);
 }
 
 /* The device's outer test line; a backend that cannot run is a skip at the outer level
