@@ -68,10 +68,7 @@ else
     exit 0
 fi
 
-# info through the build's devharness (same ABI): the installed one aborts in `info`
-# when the installed tvm-* plugins load TVM's runtime beside the installed tvm-ffi copy,
-# which is not what this test is about
-DEVHARNESS_PLUGIN_PATH=$tmp/plugins "$build/bin/devharness" info >"$tmp/info" 2>&1
+DEVHARNESS_PLUGIN_PATH=$tmp/plugins "$dh" info >"$tmp/info" 2>&1
 rc=$?
 tfoo=$(sed -n 's/^backend foo (device type [a-z_]* = \([0-9]*\)).*/\1/p' "$tmp/info")
 tbar=$(sed -n 's/^backend bar (device type [a-z_]* = \([0-9]*\)).*/\1/p' "$tmp/info")
@@ -102,7 +99,7 @@ if make_copy baz -DDH_BAZ_DEVICE_TYPE=70 &&
    "$dh" conformance --plugin "$tmp/plugins/libdevharness_foo.so" --plugin "$tmp/plugins/libdevharness_bar.so" \
        --plugin "$tmp/other/libdevharness_baz.so" >"$tmp/tap2" 2>"$tmp/err2"; [ $? = 3 ] &&
    [ "$(grep -c '^# Subtest: \(foo\|bar\|baz\) (no device)$' "$tmp/tap2")" = 3 ] &&
-   DEVHARNESS_PLUGIN_PATH=$tmp/plugins:$tmp/other "$build/bin/devharness" info 2>&1 | grep -q '^backend baz (device type [a-z_]* = 70)'; then
+   DEVHARNESS_PLUGIN_PATH=$tmp/plugins:$tmp/other "$dh" info 2>&1 | grep -q '^backend baz (device type [a-z_]* = 70)'; then
     ok "a copy built with -DDH_BAZ_DEVICE_TYPE=70 loads beside foo and bar, served under 70"
 else
     notok "a copy built with -DDH_BAZ_DEVICE_TYPE=70 loads beside foo and bar" "$tmp/cc_baz.log" "$tmp/tap2" "$tmp/err2"
