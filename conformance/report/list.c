@@ -225,7 +225,7 @@ static void md_summary(void) {
          "| `schema`, `version` | `devharness.conformance.summary`, 1; a new field keeps the version, a changed meaning raises it |\n"
          "| `exit_code` | the run's verdict: 0 every clause kept, 1 violations or more waived cases than `--max-waived`, 3 no device (a report file that cannot be written still exits 2) |\n"
          "| `clauses`, `duration_s` | selected clauses; wall time of the device loop in seconds |\n"
-         "| `refused_plugins` | one message per plugin the loader refused, `PATH: refused: REASON` |\n"
+         "| `refused_plugins` | one message per plugin the loader refused, `PATH: refused: REASON` or `PATH: REASON` |\n"
          "| `refused_plugins_skipped` | the same as skipped tests: `{\"plugin\": PATH, \"skip\": REASON}` (TAP `ok N - refused plugin PATH # SKIP refused: REASON`) |\n"
          "| `totals` | the devices' counts summed; `devices_failed` devices with violations, `no_device` backends that could not run, `refused_plugins` plugins the loader refused (not in `skip`); `waived_skip`/`waived_xfail`, `max_waived` (null: no limit), `too_many_waived` |\n"
          "| `devices[].name`, `backend`, `id` | `sim:0`, or `cuda (no device)` with `id` null for a backend without a device |\n"
