@@ -225,7 +225,14 @@ int64_t dh_gb_iterations(const dh_gb_state_t* st) {
 }
 
 void dh_gb_set_bytes_processed(dh_gb_state_t* st, int64_t bytes) {
-  if (st) S(st)->SetBytesProcessed(bytes);
+  /* as State::SetBytesProcessed (benchmark.h 1.7.1), but with SI prefixes: the console
+   * table prints 54.41G/s for 54.41e9 bytes/s, as the run summary and the plots print
+   * GB/s (SetBytesProcessed would print 1024-based G/s, i.e. GiB/s). The JSON value is
+   * bytes per second either way. */
+  if (st)
+    S(st)->counters["bytes_per_second"] =
+        benchmark::Counter(static_cast<double>(bytes), benchmark::Counter::kIsRate,
+                           benchmark::Counter::kIs1000);
 }
 void dh_gb_set_items_processed(dh_gb_state_t* st, int64_t items) {
   if (st) S(st)->SetItemsProcessed(items);

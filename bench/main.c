@@ -4,10 +4,12 @@
  * the summary after the run bench/summary.h's; this file puts them in order and states
  * the run's method in the JSON context.
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "bench_internal.h"
@@ -58,6 +60,10 @@ static void describe_method(const dh_bench_args_t* a, int host_timing, const pla
   dh_gb_add_context("devharness.driver_threads", pl->driver_threads);
   dh_gb_add_context("devharness.version", DH_VERSION_STRING);
   dh_gb_add_context("devharness.bytes_processed", "bytes copied, counted once");
+  /* one unit everywhere: SI (bench/gbench.cc dh_gb_set_bytes_processed), as the summary and plots */
+  dh_gb_add_context("devharness.bandwidth_unit",
+                    "bytes_per_second in SI units: k/s, M/s, G/s = 10^3, 10^6, 10^9 bytes/s (G/s = GB/s, "
+                    "not GiB/s), as the summary and the plots print GB/s");
   dh_gb_add_context("devharness.mode", a->quick ? "quick" : "full");
   dh_gb_add_context("devharness.repetition_order", a->order);
 }
@@ -119,11 +125,42 @@ static int run_bench(dh_bench_args_t* a, dh_bench_device_t** devs) {
   return run_and_summarize(a);
 }
 
+/* --quiet: stdout goes to /dev/null for the run (Google Benchmark's table, the
+ * summaries); returns a duplicate of the real stdout for the verdict line, or -1. */
+static int quiet_begin(void) {
+  fflush(stdout);
+  int keep = dup(STDOUT_FILENO);
+  int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (keep < 0 || null < 0 || dup2(null, STDOUT_FILENO) < 0) {
+    if (keep >= 0) close(keep);
+    keep = -1;
+  }
+  if (null >= 0) close(null);
+  return keep;
+}
+
+static void quiet_end(int keep, int rc) {
+  fflush(stdout);
+  if (keep < 0) return;
+  dup2(keep, STDOUT_FILENO);
+  close(keep);
+  printf("devharness bench: %zu benchmark run%s%s (exit %d)\n", dh_bench_result_count(),
+         dh_bench_result_count() == 1 ? "" : "s", rc == DH_EXIT_OK ? "" : rc == DH_EXIT_NO_DEVICE ? ", no device"
+                                                                      : ", failed", rc);
+  fflush(stdout);
+}
+
 int dh_bench_main(int argc, char** argv) {
   dh_bench_args_t a;
   dh_bench_device_t* devs = NULL;
   int rc = dh_bench_args_parse(argc, argv, &a);
-  if (rc < 0) rc = run_bench(&a, &devs);
+  if (rc < 0 && a.quiet) {
+    int keep = quiet_begin();
+    rc = run_bench(&a, &devs);
+    quiet_end(keep, rc);
+  } else if (rc < 0) {
+    rc = run_bench(&a, &devs);
+  }
   dh_bench_free_all();
   dh_bench_results_free();
   free(devs);

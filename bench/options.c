@@ -15,7 +15,7 @@
 static const char kUsage[] =
     "usage: devharness bench [--suite LIST] [--device NAME:ID] [--quick] [--out FILE.json]\n"
     "                        [--repetitions N] [--timing auto|host|device]\n"
-    "                        [--pin core|node|none] [--color auto|always|never]\n"
+    "                        [--pin core|node|none] [--color auto|always|never] [--quiet]\n"
     "                        [--benchmark_*=...]\n"
     "\n"
     "Microbenchmarks through Google Benchmark, on every device of every loaded backend\n"
@@ -43,6 +43,9 @@ static const char kUsage[] =
     "                    (POCL_AFFINITY=1, unless the environment sets it)\n"
     "  --color WHEN      colour in the console table: auto (default: on a terminal, unless\n"
     "                    NO_COLOR is set and not empty), always, never\n"
+    "  -q, --quiet       print only errors (stderr) and the verdict line, 'devharness\n"
+    "                    bench: N benchmark runs (exit E)'; --out FILE is written as\n"
+    "                    always (bench has no --verbose: its table is the detail)\n"
     "  --benchmark_*     passed to Google Benchmark, e.g. --benchmark_filter=copy/h2d\n"
     "                    --benchmark_list_tests=true --benchmark_min_time=0.5; a filter\n"
     "                    has at most 256 bytes, 2 repetitions (*, +, ?, {}) and 4 '|',\n"
@@ -62,6 +65,7 @@ static const struct option kOpts[] = {
     {"quick", no_argument, NULL, OPT_QUICK},            {"out", required_argument, NULL, OPT_OUT},
     {"repetitions", required_argument, NULL, OPT_REPS}, {"timing", required_argument, NULL, OPT_TIMING},
     {"pin", required_argument, NULL, OPT_PIN},          {"color", required_argument, NULL, OPT_COLOR},
+    {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -131,7 +135,7 @@ static int read_options(int n, dh_bench_args_t* a) {
   dh_cmdline_getopt_begin();
   int c;
   long reps;
-  while ((c = getopt_long(n, ours, "h", kOpts, NULL)) != -1) {
+  while ((c = getopt_long(n, ours, "hq", kOpts, NULL)) != -1) {
     switch (c) {
       case 'h': {
         char names[256];
@@ -149,6 +153,7 @@ static int read_options(int n, dh_bench_args_t* a) {
         if (dh_cmdline_add_tvm_rpc("bench", optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
         break;
       case OPT_QUICK: a->quick = 1; break;
+      case 'q': a->quiet = 1; break;
       case OPT_OUT: a->out = optarg; break;
       case OPT_TIMING: a->timing = optarg; break;
       case OPT_PIN: a->pin_mode = optarg; break;

@@ -21,6 +21,7 @@ typedef struct dh_bench_args {
   const char* timing;   /* --timing: auto, host or device */
   const char* color;    /* --color: auto, always or never (bench/gbench.cc use_color) */
   int quick;            /* --quick */
+  int quiet;            /* --quiet: stdout (table, summary) discarded; errors and the verdict line */
   int reps;             /* --repetitions; 0 when not given */
   char** gb;            /* Google Benchmark's argv: our defaults, then the user's
                          * --benchmark_* flags (they win), then --out's */

@@ -339,7 +339,7 @@ static json_t* summarize_best(void) {
                   : strcmp(dir, "d2d") == 0 && pk ? pk->bytes_per_s / 1e9 / 2 : 0;
     const char* ceil_what = is_link ? "host link (hwloc PCI)"
                                     : "device memory peak / 2 (a copy reads and writes)";
-    if (!anybest) printf("== best copy per direction (harness, median), %% of the ceiling\n");
+    if (!anybest) printf("== best copy per direction (harness, median), GB/s = 10^9 bytes/s, %% of the ceiling\n");
     anybest = 1;
     if (ceil > 0)
       printf("  %-6s %-12s %9.2f GB/s  %5.1f %% of %.1f GB/s, %s  (%s)\n", dir, spec, bestbw,
@@ -373,6 +373,12 @@ json_t* dh_bench_summarize(void) {
   json_object_set_new(sum, "bytes_processed",
                       json_string("bytes copied, counted once (not read + written)"));
   return sum;
+}
+
+size_t dh_bench_result_count(void) {
+  size_t n = 0;
+  for (size_t i = 0; i < g_nres; ++i) n += !g_res[i].agg[0] && !g_res[i].error;
+  return n;
 }
 
 void dh_bench_results_free(void) {

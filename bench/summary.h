@@ -15,6 +15,8 @@
 void dh_bench_on_result(const dh_gb_result_t* r, void* user);
 /* Frees what dh_bench_on_result kept. */
 void dh_bench_results_free(void);
+/* The benchmark runs recorded so far (repetitions counted, aggregates and errors not). */
+size_t dh_bench_result_count(void);
 
 /* Records device spec's memory peak (bytes/s reads + writes; 0 = unknown) and whether
  * its device type sits behind a host link (a GPU type: H2D/D2H ceiling = the link). */

@@ -14,6 +14,7 @@
 
 static const char kInfoUsage[] =
     "usage: devharness info [--json] [--device SPEC] [--tvm-lib PATH]... [--rpc HOST:PORT]...\n"
+    "                       [--quiet|--verbose]\n"
     "\n"
     "Lists every backend plugin (and why one is unavailable or was refused), every\n"
     "device, every DeviceAPI attribute (TVM DeviceAttrKind) and the host topology.\n"
@@ -22,6 +23,10 @@ static const char kInfoUsage[] =
     "  --tvm-lib PATH a library with TVM DeviceAPIs (device_api.<name>): its devices are\n"
     "                 tvm-<name>:N (repeatable; also DEVHARNESS_TVM_LIBS=A:B)\n"
     "  --rpc HOST:PORT a TVM RPC server: its devices are tvm-rpc-<name>:N (repeatable)\n"
+    "  -q, --quiet    only the verdict line, 'devharness info: B backends, D devices, U\n"
+    "                 without a device, R plugins refused (exit E)' (errors on stderr)\n"
+    "  -v, --verbose  the listing, then the verdict line (text: on stdout; --json: on\n"
+    "                 stderr, so stdout stays JSON)\n"
     "exit: 0 ok, 2 usage error or unknown device, 3 no device: the backend --device names\n"
     "      has none (shown with the reason)\n";
 
@@ -98,6 +103,15 @@ static json_t* device_json(DLDevice dev) {
     json_object_set_new(attrs, dh_attr_kind_name(k), any_to_json(&v));
   }
   json_object_set_new(d, "attributes", attrs);
+  /* Vulkan's api_version is the device's apiVersion packed as VK_MAKE_API_VERSION
+   * (variant:3 major:7 minor:10 patch:12 bits): also give it as "major.minor.patch". */
+  json_t* api = json_object_get(attrs, "api_version");
+  if (dev.device_type == kDLVulkan && json_is_integer(api)) {
+    uint32_t v = (uint32_t)json_integer_value(api);
+    char text[48];
+    snprintf(text, sizeof text, "%u.%u.%u", (v >> 22) & 0x7Fu, (v >> 12) & 0x3FFu, v & 0xFFFu);
+    json_object_set_new(d, "api_version_text", json_string(text));
+  }
   if (json_object_size(errors) > 0) {
     json_object_set_new(d, "attribute_errors", errors);
   } else {
@@ -224,7 +238,13 @@ static void print_text(json_t* root) {
       json_t* val;
       json_object_foreach(json_object_get(dev, "attributes"), key, val) {
         char* text = json_is_string(val) ? NULL : json_dumps(val, JSON_ENCODE_ANY);
-        printf("    %-28s %s\n", key, text ? text : json_string_value(val));
+        const char* decoded = strcmp(key, "api_version") == 0
+                                  ? json_string_value(json_object_get(dev, "api_version_text"))
+                                  : NULL;
+        if (decoded)
+          printf("    %-28s %s (%s)\n", key, decoded, text ? text : "");
+        else
+          printf("    %-28s %s\n", key, text ? text : json_string_value(val));
         free(text);
       }
       json_object_foreach(json_object_get(dev, "attribute_errors"), key, val) {
@@ -240,10 +260,27 @@ static void print_text(json_t* root) {
   }
 }
 
+/* --quiet / --verbose: "devharness info: B backends, D devices, U without a device, R
+ * plugins refused (exit E)". */
+static void say_verdict(json_t* root, FILE* f, int rc) {
+  size_t nb = json_array_size(json_object_get(root, "backends")), nd = 0, nu = 0, i;
+  json_t* b;
+  json_array_foreach(json_object_get(root, "backends"), i, b) {
+    size_t n = json_array_size(json_object_get(b, "devices"));
+    nd += n;
+    nu += n == 0;
+  }
+  size_t nr = json_array_size(json_object_get(root, "refused_plugins"));
+  fprintf(f, "devharness info: %zu backend%s, %zu device%s, %zu without a device, %zu plugin%s refused (exit %d)\n",
+          nb, nb == 1 ? "" : "s", nd, nd == 1 ? "" : "s", nu, nr, nr == 1 ? "" : "s", rc);
+}
+
 int dh_cli_info(int argc, char** argv) {
-  int as_json = 0;
+  int as_json = 0, quiet = 0, verbose = 0;
   const char* device_spec = NULL;
   static const struct option kOpts[] = {{"json", no_argument, NULL, 'j'},
+                                        {"quiet", no_argument, NULL, 'q'},
+                                        {"verbose", no_argument, NULL, 'v'},
                                         {"device", required_argument, NULL, 'd'},
                                         {"tvm-lib", required_argument, NULL, 'T'},
                                         {"rpc", required_argument, NULL, 'R'},
@@ -251,9 +288,11 @@ int dh_cli_info(int argc, char** argv) {
                                         {NULL, 0, NULL, 0}};
   dh_cmdline_getopt_begin();
   int c;
-  while ((c = getopt_long(argc, argv, "h", kOpts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "hqv", kOpts, NULL)) != -1) {
     switch (c) {
       case 'j': as_json = 1; break;
+      case 'q': quiet = 1; break;
+      case 'v': verbose = 1; break;
       case 'd':
         if (dh_cmdline_set_once("info", "--device", &device_spec, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
         break;
@@ -268,6 +307,7 @@ int dh_cli_info(int argc, char** argv) {
     }
   }
   if (dh_cmdline_no_operands("info", argc, argv) != DH_EXIT_OK) return DH_EXIT_USAGE;
+  if (quiet && verbose) return dh_cmdline_usage_error("info", "--quiet and --verbose exclude each other");
   dh_device_list_t sel;
   dh_device_select_params_t params = {.spec = device_spec};
   if (dh_cmdline_select_devices("info", &params, &sel) != DH_EXIT_OK) return DH_EXIT_USAGE;
@@ -290,15 +330,17 @@ int dh_cli_info(int argc, char** argv) {
     json_array_append_new(refused, json_string(dh_plugin_refusal(i)));
   }
   json_object_set_new(root, "refused_plugins", refused);
-  if (as_json) {
+  if (quiet) {
+  } else if (as_json) {
     json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     fputc('\n', stdout);
   } else {
     print_text(root);
   }
-  json_decref(root);
   /* the backend --device names has no device: shown with its reason, and exit 3 */
   int rc = device_spec && sel.entries[0].device.device_id < 0 ? DH_EXIT_NO_DEVICE : DH_EXIT_OK;
+  if (quiet || verbose) say_verdict(root, quiet || !as_json ? stdout : stderr, rc);
+  json_decref(root);
   dh_device_list_free(&sel);
   dh_plugins_unload_all();
   return rc;

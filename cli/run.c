@@ -32,8 +32,8 @@
 #include "devharness/devharness.h"
 
 static const char kRunUsage[] =
-    "usage: devharness run [--output DIR] [--device SPEC] [--tvm-lib PATH]... [--rpc HOST:PORT]... [--timeout SEC]\n"
-    "                      [--no-bench] [--full-bench]\n"
+    "usage: devharness run [--output DIR] [--device SPEC] [--tvm-lib PATH]... [--rpc HOST:PORT]...\n"
+    "                      [--timeout SEC] [--no-bench] [--full-bench] [--quiet|--verbose]\n"
     "\n"
     "The main job: info, conformance on every device, a quick benchmark run and its\n"
     "plots, written to DIR/run-<date>-<time>/ (DIR/latest points at the newest) and\n"
@@ -46,6 +46,10 @@ static const char kRunUsage[] =
     "  --timeout SEC  per-clause conformance timeout (default 10)\n"
     "  --no-bench     skip the benchmarks and plots\n"
     "  --full-bench   full benchmark run instead of --quick\n"
+    "  -q, --quiet    print only errors and the verdict line, 'devharness run: DIR: N\n"
+    "                 devices, F failed cases, steps ok (exit E)' (no progress, tables)\n"
+    "  -v, --verbose  also each step's command line, '+ devharness conformance ...',\n"
+    "                 on stderr before it runs, and the verdict line\n"
     "The folder is published (renamed into place, latest moved) only when every step\n"
     "finished and every file is whole; otherwise it is kept as run-<date>-<time>.failed\n"
     "with the reason on stderr. Folders of runs that died are removed by the next run.\n"
@@ -64,7 +68,14 @@ static double now_s(void) {
 /* Runs `self argv...` in folder cwd (NULL: this one) with stdout to out_path (NULL:
  * inherit; relative to cwd) and returns its exit status (128+signal when killed, 127
  * when it could not start). */
+static int g_verbosity; /* run_opts_t.verbosity, for the steps' command lines */
+
 static int spawn_self_in(char* const* args, const char* out_path, const char* cwd) {
+  if (g_verbosity > 0) { /* --verbose: the step's command, as a shell would run it */
+    fprintf(stderr, "+ %s%s%s", cwd ? "cd " : "", cwd ? cwd : "", cwd ? " && " : "");
+    for (int i = 0; args[i]; i++) fprintf(stderr, "%s%s", i ? " " : "", args[i]);
+    fprintf(stderr, "%s%s\n", out_path ? " > " : "", out_path ? out_path : "");
+  }
   fflush(stdout);
   fflush(stderr);
   pid_t parent = getpid();
@@ -93,12 +104,13 @@ static int spawn_self_in(char* const* args, const char* out_path, const char* cw
 static int spawn_self(char* const* args, const char* out_path) { return spawn_self_in(args, out_path, NULL); }
 
 static void progress(int step, int total, const char* title) {
+  if (g_verbosity < 0) return;
   fprintf(stderr, "[%d/%d] %s ...\n", step, total, title);
 }
 
 /* Reads the options. Returns -1 to go on, else the exit code (--help, usage error). */
 static int parse_run_opts(int argc, char** argv, run_opts_t* o) {
-  *o = (run_opts_t){"results", NULL, "10", 0, 0};
+  *o = (run_opts_t){"results", NULL, "10", 0, 0, 0};
   static const struct option kOpts[] = {{"output", required_argument, NULL, 'o'},
                                         {"device", required_argument, NULL, 'd'},
                                         {"tvm-lib", required_argument, NULL, 'T'},
@@ -106,11 +118,14 @@ static int parse_run_opts(int argc, char** argv, run_opts_t* o) {
                                         {"timeout", required_argument, NULL, 't'},
                                         {"no-bench", no_argument, NULL, 'n'},
                                         {"full-bench", no_argument, NULL, 'f'},
+                                        {"quiet", no_argument, NULL, 'q'},
+                                        {"verbose", no_argument, NULL, 'v'},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
   dh_cmdline_getopt_begin();
   int c;
-  while ((c = getopt_long(argc, argv, "o:h", kOpts, NULL)) != -1) {
+  int quiet = 0, verbose = 0;
+  while ((c = getopt_long(argc, argv, "o:hqv", kOpts, NULL)) != -1) {
     switch (c) {
       case 'o': o->output = optarg; break;
       case 'd':
@@ -125,11 +140,16 @@ static int parse_run_opts(int argc, char** argv, run_opts_t* o) {
       case 't': o->timeout = optarg; break;
       case 'n': o->no_bench = 1; break;
       case 'f': o->full_bench = 1; break;
+      case 'q': quiet = 1; break;
+      case 'v': verbose = 1; break;
       case 'h': fputs(kRunUsage, stdout); return DH_EXIT_OK;
       default: return dh_cmdline_bad_option("run", kOpts, argc, argv);
     }
   }
   if (dh_cmdline_no_operands("run", argc, argv) != DH_EXIT_OK) return DH_EXIT_USAGE;
+  if (quiet && verbose) return dh_cmdline_usage_error("run", "--quiet and --verbose exclude each other");
+  o->verbosity = quiet ? -1 : verbose;
+  g_verbosity = o->verbosity;
   long tmo;
   if (dh_cmdline_parse_long(o->timeout, 1, 86400, &tmo) != 0) {
     fprintf(stderr, "devharness run: --timeout %s: expected a whole number of seconds 1..86400\n",
@@ -198,6 +218,7 @@ static int step_conformance(const run_opts_t* o, const run_dir_t* d) {
     args_add(&a, pairs[i][1]);
   }
   args_device(&a, o);
+  if (o->verbosity < 0) args_add(&a, "--quiet"); /* no waiver counts on stderr */
   /* stdout is the TAP stream, already in conformance.tap: not kept twice */
   return spawn_self(a.v, "/dev/null");
 }
@@ -263,15 +284,27 @@ int dh_cli_run(int argc, char** argv) {
   char latest[PATH_MAX], f_tap[PATH_MAX], why[PATH_MAX + 128];
   if (dh_run_check_complete(&d, steps, total, why, sizeof why) != 0) {
     dh_run_dir_keep_failed(o.output, &d);
-    dh_run_print_steps(steps, total);
+    dh_run_print_steps(o.verbosity < 0 ? stderr : stdout, steps, total);
     fprintf(stderr, "devharness run: results incomplete (%s); kept in %s, not published (latest unchanged)\n",
             why, d.final_dir);
     return DH_EXIT_VIOLATION;
   }
   if (dh_run_dir_publish(o.output, &d, latest) != 0) return DH_EXIT_USAGE;
-  int fail_total = dh_run_print_devices(&o, &d, f_tap);
-  int worst = dh_run_print_steps(steps, total);
-  printf("\nresults: %s (also %s)\n", d.final_dir, latest);
-  if (fail_total > 0) printf("conformance: %d violation(s); see %s\n", fail_total, f_tap);
+  FILE* out = stdout;
+  FILE* sink = o.verbosity < 0 ? fopen("/dev/null", "w") : NULL; /* --quiet: tables unprinted */
+  if (sink) out = sink;
+  int fail_total = dh_run_print_devices(out, &o, &d, f_tap);
+  int worst = dh_run_print_steps(out, steps, total);
+  if (sink) fclose(sink);
+  if (o.verbosity >= 0) {
+    printf("\nresults: %s (also %s)\n", d.final_dir, latest);
+    if (fail_total > 0) printf("conformance: %d violation(s); see %s\n", fail_total, f_tap);
+  }
+  if (o.verbosity != 0) {
+    int failed_steps = 0;
+    for (int i = 0; i < total; i++) failed_steps += steps[i].rc != 0;
+    printf("devharness run: %s: %d failed case%s, %d of %d steps not ok (exit %d)\n", d.final_dir, fail_total,
+           fail_total == 1 ? "" : "s", failed_steps, total, worst);
+  }
   return worst;
 }

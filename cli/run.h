@@ -20,6 +20,7 @@ typedef struct run_opts {
   const char* device; /* NULL: every device */
   const char* timeout;
   int no_bench, full_bench;
+  int verbosity; /* -1 --quiet: errors and the verdict line only; 1 --verbose: each step's command */
 } run_opts_t;
 
 /* One step: its title in the table, its exit status (-1: not run), its wall time. */
@@ -73,11 +74,11 @@ void dh_run_path_join(char out[PATH_MAX], const char* dir, const char* name);
 /* The per-device table (conformance verdicts from conformance.summary.json, peak copy
  * bandwidth from bench.json's devharness_summary.best_copy) and a NO DEVICE line for
  * every backend without a device, from the published folder's files; returns the
- * number of failed cases. f_tap receives the TAP file's path. */
-int dh_run_print_devices(const run_opts_t* o, const run_dir_t* d, char f_tap[PATH_MAX]);
+ * number of failed cases. f_tap receives the TAP file's path. Printed to out. */
+int dh_run_print_devices(FILE* out, const run_opts_t* o, const run_dir_t* d, char f_tap[PATH_MAX]);
 
 /* The steps table; returns the run's exit code (conformance's NO DEVICE is exit 3
- * when nothing else failed). */
-int dh_run_print_steps(const run_step_t* steps, int total);
+ * when nothing else failed). Printed to out. */
+int dh_run_print_steps(FILE* out, const run_step_t* steps, int total);
 
 #endif /* DEVHARNESS_CLI_RUN_H_ */

@@ -41,19 +41,19 @@ static double peak_copy_gbps(json_t* bench, const char* device) {
 }
 
 /* One row: device, profile, counts, and the peak copy when there is a bench. */
-static void print_device_row(json_t* dev, int w, json_t* bench) {
+static void print_device_row(FILE* out, json_t* dev, int w, json_t* bench) {
   const char* name = text_of(dev, "name", "?");
-  printf("%-*s %-7s %6d %6d %6d %6d", w, name, text_of(dev, "profile", "-"), count_of(dev, "pass"),
+  fprintf(out, "%-*s %-7s %6d %6d %6d %6d", w, name, text_of(dev, "profile", "-"), count_of(dev, "pass"),
          count_of(dev, "fail"), count_of(dev, "skip"), count_of(dev, "xfail"));
   if (bench) {
     double g = peak_copy_gbps(bench, name);
-    if (g > 0) printf("  %.2f", g);
-    else printf("  -");
+    if (g > 0) fprintf(out, "  %.2f", g);
+    else fprintf(out, "  -");
   }
-  printf("\n");
+  fprintf(out, "\n");
 }
 
-int dh_run_print_devices(const run_opts_t* o, const run_dir_t* d, char f_tap[PATH_MAX]) {
+int dh_run_print_devices(FILE* out, const run_opts_t* o, const run_dir_t* d, char f_tap[PATH_MAX]) {
   char f_summary[PATH_MAX], f_bench[PATH_MAX];
   dh_run_path_join(f_tap, d->final_dir, "conformance.tap");
   dh_run_path_join(f_summary, d->final_dir, "conformance.summary.json");
@@ -68,38 +68,38 @@ int dh_run_print_devices(const run_opts_t* o, const run_dir_t* d, char f_tap[PAT
     int len = (int)strlen(text_of(dev, "name", ""));
     if (len > w) w = len;
   }
-  printf("\n%-*s %-7s %6s %6s %6s %6s  %s\n", w, "device", "profile", "pass", "fail", "skip", "xfail",
-         bench ? "peak copy GB/s (harness)" : "");
+  fprintf(out, "\n%-*s %-7s %6s %6s %6s %6s  %s\n", w, "device", "profile", "pass", "fail", "skip", "xfail",
+         bench ? "peak copy GB/s (10^9 B/s, harness)" : "");
   int fail_total = 0;
   json_array_foreach(devices, i, dev) {
     fail_total += count_of(dev, "fail");
-    print_device_row(dev, w, bench);
+    print_device_row(out, dev, w, bench);
   }
   /* a backend without a device is said loudly, not only as a row of skips */
   json_array_foreach(devices, i, dev) {
     const char* why = json_string_value(json_object_get(dev, "no_device"));
     if (why)
-      printf("NO DEVICE: %s not tested (every clause skipped): %s\n", text_of(dev, "backend", "?"), why);
+      fprintf(out, "NO DEVICE: %s not tested (every clause skipped): %s\n", text_of(dev, "backend", "?"), why);
   }
   /* a plugin refused at load (it crashed, exited or failed a check) is not tested either */
   json_t* refused = json_object_get(summary, "refused_plugins");
   json_array_foreach(refused, i, dev) {
-    if (json_is_string(dev)) printf("NO DEVICE: plugin refused, not tested: %s\n", json_string_value(dev));
+    if (json_is_string(dev)) fprintf(out, "NO DEVICE: plugin refused, not tested: %s\n", json_string_value(dev));
   }
   json_decref(bench);
   json_decref(summary);
   return fail_total;
 }
 
-int dh_run_print_steps(const run_step_t* steps, int total) {
-  printf("\nsteps:\n");
+int dh_run_print_steps(FILE* out, const run_step_t* steps, int total) {
+  fprintf(out, "\nsteps:\n");
   int worst = DH_EXIT_OK;
   for (int i = 0; i < total; ++i) {
     /* exit 3 of a step: no selected device at all (info, conformance and bench say so
      * when the backend --device names has none) */
     int no_dev = steps[i].rc == DH_EXIT_NO_DEVICE;
     const char* verdict = steps[i].rc == 0 ? "ok" : steps[i].rc == -1 ? "not run" : no_dev ? "NO DEVICE" : "FAILED";
-    printf("  %-12s %-9s exit %-3d %6.1f s\n", steps[i].title, verdict, steps[i].rc, steps[i].seconds);
+    fprintf(out, "  %-12s %-9s exit %-3d %6.1f s\n", steps[i].title, verdict, steps[i].rc, steps[i].seconds);
     if (no_dev && worst == DH_EXIT_OK) worst = DH_EXIT_NO_DEVICE;
     else if (steps[i].rc > 0 && !no_dev) worst = DH_EXIT_VIOLATION; /* -1: not run, the step before said why */
   }

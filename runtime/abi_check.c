@@ -42,9 +42,14 @@ static int validate_struct(const char* origin, const dh_backend_t* b) {
   if (!valid_name(b->name))
     return dh_error_set(DH_KIND_ABI_ERROR, "%s: backend name '%s' does not match [a-z][a-z0-9_-]* (at most 47 bytes)",
                         origin, b->name ? b->name : "(NULL)");
-  if (b->device_type <= 0 || b->device_type >= DH__MAX_DEVICE_TYPES)
-    return dh_error_set(DH_KIND_ABI_ERROR, "%s: device_type %d is outside 1..%d", origin, (int)b->device_type,
-                        DH__MAX_DEVICE_TYPES - 1);
+  /* 0 (DH_DEVICE_TYPE_ASSIGN) asks the loader for a type, from ABI 1.2 on */
+  int assign_ok = b->abi_minor >= 2 && b->device_type == DH_DEVICE_TYPE_ASSIGN;
+  if (!assign_ok && (b->device_type <= 0 || b->device_type > DH_DEVICE_TYPE_OUT_OF_TREE_LAST))
+    return dh_error_set(DH_KIND_ABI_ERROR,
+                        "%s: device_type %d is outside 1..%d (%d..%d for out-of-tree backends; %d asks the loader "
+                        "to assign one from that range, ABI 1.2: docs/adding-a-backend.md)",
+                        origin, (int)b->device_type, DH_DEVICE_TYPE_OUT_OF_TREE_LAST, DH_DEVICE_TYPE_OUT_OF_TREE_FIRST,
+                        DH_DEVICE_TYPE_OUT_OF_TREE_LAST, DH_DEVICE_TYPE_ASSIGN);
   if (b->num_functions > 0 && b->functions == NULL)
     return dh_error_set(DH_KIND_ABI_ERROR, "%s: num_functions is %zu but functions is NULL", origin, b->num_functions);
   for (size_t i = 0; i < b->num_functions; i++)

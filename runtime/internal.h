@@ -24,7 +24,7 @@
 
 /* Device types 0..DH__MAX_DEVICE_TYPES-1 can be served; the dispatch table has one
  * entry per type. */
-#define DH__MAX_DEVICE_TYPES 64
+#define DH__MAX_DEVICE_TYPES (DH_DEVICE_TYPE_OUT_OF_TREE_LAST + 1)
 /* At most this many plugins loaded at once. */
 #define DH__MAX_BACKENDS 32
 

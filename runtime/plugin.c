@@ -157,6 +157,35 @@ static int validate_unique(const char* path, const dh_backend_t* b) {
   return 0;
 }
 
+/* DH_DEVICE_TYPE_ASSIGN: the lowest type of the out-of-tree range no loaded backend
+ * serves, written into the slot's copy of the struct. Caller holds g_load_mu. -1 with
+ * an ABIError naming the file when every type of the range is taken. */
+static int assign_device_type(const char* path, dh_backend_t* b) {
+  if (b->device_type != DH_DEVICE_TYPE_ASSIGN) return 0;
+  size_t n = atomic_load(&g_num_slots);
+  for (int32_t t = DH_DEVICE_TYPE_OUT_OF_TREE_FIRST; t <= DH_DEVICE_TYPE_OUT_OF_TREE_LAST; t++) {
+    size_t i = 0;
+    while (i < n && g_slots[i]->backend.device_type != t) i++;
+    if (i == n) {
+      b->device_type = t;
+      return 0;
+    }
+  }
+  return dh_error_set(DH_KIND_ABI_ERROR, "%s: device type %d (assign one) but every type of %d..%d is served already",
+                      path, DH_DEVICE_TYPE_ASSIGN, DH_DEVICE_TYPE_OUT_OF_TREE_FIRST, DH_DEVICE_TYPE_OUT_OF_TREE_LAST);
+}
+
+int32_t dh_backend_served_device_type(const char* name) {
+  if (name == NULL) return -1;
+  /* lock-free, as dispatch: slots are published with a release store of g_num_slots
+   * and never change after (init may run while a plugin loads: no g_load_mu here) */
+  int32_t t = -1;
+  size_t n = atomic_load_explicit(&g_num_slots, memory_order_acquire);
+  for (size_t i = 0; i < n && t < 0; i++)
+    if (strcmp(g_slots[i]->backend.name, name) == 0) t = g_slots[i]->backend.device_type;
+  return t;
+}
+
 /* Registers device_api.<name> and the module functions in tvm-ffi's global table
  * (so Python's tvm_ffi.get_global_func and TVM see them; each through
  * slot_function_call, which initialises the backend first) and keeps one Function
@@ -218,7 +247,7 @@ static void refuse_more(const char* origin, const char* message) {
   record_refusal(origin ? origin : "(plugin)");
 }
 
-/* ABI 1.2 more_backends: registers each further struct of the plugin `main` (loaded
+/* ABI 1.3 more_backends: registers each further struct of the plugin `main` (loaded
  * from path/real) as a slot of its own, checked like the plugin's own; one that fails
  * a check is a refusal and the others go on. Caller holds g_load_mu. */
 static void load_more(const dh__slot* main, const char* path, const char* real) {
@@ -233,7 +262,8 @@ static void load_more(const dh__slot* main, const char* path, const char* real) 
     snprintf(origin, sizeof origin, "%s (backend %zu of more_backends)", path, i);
     void* h = dlopen(real, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD); /* one reference per slot */
     if (h == NULL || dh__backend_accept(origin, more[i], SIZE_MAX, &slot->backend) != 0 ||
-        validate_unique(origin, &slot->backend) != 0 || (slot->path = strdup(path)) == NULL ||
+        validate_unique(origin, &slot->backend) != 0 || assign_device_type(origin, &slot->backend) != 0 ||
+        (slot->path = strdup(path)) == NULL ||
         (slot->real_path = strdup(real)) == NULL) {
       if (h == NULL) dh_error_set(DH_KIND_ABI_ERROR, "%s: cannot reopen the plugin", origin);
       record_refusal(path);
@@ -297,7 +327,7 @@ static int load_locked(const char* path, const dh_backend_t** out) {
   /* 6-10. entry result, ABI major, struct_size, copy, per-struct rules; 11. duplicates.
    * The plugin's struct is as large as its struct_size says (the ABI contract). */
   if (dh__backend_accept(path, entry(), SIZE_MAX, &slot->backend) != 0 ||
-      validate_unique(path, &slot->backend) != 0) {
+      validate_unique(path, &slot->backend) != 0 || assign_device_type(path, &slot->backend) != 0) {
     free(slot);
     dlclose(h);
     return -1;
@@ -326,7 +356,7 @@ static int load_locked(const char* path, const dh_backend_t** out) {
   atomic_store_explicit(&g_num_slots, n + 1, memory_order_release);
   atomic_store_explicit(&dh__by_type[slot->backend.device_type], slot, memory_order_release);
   if (out) *out = &slot->backend;
-  load_more(slot, path, real); /* 13. ABI 1.2: the plugin's further backends */
+  load_more(slot, path, real); /* 13. ABI 1.3: the plugin's further backends */
   return 0;
 }
 

@@ -66,8 +66,7 @@ const dh_backend_t dh_sim_backend = {
     DH_BACKEND_BIND_LIFECYCLE_ENTRIES(dh_sim),
     DH_BACKEND_BIND_DEVICE_ENTRIES(dh_sim),
     DH_BACKEND_BIND_MEMORY_ENTRIES(dh_sim),
-    .alloc_workspace = NULL, /* the core falls back to data space */
-    .free_workspace = NULL,
+    DH_BACKEND_BIND_WORKSPACE_ENTRIES(dh_sim),
     DH_BACKEND_BIND_HOST_ENTRIES(dh_sim),
     DH_BACKEND_BIND_STREAM_ENTRIES(dh_sim),
     .functions = dh_sim_functions,

@@ -75,10 +75,16 @@ typedef struct dh_sim_buffer {
 struct dh_sim_stream;
 
 /* One simulated device. */
+/* Free workspaces a device keeps for the next alloc_workspace (sim_memory.c). */
+#define DH_SIM_WS_POOL 8
+
 typedef struct dh_sim_device {
   int id;
-  pthread_mutex_t mu;                    /* guards used and default_stream */
+  pthread_mutex_t mu;                    /* guards used, default_stream and the ws pool */
   size_t used;                           /* bytes charged by live buffers */
+  void* ws_free[DH_SIM_WS_POOL];         /* freed workspaces (data space handles) ... */
+  size_t ws_size[DH_SIM_WS_POOL];        /* ... and their sizes */
+  int ws_count;                          /* entries of ws_free in use */
   struct dh_sim_stream* default_stream;  /* created on first use */
   dh_sim_table_t buffers;
   dh_sim_table_t streams;
@@ -274,6 +280,7 @@ static inline DLDevice dh_sim_dev(int id) {
  * entries"); init and shutdown are sim_backend.c's, static. */
 DH_BACKEND_DECLARE_DEVICE_ENTRIES(dh_sim);
 DH_BACKEND_DECLARE_MEMORY_ENTRIES(dh_sim);
+DH_BACKEND_DECLARE_WORKSPACE_ENTRIES(dh_sim);
 DH_BACKEND_DECLARE_HOST_ENTRIES(dh_sim);
 DH_BACKEND_DECLARE_STREAM_ENTRIES(dh_sim);
 DH_BACKEND_DECLARE_EVENT_ENTRIES(dh_sim);

@@ -1,6 +1,6 @@
 /*
  * backends/sim/sim_memory.c — the sim's memory: device buffers (reference-counted
- * objects in the device's handle table), the alloc/free entries, copy_data_from_to
+ * objects in the device's handle table), the alloc/free and workspace entries, copy_data_from_to
  * (staged host sources, commands on the stream's worker) and the test access
  * dh_sim_handle_bytes (sim.h). Calls down into sim_stream.c and sim_device.c.
  */
@@ -56,7 +56,8 @@ int dh_sim_mem_alloc(dh_sim_device_t* d, size_t nbytes, size_t alignment, void**
 
   dh_sim_buffer_t* b = calloc(1, sizeof *b);
   void* data = NULL;
-  if (b == NULL || (nbytes > 0 && posix_memalign(&data, alignment, nbytes) != 0)) {
+  /* whole blocks, as charged: a device allocator hands out whole blocks */
+  if (b == NULL || (nbytes > 0 && posix_memalign(&data, alignment, charged) != 0)) {
     free(b);
     pthread_mutex_lock(&d->mu);
     d->used -= charged;
@@ -121,6 +122,54 @@ int dh_sim_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,
 int dh_sim_free_data_space(DLDevice dev, void* ptr) {
   dh_sim_device_t* d;
   if (dh_sim_device_get(dev, &d) != 0) return -1;
+  return dh_sim_mem_free(d, ptr);
+}
+
+/* Workspaces: TVM's WorkspacePool in small (apache/tvm 0.27 src/runtime/workspace_pool.cc):
+ * free_workspace keeps up to DH_SIM_WS_POOL freed blocks per device, and
+ * alloc_workspace takes the first one big enough off that list before allocating a new
+ * one, so the alloc/free pairs of a kernel launch loop cost no allocation. */
+int dh_sim_alloc_workspace(DLDevice dev, size_t nbytes, DLDataType type_hint, void** out_ptr) {
+  (void)type_hint;
+  if (out_ptr == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "sim: alloc_workspace: out_ptr is NULL");
+  *out_ptr = NULL;
+  dh_sim_device_t* d;
+  if (dh_sim_device_get(dev, &d) != 0) return -1;
+  pthread_mutex_lock(&d->mu);
+  for (int i = 0; i < d->ws_count; i++)
+    if (d->ws_size[i] >= nbytes) {
+      *out_ptr = d->ws_free[i];
+      d->ws_count--; /* off the free list: a live workspace is its owner's alone */
+      d->ws_free[i] = d->ws_free[d->ws_count];
+      d->ws_size[i] = d->ws_size[d->ws_count];
+      pthread_mutex_unlock(&d->mu);
+      return 0;
+    }
+  pthread_mutex_unlock(&d->mu);
+  return dh_sim_mem_alloc(d, nbytes, DH_TEMP_ALLOC_ALIGNMENT, out_ptr);
+}
+
+int dh_sim_free_workspace(DLDevice dev, void* ptr) {
+  dh_sim_device_t* d;
+  dh_sim_buffer_t* b;
+  if (dh_sim_device_get(dev, &d) != 0) return -1;
+  if (ptr == NULL) return 0;
+  if (dh_sim_mem_get(d, ptr, &b) != 0) return -1;
+  size_t size = b->size;
+  dh_sim_obj_release(&b->obj);
+  pthread_mutex_lock(&d->mu);
+  for (int i = 0; i < d->ws_count; i++)
+    if (d->ws_free[i] == ptr) {
+      pthread_mutex_unlock(&d->mu);
+      return dh_error_set(DH_KIND_VALUE_ERROR, "sim:%d: workspace %p freed twice", d->id, ptr);
+    }
+  if (d->ws_count < DH_SIM_WS_POOL) {
+    d->ws_free[d->ws_count] = ptr;
+    d->ws_size[d->ws_count++] = size;
+    pthread_mutex_unlock(&d->mu);
+    return 0;
+  }
+  pthread_mutex_unlock(&d->mu);
   return dh_sim_mem_free(d, ptr);
 }
 

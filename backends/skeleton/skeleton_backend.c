@@ -19,10 +19,10 @@ static const dh_backend_function_t k_functions[] = {
 
 static const dh_backend_t k_backend = {
     DH_BACKEND_HEADER_FIELDS,
-    .name = "skeleton", /* TODO(skeleton): your backend's name */
+    .name = DH_SKELETON_NAME,
     .description = "a backend that compiles and loads, every entry not implemented "
                    "(backends/skeleton/)",
-    .device_type = DH_SKELETON_DEVICE_TYPE,
+    .device_type = DH_SKELETON_DEVICE_TYPE, /* 0: the loader assigns one of 64..127 */
     /* TODO(skeleton): the DH_CAP_* you claim (ASYNC_COPY, EVENT_TIMING, PINNED_HOST,
      * SINGLE_QUEUE, HOST_POINTER_ARITHMETIC); each unlocks or skips clauses. */
     .caps = 0,

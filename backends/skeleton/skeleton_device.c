@@ -13,6 +13,10 @@
 
 /* TODO(skeleton): the number of devices init found (0 until init is written). */
 static int g_num_devices;
+/* The device type the loader serves this backend under (init sets it). */
+static int32_t g_device_type = -1;
+
+int32_t dh_skeleton_device_type(void) { return g_device_type; }
 
 int dh_skeleton_not_implemented(const char* entry) {
   return dh_error_set(DH_KIND_NOT_IMPLEMENTED_ERROR, "skeleton: %s: " DH_SKELETON_NOT_IMPLEMENTED,
@@ -24,6 +28,9 @@ int dh_skeleton_init(void) {
    * the devices; on failure still return 0 and keep the reason for
    * unavailable_reason. No work in library constructors: init runs lazily, possibly
    * in a process forked after the plugin was loaded. */
+  g_device_type = dh_backend_served_device_type(DH_SKELETON_NAME);
+  if (g_device_type < 0)
+    return dh_error_set(DH_KIND_RUNTIME_ERROR, "skeleton: init: backend '%s' is not loaded", DH_SKELETON_NAME);
   g_num_devices = 0;
   return 0;
 }
@@ -42,9 +49,9 @@ const char* dh_skeleton_unavailable_reason(void) {
 }
 
 int dh_skeleton_check_device(DLDevice dev, const char* op) {
-  if (dev.device_type != DH_SKELETON_DEVICE_TYPE)
+  if ((int32_t)dev.device_type != g_device_type)
     return dh_error_set(DH_KIND_VALUE_ERROR, "skeleton: %s: device type %d is not %d", op,
-                        (int)dev.device_type, DH_SKELETON_DEVICE_TYPE);
+                        (int)dev.device_type, (int)g_device_type);
   return DH_BACKEND_CHECK_DEVICE(dev, g_num_devices,
                                  "skeleton: %s: device id %d is out of range (%d devices)", op,
                                  (int)dev.device_id, g_num_devices);
@@ -54,7 +61,7 @@ int dh_skeleton_get_attr(DLDevice dev, int32_t kind, dh_any_t* out_value) {
   if (out_value == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "skeleton: get_attr: out_value is NULL");
   *out_value = dh_any_none();
   if (kind == DH_ATTR_EXIST) { /* never an error (TVM kExist) */
-    *out_value = dh_any_int(dev.device_type == DH_SKELETON_DEVICE_TYPE && dev.device_id >= 0 &&
+    *out_value = dh_any_int((int32_t)dev.device_type == g_device_type && dev.device_id >= 0 &&
                             dev.device_id < g_num_devices);
     return 0;
   }

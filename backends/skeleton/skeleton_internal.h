@@ -20,12 +20,24 @@
 #include "devharness/backend.h"
 #include "devharness/error.h"
 
-/* TODO(skeleton): your DLPack device type. Unique per process: 47 is used by no other
- * backend of this tree (the tvm-* backends use 48 + TVM's type). */
-#define DH_SKELETON_DEVICE_TYPE 47
+/* The device type the struct declares. DH_DEVICE_TYPE_ASSIGN (0): the loader serves the
+ * backend under a free type of the out-of-tree range 64..127 (backend.h), so copies of
+ * this folder never clash; dh_skeleton_device_type() says which one it got. A backend
+ * that needs a fixed type (one TVM or a saved target names) builds with
+ * -DDH_SKELETON_DEVICE_TYPE=N, N in 64..127 for a backend outside this tree
+ * (docs/adding-a-backend.md "Device type"). */
+#ifndef DH_SKELETON_DEVICE_TYPE
+#define DH_SKELETON_DEVICE_TYPE DH_DEVICE_TYPE_ASSIGN
+#endif
+/* The backend's name (dh_backend_t.name): TODO(skeleton) yours. */
+#define DH_SKELETON_NAME "skeleton"
 
 /* The reason every entry gives until it is written. */
 #define DH_SKELETON_NOT_IMPLEMENTED "not implemented"
+
+/* The device type this backend is served under (set by init from the loader's
+ * dh_backend_served_device_type; skeleton_device.c). */
+int32_t dh_skeleton_device_type(void);
 
 /* Sets NotImplementedError "skeleton: <entry>: not implemented" and returns -1. */
 int dh_skeleton_not_implemented(const char* entry);

@@ -72,7 +72,7 @@ int dh_skeleton_copy_data_from_to(const void* from, size_t from_offset, void* to
   (void)nbytes;
   (void)type_hint;
   (void)stream;
-  DLDevice dev = dev_from.device_type == DH_SKELETON_DEVICE_TYPE ? dev_from : dev_to;
+  DLDevice dev = (int32_t)dev_from.device_type == dh_skeleton_device_type() ? dev_from : dev_to;
   if (dh_skeleton_check_device(dev, "copy_data_from_to") != 0) return -1;
   /* TODO(skeleton): host<->device and device<->device copies on `stream`; offsets
    * are the DLPack byte_offsets; never read a host source after returning. */

@@ -118,8 +118,14 @@ static int load_tvm(void) {
   char ffi_lib[PATH_MAX], rt_lib[PATH_MAX];
   snprintf(ffi_lib, sizeof ffi_lib, "%s/lib", ffi_root);
   snprintf(rt_lib, sizeof rt_lib, "%s/lib", root);
-  /* TVM's libraries are never closed: their registries and threads live to exit. */
-  if (open_lib(ffi_lib, "libtvm_ffi.so", hint) == NULL) return -1;
+  /* TVM's libraries are never closed: their registries and threads live to exit. The
+   * tvm-ffi this process already runs on (libdevharness.so's: the venv's in the build,
+   * the copy `make install` puts beside an installed tree) is the one TVM's runtime must
+   * use: libtvm_runtime.so's NEEDED libtvm_ffi.so resolves to it by soname. Opening the
+   * venv's by path as well would load a second tvm-ffi, whose type registry collides
+   * with the first (an abort in `devharness info` of an installed tree). */
+  void* ffi_loaded = dlopen("libtvm_ffi.so", RTLD_NOW | RTLD_NOLOAD);
+  if (ffi_loaded == NULL && open_lib(ffi_lib, "libtvm_ffi.so", hint) == NULL) return -1;
   if (open_lib(rt_lib, "libtvm_runtime.so", hint) == NULL) return -1;
   if (DH_TVM_EXTRA_LIB != NULL && open_lib(rt_lib, DH_TVM_EXTRA_LIB, "") == NULL) return -1;
   char adapter[PATH_MAX];

@@ -120,7 +120,7 @@ int dh_tvm_device_count(int32_t* out);
 DH_BACKEND_DECLARE_DEVICE_ENTRIES(dh_tvm);
 
 /* ---- tvm_libs.c (cpu flavour; NULL entry in tvm-cuda) */
-/* more_backends (backend.h, ABI 1.2): probes each library of DEVHARNESS_TVM_LIBS in a
+/* more_backends (backend.h, ABI 1.3): probes each library of DEVHARNESS_TVM_LIBS in a
  * forked child and returns one backend per device_api.<name> it registers. */
 size_t dh_tvm_more_backends(const dh_backend_t** out, size_t max, dh_backend_refuse_fn refuse);
 

@@ -3,7 +3,7 @@
  * DEVHARNESS_TVM_LIBS (colon-separated; `--tvm-lib PATH` of every command appends to
  * it) become device sets tvm-<name>, one per `device_api.<name>` each registers in
  * tvm-ffi's global table (README.md "Any TVM DeviceAPI"). The tvm-cpu plugin's
- * more_backends entry (backend.h, ABI 1.2); tvm-cuda has none.
+ * more_backends entry (backend.h, ABI 1.3); tvm-cuda has none.
  *
  * Each library is first tried in a forked child with a timeout: TVM's runtime is
  * loaded there, the names device_api.* listed, the library dlopened, the names listed
@@ -323,7 +323,7 @@ static void add_set(const char* origin, int lib, const char* host, int port, cha
     }
   }
   if (type <= 0 || dh_type == 0 || dh_tvm_num_sets >= DH_TVM_MAX_SETS || strlen(short_name) > 40) {
-    snprintf(msg, sizeof msg, "%s: %s: refused: %s", origin, api_name,
+    snprintf(msg, sizeof msg, "%s: refused: %s: %s", origin, api_name,
              type <= 0 ? "not a TVM device type name (TVM's DLDeviceType2Str), so TVM's DeviceAPI::Get cannot reach it"
              : dh_type == 0 ? "no free devharness device type"
                             : "too many device sets or too long a name");
@@ -350,8 +350,8 @@ static void add_set(const char* origin, int lib, const char* host, int port, cha
   dh_tvm_num_sets++;
 }
 
-/* The probe's answer, or NULL after refusing origin with what went wrong (as_what:
- * "a TVM library", "a TVM RPC server"). */
+/* The probe's answer, or NULL after refusing origin with what went wrong, as
+ * "ORIGIN: refused: AS_WHAT: WHY" (as_what: "TVM library", "TVM RPC server"). */
 static char* probe_or_refuse(void (*probe)(const char*, int), const char* arg, const char* origin,
                              const char* as_what, dh_backend_refuse_fn refuse) {
   char note[256], msg[PATH_MAX + 1024];
@@ -377,7 +377,7 @@ static char* probe_or_refuse(void (*probe)(const char*, int), const char* arg, c
   }
   char* nl = strchr(said, '\n');
   if (nl) *nl = '\0';
-  snprintf(msg, sizeof msg, "%s: refused as %s: %s%s%s%s", origin, as_what, note[0] ? note : said,
+  snprintf(msg, sizeof msg, "%s: refused: %s: %s%s%s%s", origin, as_what, note[0] ? note : said,
            note[0] && said[0] ? " (it said: " : "", note[0] && said[0] ? said : "", note[0] && said[0] ? ")" : "");
   free(out);
   refuse(origin, msg);
@@ -405,7 +405,7 @@ static void take_rpc(const char* hostport, int k, dh_backend_refuse_fn refuse) {
     return;
   }
   snprintf(host, sizeof host, "%.*s", (int)(colon - hostport), hostport);
-  char* out = probe_or_refuse(probe_rpc, hostport, hostport, "a TVM RPC server", refuse);
+  char* out = probe_or_refuse(probe_rpc, hostport, hostport, "TVM RPC server", refuse);
   if (out == NULL) return;
   add_sets(out, hostport, k, host, (int)port, refuse);
   free(out);
@@ -426,7 +426,7 @@ static void take_library(const char* given, dh_backend_refuse_fn refuse) {
     refuse(given, msg);
     return;
   }
-  char* out = probe_or_refuse(probe, real, given, "a TVM library", refuse);
+  char* out = probe_or_refuse(probe, real, given, "TVM library", refuse);
   if (out == NULL) return;
   int lib = dh_tvm_num_libs;
   dh_tvm_libs[dh_tvm_num_libs++] = strdup(real);

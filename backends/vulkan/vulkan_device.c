@@ -419,7 +419,10 @@ int dh_vulkan_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
     case DH_ATTR_COMPUTE_VERSION: *out = dh_any_str(d->compute_version); break;
     case DH_ATTR_DEVICE_NAME: *out = dh_any_str(d->name); break;
     case DH_ATTR_MAX_THREAD_DIMENSIONS: *out = dh_any_str(d->dims_json); break;
-    case DH_ATTR_API_VERSION: *out = dh_any_int(VK_HEADER_VERSION_COMPLETE); break;
+    /* The device's VkPhysicalDeviceProperties.apiVersion (packed as VK_MAKE_API_VERSION;
+     * `devharness info` prints it decoded, 1.3.230), not the header's: TVM answers
+     * VK_HEADER_VERSION, the loader header it was built with (backends/vulkan/README.md). */
+    case DH_ATTR_API_VERSION: *out = dh_any_int(d->props.apiVersion); break;
     case DH_ATTR_DRIVER_VERSION: *out = dh_any_str(d->driver_version); break;
     case DH_ATTR_TOTAL_GLOBAL_MEMORY: *out = dh_any_int((int64_t)device_local_total(d)); break;
     case DH_ATTR_AVAILABLE_GLOBAL_MEMORY:

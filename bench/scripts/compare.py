@@ -41,6 +41,8 @@ def main(argv):
                     help="significance level of the U test (default 0.05)")
     ap.add_argument("--min-reps", type=int, default=9,
                     help="repetitions needed in each run to test (default 9)")
+    ap.add_argument("-q", "--quiet", action="store_true",
+                    help="print only errors and the verdict line (no table)")
     a, status = parse(ap, argv)
     if a is None:
         return status
@@ -64,7 +66,8 @@ def main(argv):
         print("devharness compare: no benchmark is in both files", file=sys.stderr)
         return 2
     width = max(len(n) for n in common)
-    print(f"{'benchmark':<{width}}  {'base median':>12}  {'new median':>12}  {'change':>8}  "
+    row = (lambda *_: None) if a.quiet else print  # --quiet: no table
+    row(f"{'benchmark':<{width}}  {'base median':>12}  {'new median':>12}  {'change':>8}  "
           f"{'p-value':>8}  verdict")
     tested = regressions = 0
     for n in common:
@@ -87,13 +90,13 @@ def main(argv):
                 verdict = "improved"
             else:
                 verdict = "same"
-        print(f"{n:<{width}}  {fmt_ns(mb):>12}  {fmt_ns(mc):>12}  {change * 100:+7.1f}%  "
+        row(f"{n:<{width}}  {fmt_ns(mb):>12}  {fmt_ns(mc):>12}  {change * 100:+7.1f}%  "
               f"{p_txt:>8}  {verdict}")
     if tested == 0:
         print(f"devharness compare: no common benchmark has >= {a.min_reps} repetitions in both "
               f"runs (run bench with --repetitions {a.min_reps})", file=sys.stderr)
         return 2
-    print(f"\n{tested} tested, {regressions} regression(s) "
+    print(f"{'' if a.quiet else chr(10)}{tested} tested, {regressions} regression(s) "
           f"(Mann-Whitney U, alpha {a.alpha}, threshold {a.threshold * 100:.1f}%)")
     return 1 if regressions else 0
 

@@ -4,7 +4,7 @@
 usage: plot.py RESULTS.json -o DIR
 
 Writes into DIR, each as PNG and SVG (matplotlib, Agg backend):
-  bandwidth_<device>.*   copy bandwidth (GB/s, bytes copied counted once, log axis)
+  bandwidth_<device>.*   copy bandwidth (GB/s = 10^9 bytes/s, bytes copied counted once, log axis)
                          against transfer size (log2 axis), one panel per direction
                          (h2d, d2h, d2d, bidir), one colour per host memory kind;
                          harness solid, raw twin dashed, raw twin under the harness's
@@ -102,7 +102,7 @@ def bandwidth_charts(plt, FuncFormatter, bws, ctx, outdir, written):
             ax.legend(fontsize="x-small")
             for t in ax.get_xticklabels():
                 t.set_rotation(45)
-        axes[0][0].set_ylabel("GB/s, bytes copied counted once (log)")
+        axes[0][0].set_ylabel("GB/s (10^9 bytes/s), bytes copied counted once (log)")
         fig.suptitle(f"copy bandwidth on {dev}: harness solid, raw dashed, "
                      f"raw_released dotted")
         fig.tight_layout()
@@ -185,6 +185,9 @@ def main(argv):
                               "times, nothing to plot)")
     ap.add_argument("results")
     ap.add_argument("-o", "--output", required=True, help="output folder (created)")
+    ap.add_argument("-q", "--quiet", action="store_true",
+                    help="print only errors and the verdict line, 'devharness plot: N files in DIR' "
+                         "(not each file's path)")
     a, status = parse(ap, argv)
     if a is None:
         return status
@@ -227,8 +230,11 @@ def main(argv):
         print(f"devharness plot: {a.results}: nothing to plot (no copy/alloc/sync/launch/call "
               f"benchmarks)", file=sys.stderr)
         return 2
-    for p in written:
-        print(p)
+    if a.quiet:
+        print(f"devharness plot: {len(written)} files in {a.output}")
+    else:
+        for p in written:
+            print(p)
     return 0
 
 

@@ -318,6 +318,34 @@ static void positive_ints(dh_conf_ctx_t* c) {
   }
 }
 
+/* kAvailableGlobalMemory is per device: an allocation on this device does not lower
+ * another device's (a backend that counts the process's allocations, or the current
+ * device's, fails). Needs the attribute on both devices. */
+static void available_per_device(dh_conf_ctx_t* c) {
+  DLDevice other = {c->dev.device_type, c->dev.device_id == 0 ? 1 : 0};
+  dh_any_t h0, h1, o0 = dh_any_none(), o1 = dh_any_none();
+  GET_ATTR(DH_ATTR_AVAILABLE_GLOBAL_MEMORY, &h0);
+  if (h0.type_index != DH_TYPE_INT) SKIP("kAvailableGlobalMemory not reported");
+  CHECK_OK(dh_device_get_attr(other, DH_ATTR_AVAILABLE_GLOBAL_MEMORY, &o0));
+  void* p = dc_dev_alloc(c, AVAIL_N);
+  if (!p) return;
+  int rc = dh_device_get_attr(other, DH_ATTR_AVAILABLE_GLOBAL_MEMORY, &o1);
+  int rh = dh_device_get_attr(c->dev, DH_ATTR_AVAILABLE_GLOBAL_MEMORY, &h1);
+  dh_device_free_data_space(c->dev, p);
+  dh_error_clear();
+  CHECK(rc == 0 && rh == 0 && o0.type_index == DH_TYPE_INT && o1.type_index == DH_TYPE_INT &&
+            h1.type_index == DH_TYPE_INT, "kAvailableGlobalMemory of device %d or %d not an Int",
+        c->dev.device_id, other.device_id);
+  int64_t here = h0.v_int64 - h1.v_int64, there = o0.v_int64 - o1.v_int64;
+  if (here >= (int64_t)AVAIL_N && there >= (int64_t)AVAIL_N / 2) {
+    char g[96];
+    snprintf(g, sizeof g, "this device's dropped %" PRId64 ", device id %d's %" PRId64, here,
+             other.device_id, there);
+    FAIL("only this device's drops", g, "a %zu-byte allocation on this device lowered another device's "
+         "kAvailableGlobalMemory", AVAIL_N);
+  }
+}
+
 const dh_clause_t dc_attr_clauses[] = {
     {"attr.exist_valid", "kExist is Int 1 for every device id below the device count", DC_MUST,
      "TVM docs §DeviceAPI \"Attribute queries\" (device_target_interactions.rst:64-71); "
@@ -371,5 +399,8 @@ const dh_clause_t dc_attr_clauses[] = {
      "devharness backend.h get_attr", 0, unknown_kind_kind, NULL, DC_PROFILE_STRICT},
     {"attr.stable", "static attributes read twice give the same value", DC_SHOULD,
      "devharness backend.h get_attr", 0, stable, NULL, DC_PROFILE_STRICT},
+    {"attr.available_per_device", "an allocation on this device does not lower another device's "
+     "kAvailableGlobalMemory", DC_SHOULD, "devharness backend.h get_attr (attributes of the device "
+     "given)", DC_NEED_TWO_DEVICES, available_per_device, NULL, DC_PROFILE_STRICT},
 };
 const size_t dc_attr_count = sizeof dc_attr_clauses / sizeof dc_attr_clauses[0];

@@ -197,8 +197,9 @@ static void workspace_roundtrip(dh_conf_ctx_t* c) {
   CHECK_OK(dh_device_free_workspace(c->dev, w));
 }
 
-/* AddressSanitizer's quarantine keeps freed blocks mapped, so address-space growth
- * says nothing under it; the available-memory check still applies. */
+/* AddressSanitizer's quarantine keeps freed blocks mapped, so address-space and
+ * mapping growth say nothing under it; thread counts and the available-memory check
+ * still apply. */
 #if defined(__SANITIZE_ADDRESS__)
 #define DC_ASAN 1
 #elif defined(__has_feature)
@@ -210,70 +211,180 @@ static void workspace_roundtrip(dh_conf_ctx_t* c) {
 #define DC_ASAN 0
 #endif
 
-/* VmSize of this process in bytes (0 when unknown or under ASan). */
-static size_t vm_size(void) {
-  if (DC_ASAN) return 0;
-  FILE* f = fopen("/proc/self/statm", "r");
-  unsigned long pages = 0;
-  if (!f) return 0;
-  if (fscanf(f, "%lu", &pages) != 1) pages = 0;
+/* What create/free cycles can leak, read at one moment: the process's threads
+ * (Threads: of /proc/self/status), its mappings (lines of /proc/self/maps), its
+ * address space (VmSize, /proc/self/statm) and the device's kAvailableGlobalMemory.
+ * -1 where unknown (no /proc, ASan for maps and address space, attribute None). */
+typedef struct {
+  long long threads, maps, vm, avail;
+} footprint_t;
+
+static long long proc_threads(void) {
+  FILE* f = fopen("/proc/self/status", "r");
+  char line[256];
+  long long n = -1;
+  if (!f) return -1;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "Threads: %lld", &n) == 1) break;
   fclose(f);
-  return (size_t)pages * 4096;
+  return n;
+}
+
+static long long proc_maps(void) {
+  if (DC_ASAN) return -1;
+  FILE* f = fopen("/proc/self/maps", "r");
+  if (!f) return -1;
+  long long n = 0;
+  int ch;
+  while ((ch = getc(f)) != EOF) n += ch == '\n';
+  fclose(f);
+  return n;
+}
+
+static long long proc_vm(void) {
+  if (DC_ASAN) return -1;
+  FILE* f = fopen("/proc/self/statm", "r");
+  unsigned long long pages = 0;
+  if (!f) return -1;
+  int got = fscanf(f, "%llu", &pages);
+  fclose(f);
+  return got == 1 ? (long long)pages * 4096 : -1;
+}
+
+static void footprint(DLDevice dev, footprint_t* f) {
+  dh_any_t a = dh_any_none();
+  f->threads = proc_threads();
+  f->maps = proc_maps();
+  f->vm = proc_vm();
+  f->avail = dh_device_get_attr(dev, DH_ATTR_AVAILABLE_GLOBAL_MEMORY, &a) == 0 && a.type_index == DH_TYPE_INT
+                 ? a.v_int64 : -1;
+  dh_error_clear();
+}
+
+/* One create/free cycle of what a clause cycles (i: its number, negative while warming
+ * up; arg: the clause's cycles_t.arg); 0, or -1 after recording the failed call into c. */
+typedef int (*cycle_fn)(dh_conf_ctx_t* c, int i, void* arg);
+
+/* A leak check by cycles: `what` names the cycles ("workspace alloc/free pairs of
+ * 262144 bytes"); `n` cycles after `warmup` unmeasured ones; `bytes`: the smallest leak
+ * per cycle it must see in the address space (and in kAvailableGlobalMemory when
+ * `avail` is set). */
+typedef struct {
+  const char* what;
+  cycle_fn cycle;
+  void* arg;
+  int warmup, n;
+  long long bytes;
+  int avail;
+} cycles_t;
+
+static const char* const k_measure[4] = {"thread count", "mapping count", "address space (bytes)",
+                                         "drop of kAvailableGlobalMemory (bytes)"};
+
+/* Runs spec's cycles in two halves and fails when one measure grew past its limit in
+ * both. A leak grows in every half; a one-off reservation (a malloc arena of 64 MiB,
+ * a thread pool a driver starts lazily, a pool it grows once) shows in one half only,
+ * so a busy machine, where other threads make glibc reserve arenas at any time, does
+ * not fail the clause. Limits per half of h cycles: h/4 threads, h/4 mappings,
+ * h*bytes/4 bytes of address space and of available memory: a leak of one thread, one
+ * mapping or `bytes` per cycle grows 4 times past them. */
+static void cycles_no_growth(dh_conf_ctx_t* c, const cycles_t* spec) {
+  for (int i = 0; i < spec->warmup; i++)
+    if (spec->cycle(c, -1 - i, spec->arg) != 0) return;
+  int h = spec->n / 2;
+  long long grow[2][4];
+  for (int half = 0; half < 2; half++) {
+    footprint_t a, b;
+    footprint(c->dev, &a);
+    for (int i = half * h; i < (half + 1) * h; i++)
+      if (spec->cycle(c, i, spec->arg) != 0) return;
+    footprint(c->dev, &b);
+    long long was[4] = {a.threads, a.maps, a.vm, b.avail}, now[4] = {b.threads, b.maps, b.vm, a.avail};
+    for (int m = 0; m < 4; m++) grow[half][m] = was[m] >= 0 && now[m] >= 0 ? now[m] - was[m] : 0;
+  }
+  long long limit[4] = {h / 4, h / 4, (long long)h * spec->bytes / 4, (long long)h * spec->bytes / 4};
+  for (int m = 0; m < 4; m++) {
+    if (m == 3 && !spec->avail) continue;
+    if (grow[0][m] > limit[m] && grow[1][m] > limit[m]) {
+      char e[64], g[96];
+      snprintf(e, sizeof e, "growth <= %lld in a half", limit[m]);
+      snprintf(g, sizeof g, "grew %lld and %lld", grow[0][m], grow[1][m]);
+      FAIL(e, g, "%s grew in both halves of %d %s", k_measure[m], spec->n, spec->what);
+    }
+  }
 }
 
 #define WS_SIZE (256 * 1024)
 #define WS_ITERS 1000
 
-/* One half of workspace_no_growth: n alloc/free pairs; the fall of
- * kAvailableGlobalMemory (0 when not reported) and the growth of the address space (0
- * when unknown) over them. 0, or -1 after recording the failed call. */
-static int ws_half(dh_conf_ctx_t* c, int first, int n, int64_t* out_drop, size_t* out_growth) {
-  dh_any_t a0 = dh_any_none(), a1 = dh_any_none();
-  dh_device_get_attr(c->dev, DH_ATTR_AVAILABLE_GLOBAL_MEMORY, &a0);
-  size_t vm0 = vm_size();
-  for (int i = first; i < first + n; i++) {
-    void* w = NULL;
-    if (dh_device_alloc_workspace(c->dev, WS_SIZE, dc_u8(), &w) != 0 || dh_device_free_workspace(c->dev, w) != 0) {
-      char call[96];
-      snprintf(call, sizeof call, "workspace alloc/free of %d bytes in iteration %d of %d", WS_SIZE, i, WS_ITERS);
-      dc_fail_call(c, __FILE__, __LINE__, call);
-      return -1;
-    }
-  }
-  size_t vm1 = vm_size();
-  dh_device_get_attr(c->dev, DH_ATTR_AVAILABLE_GLOBAL_MEMORY, &a1);
-  *out_drop = a0.type_index == DH_TYPE_INT && a1.type_index == DH_TYPE_INT ? a0.v_int64 - a1.v_int64 : 0;
-  *out_growth = vm0 && vm1 > vm0 ? vm1 - vm0 : 0;
-  return 0;
+static int ws_cycle(dh_conf_ctx_t* c, int i, void* arg) {
+  (void)arg;
+  void* w = NULL;
+  if (dh_device_alloc_workspace(c->dev, WS_SIZE, dc_u8(), &w) == 0 && dh_device_free_workspace(c->dev, w) == 0)
+    return 0;
+  char call[96];
+  snprintf(call, sizeof call, "workspace alloc/free of %d bytes in cycle %d", WS_SIZE, i);
+  dc_fail_call(c, __FILE__, __LINE__, call);
+  return -1;
 }
 
-/* A leak grows memory in both halves of the run; a one-off reservation (a malloc arena
- * of 64 MiB, a thread stack, a pool the driver grows once) in one half only, so only
- * growth past the limit in both halves fails: the clause stays deterministic on a busy
- * machine, where other threads of the driver make glibc reserve arenas at any time. */
+static int alloc_cycle(dh_conf_ctx_t* c, int i, void* arg) {
+  (void)arg;
+  void* p = NULL;
+  if (dh_device_alloc_data_space(c->dev, WS_SIZE, 0, dc_u8(), &p) == 0 && dh_device_free_data_space(c->dev, p) == 0)
+    return 0;
+  char call[96];
+  snprintf(call, sizeof call, "alloc/free_data_space of %d bytes in cycle %d", WS_SIZE, i);
+  dc_fail_call(c, __FILE__, __LINE__, call);
+  return -1;
+}
+
+/* create_stream, 64 bytes H2D queued on it into arg (a 64-byte allocation; lazy
+ * per-stream resources come to life), stream_sync, free_stream. */
+static int stream_cycle(dh_conf_ctx_t* c, int i, void* arg) {
+  dh_stream_t s = NULL;
+  uint8_t src[64];
+  memset(src, i & 0xff, sizeof src);
+  const char* call = "create_stream";
+  if (dh_device_create_stream(c->dev, &s) == 0) {
+    call = "64-byte H2D on the new stream";
+    DLTensor from, to;
+    int64_t from_shape[1], to_shape[1];
+    dh_tensor_init_bytes(&from, src, dc_host(), 0, sizeof src, from_shape);
+    dh_tensor_init_bytes(&to, arg, c->dev, 0, sizeof src, to_shape);
+    int rc = dh_device_copy_data_from_to(&from, &to, s);
+    if (rc == 0) call = "stream_sync of the new stream";
+    if (rc == 0) rc = dh_device_stream_sync(c->dev, s);
+    if (rc == 0) call = "free_stream";
+    if (dh_device_free_stream(c->dev, s) == 0 && rc == 0) return 0;
+  }
+  char what[96];
+  snprintf(what, sizeof what, "%s in cycle %d", call, i);
+  dc_fail_call(c, __FILE__, __LINE__, what);
+  return -1;
+}
+
+/* Workspace alloc/free pairs leave no growth behind: not in kAvailableGlobalMemory, not
+ * in the process (address space, mappings, threads). */
 static void workspace_no_growth(dh_conf_ctx_t* c) {
-  /* warm up once so lazy pools do not count as growth */
-  void* w = NULL;
-  CHECK_OK(dh_device_alloc_workspace(c->dev, WS_SIZE, dc_u8(), &w));
-  CHECK_OK(dh_device_free_workspace(c->dev, w));
-  int64_t drop[2];
-  size_t growth[2];
-  for (int h = 0; h < 2; h++)
-    if (ws_half(c, h * WS_ITERS / 2, WS_ITERS / 2, &drop[h], &growth[h]) != 0) return;
-  int64_t limit = (int64_t)WS_SIZE * (WS_ITERS / 2) / 4;
-  char e[64], g[96];
-  if (drop[0] > limit && drop[1] > limit) {
-    snprintf(e, sizeof e, "drop < %" PRId64 " bytes in a half", limit);
-    snprintf(g, sizeof g, "dropped %" PRId64 " and %" PRId64 " bytes", drop[0], drop[1]);
-    FAIL(e, g, "kAvailableGlobalMemory fell in both halves of %d workspace alloc/free pairs of %d bytes",
-         WS_ITERS, WS_SIZE);
-  }
-  if ((int64_t)growth[0] > limit && (int64_t)growth[1] > limit) {
-    snprintf(e, sizeof e, "growth < %" PRId64 " bytes in a half", limit);
-    snprintf(g, sizeof g, "grew %zu and %zu bytes", growth[0], growth[1]);
-    FAIL(e, g, "process address space grew in both halves of %d workspace alloc/free pairs of %d bytes",
-         WS_ITERS, WS_SIZE);
-  }
+  cycles_t ws = {"workspace alloc/free pairs of 262144 bytes", ws_cycle, NULL, 1, WS_ITERS, WS_SIZE, 1};
+  cycles_no_growth(c, &ws);
+}
+
+/* Create/free cycles of streams, allocations and workspaces leak no thread, mapping or
+ * address space (the sharp symptom of a stream whose worker thread is never joined: 8
+ * MiB of stack per stream). 8 warm-up cycles first: drivers start thread pools and
+ * caches lazily (PoCL's per-queue threads, lavapipe's). */
+static void cycles_no_leak(dh_conf_ctx_t* c) {
+  void* buf = dc_dev_alloc(c, 64);
+  if (!buf) return;
+  const cycles_t kinds[3] = {
+      {"stream create/use/free cycles", stream_cycle, buf, 8, 200, 4 * (long long)DC_MIB, 0},
+      {"alloc/free_data_space pairs of 262144 bytes", alloc_cycle, NULL, 8, 1000, WS_SIZE, 0},
+      {"workspace alloc/free pairs of 262144 bytes", ws_cycle, NULL, 8, 1000, WS_SIZE, 0},
+  };
+  for (int k = 0; k < 3 && c->status == DC_PASS; k++) cycles_no_growth(c, &kinds[k]);
+  dh_device_free_data_space(c->dev, buf);
 }
 
 /* Concurrent alloc/free. An allocator without its lock loses or shares a slot only
@@ -489,6 +600,195 @@ static void stale_handle(dh_conf_ctx_t* c) {
   TRY(roundtrip_size(c, 4096, 617));
 }
 
+/* Sizes whose arithmetic wraps: SIZE_MAX itself, SIZE_MAX - 63 (rounding up to the
+ * 64-byte kAllocAlignment wraps to 0), SIZE_MAX - 4095 with alignment 4096 (rounding to
+ * a page wraps), and SIZE_MAX / 2 + 1 with a float32x4 hint (16-byte elements: an
+ * element count times 16, or a doubling for a staging copy, wraps). Each must fail with
+ * OutOfMemoryError, never succeed behind a block of the wrapped size; the device keeps
+ * working. */
+static void size_overflow(dh_conf_ctx_t* c) {
+  const struct {
+    size_t n, align;
+    DLDataType hint;
+  } cases[] = {
+      {SIZE_MAX, 0, {kDLUInt, 8, 1}},
+      {SIZE_MAX - 63, 64, {kDLUInt, 8, 1}},
+      {SIZE_MAX - 4095, 4096, {kDLUInt, 8, 1}},
+      {SIZE_MAX / 2 + 1, 0, {kDLFloat, 32, 4}},
+      {SIZE_MAX - 15, 0, {kDLFloat, 32, 4}},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    void* p = NULL;
+    int rc = dh_device_alloc_data_space(c->dev, cases[i].n, cases[i].align, cases[i].hint, &p);
+    if (rc == 0) dh_device_free_data_space(c->dev, p);
+    char call[128];
+    snprintf(call, sizeof call, "alloc_data_space(%zu bytes, alignment %zu, %u-bit x%u hint)", cases[i].n,
+             cases[i].align, cases[i].hint.bits, cases[i].hint.lanes);
+    if (!dc_expect_error(c, __FILE__, __LINE__, call, rc, DH_KIND_OUT_OF_MEMORY_ERROR)) return;
+  }
+  dh_error_clear();
+  TRY(roundtrip_size(c, 4096, 619));
+}
+
+/* A copy from `from` to `to` that must be refused (what: "D2H from", ...; off: the
+ * out-of-range device byte_offset); records a failure when it is accepted, at the call
+ * or at stream_sync. */
+static void refused_copy(dh_conf_ctx_t* c, const char* what, const DLTensor* from, const DLTensor* to, uint64_t off) {
+  int rc = dh_device_copy_data_from_to(from, to, NULL);
+  if (rc == 0) rc = dh_device_stream_sync(c->dev, NULL);
+  dh_error_clear();
+  if (rc == 0)
+    dc_fail(c, __FILE__, __LINE__, "-1 (an error) at the copy or at stream_sync", "0 (success)",
+            "%s device byte_offset %" PRIu64 " of a 4096-byte allocation (64 bytes) succeeded", what, off);
+}
+
+/* Copies outside a 4096-byte allocation are refused with an error, never done on
+ * wrapped addresses: device byte_offset 2^40, and byte_offset SIZE_MAX - 15 with 64
+ * bytes, whose offset + size wraps past SIZE_MAX to inside the allocation (a check
+ * written `offset + nbytes > size` passes it); D2H, H2D and D2D both ways. Reads come
+ * first, so a backend that does the wrapped copy reads before it writes. The allocation
+ * keeps its bytes and the device keeps working. The core passes byte_offset to the
+ * backend unchecked (runtime/device_api.c dh_device_copy_data_from_to), so this is the
+ * backend's check; a copy whose byte size (shape x dtype, lanes included) overflows is
+ * refused by the core before any backend (runtime/tensor.c dh_tensor_nbytes), so no
+ * clause can test a backend on it. Opaque handles only: a host-pointer backend (TVM's CPU) has no
+ * allocation size to check against. */
+static void range_overflow(dh_conf_ctx_t* c) {
+  uint8_t want[4096], got[4096], host[64];
+  void* p = dc_dev_alloc(c, sizeof want);
+  void* q = p ? dc_dev_alloc(c, 64) : NULL;
+  if (q) {
+    dc_pattern(want, sizeof want, 623);
+    dc_upload(c, __LINE__, p, 0, want, sizeof want);
+  }
+  memset(host, 0x5a, sizeof host);
+  const uint64_t offs[2] = {(uint64_t)SIZE_MAX - 15, (uint64_t)1 << 40};
+  /* out: p at the bad offset; h: host bytes; o: the other allocation at 0 */
+  DLTensor out, h, o;
+  int64_t s1[1], s2[1], s3[1];
+  dh_tensor_init_bytes(&h, host, dc_host(), 0, sizeof host, s2);
+  dh_tensor_init_bytes(&o, q, c->dev, 0, sizeof host, s3);
+  for (int i = 0; i < 2 && c->status == DC_PASS; i++) {
+    dh_tensor_init_bytes(&out, p, c->dev, offs[i], sizeof host, s1);
+    refused_copy(c, "D2H from", &out, &h, offs[i]);
+    if (c->status == DC_PASS) refused_copy(c, "D2D from", &out, &o, offs[i]);
+  }
+  for (int i = 0; i < 2 && c->status == DC_PASS; i++) {
+    dh_tensor_init_bytes(&out, p, c->dev, offs[i], sizeof host, s1);
+    refused_copy(c, "H2D to", &h, &out, offs[i]);
+    if (c->status == DC_PASS) refused_copy(c, "D2D to", &o, &out, offs[i]);
+  }
+  if (c->status == DC_PASS) dc_download(c, __LINE__, p, 0, got, sizeof got);
+  if (p) dh_device_free_data_space(c->dev, p);
+  if (q) dh_device_free_data_space(c->dev, q);
+  if (c->status) return;
+  CHECK_BYTES("the allocation after refused out-of-range copies", got, want, sizeof got, 0);
+  TRY(roundtrip_size(c, 4096, 627));
+}
+
+/* Live workspaces never share storage: WSD_N workspaces of descending sizes (a reused
+ * block is big enough) are allocated and freed once, so a pool or cache behind
+ * alloc_workspace holds them, then WSD_N are live at once; their handles differ and a
+ * pattern unique to each, written through H2D copies after all are allocated, reads
+ * back from each. */
+#define WSD_N 8
+static int wsd_alloc(dh_conf_ctx_t* c, void** w, const size_t* sz) {
+  for (int i = 0; i < WSD_N; i++) {
+    if (dh_device_alloc_workspace(c->dev, sz[i], dc_u8(), &w[i]) != 0) {
+      dc_fail_call(c, __FILE__, __LINE__, "alloc_workspace (8 live)");
+      return -1;
+    }
+    for (int j = 0; j < i; j++)
+      if (w[j] == w[i]) {
+        dc_fail(c, __FILE__, __LINE__, "distinct handles", "the same handle twice",
+                "live workspaces %d and %d share handle %p", j, i, w[i]);
+        return -1;
+      }
+  }
+  return 0;
+}
+
+static void wsd_free(dh_conf_ctx_t* c, void** w) {
+  for (int i = WSD_N - 1; i >= 0; i--) /* stack order, as TVM's pool expects */
+    if (w[i] && dh_device_free_workspace(c->dev, w[i]) != 0 && c->status == DC_PASS)
+      dc_fail_call(c, __FILE__, __LINE__, "free_workspace");
+  memset(w, 0, WSD_N * sizeof *w);
+  dh_error_clear();
+}
+
+static void workspaces_distinct(dh_conf_ctx_t* c) {
+  void* w[WSD_N] = {0};
+  uint8_t want[8192], got[8192];
+  size_t sz[WSD_N];
+  for (int i = 0; i < WSD_N; i++) sz[i] = 8192 - (size_t)i * 512;
+  wsd_alloc(c, w, sz);
+  wsd_free(c, w);
+  if (c->status == DC_PASS) wsd_alloc(c, w, sz);
+  for (int i = 0; i < WSD_N && c->status == DC_PASS; i++) {
+    dc_pattern(want, sz[i], 700u + (uint32_t)i * 17u);
+    dc_upload(c, __LINE__, w[i], 0, want, sz[i]);
+  }
+  for (int i = 0; i < WSD_N && c->status == DC_PASS; i++) {
+    dc_download(c, __LINE__, w[i], 0, got, sz[i]);
+    if (c->status) break;
+    dc_pattern(want, sz[i], 700u + (uint32_t)i * 17u);
+    dc_check_bytesf(c, __FILE__, __LINE__, got, want, sz[i], 0,
+                    "live workspace %d of %d (%zu bytes; overwritten by another?)", i, WSD_N, sz[i]);
+  }
+  wsd_free(c, w);
+}
+
+/* free_data_space of an interior handle (handle + 64) is an error and frees nothing:
+ * the allocation keeps its bytes and frees normally afterwards. A backend that looks a
+ * freed handle up by the range containing it would free the allocation under its
+ * owner. Opaque handles only: on a host-pointer backend handle + 64 is a host address
+ * the allocator cannot refuse (free() of it aborts). */
+static void free_interior(dh_conf_ctx_t* c) {
+  uint8_t want[4096], got[4096];
+  void* p = dc_dev_alloc(c, sizeof want);
+  if (!p) return;
+  dc_pattern(want, sizeof want, 631);
+  dc_upload(c, __LINE__, p, 0, want, sizeof want);
+  if (c->status == DC_PASS && dh_device_free_data_space(c->dev, (uint8_t*)p + 64) == 0)
+    dc_fail(c, __FILE__, __LINE__, "-1 (an error)", "0 (success)",
+            "free_data_space of an interior handle (a live handle + 64) succeeded");
+  dh_error_clear();
+  if (c->status == DC_PASS) dc_download(c, __LINE__, p, 0, got, sizeof got);
+  if (c->status == DC_PASS) dc_check_bytes(c, __FILE__, __LINE__, "the allocation after a refused free of "
+                                           "handle + 64", got, want, sizeof got, 0);
+  int rc = dh_device_free_data_space(c->dev, p);
+  if (c->status == DC_PASS && rc != 0) dc_fail_call(c, __FILE__, __LINE__, "free_data_space of the handle "
+                                                    "after a refused free of handle + 64");
+  dh_error_clear();
+}
+
+/* Pinned host blocks from alloc_host are each the caller's own: HD_N live blocks of
+ * 64 KiB get a pattern unique to each, written after all are allocated, and each reads
+ * its own back; each frees with free_host. */
+#define HD_N 8
+#define HD_SIZE (64 * 1024)
+static void host_distinct(dh_conf_ctx_t* c) {
+  uint8_t* h[HD_N] = {0};
+  uint8_t* want = dc_host_alloc(c, HD_SIZE);
+  for (int i = 0; i < HD_N && c->status == DC_PASS; i++) {
+    void* p = NULL;
+    if (dh_device_alloc_host(c->dev, HD_SIZE, &p) != 0 || p == NULL)
+      dc_fail_call(c, __FILE__, __LINE__, "alloc_host(65536) (8 live)");
+    h[i] = p;
+  }
+  for (int i = 0; i < HD_N && c->status == DC_PASS; i++) dc_pattern(h[i], HD_SIZE, 800u + (uint32_t)i * 19u);
+  for (int i = 0; i < HD_N && c->status == DC_PASS; i++) {
+    dc_pattern(want, HD_SIZE, 800u + (uint32_t)i * 19u);
+    dc_check_bytesf(c, __FILE__, __LINE__, h[i], want, HD_SIZE, 0,
+                    "live alloc_host block %d of %d (overwritten through another?)", i, HD_N);
+  }
+  for (int i = HD_N - 1; i >= 0; i--)
+    if (h[i] && dh_device_free_host(c->dev, h[i]) != 0 && c->status == DC_PASS)
+      dc_fail_call(c, __FILE__, __LINE__, "free_host");
+  dh_error_clear();
+  free(want);
+}
+
 const dh_clause_t dc_mem_clauses[] = {
     {"mem.sizes_small", "allocations of 1, 3, 4, 31, 33, 4096, 65537 bytes hold every byte written",
      DC_MUST,
@@ -547,5 +847,26 @@ const dh_clause_t dc_mem_clauses[] = {
      "alloc/free from 16 threads at once (16 live each, >= 0.9 s) gives distinct handles and keeps "
      "data", DC_MUST, "devharness backend.h threading; level-zero-tests", 0, concurrent, NULL,
      DC_PROFILE_STRICT},
+    {"mem.size_overflow", "sizes whose arithmetic wraps (SIZE_MAX, SIZE_MAX - 63, SIZE_MAX - 4095 "
+     "aligned 4096, 2^63 as float32x4) fail with OutOfMemoryError", DC_MUST,
+     "devharness backend.h alloc_data_space (too large -> OutOfMemoryError)", 0, size_overflow, NULL,
+     DC_PROFILE_STRICT},
+    {"mem.range_overflow", "copies at device byte_offset 2^40 or whose offset + size wraps past "
+     "SIZE_MAX are refused; the allocation keeps its bytes", DC_MUST,
+     "devharness backend.h copy_data_from_to (entries never abort on bad input)", DC_NEED_OPAQUE,
+     range_overflow, NULL, DC_PROFILE_STRICT},
+    {"mem.cycles_no_leak", "create/free cycles of streams (200), allocations and workspaces (1000 "
+     "each) leak no thread, mapping or address space", DC_MUST,
+     "devharness backend.h create_stream/free_stream, free_data_space, free_workspace", 0,
+     cycles_no_leak, NULL, DC_PROFILE_STRICT},
+    {"mem.workspaces_distinct", "8 live workspaces have distinct handles and keep distinct bytes",
+     DC_MUST, "devharness backend.h alloc_workspace; apache/tvm 0.27 "
+     "src/runtime/workspace_pool.cc:46-85 (Alloc takes a block off the free list into allocated_)", 0, workspaces_distinct, NULL, DC_PROFILE_STRICT},
+    {"mem.free_interior", "free_data_space of handle + 64 is an error; the allocation keeps its "
+     "bytes and frees normally", DC_MUST, "devharness backend.h (entries never abort on bad input)",
+     DC_NEED_OPAQUE, free_interior, NULL, DC_PROFILE_STRICT},
+    {"mem.host_distinct", "8 live alloc_host blocks of 64 KiB each keep their own bytes and free with "
+     "free_host", DC_MUST, "devharness backend.h alloc_host (pinned host memory, host-addressable "
+     "bytes)", DC_NEED_PINNED_HOST, host_distinct, NULL, DC_PROFILE_STRICT},
 };
 const size_t dc_mem_count = sizeof dc_mem_clauses / sizeof dc_mem_clauses[0];

@@ -13,7 +13,8 @@
  * are on each <testsuite>) and every <testsuite> has hostname, id, package, timestamp,
  * <properties>, <system-out> and <system-err>. --junit-file-line adds `file` and
  * `line` (the clause's run function) to each <testcase>, which annotation actions read
- * but neither schema allows. */
+ * but neither schema allows. A plugin the loader refused is a <testcase> with <skipped>
+ * in one more suite, "refused plugins". */
 #include <libxml/xmlwriter.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -176,6 +177,45 @@ static void junit_suite(xw_t* x, const dc_run_view_t* r, size_t i, const char* h
   xw_end(x);
 }
 
+/* The refused plugins as one more <testsuite>, "refused plugins", each a <testcase>
+ * (classname "refused plugin", name its path) <skipped> with the loader's reason. */
+static void junit_refused(xw_t* x, const dc_run_view_t* r, const char* host, const char* stamp) {
+  xw_start(x, "testsuite");
+  xw_attr(x, "name", "refused plugins");
+  xw_attrf(x, "tests", "%zu", r->nrefused);
+  xw_attr(x, "failures", "0");
+  xw_attr(x, "errors", "0");
+  xw_attrf(x, "skipped", "%zu", r->nrefused);
+  xw_attr(x, "time", "0.000");
+  xw_attr(x, "timestamp", stamp);
+  xw_attr(x, "hostname", host);
+  xw_attrf(x, "id", "%zu", r->nd);
+  xw_attr(x, "package", "plugins");
+  xw_start(x, "properties");
+  xw_end(x);
+  for (size_t i = 0; i < r->nrefused; i++) {
+    char plugin[1024], m[1200];
+    const char* reason = dc_refusal_split(r->refused[i], plugin, sizeof plugin);
+    dc_fmt(m, sizeof m, "refused: %s", reason);
+    xw_start(x, "testcase");
+    xw_attr(x, "classname", "refused plugin");
+    xw_attr(x, "name", plugin);
+    xw_attr(x, "time", "0.000");
+    xw_start(x, "skipped");
+    xw_attr(x, "message", m);
+    xw_text(x, m);
+    xw_end(x);
+    xw_end(x);
+  }
+  xw_start(x, "system-out");
+  xw_text(x, "plugins the loader refused: no device of theirs was tested\n");
+  xw_end(x);
+  xw_start(x, "system-err");
+  xw_text(x, "");
+  xw_end(x);
+  xw_end(x);
+}
+
 /* This machine's name, cleaned like every text; "localhost" when it has none. */
 static void host_name(char* h, size_t n) {
   if (gethostname(h, n) != 0) h[0] = '\0';
@@ -200,6 +240,13 @@ static void junit_end(dc_report_t* rep) {
   xw_check(&x, xmlTextWriterStartDocument(x.w, NULL, "UTF-8", NULL));
   xw_start(&x, "testsuites"); /* no attributes: the generic JUnit schema allows none here */
   for (size_t i = 0; i < r->nd; i++) junit_suite(&x, r, i, host);
+  if (r->nrefused) {
+    char stamp[32] = "1970-01-01T00:00:00";
+    struct tm tm;
+    time_t now = time(NULL);
+    if (gmtime_r(&now, &tm)) strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+    junit_refused(&x, r, host, stamp);
+  }
   xw_end(&x);
   xw_check(&x, xmlTextWriterEndDocument(x.w));
   xmlFreeTextWriter(x.w); /* flushes into buf */

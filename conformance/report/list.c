@@ -111,6 +111,58 @@ static void md_power(const dc_opts_t* o) {
   }
 }
 
+/* What else a backend could get wrong, per family: what the suite catches since issue
+ * 26 and what it does not catch yet. One function per family, so each stays short. */
+static void md_gaps_mem(void) {
+  printf("### mem\n\n"
+         "- Caught: size arithmetic that wraps (`SIZE_MAX`, a round-up to a block or a page) and\n"
+         "  succeeds behind a 0-byte block (`mem.size_overflow`); copies at byte_offset 2^40 or\n"
+         "  whose offset + size wraps past `SIZE_MAX` (`mem.range_overflow`); a thread, mapping or\n"
+         "  block leaked per stream, allocation or workspace cycle (`mem.cycles_no_leak`); live\n"
+         "  workspaces or `alloc_host` blocks sharing bytes (`mem.workspaces_distinct`,\n"
+         "  `mem.host_distinct`); freeing handle + 64 freeing the allocation (`mem.free_interior`).\n"
+         "- Not yet: a workspace freed on another thread than the one that allocated it (TVM's\n"
+         "  pools are per thread and refuse it: apache/tvm 0.27 src/runtime/workspace_pool.cc:98,\n"
+         "  \"trying to free things that has not been allocated\"; what a backend must do is not\n"
+         "  in TVM's documented contract); workspaces freed out of stack order; `free_host` of a\n"
+         "  pointer `alloc_host` did not return, twice, or of NULL; `alloc_host` memory that is\n"
+         "  not really pinned (visible only in time); the same handle valid on two devices.\n\n");
+}
+
+static void md_gaps_attr(void) {
+  printf("### attr\n\n"
+         "- Caught: kAvailableGlobalMemory counted per process instead of per device, an\n"
+         "  allocation on device 1 lowering device 0's (`attr.available_per_device`).\n"
+         "- Not yet: attributes answered for the current device instead of the given one;\n"
+         "  kAvailableGlobalMemory read while other threads allocate\n"
+         "  (torn or negative values); kMaxThreadsPerBlock above what a kernel launch accepts;\n"
+         "  kDriverVersion and kApiVersion in a form TVM cannot parse.\n\n");
+}
+
+static void md_gaps_device_cap(void) {
+  printf("### device\n\n"
+         "- Caught: allocations or streams made on the current device (set_device) instead of\n"
+         "  the one given (`device.explicit_device`; `device.each_id_works` for allocations\n"
+         "  without a set_device).\n"
+         "- Not yet: set_device on one thread changing another thread's current device;\n"
+         "  shutdown with live allocations or streams; init again after shutdown.\n\n"
+         "### cap\n\n"
+         "- Not yet: DH_CAP_EVENT_TIMING with times in the wrong unit beyond what\n"
+         "  `event.elapsed_values` bounds; a capability claimed for one device of a backend and\n"
+         "  not another (caps are per backend, so a device that lacks one fails its clauses, not\n"
+         "  `cap.*`); DH_CAP_PINNED_HOST blocks that are pageable.\n");
+}
+
+static void md_gaps(void) {
+  printf("\n## What else a backend could get wrong\n\n"
+         "Slips a backend author could make that the suite above does not catch yet, family by\n"
+         "family, next to the ones it catches since issue 26. Each caught one has its faulty\n"
+         "backend in the proof of power.\n\n");
+  md_gaps_mem();
+  md_gaps_attr();
+  md_gaps_device_cap();
+}
+
 /* How to run the suite and write waivers. */
 static void md_running(void) {
   printf("\n## Running\n\n"
@@ -133,7 +185,12 @@ static void md_running(void) {
          "level too, and the last line says `NO DEVICE` loudly.\n"
          "`--no-fork` runs in-process for debuggers. Exit status: 0 all kept, 1 violations,\n"
          "2 usage or input error, 3 no device (no selected backend has a device: nothing was\n"
-         "tested).\n\n"
+         "tested). `--quiet` writes no TAP to stdout (files named with `--tap`, `--junit`,\n"
+         "`--summary` are written as always), only errors and one verdict line,\n"
+         "`devharness conformance: 116 clauses x 1 device: 112 pass, 0 fail, 4 skip, 0 xfail;\n"
+         "0 devices with violations (exit 0)`; `--verbose` adds a `# kept: STATEMENT (must,\n"
+         "profile tvm, 0.412 ms)` comment under every passing case (`# skipped:` under a\n"
+         "skip) and the verdict line on stderr.\n\n"
          "## Waivers\n\n"
          "`targets/waivers/<backend>.json` is loaded automatically for that backend's devices;\n"
          "`--waivers FILE` adds more:\n\n"
@@ -168,7 +225,16 @@ static void md_reports(void) {
          "- `flat`: one top-level test point per device x clause, `ok N - sim:0 attr.types`,\n"
          "  the plan devices x clauses, each device's profile as a `# device` comment, and a\n"
          "  failure's clause, message, expected, got, `at` (file:line) and captured stderr as\n"
-         "  `#` lines under it, so prove and tap.py count and show every case.\n\n"
+         "  `#` lines under it, so prove and tap.py count and show every case. A failure's\n"
+         "  short reason also ends its line (`not ok 5 - sim:0 attr.types: attribute kind 9\n"
+         "  has the wrong type`), and each failure is one line on stderr, `devharness\n"
+         "  conformance: not ok 5 - sim:0 attr.types: REASON (expected ..., got ..., at\n"
+         "  FILE:LINE)`, which prove shows without `-v` (it hides TAP comments).\n\n"
+         "A plugin the loader refused is one more test point in either layout, after the\n"
+         "devices' and counted in the plan: `ok 9 - refused plugin PATH # SKIP refused:\n"
+         "REASON`; in JUnit a `<testcase classname=\"refused plugin\" name=\"PATH\">` with\n"
+         "`<skipped>` in one more `<testsuite name=\"refused plugins\">`; in the summary JSON\n"
+         "`refused_plugins`, `refused_plugins_skipped` and `totals.refused_plugins`.\n\n"
          "**JUnit** (`--junit FILE`), written with libxml2's xmlTextWriter: one `<testsuite>`\n"
          "per device with `hostname`, `id` (0, 1, ...), `package` (the backend), `timestamp`\n"
          "(UTC, without a zone), its counts, `<properties>` (the profile), `<system-out>` (the\n"
@@ -197,7 +263,9 @@ static void md_summary(void) {
          "```json\n"
          "{\"schema\": \"devharness.conformance.summary\", \"version\": 1,\n"
          " \"exit_code\": 0, \"clauses\": 116, \"duration_s\": 2.2, \"refused_plugins\": [],\n"
-         " \"totals\": {\"devices\": 1, \"devices_failed\": 0, \"no_device\": 0, \"pass\": 112, \"fail\": 0,\n"
+         " \"refused_plugins_skipped\": [],\n"
+         " \"totals\": {\"devices\": 1, \"devices_failed\": 0, \"no_device\": 0, \"refused_plugins\": 0,\n"
+         "            \"pass\": 112, \"fail\": 0,\n"
          "            \"skip\": 4, \"xfail\": 0, \"waived\": 0, \"violations\": 0, \"waived_skip\": 0,\n"
          "            \"waived_xfail\": 0, \"max_waived\": null, \"too_many_waived\": false},\n"
          " \"devices\": [{\"name\": \"sim:0\", \"backend\": \"sim\", \"id\": 0, \"profile\": \"strict\",\n"
@@ -209,8 +277,9 @@ static void md_summary(void) {
          "| `schema`, `version` | `devharness.conformance.summary`, 1; a new field keeps the version, a changed meaning raises it |\n"
          "| `exit_code` | the run's verdict: 0 every clause kept, 1 violations or more waived cases than `--max-waived`, 3 no device (a report file that cannot be written still exits 2) |\n"
          "| `clauses`, `duration_s` | selected clauses; wall time of the device loop in seconds |\n"
-         "| `refused_plugins` | one message per plugin the loader refused (as the TAP `# refused plugin:` lines) |\n"
-         "| `totals` | the devices' counts summed; `devices_failed` devices with violations, `no_device` backends that could not run; `waived_skip`/`waived_xfail`, `max_waived` (null: no limit), `too_many_waived` |\n"
+         "| `refused_plugins` | one message per plugin the loader refused, `PATH: refused: REASON` or `PATH: REASON` |\n"
+         "| `refused_plugins_skipped` | the same as skipped tests: `{\"plugin\": PATH, \"skip\": REASON}` (TAP `ok N - refused plugin PATH # SKIP refused: REASON`) |\n"
+         "| `totals` | the devices' counts summed; `devices_failed` devices with violations, `no_device` backends that could not run, `refused_plugins` plugins the loader refused (not in `skip`); `waived_skip`/`waived_xfail`, `max_waived` (null: no limit), `too_many_waived` |\n"
          "| `devices[].name`, `backend`, `id` | `sim:0`, or `cuda (no device)` with `id` null for a backend without a device |\n"
          "| `devices[].profile`, `profile_from` | `tvm` or `strict`; from `--profile`, the `backend`'s `default_profile`, or the `default` |\n"
          "| `devices[].failed` | the device has violations (its outer TAP line is `not ok`) |\n"
@@ -226,6 +295,7 @@ int dc_list(const dc_opts_t* o, const dh_clause_t* const* cl, size_t n) {
   md_intro(o, cl, n);
   md_clauses(o, cl, n);
   md_power(o);
+  md_gaps();
   md_running();
   md_reports();
   md_summary();

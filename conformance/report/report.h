@@ -24,6 +24,7 @@
 #define DEVHARNESS_CONFORMANCE_REPORT_H_
 
 #include <stddef.h>
+#include <string.h>
 
 #include "base/text.h"
 #include "runner/runner.h"
@@ -91,6 +92,26 @@ int dc_write_file(const char* path, const char* text, size_t n);
 /* A TAP description or directive reason: '#' and '\\' escaped, control characters as
  * spaces (report/tap.c). */
 void dc_tap_text(dh_sbuf_t* b, const char* s);
+/* A refusal of the plugin loader ("PATH: refused: REASON", or any other text) split
+ * into the plugin (into plugin, n bytes: PATH, or "plugin" when the text has no
+ * ": refused: ") and the reason (a pointer into msg: REASON, or msg whole). Every
+ * reporter shows a refused plugin as a skipped test with that reason. */
+static inline const char* dc_refusal_split(const char* msg, char* plugin, size_t n) {
+  /* inline: tap.c, junit.c and summary.c share it and report.c sits above them. The
+   * loader's messages start with the file: "PATH: refused: REASON" (the probe) or
+   * "PATH: REASON" (a check: "not an ELF shared object", "device type 47 ... is
+   * already served"); PATH ends in ".so" for every plugin discovery finds. */
+  static const char* const kSeps[] = {".so: refused: ", ": refused: ", ".so: "};
+  for (size_t i = 0; i < sizeof kSeps / sizeof kSeps[0]; i++) {
+    const char* sep = strstr(msg, kSeps[i]);
+    if (sep == NULL || sep == msg) continue;
+    size_t keep = kSeps[i][0] == '.' ? 3 : 0; /* the ".so" stays in the path */
+    dc_fmt(plugin, n, "%.*s", (int)(sep - msg + keep), msg);
+    return sep + strlen(kSeps[i]);
+  }
+  dc_fmt(plugin, n, "plugin");
+  return msg;
+}
 /* --list: the selected clauses as text, or as docs/conformance.md (--format markdown)
  * (report/list.c). */
 int dc_list(const dc_opts_t* o, const dh_clause_t* const* cl, size_t n);

@@ -64,8 +64,15 @@ static void summary_end(dc_report_t* rep) {
   json_object_set_new(root, "clauses", json_integer((json_int_t)r->ncl));
   json_object_set_new(root, "duration_s", json_real(r->seconds));
   json_t* refused = json_array();
-  for (size_t i = 0; i < r->nrefused; i++) json_array_append_new(refused, json_string(r->refused[i]));
+  json_t* skipped = json_array();
+  for (size_t i = 0; i < r->nrefused; i++) {
+    char plugin[1024];
+    const char* reason = dc_refusal_split(r->refused[i], plugin, sizeof plugin);
+    json_array_append_new(refused, json_string(r->refused[i]));
+    json_array_append_new(skipped, json_pack("{s:s, s:s}", "plugin", plugin, "skip", reason));
+  }
   json_object_set_new(root, "refused_plugins", refused);
+  json_object_set_new(root, "refused_plugins_skipped", skipped);
   tally_t total = {0};
   json_t* devices = json_array();
   for (size_t i = 0; i < r->nd; i++) json_array_append_new(devices, summary_device(r, i, &total));
@@ -73,6 +80,7 @@ static void summary_end(dc_report_t* rep) {
   json_object_set_new(totals, "devices", json_integer((json_int_t)r->nd));
   json_object_set_new(totals, "devices_failed", json_integer(r->violations));
   json_object_set_new(totals, "no_device", json_integer((json_int_t)r->no_device));
+  json_object_set_new(totals, "refused_plugins", json_integer((json_int_t)r->nrefused));
   tally_set(totals, &total);
   json_object_set_new(totals, "waived_skip", json_integer((json_int_t)r->waived_skip));
   json_object_set_new(totals, "waived_xfail", json_integer((json_int_t)r->waived_xfail));

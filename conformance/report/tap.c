@@ -4,6 +4,7 @@
  * flat, one top-level test point per device x clause with a failure's diagnostics as
  * '#' lines, for consumers that count only top-level lines (prove, tap.py). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "devharness/device_api.h"
@@ -99,12 +100,22 @@ static void tap_yaml(dh_sbuf_t* b, const dc_case_t* k, const char* ind) {
   dh_sbuf_addf(b, "%s  ...\n", ind);
 }
 
+/* --verbose: a diagnostic under a case that did not fail, "# kept: STATEMENT (must,
+ * profile strict, 0.123 ms)" ("# skipped: " for a skip). */
+static void tap_verbose(dh_sbuf_t* b, const dc_case_t* k, const char* ind) {
+  dh_sbuf_addf(b, "%s# %s: ", ind, k->status == DC_SKIP ? "skipped" : k->todo ? "xfail" : "kept");
+  dc_tap_text(b, k->clause->statement);
+  dh_sbuf_addf(b, " (%s, profile %s, %.3f ms)\n", k->clause->level == DC_MUST ? "must" : "should",
+               dc_profile_name(k->clause->profile), k->ms);
+}
+
 /* One case as a TAP line of a device's subtest (YAML diagnostics for a failure). */
-static void tap_case(dh_sbuf_t* b, int num, const dc_case_t* k) {
+static void tap_case(dh_sbuf_t* b, int num, const dc_case_t* k, int verbose) {
   dh_sbuf_addf(b, "    %s %d - ", k->status != DC_FAIL ? "ok" : "not ok", num);
   dc_tap_text(b, k->clause->id);
   tap_directive(b, k);
   if (k->status == DC_FAIL) tap_yaml(b, k, "    ");
+  else if (verbose) tap_verbose(b, k, "    ");
 }
 
 /* "# name: text" for each line of text (a flat-layout diagnostic). */
@@ -118,18 +129,60 @@ static void tap_diag(dh_sbuf_t* b, const char* name, const char* text) {
   } while (*p);
 }
 
+/* The short reason of a failure: the note ("crashed: SIGSEGV") or the message, on one
+ * line, at most 160 bytes (cut at a UTF-8 boundary, "..." added). */
+static void short_reason(char* out, size_t n, const dc_case_t* k) {
+  const char* m = k->note[0] && !k->todo ? k->note : k->r.message;
+  size_t len = strcspn(m, "\n"), max = n - 4 < 160 ? n - 4 : 160;
+  if (len > max) {
+    len = max;
+    while (len > 0 && ((unsigned char)m[len] & 0xC0) == 0x80) len--;
+    dc_fmt(out, n, "%.*s...", (int)len, m);
+  } else {
+    dc_fmt(out, n, "%.*s", (int)len, m);
+  }
+}
+
 /* One case as a top-level test point of the flat layout, "DEVICE CLAUSE", a failure's
- * diagnostics as '#' lines under it (every TAP consumer shows or skips them; prove
- * prints them with --comments or -v, tap.py with the failure). */
-static void tap_flat_case(dh_sbuf_t* b, int num, const dc_device_t* d, const dc_case_t* k) {
+ * short reason after it ("DEVICE CLAUSE: REASON": prove prints a failing line's
+ * description in its "Failed test" detail with -v only, tap.py always) and its
+ * diagnostics as '#' lines under it (prove prints them with --comments or -v). A
+ * failure (not an xfail) is also one line on stderr, "devharness conformance: not ok N
+ * - DEVICE CLAUSE: REASON (expected ..., got ..., at FILE:LINE)", which prove shows
+ * without -v. */
+static void tap_flat_case(dh_sbuf_t* b, int num, const dc_device_t* d, const dc_case_t* k, int verbose) {
   dh_sbuf_addf(b, "%s %d - ", k->status != DC_FAIL ? "ok" : "not ok", num);
   dc_tap_text(b, d->name);
   dh_sbuf_add(b, " ");
   dc_tap_text(b, k->clause->id);
+  char reason[200];
+  if (k->status == DC_FAIL) {
+    short_reason(reason, sizeof reason, k);
+    if (reason[0]) {
+      dh_sbuf_add(b, ": ");
+      dc_tap_text(b, reason);
+    }
+  }
   tap_directive(b, k);
-  if (k->status != DC_FAIL) return;
+  if (k->status != DC_FAIL) {
+    if (verbose) tap_verbose(b, k, "");
+    return;
+  }
   char at[200];
   tap_at(at, sizeof at, k);
+  if (!k->todo) {
+    dh_sbuf_t e = {0};
+    dh_sbuf_addf(&e, "devharness conformance: not ok %d - %s %s: ", num, d->name, k->clause->id);
+    dc_tap_text(&e, reason);
+    dh_sbuf_add(&e, " (expected ");
+    dc_tap_text(&e, k->r.expected);
+    dh_sbuf_add(&e, ", got ");
+    dc_tap_text(&e, k->r.got);
+    dh_sbuf_addf(&e, ", at %s)\n", at);
+    fflush(stdout); /* after the TAP written so far, when both go to one terminal */
+    fputs(dh_sbuf_str(&e), stderr);
+    free(e.s);
+  }
   dh_sbuf_addf(b, "# clause: %s (%s, profile %s)\n", k->clause->id, k->clause->level == DC_MUST ? "must" : "should",
                dc_profile_name(k->clause->profile));
   tap_diag(b, "message", k->r.message);
@@ -140,17 +193,31 @@ static void tap_flat_case(dh_sbuf_t* b, int num, const dc_device_t* d, const dc_
   if (k->err_tail[0]) tap_diag(b, "stderr", k->err_tail);
 }
 
-/* The version header, the refused plugins, the plan (one subtest per device). */
+/* The version header and the plan: one subtest per device (flat: one test point per
+ * device x clause), then one skipped test point per refused plugin. */
 static void tap_begin(dc_report_t* rep) {
-  dh_sbuf_addf(&rep->text, "TAP version %d\n", rep->run->o->tap_version);
-  for (size_t i = 0; i < rep->run->nrefused; i++) {
-    dh_sbuf_add(&rep->text, "# refused plugin: ");
-    dc_tap_text(&rep->text, rep->run->refused[i]);
+  const dc_run_view_t* r = rep->run;
+  dh_sbuf_addf(&rep->text, "TAP version %d\n", r->o->tap_version);
+  if (r->nd == 0 && r->nrefused == 0)
+    dh_sbuf_add(&rep->text, "1..0 # SKIP no backend loaded (no libdevharness_*.so found)\n");
+  else dh_sbuf_addf(&rep->text, "1..%zu\n", (r->o->tap_flat ? r->nd * r->ncl : r->nd) + r->nrefused);
+}
+
+/* Each refused plugin as a skipped test point after the devices' ones, "refused plugin
+ * PATH # SKIP REASON": no device of it was tested, and every consumer counts and shows
+ * it (a comment alone is invisible to most). */
+static void tap_refused(dc_report_t* rep) {
+  const dc_run_view_t* r = rep->run;
+  size_t first = (r->o->tap_flat ? r->nd * r->ncl : r->nd) + 1;
+  for (size_t i = 0; i < r->nrefused; i++) {
+    char plugin[1024];
+    const char* reason = dc_refusal_split(r->refused[i], plugin, sizeof plugin);
+    dh_sbuf_addf(&rep->text, "ok %zu - refused plugin ", first + i);
+    dc_tap_text(&rep->text, plugin);
+    dh_sbuf_add(&rep->text, " # SKIP refused: ");
+    dc_tap_text(&rep->text, reason);
     dh_sbuf_add(&rep->text, "\n");
   }
-  if (rep->run->nd == 0) dh_sbuf_add(&rep->text, "1..0 # SKIP no backend loaded (no libdevharness_*.so found)\n");
-  else if (rep->run->o->tap_flat) dh_sbuf_addf(&rep->text, "1..%zu\n", rep->run->nd * rep->run->ncl);
-  else dh_sbuf_addf(&rep->text, "1..%zu\n", rep->run->nd);
 }
 
 /* A device's subtest header: its name, why it has no device, its profile, the plan; in
@@ -185,8 +252,9 @@ static void tap_begin_device(dc_report_t* rep, size_t i) {
 
 static void tap_end_case(dc_report_t* rep, size_t i, size_t j) {
   if (rep->run->o->tap_flat)
-    tap_flat_case(&rep->text, (int)(i * rep->run->ncl + j + 1), &rep->run->devs[i], &rep->run->cases[i][j]);
-  else tap_case(&rep->text, (int)j + 1, &rep->run->cases[i][j]);
+    tap_flat_case(&rep->text, (int)(i * rep->run->ncl + j + 1), &rep->run->devs[i], &rep->run->cases[i][j],
+                  rep->run->o->verbosity > 0);
+  else tap_case(&rep->text, (int)j + 1, &rep->run->cases[i][j], rep->run->o->verbosity > 0);
 }
 
 /* The device's outer test line; a backend that cannot run is a skip at the outer level
@@ -209,6 +277,7 @@ static void tap_end(dc_report_t* rep) {
   const dc_run_view_t* r = rep->run;
   dh_sbuf_t* b = &rep->text;
   size_t nd = r->nd, ncl = r->ncl, waived = r->waived_skip + r->waived_xfail;
+  tap_refused(rep);
   dh_sbuf_addf(b, "# %zu clause%s x %zu device%s in %.1f s; %d device%s with violations; %zu case%s "
                "waived (%zu skip, %zu xfail)\n", ncl, ncl == 1 ? "" : "s", nd, nd == 1 ? "" : "s",
                r->seconds, r->violations, r->violations == 1 ? "" : "s", waived, waived == 1 ? "" : "s",
@@ -234,6 +303,8 @@ static void tap_end(dc_report_t* rep) {
       }
     dh_sbuf_add(b, "\n");
   }
+  if (r->nrefused)
+    dh_sbuf_addf(b, "# refused plugins: %zu, each a skipped test point above\n", r->nrefused);
 }
 
 const dc_reporter_t dc_report_tap = {

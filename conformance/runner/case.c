@@ -45,7 +45,7 @@ static const char* need_reason(uint32_t missing, const dc_device_t* d, const cha
     return "no module functions: the backend lists none (noop/fill/echo/raise absent)";
   if (missing & DC_NEED_OPAQUE)
     return "handles are host addresses (DH_CAP_HOST_POINTER_ARITHMETIC, as TVM's CPU DeviceAPI): "
-           "a freed handle cannot be told from a live one";
+           "a freed, interior or out-of-range handle cannot be told from a live one";
   return "requirement missing";
 }
 

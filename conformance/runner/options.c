@@ -48,10 +48,19 @@ static void usage(FILE* f) {
           "                       default) is one TAP-14 subtest per device, one outer line each;\n"
           "                       flat is one top-level test point per device x clause, named\n"
           "                       DEVICE CLAUSE, which prove and tap.py count, a failure's\n"
-          "                       expected/got/at as '#' lines under it\n"
+          "                       reason after its name, expected/got/at as '#' lines under\n"
+          "                       it and as one line on stderr (prove shows it without -v);\n"
+          "                       in either layout a refused plugin is a '# SKIP' test point\n"
           "  --junit-file-line    add file and line (the clause's source) to every JUnit\n"
           "                       <testcase>, for annotation actions; neither the Jenkins xunit\n"
           "                       schema nor the generic JUnit schema allows them\n"
+          "  -q, --quiet          no TAP on stdout (--tap FILE and the other files are still\n"
+          "                       written): only errors and the verdict line, 'devharness\n"
+          "                       conformance: N clauses x M devices: P pass, F fail, S skip,\n"
+          "                       X xfail (exit E)'\n"
+          "  -v, --verbose        also a TAP diagnostic under every passing or skipped case\n"
+          "                       (its statement, level, profile and time; --tap FILE too) and\n"
+          "                       the verdict line on stderr\n"
           "  --list               list clause ids, levels and statements, run nothing\n"
           "  --format text|markdown  format of --list (markdown: the docs/conformance.md table)\n"
           "  --help               this text\n"
@@ -125,6 +134,8 @@ static const struct option kOpts[] = {
     {"verify-xfails", no_argument, NULL, OPT_VERIFY_XFAILS},
     {"tap-layout", required_argument, NULL, OPT_TAP_LAYOUT},
     {"junit-file-line", no_argument, NULL, OPT_JUNIT_FILE_LINE},
+    {"quiet", no_argument, NULL, 'q'},
+    {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -197,7 +208,8 @@ int dc_opts_parse(int argc, char** argv, dc_opts_t* o) {
   opts_with_reports(opts);
   dh_cmdline_getopt_begin();
   int c;
-  while ((c = getopt_long(argc, argv, "hj:", opts, NULL)) != -1) {
+  int quiet = 0, verbose = 0;
+  while ((c = getopt_long(argc, argv, "hj:qv", opts, NULL)) != -1) {
     int bad = 0;
     switch (c) {
       case 'h': usage(stdout); return DH_EXIT_OK;
@@ -219,6 +231,8 @@ int dc_opts_parse(int argc, char** argv, dc_opts_t* o) {
       case OPT_LIST: o->list = 1; break;
       case OPT_VERIFY_XFAILS: o->verify_xfails = 1; break;
       case OPT_JUNIT_FILE_LINE: o->junit_file_line = 1; break;
+      case 'q': quiet = 1; break;
+      case 'v': verbose = 1; break;
       case '?':
       case ':': return dh_cmdline_bad_option("conformance", opts, argc, argv);
       default:
@@ -228,6 +242,8 @@ int dc_opts_parse(int argc, char** argv, dc_opts_t* o) {
     if (bad) return dc_usage_error("out of memory");
   }
   if (dh_cmdline_no_operands("conformance", argc, argv) != DH_EXIT_OK) return DH_EXIT_USAGE;
+  if (quiet && verbose) return dc_usage_error("--quiet and --verbose exclude each other");
+  o->verbosity = quiet ? -1 : verbose;
   return -1;
 }
 

@@ -197,6 +197,10 @@ static void report_event(run_t* r, int ev, size_t dev, size_t clause) {
       default: if (rp->end) rp->end(rep); break;
     }
     if (rp->to_stdout && rep->text.len > r->flushed[k]) {
+      if (r->o.verbosity < 0) { /* --quiet: the file only */
+        r->flushed[k] = rep->text.len;
+        continue;
+      }
       fwrite(rep->text.s + r->flushed[k], 1, rep->text.len - r->flushed[k], stdout);
       fflush(stdout);
       r->flushed[k] = rep->text.len;
@@ -272,7 +276,7 @@ static void count_totals(run_t* r, int violations, size_t no_device, double seco
 static void say_totals(const run_t* r) {
   const dc_run_view_t* v = &r->view;
   size_t waived = v->waived_skip + v->waived_xfail;
-  if (waived)
+  if (waived && r->o.verbosity >= 0)
     fprintf(stderr, "devharness conformance: %zu case%s decided by waivers (%zu skip, %zu xfail)%s\n",
             waived, waived == 1 ? "" : "s", v->waived_skip, v->waived_xfail,
             v->too_many_waived ? ", more than --max-waived allows" : "");
@@ -280,6 +284,26 @@ static void say_totals(const run_t* r) {
     fprintf(stderr, "devharness conformance: NO DEVICE on %zu backend%s (see the # SKIP reasons)%s\n",
             v->no_device, v->no_device == 1 ? "" : "s",
             v->no_device == r->nd ? "; nothing was tested (exit 3)" : "");
+}
+
+/* --quiet and --verbose: one verdict line, the counts of every case; on stdout with
+ * --quiet (it is all stdout has), on stderr with --verbose (stdout stays TAP). */
+static void say_verdict(const run_t* r, FILE* f) {
+  const dc_run_view_t* v = &r->view;
+  size_t pass = 0, fail = 0, skip = 0, xfail = 0;
+  for (size_t i = 0; i < v->nd; i++)
+    for (size_t j = 0; j < v->ncl; j++) {
+      const dc_case_t* k = &v->cases[i][j];
+      if (k->status == DC_SKIP) skip++;
+      else if (k->todo) xfail++;
+      else if (k->status == DC_PASS) pass++;
+      else fail++;
+    }
+  fprintf(f, "devharness conformance: %zu clause%s x %zu device%s: %zu pass, %zu fail, %zu skip, %zu xfail; "
+         "%d device%s with violations%s (exit %d)\n",
+         v->ncl, v->ncl == 1 ? "" : "s", v->nd, v->nd == 1 ? "" : "s", pass, fail, skip, xfail, v->violations,
+         v->violations == 1 ? "" : "s", v->no_device == v->nd ? ", nothing tested (no device)" : "", v->exit_code);
+  fflush(f);
 }
 
 /* Every device, the reporters' ends and their files; returns the exit code. */
@@ -308,6 +332,7 @@ static int run_all(run_t* r) {
   count_totals(r, violations, no_device, (dc_now_ms() - t_start) / 1000.0);
   report_event(r, EV_END, 0, 0);
   say_totals(r);
+  if (r->o.verbosity != 0) say_verdict(r, r->o.verbosity < 0 ? stdout : stderr);
   int rc = r->view.exit_code;
   for (size_t k = 0; k < dc_reporter_count; k++) {
     const char* path = r->o.report_paths[k];
@@ -329,7 +354,7 @@ static int conformance_main(run_t* r, int argc, char** argv) {
   for (size_t i = 0; i < ncl_all; i++)
     if (dc_selected(&r->o, all[i]->id)) r->cl[r->ncl++] = all[i];
   if ((rc = load_inputs(&r->o)) != DH_EXIT_OK) return rc;
-  r->o.progress = isatty(2);
+  r->o.progress = isatty(2) && r->o.verbosity >= 0;
   if ((rc = discover(r)) != DH_EXIT_OK) return rc;
   return run_all(r);
 }

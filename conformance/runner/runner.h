@@ -67,6 +67,7 @@ typedef struct dc_opts {
   int tap_flat;        /* --tap-layout flat: one top-level test point per device x clause */
   int junit_file_line; /* --junit-file-line: file and line attributes on every <testcase> */
   int verify_xfails;
+  int verbosity;    /* -1 --quiet (no TAP on stdout; errors and the verdict line), 0, 1 --verbose */
   int progress;
   int jobs;
   int profile;      /* --profile; 0 = each backend's default (strict unless it declares one) */

@@ -53,9 +53,24 @@ extern "C" {
  *===========================================================================*/
 
 #define DH_BACKEND_ABI_MAJOR 1
-#define DH_BACKEND_ABI_MINOR 2
+#define DH_BACKEND_ABI_MINOR 3
 /* Name of the exported entry symbol. */
 #define DH_BACKEND_ENTRY_SYMBOL "dh_backend_entry"
+/* Device types (dh_backend_t.device_type). 1..DH_DEVICE_TYPE_OUT_OF_TREE_FIRST-1 are
+ * DLPack's and TVM's types and this tree's backends (cpu 1, cuda 2, opencl 4, vulkan 7,
+ * sim 12, tvm-* 48 + TVM's type; test plugins 13..47). DH_DEVICE_TYPE_OUT_OF_TREE_FIRST
+ * ..DH_DEVICE_TYPE_OUT_OF_TREE_LAST (64..127) are for backends built outside this tree:
+ * a fixed one there never collides with DLPack, TVM or an in-tree backend. Or declare
+ * DH_DEVICE_TYPE_ASSIGN (0, ABI 1.2) and the loader serves the backend under the lowest
+ * type of that range no loaded backend serves (in load order), so any number of copies
+ * of backends/skeleton load side by side; the backend reads its type with
+ * dh_backend_served_device_type. The loader refuses a device_type outside
+ * 0..DH_DEVICE_TYPE_OUT_OF_TREE_LAST (0 only from an ABI >= 1.2 plugin), one already
+ * served, and an assignment with every type of the range taken, each with one line
+ * naming the plugin file (docs/adding-a-backend.md "Device type"). */
+#define DH_DEVICE_TYPE_ASSIGN 0
+#define DH_DEVICE_TYPE_OUT_OF_TREE_FIRST 64
+#define DH_DEVICE_TYPE_OUT_OF_TREE_LAST 127
 /* TVM kAllocAlignment: minimum alignment of data space, bytes. */
 #define DH_ALLOC_ALIGNMENT 64
 /* TVM kTempAllocaAlignment: alignment of workspaces, bytes. */
@@ -168,6 +183,17 @@ typedef enum dh_attr_kind {
 int dh_backend_func_echo(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
 int dh_backend_func_raise(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
 
+/* The device type the loaded backend named `name` is served under: its struct's
+ * device_type, or, for a backend that declared DH_DEVICE_TYPE_ASSIGN, the type the
+ * loader assigned it from DH_DEVICE_TYPE_OUT_OF_TREE_FIRST..LAST when it loaded (ABI
+ * 1.2). A backend calls it with its own name in init (the loader has assigned the type
+ * by then; init runs after load) and checks DLDevice.device_type against the result.
+ * Returns -1, and sets no error, when no backend of that name is loaded or name is
+ * NULL. Thread-safe and lock-free (it may be called from init while another plugin
+ * loads). Source:
+ * runtime/plugin.c. */
+int32_t dh_backend_served_device_type(const char* name);
+
 /* One named module function of a backend. */
 typedef struct dh_backend_function {
   const char* name;   /* e.g. DH_FUNC_FILL; static storage */
@@ -260,7 +286,7 @@ typedef struct dh_raw_twin {
  * The backend struct
  *===========================================================================*/
 
-/* How a plugin's more_backends (ABI 1.2, below) records a refusal: origin is the file
+/* How a plugin's more_backends (ABI 1.3, below) records a refusal: origin is the file
  * it gave up on, message one line naming it and why. */
 typedef void (*dh_backend_refuse_fn)(const char* origin, const char* message);
 
@@ -382,7 +408,7 @@ typedef struct dh_backend {
    * core probes kExist from id 0 up to the first 0 (dh_backend_device_count). */
   int (*device_count)(int32_t* out_count);
 
-  /*-- ABI 1.2: optional, NULL in a 1.0 or 1.1 plugin --*/
+  /*-- ABI 1.3: optional, NULL in a 1.0, 1.1 or 1.2 plugin --*/
   /* More backends served by this plugin, found when it loads (backends/tvm/: one per
    * TVM DeviceAPI that the libraries named by DEVHARNESS_TVM_LIBS register). Called
    * once by the loader, in the loading process, after the plugin's own struct was

@@ -2,3 +2,5 @@
 TEST_SCRIPTS += tests/ci/workflows.t
 # ci/install-deps.sh asks for root only when a package is missing
 TEST_SCRIPTS += tests/ci/install_deps.t
+# both pipelines validate against GitHub's and GitLab's schemas (check-jsonschema, venv)
+TEST_SCRIPTS += tests/ci/pipeline_schema.t

@@ -18,7 +18,7 @@ if [ ! -x "$b/bin/devharness" ] || ! command -v pkg-config >/dev/null 2>&1; then
     echo "1..0 # SKIP $b/bin/devharness not built or pkg-config absent"
     exit 0
 fi
-echo "1..5"
+echo "1..6"
 tmp=$(mktemp -d /tmp/dh_install.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
@@ -45,6 +45,11 @@ flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs devha
 (cd "$tmp/src" && $cc -std=c11 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden \
     -o "$tmp/libdevharness_skeleton.so" ./*.c $flags) >"$tmp/log" 2>&1
 ok $? "the skeleton builds out of tree with pkg-config --cflags --libs devharness alone"
+
+# With the venv in place, the installed tvm-* plugins load TVM's runtime on the
+# installed tvm-ffi (before: a second tvm-ffi from the venv, and `info` aborted)
+"$prefix/bin/devharness" info >"$tmp/log" 2>&1 && grep -q "^backend tvm-cpu " "$tmp/log"
+ok $? "the installed devharness info lists every backend, tvm-cpu included (exit 0)"
 
 if unshare -m true 2>/dev/null; then ns="unshare -m"
 elif unshare -rm true 2>/dev/null; then ns="unshare -rm"

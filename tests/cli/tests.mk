@@ -6,3 +6,5 @@ TEST_SCRIPTS += tests/cli/install_standalone.sh
 TEST_SCRIPTS += tests/cli/help.t
 # run publishes complete results or nothing: concurrent runs, a full disk, a killed run
 TEST_SCRIPTS += tests/cli/run_complete.t
+# --quiet (errors and the verdict line) and --verbose (diagnostics, step commands)
+TEST_SCRIPTS += tests/cli/verbosity.t

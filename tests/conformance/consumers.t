@@ -10,10 +10,12 @@ the summary JSON. Then each consumer's counts must equal the summary's:
   - xmllint (libxml2-utils): the JUnit file against the Jenkins xunit junit-10.xsd and
     the generic JUnit.xsd (tests/conformance/junit-*.xsd);
   - junitparser (python3-junitparser): cases, failures + errors, skipped;
-  - prove (the flat layout): tests, failed, skipped;
+  - prove (the flat layout): tests, failed, skipped; and, the flat run as a test script
+    under prove without -v, each failure's reason and file:line in prove's output;
   - tap.py (python3-tap): the flat layout's test points, not ok, skips;
   - node-tap-parser (node-tap-parser): the subtest layout, every case inside a subtest;
-and --junit-file-line: file and line name the clause's run function.
+and --junit-file-line: file and line name the clause's run function; and a refused
+plugin: one more skipped test for prove and junitparser, the JUnit file still valid.
 Each consumer is first shown a broken file (the raw bad bytes, or a verdict flipped) and
 must reject it or count differently. A missing tool is a SKIP with the reason. Prints
 TAP. Needs $DEVHARNESS and $BUILD (set by `make test`).
@@ -164,6 +166,74 @@ def check_prove(paths, tmp, want):
        "more failure" % (ver, list(want)), "got %s flipped %s want %s\n%s" % (got, flipped, want, out))
 
 
+def check_prove_failures(dh, libs, tmp):
+    """The flat layout run as a test script under prove without -v: each failing
+    clause's reason and file:line must be in prove's output (stderr), not only in TAP
+    comments prove hides."""
+    if not shutil.which("prove"):
+        skip("prove without -v shows each failure's reason", "prove not installed (Debian perl)")
+        return
+    script = os.path.join(tmp, "flat_run.t")
+    args = [dh, "conformance", "--filter", CLAUSES, "--timeout", "10", "--tap-layout", "flat"]
+    for l in libs:
+        args += ["--plugin", l]
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\nDEVHARNESS_SIM_DEVICES=1 exec %s\n" % " ".join("'%s'" % a for a in args))
+    os.chmod(script, 0o755)
+    p = run(["prove", script], text=True)
+    out = p.stdout + p.stderr
+    want = [r"not ok \d+ - faulty_cpuhandle:0 cap\.host_pointer: \S.*at conformance/clauses/\w+\.c:\d+\)",
+            r"not ok \d+ - faulty_badtext:0 stream\.free_null: \S.*at conformance/clauses/\w+\.c:\d+\)"]
+    missing = [w for w in want if not re.search(w, out)]
+    ok(p.returncode != 0 and not missing and "Failed tests:" in out and not re.search(r"not ok \d+ - sim:0", out),
+       "prove without -v: each failing clause of the flat layout with its reason and file:line, nothing for "
+       "passing ones", "missing %s\n%s" % (missing, out))
+
+
+def check_refused(dh, tmp):
+    """A refused plugin (a file that is no ELF, on DEVHARNESS_PLUGIN_PATH) beside sim:0:
+    one more test for prove (both layouts), a `# SKIP refused:` line, one more <skipped> case for
+    junitparser, the JUnit file still valid against both schemas, and the summary's
+    totals.refused_plugins says so."""
+    bad = os.path.join(tmp, "refused")
+    os.makedirs(bad, exist_ok=True)
+    open(os.path.join(bad, "libdevharness_notelf.so"), "w").write("not a plugin\n")
+    env = dict(os.environ, DEVHARNESS_SIM_DEVICES="1", DEVHARNESS_PLUGIN_PATH=bad)
+    p = {k: os.path.join(tmp, "refused." + k) for k in ("sub", "flat", "xml", "json")}
+    args = [dh, "conformance", "--device", "sim:0", "--filter", "device.*", "--timeout", "10"]
+    a = run(args + ["--tap", p["sub"], "--junit", p["xml"], "--summary", p["json"]], env=env)
+    b = run(args + ["--tap-layout", "flat", "--tap", p["flat"]], env=env)
+    try:
+        t = json.load(open(p["json"]))["totals"]
+    except (OSError, ValueError, KeyError):
+        t = {}
+    good = a.returncode == 0 and b.returncode == 0 and t.get("refused_plugins") == 1
+    diag = ["rc %s/%s totals %s" % (a.returncode, b.returncode, t)]
+    if good and shutil.which("prove"):
+        sub, out1 = prove_counts(p["sub"])
+        flat, out2 = prove_counts(p["flat"])
+        n = t["pass"] + t["fail"] + t["skip"] + t["xfail"]
+        skips = [re.findall(r"^ok \d+ - refused plugin \S+libdevharness_notelf\.so # SKIP refused: \S",
+                            open(p[k]).read(), re.M) for k in ("sub", "flat")]
+        good = sub[:2] == (1 + 1, 0) and flat[:2] == (n + 1, 0) and all(len(s) == 1 for s in skips)
+        diag.append("prove sub %s flat %s (cases %d), SKIP lines %s\n%s" % (sub, flat, n, skips, out1 + out2))
+    xmllint = shutil.which("xmllint")
+    if good and xmllint:
+        fits = [run([xmllint, "--noout", "--schema", os.path.join(HERE, x), p["xml"]]).returncode == 0
+                for _, x in SCHEMAS]
+        good = all(fits)
+        diag.append("xmllint %s" % fits)
+    try:
+        from junitparser import JUnitXml, Skipped
+        cases = [c for s in JUnitXml.fromfile(p["xml"]) for c in s if c.classname == "refused plugin"]
+        good = good and len(cases) == 1 and any(isinstance(r, Skipped) for r in cases[0].result)
+        diag.append("junitparser: %d refused cases" % len(cases))
+    except ImportError:
+        pass
+    ok(good, "a refused plugin: one more skipped test for prove (both layouts) and junitparser, the JUnit "
+       "file valid against both schemas, totals.refused_plugins 1", "\n".join(diag))
+
+
 def tappy_counts(path):
     from tap.parser import Parser
     tests = [l for l in Parser().parse_text(open(path, encoding="utf-8").read()) if l.category == "test"]
@@ -261,7 +331,7 @@ def main():
     if not libs:
         print("1..0 # SKIP the sim plugin, faulty_wrongbyte, faulty_badtext or rtinitfail is not built")
         return
-    print("1..9")
+    print("1..11")
     tmp = tempfile.mkdtemp(prefix="dh-consumers-")
     try:
         rc, rc_flat, paths, summary, out = make_reports(dh, libs, tmp)
@@ -278,12 +348,14 @@ def main():
         check_junitparser(paths, tmp, t)
         want = (t["pass"] + t["fail"] + t["skip"] + t["xfail"], t["fail"], t["skip"])
         check_prove(paths, tmp, want)
+        check_prove_failures(dh, libs, tmp)
         check_tappy(paths, tmp, want)
         check_node(paths, tmp, t, t["devices"])
         check_file_line(dh, libs, tmp)
+        check_refused(dh, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-        if count() < 9:
+        if count() < 11:
             print("# stopped after %d test points" % count())
 
 

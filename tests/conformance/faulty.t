@@ -18,16 +18,16 @@ from concurrent.futures import ThreadPoolExecutor
 # diagnostics must contain)
 FAULTS = {
     "wrongbyte": ("copy.dst_offsets", "byte 4095: expected"),
-    "ignoreoffset": ("copy.d2h_offsets", "D2H from device byte_offset 1: byte 0: expected"),
+    "ignoreoffset": (("copy.d2h_offsets", "device.explicit_device", "mem.range_overflow"), "D2H from device byte_offset 1: byte 0: expected"),
     # reads the host source at stream_sync: pageable and pinned sources alike
     "hostread": (("copy.host_source_released", "copy.pinned_host"), "overwritten before stream_sync"),
     "nowait": ("stream.sync_from_to", "after sync_stream_from_to(src, dst)"),
     "earlysync": (("event.free_pending", "stream.sync_waits"), "right after stream_sync"),
-    "overlap": (("mem.concurrent", "mem.double_free", "mem.no_overlap"),
+    "overlap": (("mem.concurrent", "mem.double_free", "mem.free_interior", "mem.no_overlap"),
                 "overwritten by another?): byte 0: expected"),
     "existerr": (("attr.exist_count", "attr.exist_past_last"), "past the last device"),
     "errkind": ("packed.raise_kind", "wrong error kind"),
-    "wsleak": ("mem.workspace_no_growth", "workspace alloc/free pairs"),
+    "wsleak": (("mem.cycles_no_leak", "mem.workspace_no_growth"), "workspace alloc/free pairs"),
     "segv": ("copy.d2d_sizes", "\\# crashed: SIGSEGV"),
     "hang": ("stream.sync_idle", "\\# timed out after 3 s"),
     "attrtype": ("attr.types", "attribute kind 9 has the wrong type"),
@@ -35,7 +35,7 @@ FAULTS = {
     "freenull": ("mem.free_null", "free_data_space(c->dev, NULL)"),
     "negzero": ("packed.echo_float", "echo returned a different Float"),
     "perthread": ("stream.per_thread", "another thread sees"),
-    "oomkind": ("mem.too_large_kind", "got: \"-1 with RuntimeError"),
+    "oomkind": (("mem.size_overflow", "mem.too_large_kind"), "got: \"-1 with RuntimeError"),
     # One faulty backend per new or sharpened clause (or small group)
     "truncmib": (("copy.cross_device", "copy.d2d_sizes", "copy.h2d_d2h_sizes", "copy.pinned_host",
                   "mem.sizes_large"), "1048579-byte H2D+D2H round trip: byte 1048576"),
@@ -45,7 +45,7 @@ FAULTS = {
     "phantom": (("attr.exist_count", "attr.exist_past_last"), "kExist disagrees with the device's own entries"),
     "evnowait": (("event.elapsed_values", "event.elapsed_waits"), "right after event_elapsed_ms"),
     "nocross": ("copy.cross_device", "copy_data_from_to(this device -> other device)"),
-    "doublefree": ("mem.double_free", "already freed handle succeeded"),
+    "doublefree": (("mem.double_free", "mem.free_interior"), "already freed handle succeeded"),
     "stalecopy": ("mem.stale_handle", "from a freed handle succeeded"),
     "freereuse": ("mem.free_queued", "source was freed while the copy was queued"),
     "syncopy": ("cap.async_copy", "DH_CAP_ASYNC_COPY claimed"),
@@ -69,7 +69,7 @@ FAULTS = {
     "raisemsg": ("packed.raise_message", "the error message was not carried to the caller"),
     "stickyerr": ("packed.error_then_success", "left over from the previous call"),
     # clauses that had no faulty backend
-    "wsnull": ("mem.workspace", "alloc_workspace(8192) returned a NULL handle"),
+    "wsnull": (("mem.workspace", "mem.workspaces_distinct"), "alloc_workspace(8192) returned a NULL handle"),
     "devsmall": ("device.each_id_works", "round trip on device id 1: byte 0"),
     "unavail": ("device.init_twice", "a backend with a device reports unavailable"),
     "sizecache": ("mem.realloc_cycle", "dh_device_alloc_data_space(c->dev, 4096 + (size_t)i"),
@@ -77,7 +77,7 @@ FAULTS = {
     "negkind": ("attr.unknown_kind", "(dh_attr_kind_t)kinds[i], &v) should fail"),
     "totalzero": ("attr.total_memory", "kTotalGlobalMemory is 0"),
     "availleak": ("attr.available_restored", "kAvailableGlobalMemory did not come back after free"),
-    "oombreak": ("mem.too_large", "alloc_data_space(4096 bytes) failed"),
+    "oombreak": (("mem.size_overflow", "mem.too_large"), "alloc_data_space(4096 bytes) failed"),
     "srcclobber": ("copy.source_unchanged", "device source after D2D: byte 0"),
     "lanesdrop": ("copy.dtypes", "float32x4[37] round trip"),
     "fillsigned": ("packed.fill", "fill(4096 bytes at byte_offset 0, 0xa5c3e187) failed"),
@@ -93,7 +93,7 @@ FAULTS = {
     "kindindex": ("attr.unknown_kind_kind", "failed with the wrong error kind"),
     "idvalue": ("attr.invalid_id_kind", "failed with the wrong error kind"),
     "limit48": ("mem.size_64mib", "alloc_data_space(67108864 bytes) failed"),
-    "lanesrefused": ("mem.dtype_hints", "dh_device_alloc_data_space(c->dev, 256, 0, ts[i], &p) failed"),
+    "lanesrefused": (("mem.dtype_hints", "mem.size_overflow"), "dh_device_alloc_data_space(c->dev, 256, 0, ts[i], &p) failed"),
     "streamfreenull": ("stream.free_null", "dh_device_free_stream(c->dev, NULL) failed"),
     "samestream": ("stream.sync_from_to_same", "sync_stream_from_to(s, s) failed"),
     "getnull": ("stream.set_get", "get_current_stream after set_stream"),
@@ -113,10 +113,20 @@ FAULTS = {
     "queuecap": ("copy.many_disjoint", "device buffer after 64 disjoint H2D copies and one sync"),
     "streamcap": ("stream.create_free_many", "of 64) failed"),
     "hostdstearly": ("copy.host_dst_outside", "host buffer after D2H to host byte_offset 4095: byte 4094"),
+    # issue 26, suite power: size arithmetic, resources over create/free cycles, workspaces
+    "sizewrap": ("mem.size_overflow", "alloc_data_space(18446744073709551615 bytes, alignment 0"),
+    "rangewrap": ("mem.range_overflow", "D2H from device byte_offset 18446744073709551600"),
+    "streamleak": ("mem.cycles_no_leak", "thread count grew in both halves of 200 stream create/use/free"),
+    "wsshare": ("mem.workspaces_distinct", "live workspaces 0 and 1 share handle"),
+    # past the list (docs/conformance.md "What else a backend could get wrong")
+    "freeinterior": ("mem.free_interior", "free_data_space of an interior handle (a live handle + 64) succeeded"),
+    "hostshare": ("mem.host_distinct", "live alloc_host block 0 of 8 (overwritten through another?)"),
+    "availprocess": ("attr.available_per_device", "lowered another device's kAvailableGlobalMemory"),
+    "curdev": ("device.explicit_device", "copy_data_from_to(host -> device, 4096 bytes, offsets 0 -> 16773120)"),
     # derived from the cpu (tests/conformance/faulty_cpu.h): pointers are host addresses
     "cpualign": ("mem.alignment", "alloc_data_space(alignment 256) returned a misaligned address"),
     "cpudefalign": ("mem.default_alignment", "alloc_data_space(alignment 1) is not kAllocAlignment"),
-    "cpuhandle": ("cap.host_pointer", "bytes read through the handle as a host address"),
+    "cpuhandle": (("cap.host_pointer", "mem.size_overflow"), "bytes read through the handle as a host address"),
 }
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))

@@ -23,6 +23,11 @@ static int alloc_mark(DLDevice dev, size_t nbytes, size_t alignment, DLDataType 
   return dh_sim_backend.alloc_data_space(dev, nbytes, alignment, hint, out);
 }
 
+static int ws_mark(DLDevice dev, size_t nbytes, DLDataType hint, void** out) {
+  atomic_store(&used, 1);
+  return dh_sim_backend.alloc_workspace(dev, nbytes, hint, out);
+}
+
 static int hang_sync(DLDevice dev, dh_stream_t stream) {
   while (!atomic_load(&used)) {
     struct timespec ts = {0, 50 * 1000 * 1000};
@@ -41,6 +46,7 @@ static void edit(void) {
   faulty.functions = fns;
   faulty.num_functions = n;
   faulty.alloc_data_space = alloc_mark;
+  faulty.alloc_workspace = ws_mark; /* the sim's workspaces are allocations too */
   faulty.stream_sync = hang_sync;
 }
 

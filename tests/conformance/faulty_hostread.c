@@ -27,7 +27,7 @@ static void late_copy(void* arg) {
   }
   uint8_t* bytes = NULL;
   size_t size = 0;
-  if (dh_sim_handle_bytes(l->dev, l->handle, &bytes, &size) == 0 && l->at + l->n <= size)
+  if (dh_sim_handle_bytes(l->dev, l->handle, &bytes, &size) == 0 && l->at <= size && l->n <= size - l->at)
     memcpy(bytes + l->at, l->from, l->n);
   free(l);
 }
@@ -35,6 +35,13 @@ static void late_copy(void* arg) {
 static int bad_copy(const void* from, size_t from_offset, void* to, size_t to_offset, size_t nbytes,
                     DLDevice dev_from, DLDevice dev_to, DLDataType hint, dh_stream_t stream) {
   if (faulty_is_host(dev_from) && !faulty_is_host(dev_to) && nbytes) {
+    /* the handle and the range are checked at the call, as the sim does; only the read
+     * of the host bytes is late */
+    uint8_t* bytes;
+    size_t size;
+    if (dh_sim_handle_bytes(dev_to, to, &bytes, &size) != 0) return -1;
+    if (to_offset > size || nbytes > size - to_offset)
+      return dh_error_set("ValueError", "faulty_hostread: destination range outside the allocation");
     late_t* l = malloc(sizeof *l);
     if (!l) return dh_error_set("OutOfMemoryError", "faulty_hostread: malloc");
     l->dev = dev_to;

@@ -34,6 +34,7 @@ B = "sim_backend.c"
 D = "sim_device.c"
 S = "sim_stream.c"
 K = "sim_kernels.c"
+M = "sim_memory.c"
 
 MUTANTS = [
     # ---- copies: dropped offsets, off-by-one and truncated sizes, host source
@@ -309,6 +310,30 @@ MUTANTS = [
     ("fill_last_word_skipped", S,
      [("for (size_t i = 0; i + 4 <= cmd->nbytes; i += 4)", "for (size_t i = 0; i + 4 < cmd->nbytes; i += 4)")],
      "packed.*", "fill leaves the last 4-byte word"),
+    # ---- issue 26, suite power: size arithmetic, resources over cycles, workspaces
+    ("mem_round_up_wraps", M,
+     [("    if (charged > SIZE_MAX - DH_ALLOC_ALIGNMENT) charged = SIZE_MAX;\n    else charged +=",
+       "    charged +=")],
+     "mem.*", "rounding the size up to whole 64-byte blocks wraps: SIZE_MAX succeeds behind a 0-byte block"),
+    ("copy_range_check_wraps", M,
+     [("if (offset > b->size || nbytes > b->size - offset)", "if (offset + nbytes > b->size)")],
+     "mem.*,copy.*", "the copy range check `offset + nbytes > size` wraps for offsets near SIZE_MAX"),
+    ("stream_free_keeps_worker", S,
+     [("  int rc = dh_sim_stream_close((dh_sim_stream_t*)obj);\n  dh_sim_obj_release(obj);\n  return rc;",
+       "  (void)obj; /* the worker thread and its stack stay */\n  return 0;")],
+     "mem.*,stream.*", "free_stream leaves the stream's worker thread running (a thread and its stack per stream)"),
+    ("workspace_pool_kept_listed", M,
+     [("      d->ws_count--; /* off the free list: a live workspace is its owner's alone */\n"
+       "      d->ws_free[i] = d->ws_free[d->ws_count];\n      d->ws_size[i] = d->ws_size[d->ws_count];\n",
+       "")],
+     "mem.*", "alloc_workspace hands out a pooled block without taking it off the free list (two live "
+     "workspaces share it)"),
+    ("attr_available_process_wide", D,
+     [("size_t avail = dh_sim_state.config.memory_bytes - d->used;\n  pthread_mutex_unlock(&d->mu);\n  return avail;",
+       "size_t avail = dh_sim_state.config.memory_bytes - d->used;\n  pthread_mutex_unlock(&d->mu);\n"
+       "  for (int i = 0; i < dh_sim_state.config.num_devices; i++)\n"
+       "    if (&dh_sim_state.devices[i] != d) avail -= dh_sim_state.devices[i].used;\n  return avail;")],
+     "attr.*", "kAvailableGlobalMemory subtracts every device's allocations (one count for the process)"),
 ]
 
 

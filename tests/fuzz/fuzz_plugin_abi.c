@@ -121,7 +121,9 @@ static int rules_ok(const dh_backend_t* b) {
     return 0;
   if (!b->alloc_workspace != !b->free_workspace) return 0;
   if (!name_ok(b->name)) return 0;
-  if (b->device_type < 1 || b->device_type >= DH__MAX_DEVICE_TYPES) return 0;
+  /* 0 (DH_DEVICE_TYPE_ASSIGN) from an ABI >= 1.2 struct: the loader assigns one */
+  int assign = b->device_type == DH_DEVICE_TYPE_ASSIGN && b->abi_minor >= 2;
+  if (!assign && (b->device_type < 1 || b->device_type >= DH__MAX_DEVICE_TYPES)) return 0;
   if (b->num_functions > 0 && b->functions == NULL) return 0;
   for (size_t i = 0; i < b->num_functions; i++)
     if (!b->functions[i].name || !b->functions[i].name[0] || !b->functions[i].call) return 0;

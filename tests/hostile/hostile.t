@@ -19,6 +19,7 @@
 # reason, so it is reported without failing the run.
 # Environment: DEVHARNESS (absolute path of the CLI), as `make test` sets it.
 import atexit
+import json
 import os
 import re
 import shutil
@@ -312,6 +313,46 @@ out = p.stdout.decode("utf-8", "replace")
 seen_ok = p.returncode == 0 and re.search(r"^ok 1 - sim:0", out, re.M) is not None
 results.append((seen_ok, "plugin path with plugins that exit or crash while loading: the suite still runs sim:0",
                 [] if seen_ok else ["exit %d: %s %s" % (p.returncode, out[-300:], p.stderr[-300:])], None))
+# Each refused plugin is a skipped test at every level (issue 26): a `# SKIP refused:`
+# test point in TAP (both layouts, counted in the plan), a <skipped> case in JUnit, an
+# entry with its reason in the summary JSON.
+refused_here = sorted(os.path.join(bad_dir, f) for f in os.listdir(bad_dir))
+rj, rs = os.path.join(TMP, "refused.junit.xml"), os.path.join(TMP, "refused.summary.json")
+seen = {}
+for layout in ("subtests", "flat"):
+    p = subprocess.run([DH, "conformance", "--device", "sim:0", "--filter", "device.*", "--tap-layout", layout,
+                        "--junit", rj, "--summary", rs], cwd=WORK,
+                       env=dict(os.environ, DEVHARNESS_PLUGIN_PATH=bad_dir), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=300)
+    out = p.stdout.decode("utf-8", "replace")
+    points = re.findall(r"^ok (\d+) - refused plugin (\S+) # SKIP refused: \S", out, re.M)
+    plan = re.search(r"^1\.\.(\d+)$", out, re.M)
+    top = re.findall(r"^(?:not )?ok \d+ ", out, re.M)
+    seen[layout] = (p.returncode == 0 and sorted(f for _, f in points) == refused_here and plan is not None
+                    and int(plan.group(1)) == len(top), out[-1500:])
+for layout, (good, out) in seen.items():
+    results.append((good, "conformance (%s): each refused plugin is a `# SKIP refused:` test point the plan counts"
+                    % layout, [] if good else [out], None))
+try:
+    import xml.etree.ElementTree as ET
+    cases = [c for c in ET.parse(rj).getroot().iter("testcase") if c.get("classname") == "refused plugin"]
+    junit_ok = sorted(c.get("name") for c in cases) == refused_here and all(
+        c.find("skipped") is not None and c.find("skipped").get("message", "").startswith("refused: ") for c in cases)
+    junit_diag = [open(rj, encoding="utf-8").read()[-1500:]]
+except (OSError, ET.ParseError) as e:
+    junit_ok, junit_diag = False, [str(e)]
+results.append((junit_ok, "conformance --junit: each refused plugin is a <testcase> with <skipped> and the reason",
+                [] if junit_ok else junit_diag, None))
+try:
+    sj = json.load(open(rs))
+    summ_ok = (sj["totals"]["refused_plugins"] == len(refused_here)
+               and sorted(e["plugin"] for e in sj["refused_plugins_skipped"]) == refused_here
+               and all(e["skip"] for e in sj["refused_plugins_skipped"]) and len(sj["refused_plugins"]) == len(refused_here))
+    summ_diag = [json.dumps(sj)[:1500]]
+except (OSError, ValueError, KeyError) as e:
+    summ_ok, summ_diag = False, [str(e)]
+results.append((summ_ok, "conformance --summary: refused_plugins, refused_plugins_skipped (plugin, skip) and the count",
+                [] if summ_ok else summ_diag, None))
 p = subprocess.run([DH, "info"], cwd=WORK, env=dict(os.environ, DEVHARNESS_PLUGIN_PATH=bad_dir),
                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
 out = p.stdout.decode("utf-8", "replace")

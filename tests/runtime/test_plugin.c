@@ -2,7 +2,7 @@
  * tests/runtime/test_plugin.c — the plugin loader (device_api.h "Plugins") against
  * the test plugins of tests/runtime/plugins/test_backend.c: each refusal names the
  * file and the reason; a good plugin registers device_api.<name> and its functions;
- * newer/older minors; lazy once-only init; DEVHARNESS_PLUGIN_PATH discovery; ABI 1.2
+ * newer/older minors; lazy once-only init; DEVHARNESS_PLUGIN_PATH discovery; ABI 1.3
  * more_backends (each further struct checked like the plugin's own).
  */
 #include "rt_test.h"
@@ -313,7 +313,7 @@ static void test_plugin_path_discovery(void** state) {
   rmdir(dir);
 }
 
-/* ABI 1.2: the further backends of more_backends are registered when they pass the
+/* ABI 1.3: the further backends of more_backends are registered when they pass the
  * plugin's checks, and each that does not is a refusal naming the file and the
  * reason, as is what the plugin reports through refuse; the plugin itself stays. */
 static void test_more_backends(void** state) {

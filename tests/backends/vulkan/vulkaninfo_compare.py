@@ -82,6 +82,9 @@ def main():
     m = re.match(r"(\d+)\.(\d+)\.(\d+) \((\d+)\)", api or "")
     check(m and int(m.group(4)) == pr["vulkan_api_version"], "vulkan_api_version",
           "vulkaninfo %r, devharness %r" % (api, pr["vulkan_api_version"]))
+    check(m and int(m.group(4)) == a["api_version"], "kApiVersion is the device's apiVersion, not the loader header's",
+          "vulkaninfo %r, devharness %r" % (api, a["api_version"]))
+    api_text = m and "%s.%s.%s" % m.group(1, 2, 3)
     check(m and "%s.%s" % (m.group(1), m.group(2)) == a["compute_version"], "kComputeVersion",
           "vulkaninfo %r, devharness %r" % (api, a["compute_version"]))
     drv = val("driverVersion")  # "0.0.1 (1)"
@@ -136,6 +139,19 @@ def main():
         c = subprocess.run([cli, "info", "--json"], capture_output=True, text=True, env=env, timeout=120)
         check(c.returncode == 0 and a["device_name"] in c.stdout, "devharness info --json shows %r" % a["device_name"],
               "rc %d, stderr %s" % (c.returncode, c.stderr[-500:]))
+        try:
+            devs = [d for b in json.loads(c.stdout)["backends"] if b["name"] == "vulkan" for d in b.get("devices", [])]
+        except (ValueError, KeyError):
+            devs = []
+        got = [(d["attributes"].get("api_version"), d.get("api_version_text")) for d in devs
+               if d["attributes"].get("device_name") == a["device_name"]]
+        check(got and got[0] == (a["api_version"], api_text),
+              "info --json: api_version %r and api_version_text %r" % (a["api_version"], api_text), "got %r" % got)
+        t = subprocess.run([cli, "info", "--device", "vulkan:0"], capture_output=True, text=True, env=env, timeout=120)
+        want = "%s (%d)" % (api_text, a["api_version"])
+        line = [ln for ln in t.stdout.splitlines() if ln.strip().startswith("api_version")]
+        check(line and line[0].split(None, 1)[1] == want, "info text: api_version %s" % want,
+              "got %r" % line)
 
 
 main()

@@ -12,7 +12,7 @@
  *   NOENTRY    no dh_backend_entry    NULLENTRY  entry returns NULL
  *   NULLSYNC   stream_sync NULL       BADNAME    name "Bad-Name"
  *   DUPNAME    name "rtgood", type 23 DUPTYPE    "rtduptype", type 9
- *   MORE       "rtmore", type 25, ABI 1.2 more_backends: "rtmore-a" type 26 (good),
+ *   MORE       "rtmore", type 25, ABI 1.3 more_backends: "rtmore-a" type 26 (good),
  *              "rtmore-b" type 25 (taken by rtmore), "Bad" (bad name), and one
  *              refuse("/rt/more.so", ...) of something it gave up on
  * Memory is malloc'd host memory (handles are host pointers).
