@@ -113,6 +113,13 @@ FAULTS = {
     "queuecap": ("copy.many_disjoint", "device buffer after 64 disjoint H2D copies and one sync"),
     "streamcap": ("stream.create_free_many", "of 64) failed"),
     "hostdstearly": ("copy.host_dst_outside", "host buffer after D2H to host byte_offset 4095: byte 4094"),
+    # the environment stream (TVMFFIEnvSetStream) and storage freed under a queued write
+    "envkernels": (("packed.fill_in_order", "stream.env_kernels"),
+                   "a fill on another stream ran before the chain ended"),
+    "envprivate": (("stream.env_copies", "stream.env_kernels"),
+                   "get_current_stream after TVMFFIEnvSetStream"),
+    "envcopy": ("stream.env_copies", "did the copies go to the environment stream?"),
+    "freewrite": ("mem.free_queued_write", "the freed storage went to the new allocation"),
     # derived from the cpu (tests/conformance/faulty_cpu.h): pointers are host addresses
     "cpualign": ("mem.alignment", "alloc_data_space(alignment 256) returned a misaligned address"),
     "cpudefalign": ("mem.default_alignment", "alloc_data_space(alignment 1) is not kAllocAlignment"),
