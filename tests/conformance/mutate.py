@@ -309,6 +309,49 @@ MUTANTS = [
     ("fill_last_word_skipped", S,
      [("for (size_t i = 0; i + 4 <= cmd->nbytes; i += 4)", "for (size_t i = 0; i + 4 < cmd->nbytes; i += 4)")],
      "packed.*", "fill leaves the last 4-byte word"),
+    # ---- the environment stream (TVMFFIEnvSetStream) and storage freed under a queued write
+    ("kernels_ignore_env_stream", K,
+     [("  return dh_sim_stream_get(d, dh_env_get_stream(dh_sim_dev(d->id)), out);",
+       "  return dh_sim_stream_get(d, NULL, out);")],
+     "stream.env_*", "fill, noop and trap run on the default stream, not the environment stream"),
+    ("stream_current_private", S,
+     [("int dh_sim_set_stream(DLDevice dev, dh_stream_t stream) {",
+       "_Thread_local dh_stream_t dh_sim_private_stream[DH_SIM_MAX_DEVICES];\n"
+       "int dh_sim_set_stream(DLDevice dev, dh_stream_t stream) {"),
+      ("  return dh_env_set_stream(dh_sim_dev(d->id), stream);\n}",
+       "  dh_sim_private_stream[d->id] = stream;\n  return 0;\n}"),
+      ("*out_stream = dh_env_get_stream(dh_sim_dev(d->id));", "*out_stream = dh_sim_private_stream[d->id];"),
+      ("  return dh_sim_stream_get(d, dh_env_get_stream(dh_sim_dev(d->id)), out);",
+       "  extern _Thread_local dh_stream_t dh_sim_private_stream[DH_SIM_MAX_DEVICES];\n"
+       "  return dh_sim_stream_get(d, dh_sim_private_stream[d->id], out);")],
+     "stream.env_*", "the current stream lives in the backend's own thread-local table: a stream "
+     "set through TVMFFIEnvSetStream is never seen"),
+    ("copy_null_stream_is_current", B,
+     [("  if (dh_sim_stream_get(ds, stream, &s) != 0) goto fail;",
+       "  if (dh_sim_stream_get(ds, stream ? stream : dh_env_get_stream(stream_dev), &s) != 0) goto fail;")],
+     "stream.env_*", "a copy given the NULL stream goes to the environment stream"),
+    ("mem_free_pools_at_once", B,
+     [("int dh_sim_mem_alloc(dh_sim_device_t* d, size_t nbytes, size_t alignment, void** out_handle) {\n",
+       "static dh_sim_buffer_t* dh_sim_pool[DH_SIM_MAX_DEVICES];\n"
+       "int dh_sim_mem_alloc(dh_sim_device_t* d, size_t nbytes, size_t alignment, void** out_handle) {\n"
+       "  if (nbytes > 0 && alignment <= DH_ALLOC_ALIGNMENT) {\n"
+       "    pthread_mutex_lock(&d->mu);\n"
+       "    dh_sim_buffer_t* pb = dh_sim_pool[d->id];\n"
+       "    if (pb && pb->size == nbytes) { dh_sim_pool[d->id] = NULL; pb->charged = nbytes; d->used += nbytes; }\n"
+       "    else pb = NULL;\n"
+       "    pthread_mutex_unlock(&d->mu);\n"
+       "    if (pb) return dh_sim_table_add(&d->buffers, DH_SIM_KIND_BUFFER, d->id, &pb->obj, out_handle);\n"
+       "  }\n"),
+      ("  /* Queued commands may still hold references; the bytes go when they are done. */\n"
+       "  dh_sim_obj_release(obj);\n",
+       "  dh_sim_buffer_t* fb = (dh_sim_buffer_t*)obj;\n"
+       "  pthread_mutex_lock(&d->mu);\n"
+       "  d->used -= fb->charged;\n  fb->charged = 0;\n"
+       "  dh_sim_buffer_t* old = dh_sim_pool[d->id];\n  dh_sim_pool[d->id] = fb;\n"
+       "  pthread_mutex_unlock(&d->mu);\n"
+       "  dh_sim_obj_release(old ? &old->obj : NULL);\n")],
+     "mem.free_queued*", "free_data_space pools the storage at once; the next allocation of that size "
+     "gets it while a queued copy still writes it"),
 ]
 
 
