@@ -164,6 +164,34 @@ DC_WITH_STATE(sync_from_to, big_t, b, big_free) {
               b->neu, BIG, 0);
 }
 
+/* sync_stream_from_to with the default stream (NULL) on either side orders as with two
+ * created streams: NULL is a stream like any other (TVM docs "Create stream": a
+ * single-queue device's only stream is nullptr; TVM CUDA SyncStreamFromTo records on
+ * src and waits on dst whatever they are). A backend that reads NULL as "nothing to
+ * order" leaves dst running ahead. Only dst is waited for. */
+DC_WITH_STATE(sync_from_to_default, big_t, b, big_free) {
+  TRY(big_setup(c, b, 1));
+  if (!b->s1) SKIP("single queue: create_stream returns NULL");
+  /* src = s, dst = default: the chain on s writes A; the default stream reads A */
+  TRY(big_chain(c, b, b->s1));
+  CHECK_OK(dh_device_sync_stream_from_to(c->dev, b->s1, NULL));
+  TRY(big_read_A(c, b, NULL));
+  DC_SYNC(NULL);
+  CHECK_BYTES("D2H of A on the default stream after sync_stream_from_to(s, NULL) (s writes A), "
+              "only the default stream synced", b->out, b->neu, BIG, 0);
+  DC_SYNC(b->s1);
+  /* src = default, dst = s: A back to the old pattern, the chain on the default stream
+   * writes A again; s reads A */
+  DC_UPLOAD(b->A, 0, b->old, BIG);
+  dc_sentinel(b->out, BIG);
+  TRY(big_chain(c, b, NULL));
+  CHECK_OK(dh_device_sync_stream_from_to(c->dev, NULL, b->s1));
+  TRY(big_read_A(c, b, b->s1));
+  DC_SYNC(b->s1);
+  CHECK_BYTES("D2H of A on s after sync_stream_from_to(NULL, s) (the default stream writes A), "
+              "only s synced", b->out, b->neu, BIG, 0);
+}
+
 static void sync_from_to_same(dh_conf_ctx_t* c) {
   void* d = dc_dev_alloc(c, 64);
   if (!d) return;
@@ -627,6 +655,11 @@ const dh_clause_t dc_stream_clauses[] = {
      "TVM docs §DeviceAPI \"Synchronize between streams\" "
      "(device_target_interactions.rst:136-140); IREE HAL CTS", DC_NEED_MULTI_QUEUE, sync_from_to,
      NULL, DC_PROFILE_TVM},
+    {"stream.sync_from_to_default", "sync_stream_from_to orders the default stream (NULL) as src and "
+     "as dst like a created stream", DC_MUST,
+     "TVM docs §DeviceAPI \"Synchronize between streams\" (device_target_interactions.rst:136-140) "
+     "and \"Create stream\" (:121-124: the default stream is nullptr)", DC_NEED_MULTI_QUEUE,
+     sync_from_to_default, NULL, DC_PROFILE_TVM},
     {"stream.sync_from_to_same", "sync_stream_from_to with src == dst is a no-op", DC_MUST,
      "devharness backend.h sync_stream_from_to", 0, sync_from_to_same, NULL, DC_PROFILE_STRICT},
     {"stream.get_default", "a thread that never set a stream gets NULL (default stream)", DC_MUST,

@@ -120,6 +120,12 @@ FAULTS = {
                    "get_current_stream after TVMFFIEnvSetStream"),
     "envcopy": ("stream.env_copies", "did the copies go to the environment stream?"),
     "freewrite": ("mem.free_queued_write", "the freed storage went to the new allocation"),
+    # what else a backend gets wrong in the stream, copy, event and packed families
+    # (docs/conformance.md "What else a backend could get wrong")
+    "syncnull": ("stream.sync_from_to_default", "after sync_stream_from_to(s, NULL)"),
+    "h2deager": ("copy.h2d_in_order", "the H2D landed before the queued D2D?"),
+    "evfirst": ("event.rerecord", "before the second record of the end event"),
+    "fill1d": ("packed.fill_shapes", "buffer after fill of float32 [8][33] at 64"),
     # derived from the cpu (tests/conformance/faulty_cpu.h): pointers are host addresses
     "cpualign": ("mem.alignment", "alloc_data_space(alignment 256) returned a misaligned address"),
     "cpudefalign": ("mem.default_alignment", "alloc_data_space(alignment 1) is not kAllocAlignment"),
