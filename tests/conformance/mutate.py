@@ -352,6 +352,29 @@ MUTANTS = [
        "  dh_sim_obj_release(old ? &old->obj : NULL);\n")],
      "mem.free_queued*", "free_data_space pools the storage at once; the next allocation of that size "
      "gets it while a queued copy still writes it"),
+    # ---- past the list (docs/conformance.md "What else a backend could get wrong")
+    ("stream_order_null_skipped", S,
+     [("  if (dh_sim_device_get(dev, &d) != 0) return -1;\n  int rc = -1;\n"
+       "  if (dh_sim_stream_get(d, src, &s_src) == 0 && dh_sim_stream_get(d, dst, &s_dst) == 0)",
+       "  if (dh_sim_device_get(dev, &d) != 0) return -1;\n  int rc = -1;\n"
+       "  if (src == NULL || dst == NULL) return 0;\n"
+       "  if (dh_sim_stream_get(d, src, &s_src) == 0 && dh_sim_stream_get(d, dst, &s_dst) == 0)")],
+     "stream.*", "sync_stream_from_to with the default stream on either side does nothing"),
+    ("copy_h2d_past_queue", B,
+     [("  src_buf = dst_buf = NULL;\n  int rc = dh_sim_stream_enqueue(s, cmd);",
+       "  src_buf = dst_buf = NULL;\n"
+       "  if (from_host) {\n    memcpy(cmd->dst, cmd->src, nbytes);\n    dh_sim_cmd_discard(cmd);\n"
+       "    dh_sim_obj_release(&s->obj);\n    return 0;\n  }\n"
+       "  int rc = dh_sim_stream_enqueue(s, cmd);")],
+     "copy.*", "an H2D writes the device bytes at once, ahead of the work queued on its stream"),
+    ("event_keeps_first_record", S,
+     [("    rc = dh_sim_event_enqueue(e, s);", "    rc = e->requested ? 0 : dh_sim_event_enqueue(e, s);")],
+     "event.*", "recording an event again is ignored: it keeps its first record"),
+    ("fill_first_dim_only", K,
+     [("  if (dh_tensor_nbytes(t, &nbytes) != 0) return -1;\n",
+       "  if (dh_tensor_nbytes(t, &nbytes) != 0) return -1;\n"
+       "  if (t->ndim > 1) nbytes = (size_t)t->shape[0] * ((size_t)t->dtype.bits * t->dtype.lanes / 8);\n")],
+     "packed.*", "fill sizes a multi-dimensional tensor from shape[0] alone"),
 ]
 
 
