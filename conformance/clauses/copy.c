@@ -1,5 +1,7 @@
 /* conformance/clauses/copy.c — copy clauses (TVM DeviceAPI::CopyDataFromTo, docs/contract.md §Copies).
- * Offsets always travel in byte_offset, never by pointer arithmetic on handles. */
+ * Offsets always travel in byte_offset, never by pointer arithmetic on handles.
+ * What else a backend could get wrong here, and which clause catches it:
+ * docs/contract.md "What else a backend could get wrong: copies". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

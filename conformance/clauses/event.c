@@ -4,7 +4,9 @@
  * clauses: every capability flag a backend claims is checked by a clause that fails
  * when the backend does not deliver it.
  *
- * Event clauses are skipped, with the reason, on backends without events. */
+ * Event clauses are skipped, with the reason, on backends without events. What else a
+ * backend could get wrong here: docs/contract.md "What else a backend could get wrong:
+ * events". */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /* conformance/clauses/packed.c — packed-call clauses: module functions noop/fill/echo/raise
- * (devharness backend.h, tvm-ffi safe call; docs/contract.md §Module functions). */
+ * (devharness backend.h, tvm-ffi safe call; docs/contract.md §Module functions). What else a
+ * backend could get wrong here: docs/contract.md "What else ...: module functions". */
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>

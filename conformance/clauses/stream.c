@@ -1,5 +1,6 @@
 /* conformance/clauses/stream.c — stream clauses (TVM DeviceAPI::CreateStream / StreamSync /
- * SyncStreamFromTo / SetStream, docs/contract.md §Streams). */
+ * SyncStreamFromTo / SetStream, docs/contract.md §Streams). What else a backend could get
+ * wrong here: docs/contract.md "What else a backend could get wrong: streams". */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -121,7 +121,7 @@ FAULTS = {
     "envcopy": ("stream.env_copies", "did the copies go to the environment stream?"),
     "freewrite": ("mem.free_queued_write", "the freed storage went to the new allocation"),
     # what else a backend gets wrong in the stream, copy, event and packed families
-    # (docs/conformance.md "What else a backend could get wrong")
+    # (docs/contract.md "What else a backend could get wrong")
     "syncnull": ("stream.sync_from_to_default", "after sync_stream_from_to(s, NULL)"),
     "h2deager": ("copy.h2d_in_order", "the H2D landed before the queued D2D?"),
     "evfirst": ("event.rerecord", "before the second record of the end event"),

@@ -352,7 +352,7 @@ MUTANTS = [
        "  dh_sim_obj_release(old ? &old->obj : NULL);\n")],
      "mem.free_queued*", "free_data_space pools the storage at once; the next allocation of that size "
      "gets it while a queued copy still writes it"),
-    # ---- past the list (docs/conformance.md "What else a backend could get wrong")
+    # ---- past the list (docs/contract.md "What else a backend could get wrong")
     ("stream_order_null_skipped", S,
      [("  if (dh_sim_device_get(dev, &d) != 0) return -1;\n  int rc = -1;\n"
        "  if (dh_sim_stream_get(d, src, &s_src) == 0 && dh_sim_stream_get(d, dst, &s_dst) == 0)",
