@@ -561,7 +561,7 @@ static void env_ballast(dh_conf_ctx_t* c, big_t* b, dh_stream_t s) {
 }
 
 #define ENV_V1 0x5eed0001u
-#define ENV_V2 0xc0ffee02u
+#define ENV_V2 0x40ffee02u
 
 DC_WITH_STATE(env_kernels, big_t, b, env_free) {
   TRY(big_setup(c, b, 1));
