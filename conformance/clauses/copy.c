@@ -430,6 +430,29 @@ WITH_SCRATCH(on_stream) {
   dh_device_free_stream(c->dev, st);
 }
 
+/* D2D between disjoint ranges of one buffer (the same handle on both sides, as a copy
+ * from one view of a storage into another): each copy lands at its destination offset
+ * and every other byte stays. Three copies at aligned and odd offsets, one after the
+ * other on the default stream. */
+WITH_SCRATCH(same_buffer) {
+  static const struct {
+    size_t from, to, n;
+  } cs[] = {{0, 8192, 4096}, {8193, 1, 777}, {12000, 4000, 3000}};
+  const size_t buf = 16384;
+  HOST(0, buf);
+  HOST(1, buf);
+  DEV(0, buf);
+  dc_pattern(s->h[0], buf, 43);
+  DC_UPLOAD(s->d[0], 0, s->h[0], buf);
+  for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
+    DC_D2D(s->d[0], cs[k].from, s->d[0], cs[k].to, cs[k].n, NULL);
+    memmove(s->h[0] + cs[k].to, s->h[0] + cs[k].from, cs[k].n);
+    DC_DOWNLOAD(s->d[0], 0, s->h[1], buf);
+    CHECK_BYTESF(s->h[1], s->h[0], buf, 0, "buffer after D2D within it, byte_offset %zu -> %zu (%zu bytes)",
+                 cs[k].from, cs[k].to, cs[k].n);
+  }
+}
+
 /* An H2D takes its place in its stream's order: queued behind work that writes the
  * same device bytes, it lands after that work (a backend that writes host-visible
  * device memory at once, past the queue, lands it first and the queued work then
@@ -666,5 +689,9 @@ const dh_clause_t dc_copy_clauses[] = {
      "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:111-112: queued on a "
      "TVMStreamHandle) and \"Execution stream management\" (:117-134: in order)", 0,
      h2d_in_order, NULL, DC_PROFILE_TVM},
+    {"copy.same_buffer", "D2D between disjoint ranges of one buffer lands at the destination offset "
+     "and leaves every other byte", DC_MUST,
+     "apache/tvm 0.27 include/tvm/runtime/device_api.h:296-311 CopyDataFromTo (from, from_offset, "
+     "to, to_offset: nothing sets from == to apart)", 0, same_buffer, NULL, DC_PROFILE_TVM},
 };
 const size_t dc_copy_count = sizeof dc_copy_clauses / sizeof dc_copy_clauses[0];

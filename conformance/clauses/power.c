@@ -65,6 +65,7 @@ const dc_power_t dc_power[] = {
     {"copy.cross_device", "faulty_nocross (only), faulty_truncmib", "copy_cross_device_wrong_dst (only), copy_drop_dev_dst_offset, copy_drop_dev_src_offset, copy_range_off_by_one, copy_size_minus_one", ""},
     {"copy.on_stream", "", "copy_ignores_stream, copy_range_off_by_one, copy_size_minus_one", ""},
     {"copy.h2d_in_order", "faulty_h2deager (only), faulty_earlysync", "copy_h2d_past_queue (only), copy_ignores_stream, copy_range_off_by_one, copy_size_minus_one", ""},
+    {"copy.same_buffer", "faulty_samebuf (only)", "copy_same_buffer_reads_dst (only), copy_drop_dev_dst_offset, copy_drop_dev_src_offset, copy_range_off_by_one, copy_size_minus_one", ""},
     {"stream.create_free", "", "stream_free_fails", ""},
     {"stream.create_free_many", "faulty_streamcap (only)", "stream_free_fails", ""},
     {"stream.free_null", "faulty_streamfreenull (only)", "stream_free_null_errors (only)", ""},

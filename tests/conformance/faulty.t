@@ -130,6 +130,7 @@ FAULTS = {
     "h2deager": ("copy.h2d_in_order", "the H2D landed before the queued D2D?"),
     "evfirst": ("event.rerecord", "before the second record of the end event"),
     "fill1d": ("packed.fill_shapes", "buffer after fill of float32 [8][33] at 64"),
+    "samebuf": ("copy.same_buffer", "buffer after D2D within it, byte_offset 0 -> 8192"),
     # derived from the cpu (tests/conformance/faulty_cpu.h): pointers are host addresses
     "cpualign": ("mem.alignment", "alloc_data_space(alignment 256) returned a misaligned address"),
     "cpudefalign": ("mem.default_alignment", "alloc_data_space(alignment 1) is not kAllocAlignment"),

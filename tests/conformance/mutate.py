@@ -375,6 +375,10 @@ MUTANTS = [
        "  if (dh_tensor_nbytes(t, &nbytes) != 0) return -1;\n"
        "  if (t->ndim > 1) nbytes = (size_t)t->shape[0] * ((size_t)t->dtype.bits * t->dtype.lanes / 8);\n")],
      "packed.*", "fill sizes a multi-dimensional tensor from shape[0] alone"),
+    ("copy_same_buffer_reads_dst", B,
+     [("    cmd->src = src_buf->data + from_offset;",
+       "    cmd->src = src_buf == dst_buf ? dst_buf->data + to_offset : src_buf->data + from_offset;")],
+     "copy.*", "a D2D within one buffer reads at the destination offset"),
 ]
 
 
