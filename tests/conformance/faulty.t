@@ -106,7 +106,7 @@ FAULTS = {
     "filloffset": (("packed.fill_offset", "packed.fill_shapes"), "device buffer after fill of [64, 1088)"),
     "fillround": ("packed.fill_bad_args", "dh_device_call(c->dev, DH_FUNC_FILL, args, 2, &rv) should fail"),
     "bigsrcoff": ("copy.src_offsets", "H2D from host byte_offset 4095"),
-    "d2dbigoff": ("copy.d2d_offsets", "D2D byte_offset 0 -> 4095 (777 bytes)"),
+    "d2dbigoff": (("copy.d2d_offsets", "copy.same_buffer"), "D2D byte_offset 0 -> 4095 (777 bytes)"),
     "odd33": ("copy.offset_matrix", "33 bytes at byte_offset 1 (host and device)"),
     # a kernel that fails on the device (the sim's module function trap)
     "trapswallow": (("packed.device_failure", "stream.env_kernels", "stream.error_at_sync"),
