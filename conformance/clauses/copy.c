@@ -1,5 +1,7 @@
 /* conformance/clauses/copy.c — copy clauses (TVM DeviceAPI::CopyDataFromTo, docs/contract.md §Copies).
- * Offsets always travel in byte_offset, never by pointer arithmetic on handles. */
+ * Offsets always travel in byte_offset, never by pointer arithmetic on handles.
+ * What else a backend could get wrong here, and which clause catches it:
+ * docs/contract.md "What else a backend could get wrong: copies". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -470,6 +472,74 @@ WITH_SCRATCH(on_stream) {
   dh_device_free_stream(c->dev, st);
 }
 
+/* D2D between disjoint ranges of one buffer (the same handle on both sides, as a copy
+ * from one view of a storage into another): each copy lands at its destination offset
+ * and every other byte stays. Three copies at aligned and odd offsets, one after the
+ * other on the default stream. */
+WITH_SCRATCH(same_buffer) {
+  static const struct {
+    size_t from, to, n;
+  } cs[] = {{0, 8192, 4096}, {8193, 1, 777}, {12000, 4000, 3000}};
+  const size_t buf = 16384;
+  HOST(0, buf);
+  HOST(1, buf);
+  DEV(0, buf);
+  dc_pattern(s->h[0], buf, 43);
+  DC_UPLOAD(s->d[0], 0, s->h[0], buf);
+  for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
+    DC_D2D(s->d[0], cs[k].from, s->d[0], cs[k].to, cs[k].n, NULL);
+    memmove(s->h[0] + cs[k].to, s->h[0] + cs[k].from, cs[k].n);
+    DC_DOWNLOAD(s->d[0], 0, s->h[1], buf);
+    CHECK_BYTESF(s->h[1], s->h[0], buf, 0, "buffer after D2D within it, byte_offset %zu -> %zu (%zu bytes)",
+                 cs[k].from, cs[k].to, cs[k].n);
+  }
+}
+
+/* An H2D takes its place in its stream's order: queued behind work that writes the
+ * same device bytes, it lands after that work (a backend that writes host-visible
+ * device memory at once, past the queue, lands it first and the queued work then
+ * overwrites it). A holds 0xdeadbeef; the stream copies C <-> D ten times (16 MiB
+ * each) and C -> A, then H2D P -> A, then D2H A; after stream_sync A must be P. On a
+ * single-queue device the stream is the default one. */
+#define IO_N (16 * DC_MIB)
+typedef struct {
+  uint8_t* h[3]; /* P, C's pattern, what comes back */
+  void* d[3];    /* A, C, D */
+  dh_stream_t s;
+} io_t;
+
+static void io_free(dh_conf_ctx_t* c, io_t* v) {
+  if (v->s) dh_device_stream_sync(c->dev, v->s);
+  dh_device_stream_sync(c->dev, NULL);
+  for (int i = 0; i < 3; i++) {
+    free(v->h[i]);
+    if (v->d[i]) dh_device_free_data_space(c->dev, v->d[i]);
+  }
+  if (v->s) dh_device_free_stream(c->dev, v->s);
+  dh_error_clear();
+}
+
+DC_WITH_STATE(h2d_in_order, io_t, v, io_free) {
+  for (int i = 0; i < 3; i++)
+    if (!(v->h[i] = dc_host_alloc(c, IO_N)) || !(v->d[i] = dc_dev_alloc(c, IO_N))) return;
+  TRY(dc_stream_create(c, &v->s));
+  dc_sentinel(v->h[2], IO_N);
+  DC_UPLOAD(v->d[0], 0, v->h[2], IO_N);
+  dc_pattern(v->h[1], IO_N, 91);
+  DC_UPLOAD(v->d[1], 0, v->h[1], IO_N);
+  dc_pattern(v->h[0], IO_N, 92);
+  for (int i = 0; i < 5; i++) {
+    DC_D2D(v->d[1], 0, v->d[2], 0, IO_N, v->s);
+    DC_D2D(v->d[2], 0, v->d[1], 0, IO_N, v->s);
+  }
+  DC_D2D(v->d[1], 0, v->d[0], 0, IO_N, v->s);
+  DC_H2D(v->h[0], 0, v->d[0], 0, IO_N, v->s);
+  DC_D2H(v->d[0], 0, v->h[2], 0, IO_N, v->s);
+  DC_SYNC(v->s);
+  CHECK_BYTES("A after D2D C -> A then H2D P -> A on one stream (the H2D landed before the "
+              "queued D2D?)", v->h[2], v->h[0], IO_N, 0);
+}
+
 /* Pinned host memory from the backend's alloc_host as copy endpoints: an H2D source
  * overwritten right after the call returns must not change what lands (the host-source
  * rule holds for pinned memory too, where a backend may let the device read it
@@ -663,5 +733,14 @@ const dh_clause_t dc_copy_clauses[] = {
     {"copy.on_stream", "H2D, D2D, D2H queued on a created stream land after stream_sync", DC_MUST,
      "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:111-112: queued on a "
      "TVMStreamHandle)", DC_NEED_MULTI_QUEUE, on_stream, NULL, DC_PROFILE_TVM},
+    {"copy.h2d_in_order", "an H2D queued behind work that writes the same device bytes lands "
+     "after it, in stream order", DC_MUST,
+     "TVM docs §DeviceAPI \"Copy data\" (device_target_interactions.rst:111-112: queued on a "
+     "TVMStreamHandle) and \"Execution stream management\" (:117-134: in order)", 0,
+     h2d_in_order, NULL, DC_PROFILE_TVM},
+    {"copy.same_buffer", "D2D between disjoint ranges of one buffer lands at the destination offset "
+     "and leaves every other byte", DC_MUST,
+     "apache/tvm 0.27 include/tvm/runtime/device_api.h:296-311 CopyDataFromTo (from, from_offset, "
+     "to, to_offset: nothing sets from == to apart)", 0, same_buffer, NULL, DC_PROFILE_TVM},
 };
 const size_t dc_copy_count = sizeof dc_copy_clauses / sizeof dc_copy_clauses[0];

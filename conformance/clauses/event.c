@@ -4,7 +4,9 @@
  * clauses: every capability flag a backend claims is checked by a clause that fails
  * when the backend does not deliver it.
  *
- * Event clauses are skipped, with the reason, on backends without events. */
+ * Event clauses are skipped, with the reason, on backends without events. What else a
+ * backend could get wrong here: docs/contract.md "What else a backend could get wrong:
+ * events". */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +136,33 @@ DC_WITH_STATE(elapsed_values, ev_t, v, ev_free) {
   if (fabs(a + b - t) > 0.01 * t + 0.001)
     FAIL("e0->e1 + e1->e2 = e0->e2 (within 1 % + 0.001 ms)", g,
          "elapsed times of consecutive intervals do not add up");
+}
+
+/* An event recorded again stands for its latest record (CUDA cuEventRecord: "the most
+ * recent call"; the benchmarks re-record one pair of events per repetition): after e1
+ * was recorded and waited for once, it is recorded again behind EV_WAITS_COPIES copies
+ * that end writing D; event_elapsed_ms(e0, e1) must wait for that record, so D read
+ * through the default stream right after it holds the last copy's bytes. A backend that
+ * keeps the first record answers at once. */
+DC_WITH_STATE(rerecord, ev_t, v, ev_free) {
+  TRY(ev_setup(c, v));
+  if (!(v->B = dc_dev_alloc(c, EV_BIG))) return;
+  dc_pattern(v->got, EV_BIG, 503);
+  TRY(dc_upload(c, __LINE__, v->B, 0, v->got, EV_BIG));
+  EV_RECORD(0);
+  EV_RECORD(1);
+  double ms = -1;
+  if (ev_elapsed(c, v, 0, 1, &ms) != 0) return;
+  EV_RECORD(0);
+  for (int i = 0; i < EV_WAITS_COPIES; i++)
+    TRY(dc_copy(c, __LINE__, v->B, c->dev, 0, v->D, c->dev, 0, EV_BIG, v->s));
+  TRY(dc_copy(c, __LINE__, v->S, c->dev, 0, v->D, c->dev, 0, EV_BIG, v->s));
+  EV_RECORD(1);
+  if (ev_elapsed(c, v, 0, 1, &ms) != 0) return;
+  dc_sentinel(v->got, EV_BIG);
+  TRY(dc_download(c, __LINE__, v->D, 0, v->got, EV_BIG));
+  CHECK_BYTES("device buffer read right after event_elapsed_ms over re-recorded events (written "
+              "by the last D2D before the second record of the end event)", v->got, v->want, EV_BIG, 0);
 }
 
 /* Freeing events whose record is still queued neither crashes nor disturbs the
@@ -289,6 +318,11 @@ const dh_clause_t dc_event_clauses[] = {
     {"event.free_pending", "freeing events whose records are still queued neither crashes nor "
      "disturbs the stream", DC_MUST, EV_SRC "; OpenCL-CTS test_events (release)", 0, free_pending,
      NULL, DC_PROFILE_STRICT},
+    {"event.rerecord", "an event recorded again stands for its latest record: event_elapsed_ms "
+     "waits for that one", DC_MUST,
+     "devharness backend.h event_record; CUDA Driver API cuEventRecord (re-recording captures "
+     "the most recent work), as bench/timer.c re-records its events", 0, rerecord, NULL,
+     DC_PROFILE_STRICT},
 };
 const size_t dc_event_count = sizeof dc_event_clauses / sizeof dc_event_clauses[0];
 

@@ -547,6 +547,65 @@ static void free_queued(dh_conf_ctx_t* c) {
   free(got);
 }
 
+/* free_data_space while queued work still WRITES the buffer: the storage must not go to
+ * the next allocation before that write is done (a pool that hands it out at once lets
+ * the pending write clobber the new owner's data). Per round: 48 MiB of ballast on a
+ * created stream, then a D2D into A behind it; A is freed at once, N of the same size
+ * allocated and given a pattern through the default stream (synced); once the stream
+ * is done, N must still hold that pattern. Two rounds. On a single-queue device the
+ * write is done when the copy returns and the clause passes. */
+#define FW_BALLAST 6
+typedef struct {
+  uint8_t *want, *got;
+  void *S, *B, *A, *N;
+  dh_stream_t s;
+} fw_t;
+
+static void fw_release(dh_conf_ctx_t* c, fw_t* f) {
+  if (f->s) {
+    dh_device_stream_sync(c->dev, f->s);
+    dh_device_free_stream(c->dev, f->s);
+  }
+  dh_device_stream_sync(c->dev, NULL);
+  void* d[4] = {f->S, f->B, f->A, f->N};
+  for (int i = 0; i < 4; i++)
+    if (d[i]) dh_device_free_data_space(c->dev, d[i]);
+  dh_error_clear();
+  free(f->want);
+  free(f->got);
+}
+
+DC_WITH_STATE(free_queued_write, fw_t, f, fw_release) {
+  if (!(f->want = dc_host_alloc(c, FQ_BIG)) || !(f->got = dc_host_alloc(c, FQ_BIG))) return;
+  if (!(f->S = dc_dev_alloc(c, FQ_BIG)) || !(f->B = dc_dev_alloc(c, FQ_BIG))) return;
+  TRY(dc_stream_create(c, &f->s));
+  dc_pattern(f->want, FQ_BIG, 613);
+  DC_UPLOAD(f->S, 0, f->want, FQ_BIG);
+  for (int round = 1; round <= 2; round++) {
+    if (!(f->A = dc_dev_alloc(c, FQ_BIG))) return;
+    for (int i = 0; i < FW_BALLAST; i++) DC_D2D(f->S, 0, f->B, 0, FQ_BIG, f->s);
+    DC_D2D(f->S, 0, f->A, 0, FQ_BIG, f->s);
+    void* victim = f->A;
+    f->A = NULL;
+    if (dh_device_free_data_space(c->dev, victim) != 0) {
+      dc_fail_call(c, __FILE__, __LINE__, "free_data_space of the destination of a queued D2D");
+      return;
+    }
+    if (!(f->N = dc_dev_alloc(c, FQ_BIG))) return;
+    dc_pattern(f->want, FQ_BIG, 617u + (uint32_t)round);
+    DC_UPLOAD(f->N, 0, f->want, FQ_BIG);
+    DC_SYNC(f->s);
+    DC_DOWNLOAD(f->N, 0, f->got, FQ_BIG);
+    CHECK_BYTESF(f->got, f->want, FQ_BIG, 0,
+                 "round %d: new allocation written after freeing a buffer a queued D2D still wrote "
+                 "(the freed storage went to the new allocation before the write was done?)", round);
+    void* n = f->N;
+    f->N = NULL;
+    CHECK_OK(dh_device_free_data_space(c->dev, n));
+    dc_pattern(f->want, FQ_BIG, 613);
+  }
+}
+
 /* A freed handle is bad input: freeing it again gives an error, never a crash or abort
  * (backend.h: entries never abort on bad input), and another live allocation keeps its
  * bytes. No allocation happens between the two frees, so the freed handle cannot have
@@ -837,6 +896,11 @@ const dh_clause_t dc_mem_clauses[] = {
      "nothing crashes", DC_MUST, "devharness backend.h free_data_space; OpenCL 1.2 "
      "clReleaseMemObject (deferred until queued commands finish); IREE HAL CTS "
      "queue_alloca_test dealloca", 0, free_queued, NULL, DC_PROFILE_STRICT},
+    {"mem.free_queued_write", "free_data_space of a buffer a queued copy still writes: the next "
+     "allocation does not get its storage before the write is done (2 rounds)", DC_MUST,
+     "devharness backend.h free_data_space; OpenCL 1.2 clReleaseMemObject (deferred until "
+     "queued commands finish); IREE HAL CTS queue_alloca_test dealloca", 0, free_queued_write,
+     NULL, DC_PROFILE_STRICT},
     {"mem.double_free", "freeing a freed handle is an error, not a crash, and live data survives",
      DC_MUST, "devharness backend.h (entries never abort on bad input)", DC_NEED_OPAQUE,
      double_free, NULL, DC_PROFILE_STRICT},

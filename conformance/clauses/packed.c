@@ -1,5 +1,6 @@
 /* conformance/clauses/packed.c — packed-call clauses: module functions noop/fill/echo/raise
- * (devharness backend.h, tvm-ffi safe call; docs/contract.md §Module functions). */
+ * (devharness backend.h, tvm-ffi safe call; docs/contract.md §Module functions). What else a
+ * backend could get wrong here: docs/contract.md "What else ...: module functions". */
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
@@ -318,6 +319,57 @@ static void fill_in_order_body(dh_conf_ctx_t* c, uint8_t** h, void** d) {
   CHECK_BYTES("A after the second fill", h[1], h[0], FN, 0);
 }
 
+/* fill sizes its tensor as DLPack does: every dimension times the dtype's bytes (bits
+ * x lanes / 8), at byte_offset. Three shapes in one 4096-byte buffer of sentinel: a
+ * float32 [8][33] at byte_offset 64, a uint16 [4][2][64] at 2048 and an int8x4 [3][5]
+ * (lanes 4) at 3200; a backend that reads only shape[0], or the element count as
+ * bytes, writes too little. */
+static void fill_shapes_body(dh_conf_ctx_t* c, uint8_t** h, void** d) {
+  static const struct {
+    size_t off;
+    int ndim;
+    int64_t shape[3];
+    DLDataType dt;
+    uint32_t value;
+  } cases[] = {
+      {64, 2, {8, 33, 1}, {kDLFloat, 32, 1}, 0x3f800001u},
+      {2048, 3, {4, 2, 64}, {kDLUInt, 16, 1}, 0x00c100c2u},
+      {3200, 2, {3, 5, 1}, {kDLInt, 8, 4}, 0x11223344u},
+  };
+  if (!(h[0] = dc_host_alloc(c, FN)) || !(h[1] = dc_host_alloc(c, FN))) return;
+  if (!(d[0] = dc_dev_alloc(c, FN))) return;
+  dc_sentinel(h[0], FN);
+  DC_UPLOAD(d[0], 0, h[0], FN);
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    DLTensor t;
+    memset(&t, 0, sizeof t);
+    int64_t shape[3];
+    memcpy(shape, cases[k].shape, sizeof shape);
+    t.data = d[0];
+    t.device = c->dev;
+    t.ndim = cases[k].ndim;
+    t.dtype = cases[k].dt;
+    t.shape = shape;
+    t.strides = NULL;
+    t.byte_offset = cases[k].off;
+    size_t n = (size_t)cases[k].dt.bits / 8 * cases[k].dt.lanes;
+    for (int i = 0; i < t.ndim; i++) n *= (size_t)shape[i];
+    dh_any_t args[2] = {dh_any_tensor(&t), dh_any_int((int64_t)cases[k].value)}, rv;
+    if (dh_device_call(c->dev, DH_FUNC_FILL, args, 2, &rv) != 0) {
+      char call[96];
+      snprintf(call, sizeof call, "fill(%d-d tensor of %zu bytes at byte_offset %zu)", t.ndim, n,
+               cases[k].off);
+      dc_fail_call(c, __FILE__, __LINE__, call);
+      return;
+    }
+    words(h[0] + cases[k].off, n, cases[k].value);
+  }
+  DC_SYNC(NULL);
+  DC_DOWNLOAD(d[0], 0, h[1], FN);
+  CHECK_BYTES("buffer after fill of float32 [8][33] at 64, uint16 [4][2][64] at 2048, int8x4 [3][5] "
+              "at 3200", h[1], h[0], FN, 0);
+}
+
 typedef void (*body_fn)(dh_conf_ctx_t*, uint8_t**, void**);
 static void with_bufs(dh_conf_ctx_t* c, body_fn body, int has_stream) {
   uint8_t* h[3] = {0};
@@ -335,6 +387,7 @@ static void fill(dh_conf_ctx_t* c) { with_bufs(c, fill_body, 0); }
 static void fill_offset(dh_conf_ctx_t* c) { with_bufs(c, fill_offset_body, 0); }
 static void fill_bad(dh_conf_ctx_t* c) { with_bufs(c, fill_bad_body, 0); }
 static void fill_in_order(dh_conf_ctx_t* c) { with_bufs(c, fill_in_order_body, 1); }
+static void fill_shapes(dh_conf_ctx_t* c) { with_bufs(c, fill_shapes_body, 0); }
 
 /* The backend's optional "trap" (devharness backend.h DH_FUNC_TRAP): a kernel that fails
  * on the device, on the default stream between an upload and a download. The failure is
@@ -431,6 +484,10 @@ const dh_clause_t dc_packed_clauses[] = {
      "fill launched through a packed call lands in order on the current stream", DC_MUST,
      "devharness backend.h fill; IREE HAL CTS (fill->copy->fill)", DC_NEED_FUNCTIONS, fill_in_order,
      NULL, DC_PROFILE_STRICT},
+    {"packed.fill_shapes", "fill covers every dimension of a multi-dimensional tensor of any dtype "
+     "(bits x lanes), at byte_offset", DC_MUST,
+     "devharness backend.h fill (\"nbytes(dst)\"); dmlc/dlpack v1.3 dlpack.h DLTensor (size = "
+     "product of shape x bits x lanes / 8)", DC_NEED_FUNCTIONS, fill_shapes, NULL, DC_PROFILE_STRICT},
     {"packed.device_failure", "a kernel that fails on the device (trap) is reported with a message; "
      "work queued before it lands and the stream works after the report", DC_MUST,
      "IREE HAL CTS cts/core/semaphore_test.cc (Failure, "

@@ -340,7 +340,9 @@ typedef struct dh_backend {
    * OutOfMemoryError and the device keeps working. Required. */
   int (*alloc_data_space)(DLDevice dev, size_t nbytes, size_t alignment,
                           DLDataType type_hint, void** out_ptr);
-  /* TVM FreeDataSpace. ptr NULL is a no-op. Required. */
+  /* TVM FreeDataSpace. ptr NULL is a no-op. Work still queued on ptr completes (a copy
+   * reading it lands, one writing it does not land in a later allocation: the storage
+   * is reused only once that work is done). Required. */
   int (*free_data_space)(DLDevice dev, void* ptr);
   /* TVM AllocWorkspace / FreeWorkspace: scratch memory, need not be host-transferable.
    * NULL: the core uses alloc/free_data_space with DH_TEMP_ALLOC_ALIGNMENT. */
@@ -354,8 +356,9 @@ typedef struct dh_backend {
   /*-- DeviceAPI: copies --*/
   /* TVM's flat CopyDataFromTo: copies nbytes from (from + from_offset) on dev_from to
    * (to + to_offset) on dev_to, queued on `stream` of the non-CPU device (NULL =
-   * default stream). The core has already checked shapes, dtypes, contiguity and equal
-   * sizes (devharness/device_api.h dh_device_copy_data_from_to). Host pointers are
+   * default stream, also when another stream is current). The core has already
+   * checked shapes, dtypes, contiguity and equal sizes (devharness/device_api.h
+   * dh_device_copy_data_from_to). Host pointers are
    * (void*) host addresses; device pointers are handles from alloc_data_space and the
    * offsets are applied by the backend. A host source must not be read after the call
    * returns (copy it or finish the copy first); a host destination is valid after
@@ -378,8 +381,8 @@ typedef struct dh_backend {
   /* TVM StreamSync: returns once all work queued on stream before the call is done. */
   int (*stream_sync)(DLDevice dev, dh_stream_t stream);
   /* TVM SyncStreamFromTo: work queued on dst after this call does not start until the
-   * work queued on src before it is done. src == dst is a no-op. Does not block the
-   * host (beyond what the API needs). */
+   * work queued on src before it is done. src == dst is a no-op; either may be NULL, the
+   * default stream. Does not block the host (beyond what the API needs). */
   int (*sync_stream_from_to)(DLDevice dev, dh_stream_t src, dh_stream_t dst);
 
   /*-- module functions --*/
@@ -388,6 +391,8 @@ typedef struct dh_backend {
 
   /*-- optional: device-side timing (DH_CAP_EVENT_TIMING); NULL when absent --*/
   int (*event_create)(DLDevice dev, dh_event_t* out_event);
+  /* Queues a record of event on stream; recording it again moves it to the new
+   * position (elapsed times and waits use its latest record, as cuEventRecord). */
   int (*event_record)(DLDevice dev, dh_event_t event, dh_stream_t stream);
   /* Waits for `end`, then stores end - start in milliseconds. */
   int (*event_elapsed_ms)(DLDevice dev, dh_event_t start, dh_event_t end, double* out_ms);

@@ -43,4 +43,17 @@ static inline dh_safe_call_t faulty_replace_function(const char* name, dh_safe_c
   return dh_test_sim_replace_function(&faulty, faulty_fns, name, bad);
 }
 
+/* Puts `bad` in place of one more module function `name` of the table that
+ * faulty_replace_function installed (that call starts from the sim's table afresh, so a
+ * second call would undo the first); returns the original, NULL when absent. */
+static inline dh_safe_call_t faulty_replace_another_function(const char* name, dh_safe_call_t bad) {
+  for (size_t i = 0; i < faulty.num_functions; i++)
+    if (faulty.functions == faulty_fns && strcmp(faulty_fns[i].name, name) == 0) {
+      dh_safe_call_t orig = faulty_fns[i].call;
+      faulty_fns[i].call = bad;
+      return orig;
+    }
+  return NULL;
+}
+
 #endif /* DEVHARNESS_TESTS_CONFORMANCE_FAULTY_H_ */

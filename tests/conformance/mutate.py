@@ -334,6 +334,76 @@ MUTANTS = [
        "  for (int i = 0; i < dh_sim_state.config.num_devices; i++)\n"
        "    if (&dh_sim_state.devices[i] != d) avail -= dh_sim_state.devices[i].used;\n  return avail;")],
      "attr.*", "kAvailableGlobalMemory subtracts every device's allocations (one count for the process)"),
+    # ---- the environment stream (TVMFFIEnvSetStream) and storage freed under a queued write
+    ("kernels_ignore_env_stream", K,
+     [("  return dh_sim_stream_get(d, dh_env_get_stream(dh_sim_dev(d->id)), out);",
+       "  return dh_sim_stream_get(d, NULL, out);")],
+     "stream.env_*", "fill, noop and trap run on the default stream, not the environment stream"),
+    ("stream_current_private", S,
+     [("int dh_sim_set_stream(DLDevice dev, dh_stream_t stream) {",
+       "_Thread_local dh_stream_t dh_sim_private_stream[DH_SIM_MAX_DEVICES];\n"
+       "int dh_sim_set_stream(DLDevice dev, dh_stream_t stream) {"),
+      ("  return dh_env_set_stream(dh_sim_dev(d->id), stream);\n}",
+       "  dh_sim_private_stream[d->id] = stream;\n  return 0;\n}"),
+      ("*out_stream = dh_env_get_stream(dh_sim_dev(d->id));", "*out_stream = dh_sim_private_stream[d->id];"),
+      ("  return dh_sim_stream_get(d, dh_env_get_stream(dh_sim_dev(d->id)), out);",
+       "  extern _Thread_local dh_stream_t dh_sim_private_stream[DH_SIM_MAX_DEVICES];\n"
+       "  return dh_sim_stream_get(d, dh_sim_private_stream[d->id], out);")],
+     "stream.env_*", "the current stream lives in the backend's own thread-local table: a stream "
+     "set through TVMFFIEnvSetStream is never seen"),
+    ("copy_null_stream_is_current", B,
+     [("  if (dh_sim_stream_get(ds, stream, &s) != 0) goto fail;",
+       "  if (dh_sim_stream_get(ds, stream ? stream : dh_env_get_stream(stream_dev), &s) != 0) goto fail;")],
+     "stream.env_*", "a copy given the NULL stream goes to the environment stream"),
+    ("mem_free_pools_at_once", B,
+     [("int dh_sim_mem_alloc(dh_sim_device_t* d, size_t nbytes, size_t alignment, void** out_handle) {\n",
+       "static dh_sim_buffer_t* dh_sim_pool[DH_SIM_MAX_DEVICES];\n"
+       "int dh_sim_mem_alloc(dh_sim_device_t* d, size_t nbytes, size_t alignment, void** out_handle) {\n"
+       "  if (nbytes > 0 && alignment <= DH_ALLOC_ALIGNMENT) {\n"
+       "    pthread_mutex_lock(&d->mu);\n"
+       "    dh_sim_buffer_t* pb = dh_sim_pool[d->id];\n"
+       "    if (pb && pb->size == nbytes) { dh_sim_pool[d->id] = NULL; pb->charged = nbytes; d->used += nbytes; }\n"
+       "    else pb = NULL;\n"
+       "    pthread_mutex_unlock(&d->mu);\n"
+       "    if (pb) return dh_sim_table_add(&d->buffers, DH_SIM_KIND_BUFFER, d->id, &pb->obj, out_handle);\n"
+       "  }\n"),
+      ("  /* Queued commands may still hold references; the bytes go when they are done. */\n"
+       "  dh_sim_obj_release(obj);\n",
+       "  dh_sim_buffer_t* fb = (dh_sim_buffer_t*)obj;\n"
+       "  pthread_mutex_lock(&d->mu);\n"
+       "  d->used -= fb->charged;\n  fb->charged = 0;\n"
+       "  dh_sim_buffer_t* old = dh_sim_pool[d->id];\n  dh_sim_pool[d->id] = fb;\n"
+       "  pthread_mutex_unlock(&d->mu);\n"
+       "  dh_sim_obj_release(old ? &old->obj : NULL);\n")],
+     "mem.free_queued*", "free_data_space pools the storage at once; the next allocation of that size "
+     "gets it while a queued copy still writes it"),
+    # ---- past the list (docs/contract.md "What else a backend could get wrong")
+    ("stream_order_null_skipped", S,
+     [("  if (dh_sim_device_get(dev, &d) != 0) return -1;\n  int rc = -1;\n"
+       "  if (dh_sim_stream_get(d, src, &s_src) == 0 && dh_sim_stream_get(d, dst, &s_dst) == 0)",
+       "  if (dh_sim_device_get(dev, &d) != 0) return -1;\n  int rc = -1;\n"
+       "  if (src == NULL || dst == NULL) return 0;\n"
+       "  if (dh_sim_stream_get(d, src, &s_src) == 0 && dh_sim_stream_get(d, dst, &s_dst) == 0)")],
+     "stream.*", "sync_stream_from_to with the default stream on either side does nothing"),
+    ("copy_h2d_past_queue", B,
+     [("  src_buf = dst_buf = NULL;\n  int rc = dh_sim_stream_enqueue(s, cmd);",
+       "  src_buf = dst_buf = NULL;\n"
+       "  if (from_host) {\n    memcpy(cmd->dst, cmd->src, nbytes);\n    dh_sim_cmd_discard(cmd);\n"
+       "    dh_sim_obj_release(&s->obj);\n    return 0;\n  }\n"
+       "  int rc = dh_sim_stream_enqueue(s, cmd);")],
+     "copy.*", "an H2D writes the device bytes at once, ahead of the work queued on its stream"),
+    ("event_keeps_first_record", S,
+     [("    rc = dh_sim_event_enqueue(e, s);", "    rc = e->requested ? 0 : dh_sim_event_enqueue(e, s);")],
+     "event.*", "recording an event again is ignored: it keeps its first record"),
+    ("fill_first_dim_only", K,
+     [("  if (dh_tensor_nbytes(t, &nbytes) != 0) return -1;\n",
+       "  if (dh_tensor_nbytes(t, &nbytes) != 0) return -1;\n"
+       "  if (t->ndim > 1) nbytes = (size_t)t->shape[0] * ((size_t)t->dtype.bits * t->dtype.lanes / 8);\n")],
+     "packed.*", "fill sizes a multi-dimensional tensor from shape[0] alone"),
+    ("copy_same_buffer_reads_dst", B,
+     [("    cmd->src = src_buf->data + from_offset;",
+       "    cmd->src = src_buf == dst_buf ? dst_buf->data + to_offset : src_buf->data + from_offset;")],
+     "copy.*", "a D2D within one buffer reads at the destination offset"),
 ]
 
 

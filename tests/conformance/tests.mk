@@ -14,7 +14,8 @@ CONF_FAULTS := wrongbyte ignoreoffset hostread nowait earlysync overlap existerr
     availfixed unstable kindindex idvalue limit48 lanesrefused streamfreenull samestream getnull \
     alldevices nooparg filloffset fillround bigsrcoff d2dbigoff odd33 trapswallow trapsticky trapglobal \
     queuecap streamcap hostdstearly sizewrap rangewrap streamleak wsshare freeinterior hostshare \
-    curdev availprocess
+    curdev availprocess envkernels envprivate envcopy freewrite \
+    syncnull h2deager evfirst fill1d samebuf
 # Built the same way for the report tests, not part of the proof of power (faulty.t,
 # power.py): badtext fails stream.free_null with bytes no report may pass on raw
 # (tests/conformance/consumers.t).

@@ -21,6 +21,7 @@ def check(ok, desc, diag=""):
 
 
 # the clause table only: the proof-of-power table below it has rows of the same shape
+# (`id` | faulty backend | mutant |) once a fault fails more than one clause
 conf = open(os.path.join(ROOT, "docs", "conformance.md"), encoding="utf-8").read().split("\n## Proof of power")[0]
 doc = open(os.path.join(ROOT, "docs", "contract.md"), encoding="utf-8").read()
 backend_h = open(os.path.join(ROOT, "include", "devharness", "backend.h"), encoding="utf-8").read()
