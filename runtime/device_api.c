@@ -138,15 +138,23 @@ int dh_device_free_stream(DLDevice dev, dh_stream_t stream) {
   DISPATCH("free_stream", free_stream(dev, stream));
 }
 
+/* The device type tvm-ffi's environment keys dev's streams by: the serving backend's
+ * ffi_device_type when it declares one (backend.h, ABI 1.3), else dev's own. */
+static inline int32_t env_device_type(DLDevice dev) {
+  dh__slot* slot = dh__slot_by_type((int32_t)dev.device_type);
+  return slot != NULL && slot->backend.ffi_device_type > 0 ? slot->backend.ffi_device_type
+                                                            : (int32_t)dev.device_type;
+}
+
 dh_stream_t dh_env_get_stream(DLDevice dev) {
-  return TVMFFIEnvGetStream((int32_t)dev.device_type, dev.device_id);
+  return TVMFFIEnvGetStream(env_device_type(dev), dev.device_id);
 }
 
 int dh_env_set_stream(DLDevice dev, dh_stream_t stream) {
   if ((int32_t)dev.device_type < 0 || dev.device_id < 0)
     return dh_error_set(DH_KIND_VALUE_ERROR, "dh_env_set_stream: device (%d, %d) is invalid",
                         (int)dev.device_type, (int)dev.device_id);
-  return TVMFFIEnvSetStream((int32_t)dev.device_type, dev.device_id, stream, NULL) == 0 ? 0 : -1;
+  return TVMFFIEnvSetStream(env_device_type(dev), dev.device_id, stream, NULL) == 0 ? 0 : -1;
 }
 
 int dh_device_set_stream(DLDevice dev, dh_stream_t stream) { DISPATCH("set_stream", set_stream(dev, stream)); }

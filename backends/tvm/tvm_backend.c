@@ -39,6 +39,8 @@ static const dh_backend_t g_backend = {
     .description = DH_TVM_CUDA ? "TVM's own CUDA DeviceAPI (apache-tvm libtvm_runtime_cuda.so)"
                                : "TVM's own CPU DeviceAPI (apache-tvm libtvm_runtime.so)",
     .device_type = DH_TVM_DEVICE_TYPE,
+    /* tvm-ffi's environment and TVM key streams by TVM's own type */
+    .ffi_device_type = DH_TVM_TVM_TYPE,
     .caps = DH_TVM_CAPS,
     .target_kind = DH_TVM_TARGET_KIND,
     .init = dh_tvm_init,

@@ -271,6 +271,9 @@ static void fill_backend(int i) {
   b->name = s->name;
   b->description = s->description;
   b->device_type = s->dh_type;
+  /* streams keyed by TVM's own type in tvm-ffi's environment (0 for an RPC set, whose
+   * type is known only once init has connected: its own type then) */
+  b->ffi_device_type = s->tvm_type;
   b->caps = s->caps;
   b->init = k_set_entries[i].init;
   b->unavailable_reason = k_set_entries[i].reason;

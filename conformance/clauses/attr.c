@@ -376,12 +376,12 @@ const dh_clause_t dc_attr_clauses[] = {
     {"attr.total_memory", "kTotalGlobalMemory, when reported, is positive", DC_MUST,
      "devharness backend.h dh_attr_kind_t", 0, total_positive, NULL, DC_PROFILE_STRICT},
     {"attr.available_le_total", "kAvailableGlobalMemory is between 0 and kTotalGlobalMemory",
-     DC_MUST, "devharness backend.h dh_attr_kind_t", 0, available_le_total, NULL,
+     DC_MUST, "devharness backend.h dh_attr_kind_t", DC_RUN_ALONE, available_le_total, NULL,
      DC_PROFILE_STRICT},
     {"attr.available_drops", "kAvailableGlobalMemory drops by >= N after an N-byte allocation",
-     DC_SHOULD, "devharness backend.h dh_attr_kind_t", 0, available_drops, NULL, DC_PROFILE_STRICT},
+     DC_SHOULD, "devharness backend.h dh_attr_kind_t", DC_RUN_ALONE, available_drops, NULL, DC_PROFILE_STRICT},
     {"attr.available_restored", "kAvailableGlobalMemory comes back after the allocation is freed",
-     DC_SHOULD, "devharness backend.h dh_attr_kind_t", 0, available_restored, NULL,
+     DC_SHOULD, "devharness backend.h dh_attr_kind_t", DC_RUN_ALONE, available_restored, NULL,
      DC_PROFILE_STRICT},
     {"attr.target_match", "every property the device's target declares equals the live value",
      DC_MUST,
@@ -401,6 +401,6 @@ const dh_clause_t dc_attr_clauses[] = {
      "devharness backend.h get_attr", 0, stable, NULL, DC_PROFILE_STRICT},
     {"attr.available_per_device", "an allocation on this device does not lower another device's "
      "kAvailableGlobalMemory", DC_SHOULD, "devharness backend.h get_attr (attributes of the device "
-     "given)", DC_NEED_TWO_DEVICES, available_per_device, NULL, DC_PROFILE_STRICT},
+     "given)", DC_NEED_TWO_DEVICES | DC_RUN_ALONE, available_per_device, NULL, DC_PROFILE_STRICT},
 };
 const size_t dc_attr_count = sizeof dc_attr_clauses / sizeof dc_attr_clauses[0];

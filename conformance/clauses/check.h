@@ -57,6 +57,13 @@
                                          TVM's DeviceAPI has none */
 #define DC_NEED_OPAQUE (1u << 6)      /* handles are not host addresses (no
                                          DH_CAP_HOST_POINTER_ARITHMETIC) */
+/* Not a requirement but a way to run: with `--jobs N` the runner starts this case only
+ * when no other case of the device runs and starts none beside it, because it reads
+ * state the device shares between processes (kAvailableGlobalMemory, memory near the
+ * device's limit) or times its work. Without it, cases running beside attr.available_*
+ * on one H200 moved the figure they read (`--jobs 4`: attr.available_restored failed,
+ * alone it passed). */
+#define DC_RUN_ALONE (1u << 31)
 
 /* Result status of one case. */
 #define DC_PASS 0

@@ -226,10 +226,13 @@ void dc_run_device_parallel(const dc_opts_t* o, const dc_device_t* d, const dh_c
   char* done = calloc(ncl ? ncl : 1, 1);
   if (!done) return;
   memset(jobs, 0, sizeof jobs);
-  size_t next = 0, emitted = 0;
+  size_t next = 0, emitted = 0, active = 0;
+  int alone = 0; /* a DC_RUN_ALONE case is running: start nothing beside it */
   while (emitted < ncl) {
-    for (size_t slot = 0; slot < nj && next < ncl; slot++) {
+    for (size_t slot = 0; slot < nj && next < ncl && !alone; slot++) {
       if (jobs[slot].active) continue;
+      /* a DC_RUN_ALONE case waits until the running ones are done */
+      if ((cl[next]->needs & DC_RUN_ALONE) && active > 0) break;
       while (next < ncl && !case_prepare(o, d, cl[next], &cases[next], &args[slot])) done[next++] = 1;
       if (next >= ncl) break;
       dh_child_start(&jobs[slot], case_child, &args[slot], o->timeout_s);
@@ -238,6 +241,9 @@ void dc_run_device_parallel(const dc_opts_t* o, const dc_device_t* d, const dh_c
         case_from_child(o, &cases[next], &args[slot], &jobs[slot].r);
         case_finalize(o, &cases[next]);
         done[next] = 1;
+      } else {
+        active++;
+        alone = (cl[next]->needs & DC_RUN_ALONE) != 0;
       }
       next++;
     }
@@ -246,6 +252,8 @@ void dc_run_device_parallel(const dc_opts_t* o, const dc_device_t* d, const dh_c
     int i = dh_children_wait_any(jobs, nj);
     if (i < 0) continue;
     size_t k = job_case[i];
+    active--;
+    if (cl[k]->needs & DC_RUN_ALONE) alone = 0;
     case_from_child(o, &cases[k], &args[i], &jobs[i].r);
     case_finalize(o, &cases[k]);
     done[k] = 1;

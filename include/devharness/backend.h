@@ -424,6 +424,14 @@ typedef struct dh_backend {
    * something the plugin tried and gave up on (a library that would not load): origin
    * is the file, message one line naming it and why. */
   size_t (*more_backends)(const struct dh_backend** out, size_t max, dh_backend_refuse_fn refuse);
+  /* The DLPack device type under which tvm-ffi's environment (TVMFFIEnvSetStream /
+   * TVMFFIEnvGetStream) and TVM itself know this backend's devices, when it is not
+   * device_type: a bridge that serves TVM's DeviceAPI for kDLCUDA under a type of its
+   * own (backends/tvm/: tvm-cuda is type 50, TVM's is kDLCUDA = 2). dh_env_get_stream
+   * and dh_env_set_stream key the stream by it, so a stream PyTorch or TVM sets for
+   * (kDLCUDA, 0) is the current stream of tvm-cuda:0, as TVM's own GetCurrentStream
+   * reads it (clause stream.env_copies). 0: device_type. */
+  int32_t ffi_device_type;
 } dh_backend_t;
 
 /* Smallest struct_size the loader accepts: every required field, through
@@ -570,8 +578,9 @@ typedef struct dh_backend {
  * backend's kernels run on, and one set through devharness is what they read.
  * A backend's set_stream checks the handle and stores it with dh_env_set_stream; its
  * get_current_stream and its module functions ("noop", "fill") read
- * dh_env_get_stream. Per thread, per (device_type, device_id); NULL (the default
- * stream) until set. Implemented by libdevharness, so a backend needs no tvm-ffi
+ * dh_env_get_stream. Per thread, per (device_type, device_id), where device_type is
+ * the serving backend's ffi_device_type when it declares one (ABI 1.3), else the
+ * device's own; NULL (the default stream) until set. Implemented by libdevharness, so a backend needs no tvm-ffi
  * header. */
 
 /* The calling thread's environment stream of dev, NULL when none was set. Never

@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <tvm/ffi/extra/c_env_api.h>
+
+#include "devharness/backend.h"
 #include "devharness/device_api.h"
 
 static const char* plugin(const char* name) {
@@ -330,6 +333,15 @@ static void test_more_backends(void** state) {
   assert_int_equal(dh_device_api_get_by_type(26, &by_type), 0);
   assert_ptr_equal(by_type, a);
   assert_int_equal(dh_device_api_get("rtmore-b", NULL), -1);
+  /* ffi_device_type: the environment stream of (26, 0) is tvm-ffi's (13, 0) */
+  DLDevice dev26 = {(DLDeviceType)26, 0};
+  void* s = (void*)(uintptr_t)0x5a5a0;
+  assert_int_equal(dh_env_set_stream(dev26, s), 0);
+  assert_ptr_equal(TVMFFIEnvGetStream(13, 0), s);
+  assert_ptr_equal(TVMFFIEnvGetStream(26, 0), NULL);
+  assert_ptr_equal(dh_env_get_stream(dev26), s);
+  assert_int_equal(dh_env_set_stream(dev26, NULL), 0);
+  assert_ptr_equal(TVMFFIEnvGetStream(13, 0), NULL);
   assert_int_equal(dh_plugin_refusal_count(), before + 3);
   int gave_up = 0, dup_type = 0, bad_name = 0;
   for (size_t i = before; i < dh_plugin_refusal_count(); i++) {

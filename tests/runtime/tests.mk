@@ -12,7 +12,7 @@ $(eval $(call dh_test,runtime_any,tests/runtime/test_any.c,-lcmocka))
 $(eval $(call dh_test,runtime_any_tvmffi,tests/runtime/test_any_tvmffi.c tests/runtime/tvmffi_layout.c,-lcmocka))
 $(eval $(call dh_test,runtime_errors,tests/runtime/test_errors.c,-lcmocka))
 $(eval $(call dh_test,runtime_module,tests/runtime/test_module.c,-lcmocka -ldl))
-$(eval $(call dh_test,runtime_plugin,tests/runtime/test_plugin.c,-lcmocka -ldl))
+$(eval $(call dh_test,runtime_plugin,tests/runtime/test_plugin.c,-lcmocka -ldl $(TVM_FFI_LINK)))
 $(eval $(call dh_test,runtime_device,tests/runtime/test_device.c,-lcmocka))
 
 # tvm-ffi's C header from the project venv (apache-tvm-ffi): the layout TU is

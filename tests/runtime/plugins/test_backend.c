@@ -12,7 +12,8 @@
  *   NOENTRY    no dh_backend_entry    NULLENTRY  entry returns NULL
  *   NULLSYNC   stream_sync NULL       BADNAME    name "Bad-Name"
  *   DUPNAME    name "rtgood", type 23 DUPTYPE    "rtduptype", type 9
- *   MORE       "rtmore", type 25, ABI 1.3 more_backends: "rtmore-a" type 26 (good),
+ *   MORE       "rtmore", type 25, ABI 1.3 more_backends: "rtmore-a" type 26 (good,
+ *              ffi_device_type 13),
  *              "rtmore-b" type 25 (taken by rtmore), "Bad" (bad name), and one
  *              refuse("/rt/more.so", ...) of something it gave up on
  * Memory is malloc'd host memory (handles are host pointers).
@@ -204,6 +205,8 @@ static size_t rt_more_backends(const dh_backend_t** out, size_t max, dh_backend_
     g_more[i].name = kNames[i];
     g_more[i].device_type = kTypes[i];
     g_more[i].more_backends = NULL;
+    /* rtmore-a: tvm-ffi's environment knows its devices as type 13 (test_more_backends) */
+    g_more[i].ffi_device_type = i == 0 ? 13 : 0;
     out[n++] = &g_more[i];
   }
   return n;
