@@ -47,7 +47,8 @@ static void usage(FILE* out) {
   fputs("\n"
         "options: --help (also after every command), --version\n" DH_EXIT_HELP
         "environment: DEVHARNESS_PLUGIN_PATH (extra plugin folders), DEVHARNESS_TARGETS_PATH,\n"
-        "             DEVHARNESS_SIM_DEVICES, DEVHARNESS_SIM_MEMORY_BYTES\n",
+        "             DEVHARNESS_SIM_DEVICES, DEVHARNESS_SIM_MEMORY_BYTES, DEVHARNESS_TVM_LIBS\n"
+        "             (TVM DeviceAPI libraries, as --tvm-lib), DEVHARNESS_TVM_RPC (as --rpc)\n",
         out);
 }
 
