@@ -16,10 +16,11 @@ CONF_FAULTS := wrongbyte ignoreoffset hostread nowait earlysync overlap existerr
     queuecap streamcap hostdstearly sizewrap rangewrap streamleak wsshare freeinterior hostshare \
     curdev availprocess envkernels envprivate envcopy freewrite \
     syncnull h2deager evfirst fill1d samebuf
-# Built the same way for the report tests, not part of the proof of power (faulty.t,
+# Built the same way for other tests, not part of the proof of power (faulty.t,
 # power.py): badtext fails stream.free_null with bytes no report may pass on raw
-# (tests/conformance/consumers.t).
-CONF_REPORT_FAULTS := badtext
+# (tests/conformance/consumers.t); alone detects cases running beside each other
+# (tests/conformance/run_alone.t).
+CONF_REPORT_FAULTS := badtext alone
 CONF_FAULTY_DIR := $(TESTDIR)/conformance
 CONF_FAULTY_LIBS := $(foreach f,$(CONF_FAULTS) $(CONF_REPORT_FAULTS),$(CONF_FAULTY_DIR)/libdevharness_faulty_$(f).so)
 
@@ -69,7 +70,7 @@ ALL_TARGETS += $(CONF_NEW_CODE_VARS)
 TEST_SCRIPTS += tests/conformance/new_clause.sh tests/conformance/new_report_format.sh
 TEST_SCRIPTS += tests/conformance/faulty.t tests/conformance/suite.t tests/conformance/profiles.t \
     tests/conformance/power.py tests/conformance/reports.t tests/conformance/summary.t \
-    tests/conformance/consumers.t
+    tests/conformance/consumers.t tests/conformance/run_alone.t
 .PHONY: conformance-faulty
 conformance-faulty: $(CONF_FAULTY_LIBS)
 
