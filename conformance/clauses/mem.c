@@ -802,6 +802,79 @@ static void workspaces_distinct(dh_conf_ctx_t* c) {
   wsd_free(c, w);
 }
 
+/* Workspaces of threads running at once do not overlap: TVM's AllocWorkspace doc says a
+ * workspace "should not overlap between different threads (i.e. be threadlocal)"
+ * (apache/tvm 0.27 include/tvm/runtime/device_api.h:250-259). WT_THREADS threads each
+ * hold WT_PER workspaces at once (stack style, as TVM's callers use them), write their
+ * own pattern into each, wait until every thread has written, then read theirs back. */
+#define WT_THREADS 4
+#define WT_PER 2
+struct wt_thr {
+  dh_conf_ctx_t ctx;
+  int index;
+  pthread_barrier_t* written; /* every thread has written its workspaces */
+  void* w[WT_PER];
+};
+
+static size_t wt_size(int i) { return 4096 - (size_t)i * 1024; }
+
+static void* workspace_thread(void* arg) {
+  struct wt_thr* t = arg;
+  dh_conf_ctx_t* c = &t->ctx;
+  uint8_t want[4096], got[4096];
+  for (int i = 0; i < WT_PER && c->status == DC_PASS; i++) {
+    if (dh_device_alloc_workspace(c->dev, wt_size(i), dc_u8(), &t->w[i]) != 0) {
+      dc_fail_call(c, __FILE__, __LINE__, "alloc_workspace (one thread of several)");
+      t->w[i] = NULL;
+      break;
+    }
+    dc_pattern(want, wt_size(i), 900u + (uint32_t)(t->index * WT_PER + i) * 31u);
+    dc_upload(c, __LINE__, t->w[i], 0, want, wt_size(i));
+  }
+  pthread_barrier_wait(t->written);
+  for (int i = 0; i < WT_PER && c->status == DC_PASS; i++) {
+    dc_download(c, __LINE__, t->w[i], 0, got, wt_size(i));
+    if (c->status) break;
+    dc_pattern(want, wt_size(i), 900u + (uint32_t)(t->index * WT_PER + i) * 31u);
+    dc_check_bytesf(c, __FILE__, __LINE__, got, want, wt_size(i), 0,
+                    "thread %d's live workspace %d after %d threads wrote theirs (overwritten by "
+                    "another thread's?)", t->index, i, WT_THREADS);
+  }
+  /* each thread frees its own, last first: TVM's pool is per thread and refuses a free
+   * from another (apache/tvm 0.27 src/runtime/workspace_pool.cc:98), which TVM's doc does
+   * not say, so no clause asks either way */
+  for (int i = WT_PER - 1; i >= 0; i--)
+    if (t->w[i] && dh_device_free_workspace(c->dev, t->w[i]) != 0 && c->status == DC_PASS)
+      dc_fail_call(c, __FILE__, __LINE__, "free_workspace (by the thread that allocated it)");
+  dh_error_clear();
+  return NULL;
+}
+
+static void workspace_threads(dh_conf_ctx_t* c) {
+  static struct wt_thr t[WT_THREADS];
+  pthread_t th[WT_THREADS];
+  pthread_barrier_t written;
+  memset(t, 0, sizeof t);
+  CHECK(pthread_barrier_init(&written, NULL, WT_THREADS) == 0, "pthread_barrier_init failed");
+  int started = 0;
+  for (; started < WT_THREADS; started++) {
+    t[started].ctx = *c;
+    t[started].index = started;
+    t[started].written = &written;
+    if (pthread_create(&th[started], NULL, workspace_thread, &t[started]) != 0) break;
+  }
+  if (started < WT_THREADS) {
+    /* the barrier would never open: the case's timeout ends the waiting threads */
+    dc_fail(c, __FILE__, __LINE__, NULL, NULL, "pthread_create failed for thread %d", started);
+    fprintf(stderr, "mem.workspace_threads: pthread_create failed\n");
+    return;
+  }
+  for (int i = 0; i < WT_THREADS; i++) pthread_join(th[i], NULL);
+  pthread_barrier_destroy(&written);
+  for (int i = 0; i < WT_THREADS && c->status == DC_PASS; i++)
+    if (t[i].ctx.status == DC_FAIL) *c = t[i].ctx;
+}
+
 /* free_data_space of an interior handle (handle + 64) is an error and frees nothing:
  * the allocation keeps its bytes and frees normally afterwards. A backend that looks a
  * freed handle up by the range containing it would free the allocation under its
@@ -931,6 +1004,9 @@ const dh_clause_t dc_mem_clauses[] = {
     {"mem.workspaces_distinct", "8 live workspaces have distinct handles and keep distinct bytes",
      DC_MUST, "devharness backend.h alloc_workspace; apache/tvm 0.27 "
      "src/runtime/workspace_pool.cc:46-85 (Alloc takes a block off the free list into allocated_)", 0, workspaces_distinct, NULL, DC_PROFILE_STRICT},
+    {"mem.workspace_threads", "workspaces held at once by 4 threads (2 each) keep distinct bytes",
+     DC_MUST, "apache/tvm 0.27 include/tvm/runtime/device_api.h:250-259 AllocWorkspace (\"Workspace "
+     "should not overlap between different threads\")", 0, workspace_threads, NULL, DC_PROFILE_TVM},
     {"mem.free_interior", "free_data_space of handle + 64 is an error; the allocation keeps its "
      "bytes and frees normally", DC_MUST, "devharness backend.h (entries never abort on bad input)",
      DC_NEED_OPAQUE, free_interior, NULL, DC_PROFILE_STRICT},

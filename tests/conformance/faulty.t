@@ -73,7 +73,8 @@ FAULTS = {
     "raisemsg": ("packed.raise_message", "the error message was not carried to the caller"),
     "stickyerr": ("packed.error_then_success", "left over from the previous call"),
     # clauses that had no faulty backend
-    "wsnull": (("mem.workspace", "mem.workspaces_distinct"), "alloc_workspace(8192) returned a NULL handle"),
+    "wsnull": (("mem.workspace", "mem.workspace_threads", "mem.workspaces_distinct"),
+               "alloc_workspace(8192) returned a NULL handle"),
     "devsmall": ("device.each_id_works", "round trip on device id 1: byte 0"),
     "unavail": ("device.init_twice", "a backend with a device reports unavailable"),
     "sizecache": ("mem.realloc_cycle", "dh_device_alloc_data_space(c->dev, 4096 + (size_t)i"),
@@ -121,7 +122,8 @@ FAULTS = {
     "sizewrap": ("mem.size_overflow", "alloc_data_space(18446744073709551615 bytes, alignment 0"),
     "rangewrap": ("mem.range_overflow", "D2H from device byte_offset 18446744073709551600"),
     "streamleak": ("mem.cycles_no_leak", "thread count grew in both halves of 200 stream create/use/free"),
-    "wsshare": ("mem.workspaces_distinct", "live workspaces 0 and 1 share handle"),
+    # its one cached block is also every thread's
+    "wsshare": (("mem.workspace_threads", "mem.workspaces_distinct"), "live workspaces 0 and 1 share handle"),
     # past the list (docs/conformance.md "What else a backend could get wrong")
     "freeinterior": ("mem.free_interior", "free_data_space of an interior handle (a live handle + 64) succeeded"),
     "hostshare": ("mem.host_distinct", "live alloc_host block 0 of 8 (overwritten through another?)"),
@@ -141,6 +143,8 @@ FAULTS = {
     "evfirst": ("event.rerecord", "before the second record of the end event"),
     "fill1d": ("packed.fill_shapes", "buffer after fill of float32 [8][33] at 64"),
     "samebuf": ("copy.same_buffer", "buffer after D2D within it, byte_offset 0 -> 8192"),
+    # TVM's AllocWorkspace doc: workspaces of different threads do not overlap
+    "wsdepth": ("mem.workspace_threads", "live workspace 0 after 4 threads wrote theirs"),
     # derived from the cpu (tests/conformance/faulty_cpu.h): pointers are host addresses
     "cpualign": ("mem.alignment", "alloc_data_space(alignment 256) returned a misaligned address"),
     "cpudefalign": ("mem.default_alignment", "alloc_data_space(alignment 1) is not kAllocAlignment"),
