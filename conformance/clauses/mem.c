@@ -804,7 +804,7 @@ static void workspaces_distinct(dh_conf_ctx_t* c) {
 
 /* Workspaces of threads running at once do not overlap: TVM's AllocWorkspace doc says a
  * workspace "should not overlap between different threads (i.e. be threadlocal)"
- * (apache/tvm 0.27 include/tvm/runtime/device_api.h:250-259). WT_THREADS threads each
+ * (apache/tvm 0.27 include/tvm/runtime/device_api.h:250-266). WT_THREADS threads each
  * hold WT_PER workspaces at once (stack style, as TVM's callers use them), write their
  * own pattern into each, wait until every thread has written, then read theirs back. */
 #define WT_THREADS 4
@@ -1005,7 +1005,7 @@ const dh_clause_t dc_mem_clauses[] = {
      DC_MUST, "devharness backend.h alloc_workspace; apache/tvm 0.27 "
      "src/runtime/workspace_pool.cc:46-85 (Alloc takes a block off the free list into allocated_)", 0, workspaces_distinct, NULL, DC_PROFILE_STRICT},
     {"mem.workspace_threads", "workspaces held at once by 4 threads (2 each) keep distinct bytes",
-     DC_MUST, "apache/tvm 0.27 include/tvm/runtime/device_api.h:250-259 AllocWorkspace (\"Workspace "
+     DC_MUST, "apache/tvm 0.27 include/tvm/runtime/device_api.h:250-266 AllocWorkspace (\"Workspace "
      "should not overlap between different threads\")", 0, workspace_threads, NULL, DC_PROFILE_TVM},
     {"mem.free_interior", "free_data_space of handle + 64 is an error; the allocation keeps its "
      "bytes and frees normally", DC_MUST, "devharness backend.h (entries never abort on bad input)",
