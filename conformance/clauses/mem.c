@@ -554,12 +554,16 @@ static void free_queued(dh_conf_ctx_t* c) {
 
 /* free_data_space while queued work still WRITES the buffer: the storage must not go to
  * the next allocation before that write is done (a pool that hands it out at once lets
- * the pending write clobber the new owner's data). Per round: 48 MiB of ballast on a
+ * the pending write clobber the new owner's data). Per round: ballast D2D copies on a
  * created stream, then a D2D into A behind it; A is freed at once, N of the same size
  * allocated and given a pattern through the default stream (synced); once the stream
- * is done, N must still hold that pattern. Two rounds. On a single-queue device the
- * write is done when the copy returns and the clause passes. */
+ * is done, N must still hold that pattern. Four rounds, the ballast doubling from
+ * 6 x 8 MiB to 48 x 8 MiB, so that the write is still queued when N is written even
+ * where the host side is slow (a sanitizer build on a busy machine finished 6 copies
+ * first). On a single-queue device the write is done when the copy returns and the
+ * clause passes. */
 #define FW_BALLAST 6
+#define FW_ROUNDS 4
 typedef struct {
   uint8_t *want, *got;
   void *S, *B, *A, *N;
@@ -586,9 +590,9 @@ DC_WITH_STATE(free_queued_write, fw_t, f, fw_release) {
   TRY(dc_stream_create(c, &f->s));
   dc_pattern(f->want, FQ_BIG, 613);
   DC_UPLOAD(f->S, 0, f->want, FQ_BIG);
-  for (int round = 1; round <= 2; round++) {
+  for (int round = 1; round <= FW_ROUNDS; round++) {
     if (!(f->A = dc_dev_alloc(c, FQ_BIG))) return;
-    for (int i = 0; i < FW_BALLAST; i++) DC_D2D(f->S, 0, f->B, 0, FQ_BIG, f->s);
+    for (int i = 0; i < FW_BALLAST << (round - 1); i++) DC_D2D(f->S, 0, f->B, 0, FQ_BIG, f->s);
     DC_D2D(f->S, 0, f->A, 0, FQ_BIG, f->s);
     void* victim = f->A;
     f->A = NULL;
