@@ -121,6 +121,22 @@ const char* dh_cmdline_self_path(void) {
   return path;
 }
 
+/* Appends value to the list in environment variable var (sep between items), so that
+ * the processes a command starts see it too. DH_EXIT_OK, or the usage exit code with
+ * "<option>: out of memory". */
+static int env_append(const char* cmd, const char* option, const char* var, char sep, const char* value) {
+  const char* cur = getenv(var);
+  int have = cur != NULL && cur[0] != '\0';
+  size_t n = (have ? strlen(cur) + 1 : 0) + strlen(value) + 1;
+  char* all = malloc(n);
+  if (all == NULL) return dh_cmdline_usage_error(cmd, "%s: out of memory", option);
+  if (have) snprintf(all, n, "%s%c%s", cur, sep, value);
+  else snprintf(all, n, "%s", value);
+  setenv(var, all, 1);
+  free(all);
+  return DH_EXIT_OK;
+}
+
 int dh_cmdline_add_tvm_lib(const char* cmd, const char* path) {
   if (path[0] == '\0' || strchr(path, ':') != NULL)
     return dh_cmdline_usage_error(cmd, "--tvm-lib %s: %s", dh_cmdline_quote(path),
@@ -131,14 +147,7 @@ int dh_cmdline_add_tvm_lib(const char* cmd, const char* path) {
     snprintf(abs, sizeof abs, "%s/%.*s", cwd, PATH_MAX - 1, path);
   else
     snprintf(abs, sizeof abs, "%.*s", PATH_MAX - 1, path);
-  const char* cur = getenv("DEVHARNESS_TVM_LIBS");
-  size_t n = (cur ? strlen(cur) + 1 : 0) + strlen(abs) + 1;
-  char* all = malloc(n);
-  if (all == NULL) return dh_cmdline_usage_error(cmd, "--tvm-lib: out of memory");
-  snprintf(all, n, "%s%s%s", cur && cur[0] ? cur : "", cur && cur[0] ? ":" : "", abs);
-  setenv("DEVHARNESS_TVM_LIBS", all, 1);
-  free(all);
-  return DH_EXIT_OK;
+  return env_append(cmd, "--tvm-lib", "DEVHARNESS_TVM_LIBS", ':', abs);
 }
 
 int dh_cmdline_add_tvm_rpc(const char* cmd, const char* hostport) {
@@ -148,12 +157,5 @@ int dh_cmdline_add_tvm_rpc(const char* cmd, const char* hostport) {
       dh_cmdline_parse_long(colon + 1, 1, 65535, &port) != 0)
     return dh_cmdline_usage_error(cmd, "--rpc %s: expected HOST:PORT (port 1..65535) of a TVM RPC server",
                                   dh_cmdline_quote(hostport));
-  const char* cur = getenv("DEVHARNESS_TVM_RPC");
-  size_t n = (cur ? strlen(cur) + 1 : 0) + strlen(hostport) + 1;
-  char* all = malloc(n);
-  if (all == NULL) return dh_cmdline_usage_error(cmd, "--rpc: out of memory");
-  snprintf(all, n, "%s%s%s", cur && cur[0] ? cur : "", cur && cur[0] ? "," : "", hostport);
-  setenv("DEVHARNESS_TVM_RPC", all, 1);
-  free(all);
-  return DH_EXIT_OK;
+  return env_append(cmd, "--rpc", "DEVHARNESS_TVM_RPC", ',', hostport);
 }
