@@ -131,6 +131,8 @@ size_t dh_tvm_more_backends(const dh_backend_t** out, size_t max, dh_backend_ref
 /* ---- tvm_memory.c */
 DH_BACKEND_DECLARE_MEMORY_ENTRIES(dh_tvm);
 DH_BACKEND_DECLARE_WORKSPACE_ENTRIES(dh_tvm);
+/* ABI 1.4: the caller's DLTensors to TVM's CopyDataFromTo(DLTensor*) (tvm_memory.c) */
+int dh_tvm_copy_tensor_from_to(const DLTensor* from, const DLTensor* to, dh_stream_t stream);
 
 /* ---- tvm_stream.c */
 DH_BACKEND_DECLARE_STREAM_ENTRIES(dh_tvm);

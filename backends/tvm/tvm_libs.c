@@ -286,6 +286,7 @@ static void fill_backend(int i) {
   b->alloc_workspace = dh_tvm_alloc_workspace;
   b->free_workspace = dh_tvm_free_workspace;
   b->copy_data_from_to = dh_tvm_copy_data_from_to;
+  b->copy_tensor_from_to = dh_tvm_copy_tensor_from_to;
   b->create_stream = dh_tvm_create_stream;
   b->free_stream = dh_tvm_free_stream;
   b->set_stream = dh_tvm_set_stream;

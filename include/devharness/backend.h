@@ -53,7 +53,7 @@ extern "C" {
  *===========================================================================*/
 
 #define DH_BACKEND_ABI_MAJOR 1
-#define DH_BACKEND_ABI_MINOR 3
+#define DH_BACKEND_ABI_MINOR 4
 /* Name of the exported entry symbol. */
 #define DH_BACKEND_ENTRY_SYMBOL "dh_backend_entry"
 /* Device types (dh_backend_t.device_type). 1..DH_DEVICE_TYPE_OUT_OF_TREE_FIRST-1 are
@@ -432,6 +432,22 @@ typedef struct dh_backend {
    * (kDLCUDA, 0) is the current stream of tvm-cuda:0, as TVM's own GetCurrentStream
    * reads it (clause stream.env_copies). 0: device_type. */
   int32_t ffi_device_type;
+
+  /*-- ABI 1.4: optional, NULL in a 1.0 to 1.3 plugin --*/
+  /* TVM's tensor CopyDataFromTo(DLTensor* from, DLTensor* to, TVMStreamHandle stream)
+   * (apache/tvm 0.27 include/tvm/runtime/device_api.h:194-203), for a backend that
+   * checks tensors itself, as a bridge to an existing TVM DeviceAPI does
+   * (backends/tvm/). When the non-CPU side's backend has it, dh_device_copy_data_from_to
+   * hands it the caller's DLTensors as they are (shape, strides, dtype with lanes,
+   * byte_offset; devharness device types, which the backend maps to its own) after
+   * checking only that neither tensor is NULL, that shape is given for ndim > 0 and that
+   * a tensor with elements has data; shape, stride, dtype and size rules are then the
+   * backend's (a mismatch is the backend's error, any kind: TVM raises InternalError,
+   * src/runtime/device_api.cc:146-150). Ordering, host-source and stream rules are those
+   * of copy_data_from_to; copies between two CPU tensors never reach it. Borrowed
+   * tensors, valid for the call only. NULL: the core checks and calls copy_data_from_to.
+   * Clauses copy.size_mismatch and copy.non_contiguous test it (docs/contract.md). */
+  int (*copy_tensor_from_to)(const DLTensor* from, const DLTensor* to, dh_stream_t stream);
 } dh_backend_t;
 
 /* Smallest struct_size the loader accepts: every required field, through
