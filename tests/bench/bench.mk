@@ -10,7 +10,7 @@
 #   units.t                one bandwidth unit (SI GB/s): table, JSON and summary agree
 $(eval $(call dh_test,bench_gbench,tests/bench/test_gbench.c bench/gbench.cc,-lbenchmark -lstdc++ -ljansson -lcmocka))
 # bench_summary: the harness/raw table's twin-defect flag (bench/summary.c)
-$(eval $(call dh_test,bench_summary,tests/bench/test_summary.c bench/summary.c,-lhwloc -ljansson -lcmocka -lm))
+$(eval $(call dh_test,bench_summary,tests/bench/test_summary.c bench/summary.c bench/ceilings.c,-lhwloc -ljansson -lcmocka -lm))
 TEST_SCRIPTS += tests/bench/bench_cli.sh
 
 # A sim-derived test plugin that logs the order of copies (tests/bench/bidirorder.c),
