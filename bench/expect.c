@@ -114,7 +114,7 @@ static int load_floors(json_t* j, const char* name) {
       return dh_cmdline_usage_error("bench", "--expect %s: more than %zu floors", dh_cmdline_quote(name),
                                     sizeof g_floors / sizeof g_floors[0]);
     if (parse_floor(json_string_value(v), &g_floors[g_nfloors], why, sizeof why) != 0)
-      return dh_cmdline_usage_error("bench", "--expect %s: expect[%zu] %s: %s", dh_cmdline_quote(name), i,
+      return dh_cmdline_usage_error("bench", "--expect %s: expect[%zu] '%s': %s", dh_cmdline_quote(name), i,
                                     dh_cmdline_quote(json_string_value(v)), why);
     g_nfloors++;
   }
@@ -182,7 +182,7 @@ static json_t* eval_copy(const floor_spec_t* f, const char* spec, check_t* c) {
   const dh_bench_ceiling_t* ce = dh_bench_ceiling_get(spec, f->dir);
   double ceil = ce ? ce->gbps : 0, floor_gbps = f->percent ? ceil * f->value / 100 : f->value;
   char ceil_text[480];
-  if (ceil > 0) snprintf(ceil_text, sizeof ceil_text, "ceiling %.2f GB/s (%s)", ceil, ce->what);
+  if (ceil > 0) snprintf(ceil_text, sizeof ceil_text, "ceiling %.4g GB/s (%s)", ceil, ce->what);
   else snprintf(ceil_text, sizeof ceil_text, "ceiling %s", ce ? ce->what : "unknown: none recorded");
   json_t* o = json_pack("{ss ss ss}", "device", spec, "floor", f->text, "benchmark", used);
   if (isnan(gbps)) {
@@ -196,7 +196,7 @@ static json_t* eval_copy(const floor_spec_t* f, const char* spec, check_t* c) {
     c->verdict = gbps >= floor_gbps ? "pass" : "fail";
     char pct[64] = "";
     if (f->percent) snprintf(pct, sizeof pct, " (%g %% of the ceiling)", f->value);
-    snprintf(c->line, sizeof c->line, "measured %.2f GB/s, %s, floor %.2f GB/s%s", gbps, ceil_text, floor_gbps, pct);
+    snprintf(c->line, sizeof c->line, "measured %.4g GB/s, %s, floor %.4g GB/s%s", gbps, ceil_text, floor_gbps, pct);
     json_object_set_new(o, "floor_value", json_real(floor_gbps));
   }
   if (!isnan(gbps)) json_object_set_new(o, "measured", json_real(gbps));
@@ -217,7 +217,7 @@ static json_t* eval_latency(const floor_spec_t* f, const char* spec, check_t* c)
     snprintf(c->line, sizeof c->line, "not measured in this run (%s did not run)", name);
   } else {
     c->verdict = ns <= f->value ? "pass" : "fail";
-    snprintf(c->line, sizeof c->line, "measured %.3f us, ceiling n/a (a time budget), budget %.3f us", ns / 1e3,
+    snprintf(c->line, sizeof c->line, "measured %.4g us, ceiling n/a (a time budget), budget %.4g us", ns / 1e3,
              f->value / 1e3);
     json_object_set_new(o, "measured", json_real(ns / 1e3));
   }
