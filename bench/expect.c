@@ -217,7 +217,7 @@ static json_t* eval_latency(const floor_spec_t* f, const char* spec, check_t* c)
     snprintf(c->line, sizeof c->line, "not measured in this run (%s did not run)", name);
   } else {
     c->verdict = ns <= f->value ? "pass" : "fail";
-    snprintf(c->line, sizeof c->line, "measured %.4g us, ceiling n/a (a time budget), budget %.4g us", ns / 1e3,
+    snprintf(c->line, sizeof c->line, "measured %.4g us, ceiling n/a (a time budget), budget %.6g us", ns / 1e3,
              f->value / 1e3);
     json_object_set_new(o, "measured", json_real(ns / 1e3));
   }

@@ -94,11 +94,13 @@ def draw_ceiling(ax, ceil, d, best):
     v, lab = ceil.get(d, (None, "ceiling unknown: no entry"))
     if v:
         pct = f"; best harness {best:.2f} GB/s = {100 * best / v:.0f} % of it" if best else ""
-        ax.axhline(v, color="grey", linewidth=1.2, label=wrap(lab[:160] + pct, 60))
+        line = ax.axhline(v, color="grey", linewidth=1.2, label=wrap(lab[:160] + pct, 60))
+        line.set_gid(f"ceiling-{d}")  # the SVG names it: <g id="ceiling-h2d">
     else:
-        ax.text(0.02, 0.02, wrap(lab[:240]), transform=ax.transAxes, fontsize="x-small",
-                color="dimgrey", va="bottom", ha="left",
-                bbox=dict(facecolor="white", alpha=0.8, edgecolor="lightgrey"))
+        note = ax.text(0.02, 0.02, wrap(lab[:240]), transform=ax.transAxes, fontsize="x-small",
+                       color="dimgrey", va="bottom", ha="left",
+                       bbox=dict(facecolor="white", alpha=0.8, edgecolor="lightgrey"))
+        note.set_gid(f"ceiling-unknown-{d}")
 
 
 def save(fig, outdir, stem, written):
