@@ -98,7 +98,8 @@ void dh_bench_find_ceilings(const dh_bench_device_t* devs, size_t ndev) {
       char what[256];
       double m = dh_bench_host_memcpy_gbps(what, sizeof what);
       for (int k = 0; k < DH_DIR_COUNT; ++k)
-        dh_bench_ceiling_set(d->spec, k, m, m > 0 ? "%s (the device's memory is host memory)" : "unknown: %s",
+        dh_bench_ceiling_set(d->spec, k, m, m > 0 ? "%s (the device's memory is host memory; copies that fit in the CPU caches can exceed it)"
+                                    : "unknown: %s",
                              what);
     } else {
       link_ceilings(d, found, id, why);
