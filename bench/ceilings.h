@@ -18,7 +18,7 @@ enum { DH_DIR_H2D, DH_DIR_D2H, DH_DIR_D2D, DH_DIR_BIDIR, DH_DIR_COUNT };
  * and what it is, or gbps 0 and why it is unknown. */
 typedef struct dh_bench_ceiling {
   double gbps;
-  char what[384];
+  char what[512];
 } dh_bench_ceiling_t;
 
 /* A PCIe link as sysfs reports it (/sys/bus/pci/devices/<id>/). */

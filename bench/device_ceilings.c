@@ -70,7 +70,7 @@ static void memory_ceiling(const dh_bench_device_t* d) {
   if (gbps > 0) {
     dh_bench_ceiling_set(d->spec, DH_DIR_D2D, gbps / 2,
                          "device memory %.0f GB/s / 2 (a copy reads and writes), memory_bandwidth_gbps of the "
-                         "--expect target: %.200s",
+                         "--expect target (%.300s)",
                          gbps, source);
     return;
   }
@@ -107,7 +107,7 @@ void dh_bench_find_ceilings(const dh_bench_device_t* devs, size_t ndev) {
     }
     for (int k = 0; k < DH_DIR_COUNT; ++k) {
       const dh_bench_ceiling_t* c = dh_bench_ceiling_get(d->spec, k);
-      char key[128], val[512];
+      char key[128], val[640];
       snprintf(key, sizeof key, "ceiling.%s.%s", d->spec, dh_bench_dir_name(k));
       if (c->gbps > 0) snprintf(val, sizeof val, "%.2f GB/s: %s", c->gbps, c->what);
       else snprintf(val, sizeof val, "%s", c->what);

@@ -171,7 +171,7 @@ static double median_of(const char* name, char* used, size_t size) {
 /* One floor on one device into a check object; the verdict's line in c->line. */
 typedef struct check {
   const char* verdict;
-  char line[768];
+  char line[1024];
 } check_t;
 
 static json_t* eval_copy(const floor_spec_t* f, const char* spec, check_t* c) {
@@ -181,7 +181,7 @@ static json_t* eval_copy(const floor_spec_t* f, const char* spec, check_t* c) {
   double gbps = ns > 0 ? (double)f->size * (f->dir == DH_DIR_BIDIR ? 2 : 1) / ns : NAN;
   const dh_bench_ceiling_t* ce = dh_bench_ceiling_get(spec, f->dir);
   double ceil = ce ? ce->gbps : 0, floor_gbps = f->percent ? ceil * f->value / 100 : f->value;
-  char ceil_text[480];
+  char ceil_text[600];
   if (ceil > 0) snprintf(ceil_text, sizeof ceil_text, "ceiling %.4g GB/s (%s)", ceil, ce->what);
   else snprintf(ceil_text, sizeof ceil_text, "ceiling %s", ce ? ce->what : "unknown: none recorded");
   json_t* o = json_pack("{ss ss ss}", "device", spec, "floor", f->text, "benchmark", used);
