@@ -56,42 +56,42 @@ static int parse_value(const char* s, const char* const* units, size_t n, double
   return -1;
 }
 
+/* The text from `from` on with blanks dropped ("70 %" -> "70%") into out. */
+static void squeeze(const char* from, char* out, size_t size) {
+  size_t k = 0;
+  for (; from && *from && k + 1 < size; ++from)
+    if (*from != ' ' && *from != '\t') out[k++] = *from;
+  out[k] = '\0';
+}
+
 /* Parses one floor; 0, or -1 with what was expected in why. */
 static int parse_floor(const char* text, floor_spec_t* f, char* why, size_t size) {
   memset(f, 0, sizeof *f);
   snprintf(f->text, sizeof f->text, "%s", text);
-  char w[5][64] = {{0}}, rest[64] = "";
-  int n = sscanf(text, "%63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4]);
+  char w[4][64] = {{0}}, rest[64] = "";
+  int pos4 = -1, pos2 = -1;
+  sscanf(text, " %63s %63s %n", w[0], w[1], &pos2);
+  sscanf(text, " %63s %63s %63s %63s %n", w[0], w[1], w[2], w[3], &pos4);
   f->dir = dh_bench_dir_index(w[0]);
   if (f->dir >= 0) {
     static const char* const kPct[] = {"%", "GB/s"};
-    if (n >= 5) snprintf(rest, sizeof rest, "%s", w[4]);
-    const char* tail = n >= 5 ? strstr(text, w[4]) : NULL;
-    if (tail) { /* "70 %", "5 GB/s": the value and its unit, blanks dropped */
-      size_t k = 0;
-      for (; *tail && k + 1 < sizeof rest; ++tail)
-        if (*tail != ' ') rest[k++] = *tail;
-      rest[k] = '\0';
-    }
-    int u = n >= 5 && strcmp(w[3], ">=") == 0 ? parse_value(rest, kPct, 2, &f->value) : -1;
+    squeeze(pos4 >= 0 ? text + pos4 : NULL, rest, sizeof rest); /* "70%", "5GB/s" */
+    int u = pos4 >= 0 && strcmp(w[3], ">=") == 0 ? parse_value(rest, kPct, 2, &f->value) : -1;
     f->size = parse_size(w[2]);
-    if (u < 0 || f->size < 0 || strlen(w[1]) >= sizeof f->mem) {
+    static const char* const kMems[] = {"pageable", "pinned", "device", NULL};
+    if (u < 0 || f->size < 0 || dh_cmdline_choice(w[1], kMems) < 0) {
       snprintf(why, size, "expected '<h2d|d2h|d2d|bidir> <pageable|pinned|device> <size[B|KiB|MiB|GiB]> >= <N>%%' "
                "or '... >= <X> GB/s'");
       return -1;
     }
-    snprintf(f->mem, sizeof f->mem, "%s", w[1]);
+    snprintf(f->mem, sizeof f->mem, "%.15s", w[1]);
     f->percent = u == 0;
     return 0;
   }
   static const char* const kTime[] = {"ns", "us", "ms"};
   static const double kScale[] = {1, 1e3, 1e6};
-  const char* tail = n >= 3 && strcmp(w[1], "<=") == 0 ? strstr(text, "<=") + 2 : NULL;
-  size_t k = 0;
-  for (; tail && *tail && k + 1 < sizeof rest; ++tail)
-    if (*tail != ' ') rest[k++] = *tail;
-  rest[k] = '\0';
-  int u = tail ? parse_value(rest, kTime, 3, &f->value) : -1;
+  squeeze(pos2 >= 0 ? text + pos2 : NULL, rest, sizeof rest); /* "20us" */
+  int u = pos2 >= 0 && strcmp(w[1], "<=") == 0 ? parse_value(rest, kTime, 3, &f->value) : -1;
   if (u < 0 || strchr(w[0], '/') == NULL || strlen(w[0]) >= sizeof f->bench) {
     snprintf(why, size, "expected '<dir> <memory> <size> >= <N>%%' or '<suite>/<benchmark> <= <T> ns|us|ms' "
              "(e.g. 'launch/roundtrip <= 20 us')");
