@@ -5,7 +5,8 @@ the context (sim's memory is host memory: a host memcpy measured in the run), th
 summary's best copies are measured / ceiling with the same numbers in the JSON, every
 bandwidth panel of the plot draws its ceiling (SVG group id ceiling-<dir>) and, where a
 direction's ceiling is unknown, says "ceiling unknown: <reason>" in the panel instead;
---expect with a malformed floor is one usage error naming the file and the floor.
+--expect with a malformed floor is one usage error naming the file and the floor; a copy
+run on every device here gives every bandwidth plot its ceilings or their reasons.
 Prints TAP; needs $DEVHARNESS (set by `make test`)."""
 import json
 import os
@@ -26,7 +27,7 @@ def main():
     if not dh or not os.path.exists(dh):
         print("1..0 # SKIP DEVHARNESS not set or missing")
         return
-    print("1..9")
+    print("1..10")
     tmp = tempfile.mkdtemp(prefix="dh-ceil-")
     env = dict(os.environ, DEVHARNESS_SIM_DEVICES="1", DEVHARNESS_BENCH_MEMCPY_MIB="16")
     out = os.path.join(tmp, "bench.json")
@@ -88,6 +89,26 @@ def main():
                        capture_output=True, text=True, timeout=300, env=env)
     ok(r.returncode == 2 and "--expect nvidia/nonesuch" in r.stderr and "nvidia/h100" in r.stderr,
        "bench --expect with an unknown tag: exit 2 naming it and the known tags", r.stderr)
+
+    # every device here (cpu, sim, PoCL, lavapipe, tvm-cpu, ...): each bandwidth panel has its line or its note
+    allout = os.path.join(tmp, "all.json")
+    r = subprocess.run([dh, "bench", "--suite", "copy", "--quick", "--color", "never",
+                        "--benchmark_filter=copy/(d2d/device|h2d/pageable)/[^/]+/harness/1048576", "--out", allout],
+                       capture_output=True, text=True, timeout=600, env=env)
+    plots3 = os.path.join(tmp, "plots3")
+    q = subprocess.run([dh, "plot", allout, "-o", plots3, "-q"], capture_output=True, text=True, timeout=300)
+    svgs = sorted(f for f in os.listdir(plots3) if f.startswith("bandwidth_") and f.endswith(".svg")) \
+        if q.returncode == 0 else []
+    missing = []
+    for f in svgs:
+        text = open(os.path.join(plots3, f)).read()
+        for d in ("h2d", "d2d"):
+            if ('id="ceiling-%s"' % d not in text and
+                    not ('id="ceiling-unknown-%s"' % d in text and "<!-- ceiling unknown: " in text)):
+                missing.append("%s %s" % (f, d))
+    ok(r.returncode == 0 and len(svgs) >= 2 and not missing,
+       "every device's bandwidth plot (%d) draws each panel's ceiling or says 'ceiling unknown: <reason>'" % len(svgs),
+       "exit %d/%d, missing: %s\n%s" % (r.returncode, q.returncode, missing, r.stderr[-1000:] + q.stderr[-1000:]))
     shutil.rmtree(tmp, ignore_errors=True)
 
 
