@@ -13,8 +13,10 @@
 
 #include "bench.h"
 #include "bench_internal.h"
+#include "ceilings.h"
 #include "cmdline/cmdline.h"
 #include "devharness/devharness.h"
+#include "expect.h"
 #include "run.h"
 #include "suites.h"
 #include "summary.h"
@@ -55,7 +57,8 @@ static void describe_method(const dh_bench_args_t* a, int host_timing, const pla
            dh_bench_cache_budget() >> 20);
   dh_gb_add_context("devharness.buffers", v);
   dh_gb_add_context("devharness.helper_threads", pl->helper_threads);
-  dh_gb_add_context("ceiling.host_link", dh_bench_find_host_link());
+  double link_gbps = 0;
+  dh_gb_add_context("ceiling.host_link", dh_bench_find_host_link(&link_gbps));
   dh_gb_add_context("devharness.pinning", pl->pinning);
   dh_gb_add_context("devharness.driver_threads", pl->driver_threads);
   dh_gb_add_context("devharness.version", DH_VERSION_STRING);
@@ -76,8 +79,9 @@ static void exe_dir(char* buf, size_t size) {
   else snprintf(buf, size, ".");
 }
 
-/* Runs the registered benchmarks, prints the summary and adds it to --out's JSON. */
-static int run_and_summarize(const dh_bench_args_t* a) {
+/* Runs the registered benchmarks, prints the summary (and the --expect verdicts) and
+ * adds it to --out's JSON; a device below a floor makes the exit 1 after --out. */
+static int run_and_summarize(const dh_bench_args_t* a, const dh_bench_device_t* devs, size_t ndev) {
   long matched = dh_gb_run_specified(dh_bench_on_result, NULL);
   dh_bench_cache_release();
   if (matched < 0) return DH_EXIT_VIOLATION;
@@ -86,7 +90,15 @@ static int run_and_summarize(const dh_bench_args_t* a) {
     return DH_EXIT_VIOLATION;
   }
   json_t* sum = dh_bench_summarize();
+  int failed = 0;
+  json_t* verdicts = dh_bench_expect_evaluate(devs, ndev, &failed);
+  if (verdicts) json_object_set_new(sum, "expect", verdicts);
   int rc = a->out ? dh_bench_out_publish(a->out, a->out_tmp, sum) : DH_EXIT_OK;
+  if (rc == DH_EXIT_OK && failed > 0) {
+    fprintf(stderr, "devharness bench: %d expectation%s of %s not met (a device below its floor)\n", failed,
+            failed == 1 ? "" : "s", a->expect);
+    rc = DH_EXIT_VIOLATION;
+  }
   json_decref(sum);
   fflush(stdout);
   return rc;
@@ -113,6 +125,8 @@ static int run_bench(dh_bench_args_t* a, dh_bench_device_t** devs) {
   for (size_t i = 0; i < ndev; ++i)
     if (dh_bench_as_helper(warm_default_stream, &(*devs)[i]) != 0) dh_error_clear();
   dh_bench_pin(a->pin_mode, pl.pinning, sizeof pl.pinning);
+  if (a->expect && (rc = dh_bench_expect_load(a->expect)) != DH_EXIT_OK) return rc;
+  dh_bench_find_ceilings(*devs, ndev);
   int host_timing = strcmp(a->timing, "device") != 0;
   describe_method(a, host_timing, &pl);
   dh_gb_initialize(&a->ngb, a->gb);
@@ -122,7 +136,7 @@ static int run_bench(dh_bench_args_t* a, dh_bench_device_t** devs) {
   }
   dh_bench_opts_t o = {a->quick, a->reps, *devs, ndev, exe, host_timing};
   if ((rc = dh_bench_suites_register(a->suites, &o)) != DH_EXIT_OK) return rc;
-  return run_and_summarize(a);
+  return run_and_summarize(a, *devs, ndev);
 }
 
 /* --quiet: stdout goes to /dev/null for the run (Google Benchmark's table, the
@@ -163,6 +177,7 @@ int dh_bench_main(int argc, char** argv) {
   }
   dh_bench_free_all();
   dh_bench_results_free();
+  dh_bench_expect_free();
   free(devs);
   dh_bench_args_free(&a);
   return rc;

@@ -16,7 +16,7 @@ static const char kUsage[] =
     "usage: devharness bench [--suite LIST] [--device NAME:ID] [--quick] [--out FILE.json]\n"
     "                        [--repetitions N] [--timing auto|host|device]\n"
     "                        [--pin core|node|none] [--color auto|always|never] [--quiet]\n"
-    "                        [--benchmark_*=...]\n"
+    "                        [--expect FILE|TAG] [--benchmark_*=...]\n"
     "\n"
     "Microbenchmarks through Google Benchmark, on every device of every loaded backend\n"
     "(or one --device). Each copy/sync/launch benchmark has a raw twin (the backend's\n"
@@ -43,6 +43,10 @@ static const char kUsage[] =
     "                    (POCL_AFFINITY=1, unless the environment sets it)\n"
     "  --color WHEN      colour in the console table: auto (default: on a terminal, unless\n"
     "                    NO_COLOR is set and not empty), always, never\n"
+    "  --expect T        a target JSON file or tag whose \"expect\" floors become verdicts\n"
+    "                    after the run (e.g. \"h2d pinned 256MiB >= 70%%\" of the ceiling,\n"
+    "                    \"launch/roundtrip <= 20 us\"), TAP lines in the summary, on the\n"
+    "                    devices of its kind; its memory_bandwidth_gbps is their D2D ceiling\n"
     "  -q, --quiet       print only errors (stderr) and the verdict line, 'devharness\n"
     "                    bench: N benchmark runs (exit E)'; --out FILE is written as\n"
     "                    always (bench has no --verbose: its table is the detail)\n"
@@ -53,10 +57,12 @@ static const char kUsage[] =
     "\n"
     "Bytes processed count bytes copied once. --out FILE is written whole or not at all\n"
     "(a temporary beside it, renamed when complete). Exit (cmdline/cmdline.h): 0 ran, 1 nothing\n"
-    "matched or --out could not be written, 2 usage error (an --out that cannot be created),\n"
+    "matched, --out could not be written or a device is below an --expect floor (--out\n"
+    "is written first), 2 usage error (an --out that cannot be created),\n"
     "3 no device: the backend --device names has none (nothing was measured).\n";
 
-enum { OPT_SUITE = 256, OPT_DEVICE, OPT_TVM_LIB, OPT_RPC, OPT_QUICK, OPT_OUT, OPT_REPS, OPT_TIMING, OPT_PIN, OPT_COLOR };
+enum { OPT_SUITE = 256, OPT_DEVICE, OPT_TVM_LIB, OPT_RPC, OPT_QUICK, OPT_OUT, OPT_REPS, OPT_TIMING, OPT_PIN, OPT_COLOR,
+       OPT_EXPECT };
 
 static const struct option kOpts[] = {
     {"suite", required_argument, NULL, OPT_SUITE},      {"device", required_argument, NULL, OPT_DEVICE},
@@ -66,6 +72,7 @@ static const struct option kOpts[] = {
     {"repetitions", required_argument, NULL, OPT_REPS}, {"timing", required_argument, NULL, OPT_TIMING},
     {"pin", required_argument, NULL, OPT_PIN},          {"color", required_argument, NULL, OPT_COLOR},
     {"quiet", no_argument, NULL, 'q'},
+    {"expect", required_argument, NULL, OPT_EXPECT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -158,6 +165,9 @@ static int read_options(int n, dh_bench_args_t* a) {
       case OPT_TIMING: a->timing = optarg; break;
       case OPT_PIN: a->pin_mode = optarg; break;
       case OPT_COLOR: a->color = optarg; break;
+      case OPT_EXPECT:
+        if (dh_cmdline_set_once("bench", "--expect", &a->expect, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
+        break;
       case OPT_REPS:
         if (dh_cmdline_parse_long(optarg, 1, 1000, &reps) != 0)
           return dh_cmdline_usage_error("bench", "--repetitions wants an integer 1..1000, got '%s'",

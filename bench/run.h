@@ -20,6 +20,7 @@ typedef struct dh_bench_args {
   const char* pin_mode; /* --pin: core, node or none */
   const char* timing;   /* --timing: auto, host or device */
   const char* color;    /* --color: auto, always or never (bench/gbench.cc use_color) */
+  const char* expect;   /* --expect FILE|TAG (bench/expect.h), or NULL */
   int quick;            /* --quick */
   int quiet;            /* --quiet: stdout (table, summary) discarded; errors and the verdict line */
   int reps;             /* --repetitions; 0 when not given */
@@ -98,5 +99,13 @@ int dh_bench_find_devices(const char* suites, const char* spec, dh_bench_device_
  * timing, raw twin) and memory ceiling ("ceiling.<spec>.device_memory", where the
  * backend reports one; also recorded for the summary). */
 void dh_bench_describe_devices(const dh_bench_device_t* devs, size_t ndev);
+
+/*--- ceilings of the devices (bench/device_ceilings.c) ---*/
+/* Each device's ceiling per direction (bench/ceilings.h: host link of its PCI function
+ * from sysfs, memory bandwidth of the --expect target or the backend, a measured host
+ * memcpy for host-memory devices) recorded and written to the context as
+ * ceiling.<spec>.<h2d|d2h|d2d|bidir> ("N GB/s: what" or "unknown: why"). After
+ * dh_bench_expect_load, on the pinned benchmark thread. */
+void dh_bench_find_ceilings(const dh_bench_device_t* devs, size_t ndev);
 
 #endif /* DEVHARNESS_BENCH_RUN_H_ */

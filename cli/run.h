@@ -20,6 +20,7 @@ typedef struct run_opts {
   const char* device; /* NULL: every device */
   const char* timeout;
   int no_bench, full_bench;
+  const char* expect; /* --expect FILE|TAG, handed to the bench step; NULL: none */
   int verbosity; /* -1 --quiet: errors and the verdict line only; 1 --verbose: each step's command */
 } run_opts_t;
 
@@ -28,6 +29,7 @@ typedef struct run_step {
   const char* title;
   int rc;
   double seconds;
+  int below_floor; /* bench: exit 1 because a device is below an --expect floor */
 } run_step_t;
 
 /* The results folder: written as OUTPUT/.run-STAMP-PID.partial (locked with flock
@@ -76,6 +78,16 @@ void dh_run_path_join(char out[PATH_MAX], const char* dir, const char* name);
  * every backend without a device, from the published folder's files; returns the
  * number of failed cases. f_tap receives the TAP file's path. Printed to out. */
 int dh_run_print_devices(FILE* out, const run_opts_t* o, const run_dir_t* d, char f_tap[PATH_MAX]);
+
+/* The --expect verdicts of bench.json's devharness_summary.expect (bench/expect.h) as
+ * TAP lines under a header, printed to out; every failed one also on stderr (with the
+ * measured value, ceiling and floor). Returns the number of failed floors (0 when the
+ * run had no --expect). */
+int dh_run_print_expect(FILE* out, const run_dir_t* d);
+
+/* 1 when the bench JSON at path says some --expect floor failed (bench then exits 1
+ * with its files whole). */
+int dh_run_bench_below_floor(const char* path);
 
 /* The steps table; returns the run's exit code (conformance's NO DEVICE is exit 3
  * when nothing else failed). Printed to out. */

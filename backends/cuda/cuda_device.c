@@ -330,6 +330,7 @@ static int resolve_functions(void) {
   }
   DH_CUDA_REQUIRED_FUNCS(DH_CUDA_RESOLVE)
 #undef DH_CUDA_RESOLVE
+  *(void**)&dh_cuda_drv.device_get_pci_bus_id = dlsym(lib, "cuDeviceGetPCIBusId");
   *(void**)&dh_cuda_drv.event_elapsed_time = dlsym(lib, "cuEventElapsedTime_v2");
   if (!dh_cuda_drv.event_elapsed_time)
     *(void**)&dh_cuda_drv.event_elapsed_time = dlsym(lib, "cuEventElapsedTime");

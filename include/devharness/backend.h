@@ -162,6 +162,15 @@ typedef enum dh_attr_kind {
  * CLOCK_RATE, GLOBAL_MEMORY_BUS_WIDTH). Used by `devharness bench` and plot to draw and
  * quote the ceiling of device-to-device copies; a backend that cannot tell omits it. */
 #define DH_FUNC_MEMORY_PEAK_BANDWIDTH "memory_peak_bandwidth"
+/* Optional: (Device dev) -> Str, the PCI function of the device as sysfs names it,
+ * "dddd:bb:dd.f" (lower-case hex: domain, bus, device, function), or "" for a device
+ * whose memory is host memory (an OpenCL or Vulkan CPU device). The string is owned by
+ * the backend and stays valid until it shuts down. An error when the API cannot tell
+ * (no cl_khr_pci_bus_info / VK_EXT_pci_bus_info). Sources: cuDeviceGetPCIBusId,
+ * CL_DEVICE_PCI_BUS_INFO_KHR, VkPhysicalDevicePCIBusInfoPropertiesEXT. Used by
+ * `devharness bench` to find the device's host link in sysfs (current_link_speed,
+ * current_link_width of /sys/bus/pci/devices/<id>/) for the H2D/D2H ceiling. */
+#define DH_FUNC_PCI_BUS_ID "pci_bus_id"
 /* Optional: "trap" (Device dev) -> None. Enqueues on the calling thread's current
  * stream of dev a kernel that fails on the device (as a kernel that traps or faults
  * does) and returns 0 without waiting; work queued on that stream before it completes

@@ -1,6 +1,8 @@
 # tests/bench/bench.mk — tests of the benchmark side (bench/):
 #   bench_gbench           the Google Benchmark C wrapper (bench/gbench.h)
 #   bench_summary          the summary's twin-defect flag needs repetitions (bench/summary.c)
+#   bench_ceilings         PCIe link ceilings from sysfs, per-generation encoding (bench/ceilings.c)
+#   ceilings.t             every device's ceiling in the context, summary and plots (or why not)
 #   bench_cli.sh           bench, compare and plot end to end
 #   bidir_order.sh         the harness's bidirectional pair in its twin's order
 #   installed_scripts.sh   plot and compare find their scripts, installed and in the tree
@@ -10,7 +12,9 @@
 #   units.t                one bandwidth unit (SI GB/s): table, JSON and summary agree
 $(eval $(call dh_test,bench_gbench,tests/bench/test_gbench.c bench/gbench.cc,-lbenchmark -lstdc++ -ljansson -lcmocka))
 # bench_summary: the harness/raw table's twin-defect flag (bench/summary.c)
-$(eval $(call dh_test,bench_summary,tests/bench/test_summary.c bench/summary.c,-lhwloc -ljansson -lcmocka -lm))
+$(eval $(call dh_test,bench_summary,tests/bench/test_summary.c bench/summary.c bench/ceilings.c,-lhwloc -ljansson -lcmocka -lm))
+# bench_ceilings: PCIe links from a fake sysfs tree, encodings per generation (bench/ceilings.c)
+$(eval $(call dh_test,bench_ceilings,tests/bench/test_ceilings.c bench/ceilings.c,-lhwloc -lcmocka -lm))
 TEST_SCRIPTS += tests/bench/bench_cli.sh
 
 # A sim-derived test plugin that logs the order of copies (tests/bench/bidirorder.c),
@@ -47,3 +51,4 @@ $(BENCH_NEW_SUITE_VARS): Makefile bench/bench.mk tests/bench/bench.mk
 ALL_TARGETS += $(BENCH_NEW_SUITE_VARS)
 TEST_SCRIPTS += tests/bench/new_suite.sh
 TEST_SCRIPTS += tests/bench/units.t
+TEST_SCRIPTS += tests/bench/ceilings.t

@@ -63,6 +63,9 @@ def shape_of(value):
 def norm_bench(text):
     d = json.loads(text)
     ctx = {k: ("<machine>" if k in MACHINE_CONTEXT else v) for k, v in d.get("context", {}).items()}
+    for k, v in ctx.items():  # ceiling.<device>.<dir>: "N GB/s: what"; the figure is a measurement
+        if k.startswith("ceiling.") and isinstance(v, str):
+            ctx[k] = re.sub(r"^[0-9.]+ GB/s:", "<GB/s> GB/s:", v)
     benches = [{k: b[k] for k in BENCH_SHAPE if k in b} for b in d.get("benchmarks", [])]
     out = {"context": ctx, "benchmarks": benches}
     if "devharness_summary" in d:
