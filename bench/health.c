@@ -154,29 +154,38 @@ static void add_reason(char* reasons, size_t size, const char* what, const char*
   append(reasons, size, "%s%s", text, "");
 }
 
+/* Throttle reasons of GPU g, before and after in one reason when they agree. */
+static void throttle_reason(const char* what, const dh_health_t* before, const dh_health_t* after, int g,
+                            char* reasons, size_t size) {
+  unsigned long long b = g < before->ngpu ? before->throttle[g] & ~DH_HEALTH_BENIGN_THROTTLE : 0;
+  unsigned long long a = g < after->ngpu ? after->throttle[g] & ~DH_HEALTH_BENIGN_THROTTLE : 0;
+  char text[512], names[160];
+  for (int s = 0; s < 2; ++s) {
+    unsigned long long bits = s ? a : b;
+    if (!bits || (s == 1 && a == b)) continue;
+    snprintf(text, sizeof text, "gpu%d throttled %s (NVML clocks-event reasons 0x%llx: %s)", g,
+             a == b ? "before and after" : s ? "after" : "before", bits,
+             dh_health_throttle_names(bits, names, sizeof names));
+    add_reason(reasons, size, what, text);
+  }
+}
+
 void dh_health_reasons(const char* what, const dh_health_t* before, const dh_health_t* after, char* reasons,
                        size_t size) {
-  char text[512], names[160];
-  const dh_health_t* snaps[2] = {before, after};
-  const char* when[2] = {"before", "after"};
-  for (int s = 0; s < 2; ++s)
-    for (int g = 0; g < snaps[s]->ngpu; ++g) {
-      unsigned long long bad = snaps[s]->throttle[g] & ~DH_HEALTH_BENIGN_THROTTLE;
-      if (!bad) continue;
-      snprintf(text, sizeof text, "gpu%d throttled %s (NVML clocks-event reasons 0x%llx: %s)", g, when[s], bad,
-               dh_health_throttle_names(bad, names, sizeof names));
-      add_reason(reasons, size, what, text);
-    }
+  char text[512];
+  int ngpu = before->ngpu > after->ngpu ? before->ngpu : after->ngpu;
+  for (int g = 0; g < ngpu; ++g) throttle_reason(what, before, after, g, reasons, size);
   if (strncmp(before->governor, "unknown", 7) != 0 && strcmp(before->governor, after->governor) != 0) {
     snprintf(text, sizeof text, "CPU governor changed from %.200s to %.200s", before->governor, after->governor);
     add_reason(reasons, size, what, text);
   }
-  for (int s = 0; s < 2; ++s)
-    if (snaps[s]->cpus_online > 0 && snaps[s]->load1 > snaps[s]->cpus_online) {
-      snprintf(text, sizeof text, "1-minute load average %.2f %s, above the %d online CPUs (other work ran)",
-               snaps[s]->load1, when[s], snaps[s]->cpus_online);
-      add_reason(reasons, size, what, text);
-    }
+  int cpus = before->cpus_online > 0 ? before->cpus_online : after->cpus_online;
+  if (cpus > 0 && (before->load1 > cpus || after->load1 > cpus)) {
+    snprintf(text, sizeof text,
+             "1-minute load average %.2f before, %.2f after, above the %d online CPUs (other work ran)",
+             before->load1, after->load1, cpus);
+    add_reason(reasons, size, what, text);
+  }
 }
 
 void dh_health_cv_reasons(json_t* copy_cv, double max_cv_percent, char* reasons, size_t size) {

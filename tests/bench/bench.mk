@@ -47,3 +47,12 @@ $(BENCH_NEW_SUITE_VARS): Makefile bench/bench.mk tests/bench/bench.mk
 ALL_TARGETS += $(BENCH_NEW_SUITE_VARS)
 TEST_SCRIPTS += tests/bench/new_suite.sh
 TEST_SCRIPTS += tests/bench/units.t
+
+# A fake NVML (tests/bench/fake_nvml.c) reporting a throttled GPU, found only through
+# DEVHARNESS_NVML_LIB, for tests/bench/health.sh (measurement health, --pin auto).
+BENCH_FAKE_NVML := $(TESTDIR)/bench/fake-nvml/libnvidia-ml.so.1
+$(BENCH_FAKE_NVML): tests/bench/fake_nvml.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -shared $(LDFLAGS) -Wl,-soname,libnvidia-ml.so.1 -o $@ $<
+ALL_TARGETS += $(BENCH_FAKE_NVML)
+TEST_SCRIPTS += tests/bench/health.sh
