@@ -200,13 +200,13 @@ void dh_health_cv_reasons(json_t* copy_cv, double max_cv_percent, char* reasons,
     const char* name = json_string_value(json_object_get(c, "name"));
     if (cv <= max_cv_percent || !name) continue;
     if (++over <= 3) {
-      snprintf(text, sizeof text, "CV %.1f %% above %.1f %% on %.300s", cv, max_cv_percent, name);
+      snprintf(text, sizeof text, "CV %.1f %% above %g %% on %.300s", cv, max_cv_percent, name);
       add_reason(reasons, size, NULL, text);
     }
     if (cv > worst) worst = cv, worst_name = name;
   }
   if (over > 3) {
-    snprintf(text, sizeof text, "%zu copies >= 1 MiB with CV above %.1f %% in all (worst %.1f %%, %.300s)", over,
+    snprintf(text, sizeof text, "%zu copies >= 1 MiB with CV above %g %% in all (worst %.1f %%, %.300s)", over,
              max_cv_percent, worst, worst_name);
     add_reason(reasons, size, NULL, text);
   }
