@@ -42,7 +42,7 @@ static const char kUsage[] =
     "                    core of the devices' NUMA node, from the sysfs numa_node of\n"
     "                    their PCI function, host memory bound to that node; the\n"
     "                    context says which node and why), core (core 0), node (NUMA\n"
-    "                    node 0, memory too), none; all but none bind PoCL's workers one\n"
+    "                    node 0), none; all but none bind PoCL's workers one\n"
     "                    per core too (POCL_AFFINITY=1, unless the environment sets it)\n"
     "  --noisy-cv PCT    call the run noisy when a copy >= 1 MiB varies more than PCT %%\n"
     "                    (coefficient of variation over --repetitions; default 10, 0\n"

@@ -144,9 +144,10 @@ int dh_bench_helper_create_stream(DLDevice dev, dh_stream_t* out_stream) {
 
 /*--- the benchmark thread ---*/
 /* Binds the calling thread's host memory (first touch of every buffer it writes) to
- * the NUMA node of --pin node / auto with hwloc; what was done into desc. */
+ * the devices' NUMA node with hwloc (--pin auto; the other modes bind no memory, as
+ * before auto existed); what was done into desc. */
 static void bind_memory(hwloc_topology_t topo, const char* mode, char* desc, size_t size) {
-  hwloc_obj_t node = pin_node(topo, mode);
+  hwloc_obj_t node = strcmp(mode, "auto") == 0 ? pin_node(topo, mode) : NULL;
   if (!node) {
     snprintf(desc, size, "host memory not bound (--pin %s)", mode);
   } else if (hwloc_set_membind(topo, node->nodeset, HWLOC_MEMBIND_BIND,

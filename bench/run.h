@@ -89,8 +89,8 @@ void dh_bench_pin_locate(const char* pin_mode, const dh_bench_device_t* devs, si
 
 /* Binds the calling (benchmark) thread with hwloc to: the first core of the devices'
  * NUMA node (--pin auto), core 0 (core; PU 0 when hwloc shows no cores), NUMA node 0
- * (node), or not at all (none); with auto and node its host memory is bound to that
- * node too (hwloc_set_membind, this thread). Writes what was done, and why that node,
+ * (node), or not at all (none); with auto its host memory is bound to that node too
+ * (hwloc_set_membind, this thread). Writes what was done, and why that node,
  * to desc. */
 void dh_bench_pin(const char* pin_mode, char* desc, size_t size);
 
