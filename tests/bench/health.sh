@@ -43,9 +43,9 @@ bench() { "$dh" bench --device cpu:0 --suite copy --quick "$@"; }
 echo "1..14"
 DEVHARNESS_NVML_LIB=$fake bench --out "$tmp/thr.json" >"$tmp/thr.out" 2>"$tmp/thr.err"
 rc=$?
-{ [ $rc = 0 ] && ctx "$tmp/thr.json" 'c["devharness.health.noisy"] == "yes" and re.search(r"gpu0 throttled before and after \(NVML clocks-event reasons 0x24: sw_power_cap, sw_thermal_slowdown\)", c["devharness.health.reasons"])'; } || cat "$tmp/thr.err" >>"$tmp/why"
+{ [ $rc = 0 ] && ctx "$tmp/thr.json" 'c["devharness.health.noisy"] == "yes" and re.search(r"gpu0 throttled before and after \(NVML clocks-event reasons 0x24: sw_power_cap, sw_thermal_slowdown\)", c["devharness.health.reasons"])'; } || { cat "$tmp/thr.err" >>"$tmp/why"; false; }
 ok $? "fake NVML throttling: exit $rc, context devharness.health.noisy = yes, reasons name gpu0's sw_power_cap and sw_thermal_slowdown"
-grep -q '^== measurement health: NOISY: .*gpu0 throttled before and after .*sw_power_cap' "$tmp/thr.out" || cp "$tmp/thr.out" "$tmp/why"
+grep -q '^== measurement health: NOISY: .*gpu0 throttled before and after .*sw_power_cap' "$tmp/thr.out" || { cp "$tmp/thr.out" "$tmp/why"; false; }
 ok $? "the bench summary flags the run: '== measurement health: NOISY: ... gpu0 throttled ...'"
 ctx "$tmp/thr.json" 'all(c.get("devharness.health.%s.gpu0" % w) == "Fake NVIDIA H100: SM 1755 MHz, memory 2619 MHz, 71 C, 312.5 W, clocks-event (throttle) reasons 0x24 (sw_power_cap, sw_thermal_slowdown)" for w in ("before", "after")) and c["devharness.health.before.nvml"].startswith("NVML of driver 999.99-fake (")'
 ok $? "context before and after: the GPU's name, SM and memory clocks, temperature, power and throttle reasons"
@@ -58,7 +58,7 @@ ok $? "gpu_idle and applications_clocks_setting are not throttling: no gpu0 reas
 
 DEVHARNESS_NVML_LIB=$tmp/no/libnvidia-ml.so.1 bench --out "$tmp/none.json" >/dev/null 2>"$tmp/none.err"
 rc=$?
-{ [ $rc = 0 ] && ctx "$tmp/none.json" 're.match(r"unknown: no NVML \(/tmp/dh_health\.[^/]+/no/libnvidia-ml\.so\.1 not loaded: ", c["devharness.health.before.nvml"])' && ctx "$tmp/none.json" '"gpu0" not in str(c)'; } || cat "$tmp/none.err" >>"$tmp/why"
+{ [ $rc = 0 ] && ctx "$tmp/none.json" 're.match(r"unknown: no NVML \(/tmp/dh_health\.[^/]+/no/libnvidia-ml\.so\.1 not loaded: ", c["devharness.health.before.nvml"])' && ctx "$tmp/none.json" '"gpu0" not in str(c)'; } || { cat "$tmp/none.err" >>"$tmp/why"; false; }
 ok $? "no NVML library: exit $rc, 'unknown: no NVML (... not loaded: ...)', no GPU keys"
 DEVHARNESS_NVML_LIB=$fake FAKE_NVML_INIT=9 bench --out "$tmp/init.json" >/dev/null 2>&1
 ctx "$tmp/init.json" 'c["devharness.health.before.nvml"] == "unknown: nvmlInit_v2 failed: 9 (Driver Not Loaded)"'
@@ -72,12 +72,12 @@ ctx "$tmp/cv.json" 're.search(r"CV [0-9.]+ % above 0.0001 % on copy/.*/1048576/|
 ok $? "--noisy-cv 0.0001 with 3 repetitions: the 1 MiB copies' CV is a reason"
 "$dh" bench --device cpu:0 --noisy-cv 5x >/dev/null 2>"$tmp/err"
 rc=$?
-{ [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q -- "--noisy-cv wants a percentage 0..1000, got '5x'" "$tmp/err"; } || cp "$tmp/err" "$tmp/why"
+{ [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q -- "--noisy-cv wants a percentage 0..1000, got '5x'" "$tmp/err"; } || { cp "$tmp/err" "$tmp/why"; false; }
 ok $? "--noisy-cv 5x: exit 2 ($rc), one line naming the option and the value"
 
 "$dh" plot "$tmp/thr.json" -o "$tmp/plots" >"$tmp/plot.out" 2>&1
 rc=$?
-{ [ $rc = 0 ] && grep -q '^devharness plot: noisy run: gpu0 throttled before and after .* (noted under every plot)$' "$tmp/plot.out"; } || cp "$tmp/plot.out" "$tmp/why"
+{ [ $rc = 0 ] && grep -q '^devharness plot: noisy run: gpu0 throttled before and after .* (noted under every plot)$' "$tmp/plot.out"; } || { cp "$tmp/plot.out" "$tmp/why"; false; }
 ok $? "plot of a noisy run: exit $rc, says the note it puts under every plot"
 
 # compare: NEW 2x slower than BASE over 9 repetitions; a regression unless a side is noisy
@@ -95,12 +95,12 @@ rc1=$?
 rc2=$?
 { [ $rc1 = 1 ] && [ $rc2 = 0 ] && grep -q "slower (noisy run)" "$tmp/cmp2" &&
   grep -q "^devharness compare: no regression called: noisy run: NEW $tmp/noisy.json (gpu0 throttled)$" "$tmp/cmp2"; } ||
-  cat "$tmp/cmp1" "$tmp/cmp2" >"$tmp/why"
+  { cat "$tmp/cmp1" "$tmp/cmp2" >"$tmp/why"; false; }
 ok $? "compare: a 2x slowdown is a regression (exit $rc1) but not from a noisy run (exit $rc2, the reason named)"
 
 DEVHARNESS_NVML_LIB=$fake "$dh" run --device cpu:0 --output "$tmp/res" >"$tmp/run.out" 2>&1
 rc=$?
-{ [ $rc = 0 ] && grep -q '^health: NOISY run (figures may not be representative): conformance: gpu0 throttled before and after .*; bench: gpu0 throttled before and after' "$tmp/run.out"; } || cp "$tmp/run.out" "$tmp/why"
+{ [ $rc = 0 ] && grep -q '^health: NOISY run (figures may not be representative): conformance: gpu0 throttled before and after .*; bench: gpu0 throttled before and after' "$tmp/run.out"; } || { cp "$tmp/run.out" "$tmp/why"; false; }
 ok $? "run --device cpu:0 with a throttled GPU: exit $rc, the run summary flags it with the conformance and bench reasons"
 "$PY" - "$tmp/res/latest/health.json" >"$tmp/why" 2>&1 <<'EOF'
 import json, sys
