@@ -1,6 +1,8 @@
 # tests/bench/bench.mk — tests of the benchmark side (bench/):
 #   bench_gbench           the Google Benchmark C wrapper (bench/gbench.h)
 #   bench_summary          the summary's twin-defect flag needs repetitions (bench/summary.c)
+#   bench_health           the noisy verdict of measurement health (bench/health.c)
+#   health.sh              measurement health with a fake NVML, --pin auto, plot/compare/run
 #   bench_cli.sh           bench, compare and plot end to end
 #   bidir_order.sh         the harness's bidirectional pair in its twin's order
 #   installed_scripts.sh   plot and compare find their scripts, installed and in the tree
@@ -12,6 +14,8 @@ $(eval $(call dh_test,bench_gbench,tests/bench/test_gbench.c bench/gbench.cc,-lb
 # bench_summary: the harness/raw table's twin-defect flag (bench/summary.c)
 $(eval $(call dh_test,bench_summary,tests/bench/test_summary.c bench/summary.c,-lhwloc -ljansson -lcmocka -lm))
 TEST_SCRIPTS += tests/bench/bench_cli.sh
+# bench_health: the noisy verdict of measurement health on made-up snapshots (bench/health.c)
+$(eval $(call dh_test,bench_health,tests/bench/test_health.c bench/health.c bench/health_nvml.c,-lhwloc -ljansson -ldl -lcmocka))
 
 # A sim-derived test plugin that logs the order of copies (tests/bench/bidirorder.c),
 # for tests/bench/bidir_order.sh. Outside the plugin folder: found only through
