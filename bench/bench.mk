@@ -6,7 +6,7 @@
 # the command around them (bench/main.c), the ffi peer of the call suite and the
 # Google Benchmark wrapper.
 BENCH_SUITE_SRCS := $(sort $(wildcard bench/suites/*.c))
-BENCH_SRCS := bench/gbench.cc bench/main.c bench/options.c bench/pinning.c bench/devices.c \
+BENCH_SRCS := bench/gbench.cc bench/main.c bench/options.c bench/pinning.c bench/locality.c bench/health.c bench/health_nvml.c bench/devices.c \
               bench/suites.c bench/register.c bench/buffer_cache.c bench/timer.c \
               bench/summary.c bench/ceilings.c bench/device_ceilings.c bench/expect.c bench/out_file.c bench/launchers.c bench/ffi_peer.c $(BENCH_SUITE_SRCS)
 BENCH_OBJS := $(call obj,$(BENCH_SRCS))

@@ -15,7 +15,8 @@
 static const char kUsage[] =
     "usage: devharness bench [--suite LIST] [--device NAME:ID] [--quick] [--out FILE.json]\n"
     "                        [--repetitions N] [--timing auto|host|device]\n"
-    "                        [--pin core|node|none] [--color auto|always|never] [--quiet]\n"
+    "                        [--pin auto|core|node|none] [--noisy-cv PCT]\n"
+    "                        [--color auto|always|never] [--quiet]\n"
     "                        [--expect FILE|TAG] [--benchmark_*=...]\n"
     "\n"
     "Microbenchmarks through Google Benchmark, on every device of every loaded backend\n"
@@ -37,10 +38,17 @@ static const char kUsage[] =
     "  --timing MODE     copies: auto or host (default: host clock around copy + sync on\n"
     "                    both sides of every pair) or device (backend events vs the raw\n"
     "                    twin's device timer; not the same span on every API)\n"
-    "  --pin MODE        bind the benchmark thread with hwloc: core (default: core 0,\n"
-    "                    no device locality is known here), node (NUMA node 0), none;\n"
-    "                    with core or node PoCL's workers are bound one per core too\n"
-    "                    (POCL_AFFINITY=1, unless the environment sets it)\n"
+    "  --pin MODE        bind the benchmark thread with hwloc: auto (default: the first\n"
+    "                    core of the devices' NUMA node, from the sysfs numa_node of\n"
+    "                    their PCI function, host memory bound to that node; the\n"
+    "                    context says which node and why), core (core 0), node (NUMA\n"
+    "                    node 0), none; all but none bind PoCL's workers one\n"
+    "                    per core too (POCL_AFFINITY=1, unless the environment sets it)\n"
+    "  --noisy-cv PCT    call the run noisy when a copy >= 1 MiB varies more than PCT %%\n"
+    "                    (coefficient of variation over --repetitions; default 10, 0\n"
+    "                    off); GPU throttling (NVML), a changing CPU governor or a load\n"
+    "                    average above the CPUs also do (devharness.health.* in the\n"
+    "                    context; DEVHARNESS_NVML_LIB names another libnvidia-ml.so.1)\n"
     "  --color WHEN      colour in the console table: auto (default: on a terminal, unless\n"
     "                    NO_COLOR is set and not empty), always, never\n"
     "  --expect T        a target JSON file or tag whose \"expect\" floors become verdicts\n"
@@ -62,7 +70,7 @@ static const char kUsage[] =
     "3 no device: the backend --device names has none (nothing was measured).\n";
 
 enum { OPT_SUITE = 256, OPT_DEVICE, OPT_TVM_LIB, OPT_RPC, OPT_QUICK, OPT_OUT, OPT_REPS, OPT_TIMING, OPT_PIN, OPT_COLOR,
-       OPT_EXPECT };
+       OPT_EXPECT, OPT_NOISY_CV };
 
 static const struct option kOpts[] = {
     {"suite", required_argument, NULL, OPT_SUITE},      {"device", required_argument, NULL, OPT_DEVICE},
@@ -71,6 +79,7 @@ static const struct option kOpts[] = {
     {"quick", no_argument, NULL, OPT_QUICK},            {"out", required_argument, NULL, OPT_OUT},
     {"repetitions", required_argument, NULL, OPT_REPS}, {"timing", required_argument, NULL, OPT_TIMING},
     {"pin", required_argument, NULL, OPT_PIN},          {"color", required_argument, NULL, OPT_COLOR},
+    {"noisy-cv", required_argument, NULL, OPT_NOISY_CV},
     {"quiet", no_argument, NULL, 'q'},
     {"expect", required_argument, NULL, OPT_EXPECT},
     {"help", no_argument, NULL, 'h'},
@@ -136,7 +145,7 @@ static int check_filter(const char* re) {
 /* Reads our options. Returns -1 to go on, else the exit code. */
 static int read_options(int n, dh_bench_args_t* a) {
   static const char* const kTimings[] = {"auto", "host", "device", NULL};
-  static const char* const kPins[] = {"core", "node", "none", NULL};
+  static const char* const kPins[] = {"auto", "core", "node", "none", NULL};
   static const char* const kColors[] = {"auto", "always", "never", NULL};
   char** ours = a->ours;
   dh_cmdline_getopt_begin();
@@ -168,6 +177,14 @@ static int read_options(int n, dh_bench_args_t* a) {
       case OPT_EXPECT:
         if (dh_cmdline_set_once("bench", "--expect", &a->expect, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
         break;
+      case OPT_NOISY_CV: {
+        char* end = NULL;
+        a->noisy_cv = strtod(optarg, &end);
+        if (end == optarg || *end || !(a->noisy_cv >= 0 && a->noisy_cv <= 1000))
+          return dh_cmdline_usage_error("bench", "--noisy-cv wants a percentage 0..1000, got '%s'",
+                                        dh_cmdline_quote(optarg));
+        break;
+      }
       case OPT_REPS:
         if (dh_cmdline_parse_long(optarg, 1, 1000, &reps) != 0)
           return dh_cmdline_usage_error("bench", "--repetitions wants an integer 1..1000, got '%s'",
@@ -188,7 +205,7 @@ static int read_options(int n, dh_bench_args_t* a) {
   if (dh_cmdline_choice(a->color, kColors) < 0)
     return dh_cmdline_usage_error("bench", "--color wants auto, always or never, got '%s'", dh_cmdline_quote(a->color));
   if (dh_cmdline_choice(a->pin_mode, kPins) < 0)
-    return dh_cmdline_usage_error("bench", "--pin wants core, node or none, got '%s'", dh_cmdline_quote(a->pin_mode));
+    return dh_cmdline_usage_error("bench", "--pin wants auto, core, node or none, got '%s'", dh_cmdline_quote(a->pin_mode));
   return -1;
 }
 
@@ -232,7 +249,8 @@ static int build_gb_argv(dh_bench_args_t* a, const char* argv0) {
 
 int dh_bench_args_parse(int argc, char** argv, dh_bench_args_t* a) {
   memset(a, 0, sizeof *a);
-  a->pin_mode = "core";
+  a->pin_mode = "auto";
+  a->noisy_cv = 10;
   a->timing = "auto";
   a->color = "auto";
   size_t n = (size_t)argc + 16;

@@ -5,6 +5,8 @@
  *      conformance.summary.json; its stdout is the same TAP stream and is not kept twice)
  *   3. the quick benchmarks (bench.json, bench.txt)
  *   4. plots of the benchmarks (PNG and SVG files in plots/)
+ * with measurement health (cli/run_health.c) taken before and after steps 2 and 3
+ * into health.json,
  * into a results folder written under a temporary name and renamed when complete
  * (OUTPUT/run-YYYYmmdd-HHMMSS, with OUTPUT/latest pointing at it), then prints a
  * summary table. Separate processes keep each step's backend threads and state
@@ -58,6 +60,9 @@ static const char kRunUsage[] =
     "The folder is published (renamed into place, latest moved) only when every step\n"
     "finished and every file is whole; otherwise it is kept as run-<date>-<time>.failed\n"
     "with the reason on stderr. Folders of runs that died are removed by the next run.\n"
+    "health.json holds the measurement health (CPU governor and frequency, load, the\n"
+    "thread's NUMA node, NVIDIA GPU clocks and throttling through NVML) before and after\n"
+    "conformance and bench; a noisy run is flagged in the summary with its reasons.\n"
     "exit: 0 every clause kept and every step ran, 1 violations, a failed step,\n"
     "      a device below an --expect floor or incomplete results,\n"
     "      2 usage error or results folder not writable, 3 no device: no selected\n"
@@ -284,10 +289,14 @@ int dh_cli_run(int argc, char** argv) {
     dh_run_dir_remove(&d);
     return DH_EXIT_USAGE;
   }
+  dh_run_health_take(0);
   run_step(&steps[1], 2, total, "conformance: every clause on every device", step_conformance, &o, &d);
+  dh_run_health_take(1);
   if (!o.no_bench) {
+    dh_run_health_take(2);
     run_step(&steps[2], 3, total, o.full_bench ? "bench: full benchmark run" : "bench: quick benchmarks",
              step_bench, &o, &d);
+    dh_run_health_take(3);
     steps[2].below_floor = steps[2].rc == DH_EXIT_VIOLATION && dh_run_bench_below_floor(d.bench);
     if (steps[2].rc == 0 || steps[2].below_floor) {
       run_step(&steps[3], 4, total, "plots: bandwidth and latency", step_plots, &o, &d);
@@ -298,6 +307,7 @@ int dh_cli_run(int argc, char** argv) {
   }
 
   char latest[PATH_MAX], f_tap[PATH_MAX], why[PATH_MAX + 128];
+  dh_run_health_write(&d); /* a failure is said; the other files still count */
   if (dh_run_check_complete(&d, steps, total, why, sizeof why) != 0) {
     dh_run_dir_keep_failed(o.output, &d);
     dh_run_print_steps(o.verbosity < 0 ? stderr : stdout, steps, total);
@@ -310,6 +320,7 @@ int dh_cli_run(int argc, char** argv) {
   FILE* sink = o.verbosity < 0 ? fopen("/dev/null", "w") : NULL; /* --quiet: tables unprinted */
   if (sink) out = sink;
   int fail_total = dh_run_print_devices(out, &o, &d, f_tap);
+  dh_run_print_health(out, d.final_dir);
   int below = o.expect ? dh_run_print_expect(out, &d) : 0;
   int worst = dh_run_print_steps(out, steps, total);
   if (below > 0) worst = DH_EXIT_VIOLATION;

@@ -5,6 +5,8 @@
  *                  dead runs removed), published by rename with OUTPUT/latest
  *                  pointing at it, kept as .failed, or removed
  *   run_check.c    whether the folder is complete: steps finished, files whole
+ *   run_health.c   measurement health: snapshots around conformance and bench,
+ *                  health.json, the health line of the summary
  *   run_summary.c  the table printed at the end: per-device verdicts (from
  *                  conformance.summary.json), peak copy (from bench.json's
  *                  devharness_summary), steps
@@ -13,6 +15,7 @@
 #define DEVHARNESS_CLI_RUN_H_
 
 #include <limits.h>
+#include <stdio.h>
 
 /* The options of `devharness run`. */
 typedef struct run_opts {
@@ -92,5 +95,16 @@ int dh_run_bench_below_floor(const char* path);
 /* The steps table; returns the run's exit code (conformance's NO DEVICE is exit 3
  * when nothing else failed). Printed to out. */
 int dh_run_print_steps(FILE* out, const run_step_t* steps, int total);
+
+/* Measurement health (cli/run_health.c, bench/health.h): takes snapshot `which` (0/1
+ * before/after conformance, 2/3 before/after bench) in this process. */
+void dh_run_health_take(int which);
+/* Writes health.json into the partial folder (temporary + rename, fsynced): every
+ * snapshot taken, "noisy" and "reasons" (the conformance span's and bench.json's
+ * devharness.health verdict). 0, or -1 after one line on stderr. */
+int dh_run_health_write(const run_dir_t* d);
+/* The health line of the summary from final_dir/health.json ("health: NOISY run ...:
+ * reasons" or "health: not noisy ..."); nothing when the file is absent. */
+void dh_run_print_health(FILE* out, const char* final_dir);
 
 #endif /* DEVHARNESS_CLI_RUN_H_ */

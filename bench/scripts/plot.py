@@ -17,6 +17,8 @@ Writes into DIR, each as PNG and SVG (matplotlib, Agg backend):
   latency_sync.*         bars: sync latency (us), harness and raw side by side
   latency_launch.*       bars: launch round trip and per-launch throughput cost (us)
   latency_call.*         bars: call cost (ns) per call kind
+A run whose context says devharness.health.noisy = "yes" (bench/health.h) gets a red note
+under every plot, "noisy run: <devharness.health.reasons>", and a line saying so.
 Values are medians over repetitions. Exit: 0 ok, 1 cannot write, 2 bad input.
 """
 import os
@@ -103,7 +105,20 @@ def draw_ceiling(ax, ceil, d, best):
         note.set_gid(f"ceiling-unknown-{d}")
 
 
+HEALTH_NOTE = []  # the noisy note under every figure (main sets it from the context)
+
+
+def health_note(ctx):
+    """ "noisy run: reasons" when the context flags the run (shared key), else ""."""
+    if ctx.get("devharness.health.noisy") != "yes":
+        return ""
+    reasons = ctx.get("devharness.health.reasons") or "no reason recorded"
+    return "noisy run: " + (reasons if len(reasons) <= 300 else reasons[:297] + "...")
+
+
 def save(fig, outdir, stem, written):
+    for note in HEALTH_NOTE:
+        fig.text(0.5, 0.0, note, ha="center", va="top", fontsize="x-small", color="red", wrap=True)
     for ext in ("png", "svg"):
         p = os.path.join(outdir, f"{stem}.{ext}")
         fig.savefig(p, dpi=120 if ext == "png" else None, bbox_inches="tight")
@@ -263,6 +278,9 @@ def main(argv):
         return 1
     written = []
     out = (a.output, written)
+    HEALTH_NOTE[:] = [n for n in [health_note(ctx)] if n]
+    if HEALTH_NOTE and not a.quiet:
+        print(f"devharness plot: {HEALTH_NOTE[0]} (noted under every plot)")
     try:
         bandwidth_charts(plt, FuncFormatter, bws, ctx, *out)
         alloc_chart(plt, FuncFormatter, times, *out)
