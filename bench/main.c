@@ -15,6 +15,7 @@
 #include "bench_internal.h"
 #include "cmdline/cmdline.h"
 #include "devharness/devharness.h"
+#include "matrix.h"
 #include "run.h"
 #include "suites.h"
 #include "summary.h"
@@ -86,6 +87,8 @@ static int run_and_summarize(const dh_bench_args_t* a) {
     return DH_EXIT_VIOLATION;
   }
   json_t* sum = dh_bench_summarize();
+  json_t* matrix = dh_bench_matrix_report();
+  if (matrix) json_object_set_new(sum, "copy_matrix", matrix);
   int rc = a->out ? dh_bench_out_publish(a->out, a->out_tmp, sum) : DH_EXIT_OK;
   json_decref(sum);
   fflush(stdout);

@@ -67,6 +67,8 @@ static double median_ns(const char* name) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+double dh_bench_median_ns(const char* name) { return median_ns(name); }
+
 /* The measured runs of a benchmark: how many, the fastest and the slowest (ns). */
 typedef struct spread {
   size_t n;

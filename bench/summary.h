@@ -18,6 +18,10 @@ void dh_bench_results_free(void);
 /* The benchmark runs recorded so far (repetitions counted, aggregates and errors not). */
 size_t dh_bench_result_count(void);
 
+/* Median real time (ns) of the measured (non-aggregate, not skipped) runs of the
+ * benchmark reported as `name`; NAN when none was measured. */
+double dh_bench_median_ns(const char* name);
+
 /* Records device spec's memory peak (bytes/s reads + writes; 0 = unknown) and whether
  * its device type sits behind a host link (a GPU type: H2D/D2H ceiling = the link). */
 void dh_bench_peak_add(const char* spec, int32_t device_type, double bytes_per_s);
