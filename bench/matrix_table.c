@@ -64,7 +64,7 @@ static void print_table(const grid_t* g, int bw) {
     for (size_t j = 0; j < g->ndev; ++j) {
       dh_bench_matrix_cell_t* x;
       double s = cell_seconds(g, i, j, &x);
-      if (!x) printf(" %12s", "-");
+      if (!x || ((isnan(s) || s <= 0) && !x->why[0])) printf(" %12s", "-");
       else if (isnan(s) || s <= 0) printf(" %12s", "n/a");
       else if (bw) printf(" %10.4g %c", (double)x->bytes * (x->bidir ? 2 : 1) / s * 1e-9, kPathMark[x->path]);
       else printf(" %10.4g %c", s * 1e6, kPathMark[x->path]);
@@ -79,9 +79,8 @@ static void print_reasons(const grid_t* g) {
     for (size_t j = 0; j < g->ndev; ++j) {
       dh_bench_matrix_cell_t* x;
       double s = cell_seconds(g, i, j, &x);
-      if (x && (isnan(s) || s <= 0))
-        printf("  n/a %s -> %s: %s\n", g->devs[i].spec, g->devs[j].spec,
-               x->why[0] ? x->why : "not measured (filtered out or skipped)");
+      if (x && (isnan(s) || s <= 0) && x->why[0])
+        printf("  n/a %s -> %s: %s\n", g->devs[i].spec, g->devs[j].spec, x->why);
     }
 }
 
@@ -100,7 +99,7 @@ static json_t* grid_json(const grid_t* g) {
       json_array_append_new(r1, ok ? json_real((double)x->bytes * (x->bidir ? 2 : 1) / s * 1e-9) : json_null());
       json_array_append_new(r2, ok ? json_real(s * 1e6) : json_null());
       json_array_append_new(r3, json_string(x ? kPathName[x->path] : ""));
-      json_array_append_new(r4, json_string(ok || !x ? "" : x->why[0] ? x->why : "not measured"));
+      json_array_append_new(r4, json_string(ok || !x ? "" : x->why[0] ? x->why : "not run (filtered out)"));
       json_array_append_new(r5, json_boolean(x && x->verified));
     }
     json_array_append_new(gbps, r1);
@@ -119,6 +118,17 @@ static json_t* grid_json(const grid_t* g) {
   return t;
 }
 
+/* 1 when a cell of g ran: measured, or stopped with a reason (not filtered out). */
+static int grid_ran(const grid_t* g) {
+  for (size_t k = 0; k < g->ncells; ++k) {
+    const dh_bench_matrix_cell_t* x = g->cells[k];
+    if (x->bidir == g->bidir && x->bytes == g->bytes &&
+        (x->why[0] || !isnan(dh_bench_median_ns(x->name))))
+      return 1;
+  }
+  return 0;
+}
+
 /* The header: what the marks mean, and the peer access of every peer pair. */
 static void print_header(dh_bench_matrix_cell_t* const* cells, size_t n) {
   printf("\n== copy matrix (bench --suite matrix): rows = source, columns = destination; "
@@ -126,7 +136,7 @@ static void print_header(dh_bench_matrix_cell_t* const* cells, size_t n) {
          "and checked once\n"
          "   marks: d = on one device (D2D), p = peer (two device ids of one backend), s = "
          "staged through host memory (src -> host -> dst), none = direct (one end is cpu); "
-         "n/a = not measured (reasons below each pair of tables)\n");
+         "n/a = not measured (reasons below each pair of tables), - = not run (filtered out)\n");
   size_t ndev = 0;
   const dh_bench_device_t* devs = dh_bench_matrix_devices(&ndev);
   for (size_t k = 0; k < n; ++k) /* each peer pair once: its first cell */
@@ -140,17 +150,25 @@ json_t* dh_bench_matrix_report(void) {
   dh_bench_matrix_cell_t* const* cells = dh_bench_matrix_cells(&ncells);
   const dh_bench_device_t* devs = dh_bench_matrix_devices(&ndev);
   if (!cells || !devs) return NULL;
-  print_header(cells, ncells);
   json_t *out = json_object(), *names = json_array(), *tables = json_array();
   for (size_t i = 0; i < ndev; ++i) json_array_append_new(names, json_string(devs[i].spec));
   for (size_t k = 0; k < ncells; ++k) {
     const dh_bench_matrix_cell_t* x = cells[k];
     if (x->src != 0 || x->dst != 0) continue; /* one (mode, size) per first cell */
     grid_t g = {x->bidir, x->bytes, ndev, devs, cells, ncells};
+    if (!grid_ran(&g)) continue; /* filtered out (or --benchmark_list_tests) */
+    if (json_array_size(tables) == 0) print_header(cells, ncells);
     print_table(&g, 1);
     print_table(&g, 0);
     print_reasons(&g);
     json_array_append_new(tables, grid_json(&g));
+  }
+  if (json_array_size(tables) == 0) { /* nothing of the matrix ran */
+    json_decref(out);
+    json_decref(names);
+    json_decref(tables);
+    dh_bench_matrix_forget();
+    return NULL;
   }
   json_object_set_new(out, "devices", names);
   json_object_set_new(out, "tables", tables);
