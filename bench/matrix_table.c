@@ -46,7 +46,16 @@ static double cell_seconds(const grid_t* g, size_t i, size_t j, dh_bench_matrix_
   return dh_bench_median_ns((*out)->name) * 1e-9;
 }
 
-/* Prints one N x N table: bandwidth (GB/s) when `bw`, else time per copy (us). */
+/* The width of a column: the longest device spec, at least 10, and a space. */
+static int column_width(const grid_t* g) {
+  size_t w = 10;
+  for (size_t j = 0; j < g->ndev; ++j)
+    if (strlen(g->devs[j].spec) > w) w = strlen(g->devs[j].spec);
+  return (int)w + 1;
+}
+
+/* Prints one N x N table: bandwidth (GB/s) when `bw`, else time per copy (us); each
+ * value followed by its path mark. */
 static void print_table(const grid_t* g, int bw) {
   char sz[32];
   size_text(g->bytes, sz, sizeof sz);
@@ -56,18 +65,19 @@ static void print_table(const grid_t* g, int bw) {
                         : "bandwidth, GB/s (10^9 bytes/s; bytes copied counted once)")
             : (g->bidir ? "time per iteration (both copies and their syncs), us"
                         : "time per copy (copy + sync), us"));
-  printf("  %-14s", "src \\ dst");
-  for (size_t j = 0; j < g->ndev; ++j) printf(" %12s", g->devs[j].spec);
+  int w = column_width(g);
+  printf("  %-*s", w, "src \\ dst");
+  for (size_t j = 0; j < g->ndev; ++j) printf(" %*s ", w, g->devs[j].spec);
   printf("\n");
   for (size_t i = 0; i < g->ndev; ++i) {
-    printf("  %-14s", g->devs[i].spec);
+    printf("  %-*s", w, g->devs[i].spec);
     for (size_t j = 0; j < g->ndev; ++j) {
       dh_bench_matrix_cell_t* x;
       double s = cell_seconds(g, i, j, &x);
-      if (!x || ((isnan(s) || s <= 0) && !x->why[0])) printf(" %12s", "-");
-      else if (isnan(s) || s <= 0) printf(" %12s", "n/a");
-      else if (bw) printf(" %10.4g %c", (double)x->bytes * (x->bidir ? 2 : 1) / s * 1e-9, kPathMark[x->path]);
-      else printf(" %10.4g %c", s * 1e6, kPathMark[x->path]);
+      if (!x || ((isnan(s) || s <= 0) && !x->why[0])) printf(" %*s ", w, "-");
+      else if (isnan(s) || s <= 0) printf(" %*s ", w, "n/a");
+      else if (bw) printf(" %*.4g%c", w, (double)x->bytes * (x->bidir ? 2 : 1) / s * 1e-9, kPathMark[x->path]);
+      else printf(" %*.4g%c", w, s * 1e6, kPathMark[x->path]);
     }
     printf("\n");
   }
