@@ -8,6 +8,7 @@
 #   color.sh               colour: terminal, NO_COLOR, --color, --benchmark_color
 #   new_suite.sh           docs/adding-a-bench-suite.md followed on a copy of bench/
 #   units.t                one bandwidth unit (SI GB/s): table, JSON and summary agree
+#   matrix.t               bench --suite matrix: N x N tables, every cell a value or a reason
 $(eval $(call dh_test,bench_gbench,tests/bench/test_gbench.c bench/gbench.cc,-lbenchmark -lstdc++ -ljansson -lcmocka))
 # bench_summary: the harness/raw table's twin-defect flag (bench/summary.c)
 $(eval $(call dh_test,bench_summary,tests/bench/test_summary.c bench/summary.c,-lhwloc -ljansson -lcmocka -lm))
@@ -47,3 +48,4 @@ $(BENCH_NEW_SUITE_VARS): Makefile bench/bench.mk tests/bench/bench.mk
 ALL_TARGETS += $(BENCH_NEW_SUITE_VARS)
 TEST_SCRIPTS += tests/bench/new_suite.sh
 TEST_SCRIPTS += tests/bench/units.t
+TEST_SCRIPTS += tests/bench/matrix.t
