@@ -7,7 +7,7 @@ cell a bandwidth and a time or a stated reason, every measured cell's bytes read
 (verified) and its GB/s x us equal to the bytes copied, the same figure as the bench
 JSON row; the paths are on-device on the diagonal, peer between sim:0 and sim:1, direct
 to and from cpu:0 and staged between two backends; the console prints the same N x N
-tables. A backend that refuses copies between its devices (the faulty_nocross test
+tables, and `devharness plot` draws them as heatmaps. A backend that refuses copies between its devices (the faulty_nocross test
 plugin) gives "unsupported: <its error>" cells. The suite is opt-in: plain `bench`
 does not register it. No performance figure is asserted. Prints TAP; needs $DEVHARNESS."""
 import json
@@ -171,6 +171,22 @@ def run_all(dh, tmp):
     if "sim:0" in devs and "sim:1" in devs:
         ok(re.search(r"^   sim:0 -> sim:1: peer: .*peer access", text, re.M),
            "the header states the peer access of sim:0 -> sim:1", text[-4000:])
+    check_heatmaps(dh, out, tmp)
+
+
+def check_heatmaps(dh, results, tmp):
+    """devharness plot draws the matrix as heatmaps (bench/scripts/matrix_heatmap.py)."""
+    plots = os.path.join(tmp, "plots")
+    p = subprocess.run([dh, "plot", results, "-o", plots], capture_output=True, text=True, timeout=300)
+    if "matplotlib is needed" in p.stderr:
+        skip("plot draws matrix_bandwidth and matrix_latency heatmaps", "python3-matplotlib missing")
+        return
+    files = [os.path.join(plots, "matrix_%s.%s" % (k, e)) for k in ("bandwidth", "latency") for e in ("png", "svg")]
+    pngs_ok = all(os.path.exists(f) and os.path.getsize(f) > 1000 for f in files) and \
+        all(open(f, "rb").read(8) == b"\x89PNG\r\n\x1a\n" for f in files if f.endswith(".png"))
+    ok(p.returncode == 0 and pngs_ok and all(f in p.stdout for f in files),
+       "plot draws matrix_bandwidth and matrix_latency heatmaps (PNG and SVG)",
+       "exit %d\n%s%s" % (p.returncode, p.stdout[-800:], p.stderr[-800:]))
 
 
 def run_nocross(dh, tmp):
