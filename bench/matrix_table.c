@@ -14,6 +14,8 @@
 
 static const char* const kPathName[] = {"on-device", "peer", "direct", "staged"};
 static const char kPathMark[] = {'d', 'p', ' ', 's'};
+/* Time tables of copies from this size on are in ms (the JSON keeps us). */
+static const size_t kMsFrom = (size_t)64 << 20;
 
 static void size_text(size_t n, char* buf, size_t size) {
   if (n >= ((size_t)1 << 20)) snprintf(buf, size, "%zu MiB", n >> 20);
@@ -59,12 +61,16 @@ static int column_width(const grid_t* g) {
 static void print_table(const grid_t* g, int bw) {
   char sz[32];
   size_text(g->bytes, sz, sizeof sz);
-  printf("-- %s, %s: %s\n", g->bidir ? "bidir" : "uni", sz,
-         bw ? (g->bidir ? "bandwidth, GB/s (10^9 bytes/s; bytes counted once per direction, "
-                          "both directions summed)"
-                        : "bandwidth, GB/s (10^9 bytes/s; bytes copied counted once)")
-            : (g->bidir ? "time per iteration (both copies and their syncs), us"
-                        : "time per copy (copy + sync), us"));
+  const char* unit = g->bytes >= kMsFrom ? "ms" : "us";
+  char what[160];
+  if (bw)
+    snprintf(what, sizeof what, "bandwidth, GB/s (10^9 bytes/s; bytes %s)",
+             g->bidir ? "counted once per direction, both directions summed" : "copied counted once");
+  else if (g->bidir)
+    snprintf(what, sizeof what, "time per iteration (both copies and their syncs), %s", unit);
+  else
+    snprintf(what, sizeof what, "time per copy (copy + sync), %s", unit);
+  printf("-- %s, %s: %s\n", g->bidir ? "bidir" : "uni", sz, what);
   int w = column_width(g);
   printf("  %-*s", w, "src \\ dst");
   for (size_t j = 0; j < g->ndev; ++j) printf(" %*s ", w, g->devs[j].spec);
@@ -77,7 +83,7 @@ static void print_table(const grid_t* g, int bw) {
       if (!x || ((isnan(s) || s <= 0) && !x->why[0])) printf(" %*s ", w, "-");
       else if (isnan(s) || s <= 0) printf(" %*s ", w, "n/a");
       else if (bw) printf(" %*.4g%c", w, (double)x->bytes * (x->bidir ? 2 : 1) / s * 1e-9, kPathMark[x->path]);
-      else printf(" %*.4g%c", w, s * 1e6, kPathMark[x->path]);
+      else printf(" %*.4g%c", w, s * (g->bytes >= kMsFrom ? 1e3 : 1e6), kPathMark[x->path]);
     }
     printf("\n");
   }
