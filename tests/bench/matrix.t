@@ -169,8 +169,8 @@ def run_all(dh, tmp):
         ok(g1 and g2 and p1 == p2 == path, "%s -> %s measured at 1 MiB, both modes (%s)" % (a, b, path),
            "uni %r %r %r, bidir %r %r %r" % (g1, why1, p1, g2, why2, p2))
     if "sim:0" in devs and "sim:1" in devs:
-        ok(re.search(r"^   sim:0 -> sim:1: peer: .*peer access", text, re.M),
-           "the header states the peer access of sim:0 -> sim:1", text[-4000:])
+        ok(re.search(r"^   sim:0 -> sim:1: peer: .*\(peer access: yes \(", text, re.M),
+           "the header states the peer access of sim:0 -> sim:1 (sim.peer_access: yes)", text[-4000:])
     check_heatmaps(dh, out, tmp)
 
 
