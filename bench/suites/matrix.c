@@ -136,7 +136,8 @@ static int write_pattern(DLDevice dev, void* p, uint8_t* tmp, size_t n, unsigned
   return sync_dev(dev);
 }
 
-/* Reads device buffer p on dev back into tmp and compares it with pattern `seed`. */
+/* Reads device buffer p on dev back into tmp and compares it with pattern `seed`: 0, -1
+ * when it cannot be read back, -2 when a byte differs (the error says which). */
 static int check_pattern(const dh_bench_matrix_cell_t* x, DLDevice dev, void* p, uint8_t* tmp,
                          unsigned seed, const char* dir) {
   memset(tmp, 0, x->bytes);
@@ -145,7 +146,7 @@ static int check_pattern(const dh_bench_matrix_cell_t* x, DLDevice dev, void* p,
     if (tmp[i] != pattern(i, seed))
       return dh_error_set(DH_KIND_VALUE_ERROR,
                           "%s: byte %zu of %zu arrived as 0x%02x, expected 0x%02x", dir, i,
-                          x->bytes, tmp[i], pattern(i, seed));
+                          x->bytes, tmp[i], pattern(i, seed)) - 1;
   return 0;
 }
 
@@ -182,9 +183,9 @@ static int first_copy(dh_bench_matrix_cell_t* x, dh_bench_cache_t* c, uint8_t* t
                         strcmp(k, DH_KIND_VALUE_ERROR) == 0);
     return not_measured(x, refused ? "unsupported" : "copy failed");
   }
-  if (check_pattern(x, dst_dev(x), c->p[1], tmp, 0x5a, "src -> dst") != 0 ||
-      (x->bidir && check_pattern(x, src_dev(x), c->p[3], tmp, 0xa5, "dst -> src") != 0))
-    return not_measured(x, "copied bytes differ");
+  int rc = check_pattern(x, dst_dev(x), c->p[1], tmp, 0x5a, "src -> dst");
+  if (rc == 0 && x->bidir) rc = check_pattern(x, src_dev(x), c->p[3], tmp, 0xa5, "dst -> src");
+  if (rc != 0) return not_measured(x, rc == -2 ? "copied bytes differ" : "read back");
   x->verified = 1;
   return 0;
 }

@@ -7,9 +7,11 @@ cell a bandwidth and a time or a stated reason, every measured cell's bytes read
 (verified) and its GB/s x us equal to the bytes copied, the same figure as the bench
 JSON row; the paths are on-device on the diagonal, peer between sim:0 and sim:1, direct
 to and from cpu:0 and staged between two backends; the console prints the same N x N
-tables, and `devharness plot` draws them as heatmaps. A backend that refuses copies between its devices (the faulty_nocross test
-plugin) gives "unsupported: <its error>" cells. The suite is opt-in: plain `bench`
-does not register it. No performance figure is asserted. Prints TAP; needs $DEVHARNESS."""
+tables, and `devharness plot` draws them as heatmaps. A backend that refuses copies
+between its devices (the faulty_nocross test plugin) gives "unsupported: <its error>"
+cells; one whose copies between its devices flip a byte (tests/bench/peerflip.c) gives
+"copied bytes differ" cells. The suite is opt-in: plain `bench` does not register it.
+No performance figure is asserted. Prints TAP; needs $DEVHARNESS."""
 import json
 import os
 import re
@@ -142,6 +144,7 @@ def main():
     try:
         run_all(dh, tmp)
         run_nocross(dh, tmp)
+        run_peerflip(dh, tmp)
         run_opt_in(dh)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -216,6 +219,29 @@ def run_nocross(dh, tmp):
                  text, re.M), "the console names the unsupported pair and the reason", text[-3000:])
     ok(sum(1 for t in tables) == 2, "only the tables that ran are printed and stored (4 B, both modes)",
        repr([(t.get("mode"), t.get("bytes")) for t in tables]))
+
+
+def run_peerflip(dh, tmp):
+    build = os.environ.get("BUILD", "build")
+    plugdir = os.path.abspath(os.path.join(build, "tests", "bench", "peerflip"))
+    if not os.path.exists(os.path.join(plugdir, "libdevharness_peerflip.so")):
+        skip("a backend whose copies between devices flip a byte: 'copied bytes differ' cells",
+             "tests/bench/peerflip.c not built")
+        return
+    out = os.path.join(tmp, "peerflip.json")
+    rc, text, err = bench(dh, ["--suite", "matrix", "--quick", "--out", out,
+                               "--benchmark_filter=peerflip:./peerflip:./harness/4/"],
+                          env={"DEVHARNESS_PLUGIN_PATH": plugdir})
+    mx = load(out).get("devharness_summary", {}).get("copy_matrix", {})
+    devs, tables = mx.get("devices", []), mx.get("tables", [])
+    a, b = "peerflip:0", "peerflip:1"
+    res = [cell(tables, m, 4, devs, x, y) for m in ("uni", "bidir") for x, y in ((a, b), (b, a))]
+    diag = [cell(tables, m, 4, devs, x, x)[0] for m in ("uni", "bidir") for x in (a, b)]
+    want = re.compile(r"^copied bytes differ: ValueError: (src -> dst|dst -> src): byte 0 of 4 arrived as 0x[0-9a-f]{2}, "
+                      r"expected 0x(5a|a5)$")
+    ok(rc == 0 and all(g is None and why and want.match(why) for g, why, _ in res) and all(diag),
+       "copies between devices that flip a byte: 'copied bytes differ' cells naming the byte, the diagonal measured",
+       "exit %d %r diag %r\n%s%s" % (rc, res, diag, text[-1500:], err[-800:]))
 
 
 def run_opt_in(dh):
