@@ -8,8 +8,9 @@ benchmarks (bench/suites/matrix.c):
   matrix_bandwidth.*   one N x N heatmap per direction mode (rows: uni, bidir) and size
                        (columns): GB/s (10^9 bytes/s, bytes copied counted once, bidir both
                        directions summed), rows = source, columns = destination, colour on a
-                       log scale per panel; each cell shows its value and path mark (d on
-                       one device, p peer, s staged through host memory, none direct)
+                       log scale per panel (linear where its values span less than x10);
+                       each cell shows its value and path mark (d on one device, p peer,
+                       s staged through host memory, none direct)
   matrix_latency.*     the same layout: time per copy (us; bidir: per iteration, both copies)
 A cell not measured is grey and reads "n/a"; the reasons (from the summary's copy_matrix,
 e.g. "unsupported: ...") are listed under the figure. Values are medians over repetitions.
@@ -70,14 +71,17 @@ def collect(times, bws, mx):
 
 
 def panel(ax, plt, devs, grid, info, key, idx, unit):
-    from matplotlib.colors import LogNorm
+    from matplotlib.colors import LogNorm, Normalize
     n = len(devs)
     vals = [[grid.get((a, b), (math.nan, math.nan))[idx] for b in devs] for a in devs]
     good = [v for row in vals for v in row if v and v > 0 and not math.isnan(v)]
     masked = [[v if v and v > 0 and not math.isnan(v) else math.nan for v in row] for row in vals]
     cmap = plt.get_cmap("viridis").copy()
     cmap.set_bad("lightgrey")
-    norm = LogNorm(vmin=min(good), vmax=max(good) if max(good) > min(good) else min(good) * 1.01) if good else None
+    lo, hi = (min(good), max(good)) if good else (1.0, 1.0)
+    hi = hi if hi > lo else lo * 1.01
+    # a log scale where the values span a decade or more, else linear (readable ticks)
+    norm = (LogNorm if hi / lo >= 10 else Normalize)(vmin=lo, vmax=hi) if good else None
     im = ax.imshow(masked, cmap=cmap, norm=norm)
     for i, a in enumerate(devs):
         for j, b in enumerate(devs):
