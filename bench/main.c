@@ -18,6 +18,7 @@
 #include "devharness/devharness.h"
 #include "expect.h"
 #include "health.h"
+#include "matrix.h"
 #include "run.h"
 #include "suites.h"
 #include "summary.h"
@@ -137,6 +138,8 @@ static int run_and_summarize(const dh_bench_args_t* a, const dh_bench_device_t* 
   json_t* verdicts = dh_bench_expect_evaluate(devs, ndev, &failed);
   if (verdicts) json_object_set_new(sum, "expect", verdicts);
   health_verdict(a, before, sum);
+  json_t* matrix = dh_bench_matrix_report();
+  if (matrix) json_object_set_new(sum, "copy_matrix", matrix);
   int rc = a->out ? dh_bench_out_publish(a->out, a->out_tmp, sum) : DH_EXIT_OK;
   if (rc == DH_EXIT_OK && failed > 0) {
     fprintf(stderr, "devharness bench: %d expectation%s of %s not met (a device below its floor)\n", failed,

@@ -292,6 +292,7 @@ static int open_driver(void) {
   *(void**)&dh_cuda_drv.get_error_name = dlsym(lib, "cuGetErrorName");
   *(void**)&dh_cuda_drv.get_error_string = dlsym(lib, "cuGetErrorString");
   *(void**)&dh_cuda_drv.driver_get_version = dlsym(lib, "cuDriverGetVersion");
+  *(void**)&dh_cuda_drv.device_can_access_peer = dlsym(lib, "cuDeviceCanAccessPeer");
   *(void**)&dh_cuda_drv.init = dlsym(lib, "cuInit");
   if (!dh_cuda_drv.init) {
     set_reason("libcuda.so.1 has no symbol cuInit (not an NVIDIA driver library?)");

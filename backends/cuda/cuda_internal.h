@@ -208,6 +208,9 @@ DH_BACKEND_DECLARE_EVENT_ENTRIES(dh_cuda);
  * memory_peak_bandwidth(Device) -> Float bytes/s, pci_bus_id(Device) -> Str. */
 int dh_cuda_func_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
 int dh_cuda_func_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+/* peer_access(Device dev, Int peer_device_id) -> Str (backend.h DH_FUNC_PEER_ACCESS):
+ * cuDeviceCanAccessPeer(dev, peer) in words. */
+int dh_cuda_func_peer_access(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
 int dh_cuda_func_memory_peak_bandwidth(void* self, const dh_any_t* args, int32_t num_args,
                                        dh_any_t* result);
 /* pci_bus_id(Device) -> Str "dddd:bb:dd.f" (cuDeviceGetPCIBusId, lower-cased). */

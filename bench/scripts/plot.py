@@ -19,6 +19,8 @@ Writes into DIR, each as PNG and SVG (matplotlib, Agg backend):
   latency_call.*         bars: call cost (ns) per call kind
 A run whose context says devharness.health.noisy = "yes" (bench/health.h) gets a red note
 under every plot, "noisy run: <devharness.health.reasons>", and a line saying so.
+  matrix_bandwidth.*, matrix_latency.*  heatmaps of the copy matrix (bench --suite
+                         matrix), drawn by matrix_heatmap.py (see there)
 Values are medians over repetitions. Exit: 0 ok, 1 cannot write, 2 bad input.
 """
 import os
@@ -27,6 +29,7 @@ import statistics
 import sys
 
 from benchjson import load
+import matrix_heatmap
 from dh_args import OneLineParser, parse
 
 COPY_RE = re.compile(
@@ -288,11 +291,12 @@ def main(argv):
         latency_bars(plt, times, *out, "launch/", "latency_launch", "empty-kernel launch latency",
                      1e3, "µs", per_launch=True)
         latency_bars(plt, times, *out, "call/", "latency_call", "host call cost", 1.0, "ns")
+        matrix_heatmap.draw(plt, times, bws, a.results, *out)
     except OSError as e:
         print(f"devharness plot: cannot write into {a.output}: {e}", file=sys.stderr)
         return 1
     if not written:
-        print(f"devharness plot: {a.results}: nothing to plot (no copy/alloc/sync/launch/call "
+        print(f"devharness plot: {a.results}: nothing to plot (no copy/alloc/sync/launch/call/matrix "
               f"benchmarks)", file=sys.stderr)
         return 2
     if a.quiet:

@@ -184,6 +184,14 @@ typedef enum dh_attr_kind {
  * it (stream.error_at_sync, packed.device_failure) are skipped with that reason.
  * Errors: missing/wrong argument -> TypeError. */
 #define DH_FUNC_TRAP "trap"
+/* Optional: "peer_access" (Device dev, Int peer_device_id) -> Str: whether dev can
+ * address the memory of device peer_device_id of the same backend directly, in words
+ * for a report ("yes (cuDeviceCanAccessPeer = 1)", "no (...): copies go through host
+ * memory"). Used by `devharness bench --suite matrix` to state the peer access of
+ * every copy between two device ids of one backend (cuda: cuDeviceCanAccessPeer); a
+ * backend that cannot tell omits it. Errors: missing/wrong argument -> TypeError,
+ * peer_device_id out of range -> IndexError. */
+#define DH_FUNC_PEER_ACCESS "peer_access"
 
 /* Reference implementations of "echo" and "raise" with exactly the semantics above. They have nothing device-specific in
  * them, so a backend normally lists these in its function table:

@@ -12,6 +12,8 @@
 #   color.sh               colour: terminal, NO_COLOR, --color, --benchmark_color
 #   new_suite.sh           docs/adding-a-bench-suite.md followed on a copy of bench/
 #   units.t                one bandwidth unit (SI GB/s): table, JSON and summary agree
+#   matrix.t               bench --suite matrix: N x N tables, every cell a value or a reason
+#                          (with the peerflip.c test plugin: wrong bytes are caught)
 $(eval $(call dh_test,bench_gbench,tests/bench/test_gbench.c bench/gbench.cc,-lbenchmark -lstdc++ -ljansson -lcmocka))
 # bench_summary: the harness/raw table's twin-defect flag (bench/summary.c)
 $(eval $(call dh_test,bench_summary,tests/bench/test_summary.c bench/summary.c bench/ceilings.c,-lhwloc -ljansson -lcmocka -lm))
@@ -33,6 +35,16 @@ $(BENCH_BIDIR_PLUGIN): $(call obj,$(SIM_CORE_SRCS) tests/bench/bidirorder.c) $(R
 ALL_TARGETS += $(BENCH_BIDIR_PLUGIN)
 endif
 TEST_SCRIPTS += tests/bench/bidir_order.sh
+# The sim whose copies between two of its devices flip a byte (tests/bench/peerflip.c),
+# for tests/bench/matrix.t.
+ifneq ($(SIM_CORE_SRCS),)
+BENCH_PEERFLIP_PLUGIN := $(TESTDIR)/bench/peerflip/libdevharness_peerflip.so
+$(BENCH_PEERFLIP_PLUGIN): $(call obj,$(SIM_CORE_SRCS) tests/bench/peerflip.c) $(RUNTIME_LIB)
+	@mkdir -p $(@D)
+	$(CC) -shared $(LDFLAGS) -o $@ $(filter %.o,$^) -L$(LIBDIR) -ldevharness \
+	    -Wl,-rpath,'$$ORIGIN/../../../lib'
+ALL_TARGETS += $(BENCH_PEERFLIP_PLUGIN)
+endif
 TEST_SCRIPTS += tests/bench/installed_scripts.sh
 TEST_SCRIPTS += tests/bench/out_file.sh
 TEST_SCRIPTS += tests/bench/color.sh
@@ -65,3 +77,4 @@ $(BENCH_FAKE_NVML): tests/bench/fake_nvml.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -shared $(LDFLAGS) -Wl,-soname,libnvidia-ml.so.1 -o $@ $<
 ALL_TARGETS += $(BENCH_FAKE_NVML)
 TEST_SCRIPTS += tests/bench/health.sh
+TEST_SCRIPTS += tests/bench/matrix.t

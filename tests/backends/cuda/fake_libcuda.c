@@ -218,6 +218,12 @@ EXPORT CUresult cuDeviceGet(CUdevice* d, int ordinal) {
   *d = ordinal;
   return CUDA_SUCCESS;
 }
+EXPORT CUresult cuDeviceCanAccessPeer(int* can, CUdevice d, CUdevice peer) {
+  if (!g_inited) return CUDA_ERROR_NOT_INITIALIZED;
+  if (!can || d < 0 || d >= g_ndev || peer < 0 || peer >= g_ndev) return CUDA_ERROR_INVALID_DEVICE;
+  *can = d != peer; /* every fake device reaches every other */
+  return CUDA_SUCCESS;
+}
 EXPORT CUresult cuDeviceGetName(char* name, int len, CUdevice d) {
   if (d < 0 || d >= g_ndev || !name || len <= 0) return CUDA_ERROR_INVALID_VALUE;
   strncpy(name, "Fake NVIDIA H100 80GB HBM3 (devharness test driver)", (size_t)len - 1);
