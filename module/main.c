@@ -64,8 +64,8 @@ static int parse(int argc, char** argv, opts_t* o) {
   o->timeout = 30;
   if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) return fputs(kUsage, stdout), -1;
   if (argc < 2 || (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "list") != 0))
-    return dh_cmdline_usage_error("module", "expected 'check' or 'list', got %s (see devharness module --help)",
-                                  argc < 2 ? "nothing" : dh_cmdline_quote(argv[1]));
+    return dh_cmdline_usage_error("module", "expected 'check' or 'list', got %s%s%s (see devharness module --help)",
+                                  argc < 2 ? "" : "'", argc < 2 ? "nothing" : dh_cmdline_quote(argv[1]), argc < 2 ? "" : "'");
   o->sub = argv[1];
   dh_cmdline_getopt_begin();
   int c;
@@ -76,7 +76,7 @@ static int parse(int argc, char** argv, opts_t* o) {
     else if (c == 't') o->tap = optarg;
     else if (c == 'j') o->junit = optarg;
     else if (c == 'T' && dh_cmdline_parse_long(optarg, 1, 3600, &o->timeout) != 0)
-      return dh_cmdline_usage_error("module", "--timeout: expected 1..3600 seconds, got %s", dh_cmdline_quote(optarg));
+      return dh_cmdline_usage_error("module", "--timeout: expected 1..3600 seconds, got '%s'", dh_cmdline_quote(optarg));
     else if (c == 'd' && o->n_devices >= MAX_DEVICES)
       return dh_cmdline_usage_error("module", "--device: at most %d", MAX_DEVICES);
     else if (c == 'd') o->devices[o->n_devices++] = optarg;
@@ -108,11 +108,11 @@ static void meta_child(void* arg, int fd) {
 static int load_functions(const opts_t* o, dm_func_t* funcs, size_t* n) {
   struct stat st;
   if (stat(o->lib, &st) != 0 || !S_ISREG(st.st_mode))
-    return dh_cmdline_usage_error("module", "%s: not a readable file", dh_cmdline_quote(o->lib));
+    return dh_cmdline_usage_error("module", "'%s': not a readable file", dh_cmdline_quote(o->lib));
   if (dm_list_exports(o->lib, funcs, DM_MAX_FUNCS, n) != 0)
     return dh_cmdline_usage_error("module", "%s", dh_error_message());
   if (*n == 0)
-    return dh_cmdline_usage_error("module", "%s exports no tvm-ffi function (no __tvm_ffi_<name> symbol)",
+    return dh_cmdline_usage_error("module", "'%s' exports no tvm-ffi function (no __tvm_ffi_<name> symbol)",
                                   dh_cmdline_quote(o->lib));
   meta_job_t j = {o->lib, funcs, *n};
   dh_child_result_t r;
