@@ -29,6 +29,7 @@
   ROW(copy, DH_BENCH_PER_DEVICE)       \
   ROW(sync, DH_BENCH_PER_DEVICE)       \
   ROW(launch, DH_BENCH_PER_DEVICE)     \
+  ROW(module, DH_BENCH_PER_DEVICE)     \
   /* end of the table */
 
 /* Every suite's function, declared from the table. */
