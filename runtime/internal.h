@@ -218,6 +218,6 @@ DH__INTERNAL const char* dh__format_int64s(const int64_t* v, int n, char* buf, s
  * docstring (static) of the module function fn_name as backend.h documents it; both
  * NULL for a function backend.h does not document. -1 with the error when out of
  * memory. */
-int dh__func_meta(const char* fn_name, char** out_metadata, const char** out_doc);
+DH__INTERNAL int dh__func_meta(const char* fn_name, char** out_metadata, const char** out_doc);
 
 #endif /* DEVHARNESS_RUNTIME_INTERNAL_H_ */

@@ -1,11 +1,8 @@
 /*
- * runtime/module_exports.c — the functions a tvm-ffi library exports, read from the
- * file's ELF dynamic symbol table without loading it (tvm-ffi's library module has no
- * listing). apache-tvm-ffi 0.1.15 include/tvm/ffi/extra/module.h: exported functions
- * are `__tvm_ffi_<name>` (symbol::tvm_ffi_symbol_prefix); names with one more `_` are
- * tvm-ffi's own (`__tvm_ffi__metadata_<name>`, `__tvm_ffi__doc_<name>`,
- * `__tvm_ffi__library_ctx`, ...) and are left out. Every offset of the file is checked
- * before it is read: any file is safe to give.
+ * base/elf_exports.c — the defined function symbols of an ELF64 shared object with a
+ * given prefix, read from the file's dynamic symbol table without loading it (for
+ * runtime/module.c dh_module_list_exports: tvm-ffi's library module has no listing).
+ * Every offset of the file is checked before it is read: any file is safe to give.
  */
 #include <elf.h>
 #include <stdio.h>
@@ -13,7 +10,7 @@
 #include <string.h>
 
 #include "devharness/error.h"
-#include "devharness/module.h"
+#include "base/elf_exports.h"
 
 #define MAX_LIB_BYTES (1024L * 1024 * 1024)
 #define MAX_EXPORTS 4096
@@ -37,10 +34,10 @@ static int read_file(const char* path, unsigned char** out, size_t* size) {
   return 0;
 }
 
-/* Adds the exported functions of the .dynsym section sh (strings in str) to *names. */
+/* Adds the matching functions of the .dynsym section sh (strings in str) to names. */
 static int add_symbols(const unsigned char* img, size_t size, const Elf64_Shdr* sh, const Elf64_Shdr* str,
-                       char** names, size_t* count) {
-  const size_t plen = strlen(DH_MODULE_SYMBOL_PREFIX);
+                       const char* prefix, char** names, size_t* count) {
+  const size_t plen = strlen(prefix);
   for (size_t off = sh->sh_offset; off + sizeof(Elf64_Sym) <= sh->sh_offset + sh->sh_size && off + sizeof(Elf64_Sym) <= size;
        off += sizeof(Elf64_Sym)) {
     Elf64_Sym sym;
@@ -48,7 +45,7 @@ static int add_symbols(const unsigned char* img, size_t size, const Elf64_Shdr* 
     if (sym.st_shndx == SHN_UNDEF || ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_name >= str->sh_size) continue;
     const char* name = (const char*)img + str->sh_offset + sym.st_name;
     size_t max = str->sh_size - sym.st_name;
-    if (strnlen(name, max) == max || strncmp(name, DH_MODULE_SYMBOL_PREFIX, plen) != 0 || name[plen] == '_' ||
+    if (strnlen(name, max) == max || strncmp(name, prefix, plen) != 0 || name[plen] == '_' ||
         name[plen] == '\0' || *count >= MAX_EXPORTS)
       continue;
     if ((names[*count] = strdup(name + plen)) == NULL) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "out of memory");
@@ -57,14 +54,14 @@ static int add_symbols(const unsigned char* img, size_t size, const Elf64_Shdr* 
   return 0;
 }
 
-int dh_module_list_exports(const char* path, char*** out_names, size_t* out_count) {
+int dh_elf_exports(const char* path, const char* prefix, char*** out_names, size_t* out_count) {
   unsigned char* img = NULL;
   size_t size = 0, count = 0;
   if (out_names == NULL || out_count == NULL)
-    return dh_error_set(DH_KIND_VALUE_ERROR, "dh_module_list_exports: NULL output");
+    return dh_error_set(DH_KIND_VALUE_ERROR, "dh_elf_exports: NULL output");
   *out_names = NULL;
   *out_count = 0;
-  if (path == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_module_list_exports: path is NULL");
+  if (path == NULL || prefix == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_elf_exports: NULL argument");
   if (read_file(path, &img, &size) != 0) return -1;
   char** names = calloc(MAX_EXPORTS, sizeof *names);
   const Elf64_Ehdr* eh = (const Elf64_Ehdr*)img;
@@ -78,17 +75,17 @@ int dh_module_list_exports(const char* path, char*** out_names, size_t* out_coun
     if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum) continue;
     const Elf64_Shdr* str = &sh[sh[i].sh_link];
     if (str->sh_offset > size || str->sh_size > size - str->sh_offset || sh[i].sh_offset > size) continue;
-    rc = add_symbols(img, size, &sh[i], str, names, &count);
+    rc = add_symbols(img, size, &sh[i], str, prefix, names, &count);
   }
   free(img);
-  if (rc != 0) return dh_module_free_names(names, count), -1;
+  if (rc != 0) return dh_elf_free_names(names, count), -1;
   qsort(names, count, sizeof *names, cmp_name);
   *out_names = names;
   *out_count = count;
   return 0;
 }
 
-void dh_module_free_names(char** names, size_t count) {
+void dh_elf_free_names(char** names, size_t count) {
   for (size_t i = 0; names != NULL && i < count; i++) free(names[i]);
   free(names);
 }
