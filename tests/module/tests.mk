@@ -25,3 +25,4 @@ $(KL_DIR)/kl_%.so: tests/module/kernel_lib.cc | $(DEPS_STAMP)
 	    -isystem $(TVM_FFI_INCDIR) -o $@ $< $(TVM_FFI_LINK)
 test: $(KL_LIBS)
 TEST_SCRIPTS += tests/module/check.t
+TEST_SCRIPTS += tests/module/bench.t
