@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <tvm/ffi/c_api.h>
+
 #include "module/check.h"
 
 #define DM_N 64 /* elements of a full-length tensor */
@@ -56,6 +58,34 @@ static int make_tensor(dm_args_t* a, int i, DLDevice dev, DLDataType dtype, int6
   return 0;
 }
 
+/* An ffi.Tensor parameter: tensor i wrapped as a tvm-ffi Tensor object
+ * (TVMFFITensorFromDLPack; the object's deleter frees only the DLManagedTensor, the
+ * memory is freed by dm_args_free after the object is released). */
+typedef struct managed {
+  DLManagedTensor m;
+  int64_t shape, stride;
+} managed_t;
+
+static void managed_free(DLManagedTensor* m) { free(m); }
+
+static int wrap_tensor(dm_args_t* a, int i) {
+  managed_t* m = calloc(1, sizeof *m);
+  if (m == NULL) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "out of memory");
+  m->shape = a->shape[i];
+  m->stride = a->strides[i];
+  m->m.dl_tensor = a->t[i];
+  m->m.dl_tensor.shape = &m->shape;
+  m->m.dl_tensor.strides = &m->stride;
+  m->m.manager_ctx = m;
+  m->m.deleter = managed_free;
+  TVMFFIObjectHandle h = NULL;
+  if (TVMFFITensorFromDLPack(&m->m, 0, 0, &h) != 0) return free(m), -1;
+  a->objs[i] = h;
+  a->v[i].type_index = kTVMFFITensor;
+  a->v[i].v_ptr = h;
+  return 0;
+}
+
 /* How many elements tensor number k (of ntensors) has under pattern p. */
 static int64_t tensor_len(int p, int k, int ntensors) {
   return p == 2 || (p == 1 && k == ntensors - 1) ? 1 : DM_N;
@@ -74,6 +104,7 @@ int dm_args_make(const dm_func_t* f, DLDevice dev, const dm_layout_t* l, dm_scal
         DLDevice d = odd && l->alt.device_type != 0 && l->alt.device_id >= 0 ? l->alt : dev;
         DLDataType dt = odd && l->odd_dtype.bits ? l->odd_dtype : l->dtype;
         if (make_tensor(a, i, d, dt, tensor_len(l->pattern, k++, ntensors), l->stride) != 0) return -1;
+        if (f->kinds[i] == DM_TENSOR_OBJ && wrap_tensor(a, i) != 0) return -1;
         break;
       }
       case DM_INT: a->v[i] = dh_any_int(sc.ival); break;
@@ -94,8 +125,10 @@ void dm_args_free(dm_args_t* a) {
   char kind[DH_ERROR_KIND_MAX], msg[DH_ERROR_MESSAGE_MAX];
   const char* k = dh_error_kind();
   if (k != NULL) snprintf(kind, sizeof kind, "%s", k), snprintf(msg, sizeof msg, "%s", dh_error_message());
-  for (int i = 0; i < DM_MAX_PARAMS; i++)
+  for (int i = 0; i < DM_MAX_PARAMS; i++) {
+    if (a->objs[i] != NULL) TVMFFIObjectDecRef(a->objs[i]), a->objs[i] = NULL;
     if (a->data[i] != NULL) dh_device_free_data_space(a->data_dev[i], a->data[i]), a->data[i] = NULL;
+  }
   dh_error_clear();
   if (k != NULL) dh_error_set(kind, "%s", msg); /* the caller's error stays raised */
 }

@@ -23,7 +23,8 @@
 /* What a parameter of a type schema is, for generating its arguments. */
 typedef enum dm_kind {
   DM_TENSOR,     /* "DLTensor*" (a TensorView takes it too) */
-  DM_TENSOR_OBJ, /* "ffi.Tensor": an owned tvm-ffi Tensor object */
+  DM_TENSOR_OBJ, /* "ffi.Tensor": a tvm-ffi Tensor object over the same DLTensor
+                    (TVMFFITensorFromDLPack) */
   DM_INT,        /* "int" */
   DM_FLOAT,      /* "float" */
   DM_BOOL,       /* "bool" */

@@ -144,6 +144,7 @@ static int select_devices(const opts_t* o, devices_t* ds) {
     if (p.spec != NULL) l = &one;
     for (size_t e = 0; e < l->count && ds->n < MAX_DEVICES; e++)
       if (l->entries[e].device.device_id >= 0) ds->dev[ds->n++] = l->entries[e].device;
+      else if (p.spec != NULL) fprintf(stderr, "devharness module check: NO DEVICE: %s: %s\n", l->entries[e].name, l->entries[e].reason);
     if (p.spec != NULL) dh_device_list_free(&one);
   }
   for (int i = 0; i < ds->n; i++) {

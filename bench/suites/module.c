@@ -11,12 +11,13 @@
  *   module/<name>/<spec>/raw      the exported symbol `__tvm_ffi_<name>` (dlsym) called
  *                                 as a C function with the same arguments
  *
- * Arguments from the schema: DLTensor* and ffi.Tensor -> float32 tensors of 64 elements on
+ * Arguments from the schema: DLTensor* (TensorView) -> float32 tensors of 64 elements on
  * the device (if the call refuses them, the last tensor of 1 element, as a reduction's
  * output), int/bool 1, float 1.0, Device the device. Each iteration is DH_MODULE_BATCH
  * calls, then a sync of the device's default stream (the work of both sides is the
  * same; time is per call, sync included). A function without a schema or with a
- * parameter of another type is registered as a skipped benchmark saying why.
+ * parameter of another type (ffi.Tensor included: an object per call would be part of
+ * what is timed) is registered as a skipped benchmark saying why.
  */
 #include <dlfcn.h>
 #include <jansson.h>
@@ -94,7 +95,7 @@ static int schema_kinds(const char* name, char* kinds, char* why, size_t why_siz
   if (rc != 0) snprintf(why, why_size, "%s: no usable type schema", name);
   for (size_t i = 0; rc == 0 && i < n; i++) {
     const char* t = json_string_value(json_object_get(json_array_get(ps, i), "type")) ?: "?";
-    kinds[i] = !strcmp(t, "DLTensor*") || !strcmp(t, "ffi.Tensor") ? 'T' : !strcmp(t, "int") ? 'I'
+    kinds[i] = !strcmp(t, "DLTensor*") ? 'T' : !strcmp(t, "int") ? 'I'
                : !strcmp(t, "bool") ? 'B' : !strcmp(t, "float") ? 'F' : !strcmp(t, "Device") ? 'D' : 0;
     if (kinds[i] == 0) rc = -1, snprintf(why, why_size, "%s: parameter %zu is %s (no value made for it)", name, i, t);
   }

@@ -123,6 +123,13 @@ for args, msg in ERRORS:
     ok(r.returncode == 2 and len(lines) == 1 and msg in lines[0] and r.stdout == "",
        "module %s: exit 2, one line: ...%s" % (" ".join(a if a != good else "kl_good.so" for a in args), msg),
        "rc=%d\n%s%s" % (r.returncode, r.stdout, r.stderr))
+info = subprocess.run([dh, "info", "--json", "--device", "cuda:0"], capture_output=True, text=True, timeout=120)
+if info.returncode == 3:
+    r = run("check", good, "--device", "cuda:0")
+    ok(r.returncode == 3 and "NO DEVICE: cuda" in r.stderr and "not ok" not in r.stdout,
+       "--device cuda:0 without an NVIDIA driver: exit 3 naming why", r.stdout + r.stderr)
+else:
+    skip("--device cuda:0 without a device: exit 3", "cuda:0 exists here or cuda is not built (info exit %d)" % info.returncode)
 r = run("--help")
 ok(r.returncode == 0 and "exit codes:" in r.stdout and "--device SPEC" in r.stdout, "module --help", r.stdout)
 
