@@ -71,7 +71,8 @@ static int try_call(call_ctx_t* c, DLDevice dev, const dm_layout_t* l, dm_scalar
 static const char* const kInfer[] = {"T", "TT", "TTT", "TF", "TTF", "TI", "TTI", "TTTT"};
 
 /* Finds arguments the function accepts: the schema's kinds (or an inferred list) with
- * the first layout the call returns 0 for. 0, or -1 with *why. */
+ * the first layout the call returns 0 for. 0, or -1 with *why (the first refusal;
+ * why starts empty). */
 static int resolve(call_ctx_t* c, const dm_target_t* t, char* why, size_t why_size) {
   size_t nl, ni = t->func->has_schema ? 1 : sizeof kInfer / sizeof kInfer[0];
   const dm_layout_t* ls = dm_layouts(&nl);
@@ -88,7 +89,7 @@ static int resolve(call_ctx_t* c, const dm_target_t* t, char* why, size_t why_si
         if (!t->func->has_schema) snprintf(c->inferred, sizeof c->inferred, "no type schema; inferred %s", kInfer[s]);
         return 0;
       }
-      error_text(why, why_size);
+      if (why[0] == '\0') error_text(why, why_size); /* the first refusal says most */
       dh_error_clear();
     }
   }
@@ -104,7 +105,7 @@ static int open_call(const dm_target_t* t, call_ctx_t* c, dm_verdict_t* v) {
     return -1;
   }
   if (resolve(c, t, why, sizeof why) != 0) {
-    verdict(v, 'n', "no generated arguments were accepted (last: %s)", why);
+    verdict(v, 'n', "no generated arguments were accepted (the first refused with %s)", why);
     return -1;
   }
   return 0;
