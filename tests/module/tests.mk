@@ -7,7 +7,7 @@
 #   kl_stream     ignores the environment stream    -> module.env_stream
 #   kl_noncontig  writes past a non-contiguous view -> module.non_contiguous
 #   kl_wrongdev   no error on a wrong device        -> module.wrong_device
-# check.t runs the command on each (and its usage errors); bench.t the module suite.
+# check.t runs the command on each (and its usage errors); bench.t the bench module suite.
 KL_DIR := $(TESTDIR)/module
 KL_META := -DTVM_FFI_DLL_EXPORT_INCLUDE_METADATA=1
 KL_FLAGS_good := $(KL_META)
