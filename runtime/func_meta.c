@@ -18,6 +18,7 @@
 
 #include "devharness/backend.h"
 #include "devharness/error.h"
+#include "base/type_schema.h"
 #include "internal.h"
 
 #define T(k) "{\"type\":\"" k "\"}"
@@ -41,6 +42,10 @@ static const struct {
      "Enqueue a kernel that fails on the device; the next sync of that stream reports it."},
     {DH_FUNC_MEMORY_PEAK_BANDWIDTH, SCHEMA(T("float"), T("Device")),
      "Peak bandwidth of the device memory in bytes/s (reads and writes together)."},
+    {DH_FUNC_PCI_BUS_ID, SCHEMA(T("ffi.String"), T("Device")),
+     "The device's PCI function \"dddd:bb:dd.f\" (\"\" when its memory is host memory)."},
+    {DH_FUNC_PEER_ACCESS, SCHEMA(T("ffi.String"), T("Device") "," T("int")),
+     "peer_access(dev, peer_device_id): whether dev addresses the peer's memory directly, in words."},
     {DH_FUNC_LAUNCH, SCHEMA(T("None"), T("void*") "," T("void*") "," T("DLTensor*")),
      "launch(kernel, ctx, *tensors): queue kernel(ctx, ptrs, n) on the environment stream of the tensors' "
      "device (1..8 tensors)."},
@@ -63,47 +68,6 @@ int dh__func_meta(const char* fn_name, char** out_metadata, const char** out_doc
   return 0;
 }
 
-/* Appends str to the NUL-terminated buf (cut at cap). */
-static void append(char* buf, size_t cap, const char* str) {
-  size_t l = strlen(buf);
-  if (l + 1 < cap) snprintf(buf + l, cap - l, "%s", str);
-}
-
-/* Appends the type t ({"type": key, "args": [...]}) to buf. */
-static void format_type(const json_t* t, char* buf, size_t cap, int depth) {
-  const char* key = json_string_value(json_object_get(t, "type"));
-  const json_t* args = json_object_get(t, "args");
-  append(buf, cap, key ? key : "?");
-  if (!json_is_array(args) || json_array_size(args) == 0 || depth > 8) return;
-  for (size_t i = 0; i < json_array_size(args); i++) {
-    append(buf, cap, i ? "," : "[");
-    format_type(json_array_get(args, i), buf, cap, depth + 1);
-  }
-  append(buf, cap, "]");
-}
-
 int dh_type_schema_format(const char* type_schema, char* buf, size_t cap) {
-  if (buf == NULL || cap == 0) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_type_schema_format: no buffer");
-  buf[0] = '\0';
-  json_error_t e;
-  json_t* s = type_schema ? json_loads(type_schema, 0, &e) : NULL;
-  if (s == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "type schema is not JSON: %s", type_schema ? e.text : "NULL");
-  const json_t* named = json_object_get(s, "named_args");
-  const json_t* params = json_object_get(named ? named : s, named ? "params" : "args");
-  const json_t* ret = json_object_get(named, "return");
-  if (!json_is_array(params)) {
-    format_type(s, buf, cap, 0);
-    json_decref(s);
-    return 0;
-  }
-  append(buf, cap, "(");
-  for (size_t i = 0; i < json_array_size(params); i++) {
-    if (i) append(buf, cap, ", ");
-    format_type(json_array_get(params, i), buf, cap, 0);
-  }
-  append(buf, cap, ") -> ");
-  if (json_is_array(ret) && json_array_size(ret) > 0) format_type(json_array_get(ret, 0), buf, cap, 0);
-  else append(buf, cap, "None");
-  json_decref(s);
-  return 0;
+  return dh_schema_signature(type_schema, buf, cap);
 }

@@ -292,6 +292,7 @@ static int open_driver(void) {
   *(void**)&dh_cuda_drv.get_error_name = dlsym(lib, "cuGetErrorName");
   *(void**)&dh_cuda_drv.get_error_string = dlsym(lib, "cuGetErrorString");
   *(void**)&dh_cuda_drv.driver_get_version = dlsym(lib, "cuDriverGetVersion");
+  *(void**)&dh_cuda_drv.device_can_access_peer = dlsym(lib, "cuDeviceCanAccessPeer");
   *(void**)&dh_cuda_drv.init = dlsym(lib, "cuInit");
   if (!dh_cuda_drv.init) {
     set_reason("libcuda.so.1 has no symbol cuInit (not an NVIDIA driver library?)");
@@ -330,6 +331,7 @@ static int resolve_functions(void) {
   }
   DH_CUDA_REQUIRED_FUNCS(DH_CUDA_RESOLVE)
 #undef DH_CUDA_RESOLVE
+  *(void**)&dh_cuda_drv.device_get_pci_bus_id = dlsym(lib, "cuDeviceGetPCIBusId");
   *(void**)&dh_cuda_drv.event_elapsed_time = dlsym(lib, "cuEventElapsedTime_v2");
   if (!dh_cuda_drv.event_elapsed_time)
     *(void**)&dh_cuda_drv.event_elapsed_time = dlsym(lib, "cuEventElapsedTime");

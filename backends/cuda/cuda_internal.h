@@ -205,11 +205,16 @@ DH_BACKEND_DECLARE_EVENT_ENTRIES(dh_cuda);
 /* ---- cuda_kernels.c */
 
 /* Module functions (backend.h dh_backend_func_t): noop(Device), fill(DLTensorPtr, Int),
- * memory_peak_bandwidth(Device) -> Float bytes/s. */
+ * memory_peak_bandwidth(Device) -> Float bytes/s, pci_bus_id(Device) -> Str. */
 int dh_cuda_func_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
 int dh_cuda_func_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+/* peer_access(Device dev, Int peer_device_id) -> Str (backend.h DH_FUNC_PEER_ACCESS):
+ * cuDeviceCanAccessPeer(dev, peer) in words. */
+int dh_cuda_func_peer_access(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
 int dh_cuda_func_memory_peak_bandwidth(void* self, const dh_any_t* args, int32_t num_args,
                                        dh_any_t* result);
+/* pci_bus_id(Device) -> Str "dddd:bb:dd.f" (cuDeviceGetPCIBusId, lower-cased). */
+int dh_cuda_func_pci_bus_id(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
 /* Shutdown: unloads every device's module. */
 void dh_cuda_kernels_release(void);
 

@@ -13,6 +13,7 @@
 static const dh_backend_function_t k_functions[] = {
     {DH_FUNC_NOOP, dh_opencl_func_noop},
     {DH_FUNC_FILL, dh_opencl_func_fill},
+    {DH_FUNC_PCI_BUS_ID, dh_opencl_func_pci_bus_id},
     {DH_FUNC_ECHO, dh_backend_func_echo},
     {DH_FUNC_RAISE, dh_backend_func_raise},
 };

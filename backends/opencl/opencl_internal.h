@@ -155,6 +155,10 @@ typedef struct dh_opencl_device {
   char driver_version[256];
   char thread_dims_json[96];
   char extensions_has_amd_query;
+  /* pci_bus_id: "dddd:bb:dd.f" (cl_khr_pci_bus_info), "" for a CPU device, else why
+   * not known in pci_why */
+  char pci_bus_id[32];
+  char pci_why[128];
   int version_major, version_minor;
   int64_t max_work_group_size;
   int64_t local_mem_size;
@@ -329,6 +333,8 @@ int dh_opencl_ensure_kernels(int d);
  * echo / raise are the runtime's dh_backend_func_echo / _raise). Thread-safe. */
 int dh_opencl_func_noop(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv);
 int dh_opencl_func_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv);
+/* pci_bus_id(Device) -> Str (backend.h DH_FUNC_PCI_BUS_ID) from the cached device info. */
+int dh_opencl_func_pci_bus_id(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv);
 
 /*===========================================================================
  * Raw twin (opencl_raw.c)

@@ -156,6 +156,22 @@ static void query_features(dh_vulkan_device_t* d) {
   d->feats11.pNext = NULL;
 }
 
+/* The PCI function of d (VK_EXT_pci_bus_info), "" for a CPU device, else pci_why. */
+static void query_pci_bus_id(dh_vulkan_device_t* d, int has_pci_info) {
+  d->pci_bus_id[0] = d->pci_why[0] = '\0';
+  if (d->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) return;
+  if (!has_pci_info) {
+    snprintf(d->pci_why, sizeof d->pci_why, "the device does not offer VK_EXT_pci_bus_info");
+    return;
+  }
+  VkPhysicalDevicePCIBusInfoPropertiesEXT pci = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT};
+  VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &pci};
+  dh_vulkan_fn.vkGetPhysicalDeviceProperties2(d->phys, &p2);
+  snprintf(d->pci_bus_id, sizeof d->pci_bus_id, "%04x:%02x:%02x.%x", pci.pciDomain & 0xffffu,
+           pci.pciBus & 0xffu, pci.pciDevice & 0x1fu, pci.pciFunction & 0x7u);
+}
+
 /* The device extensions the backend reports or uses. 0, or -1 OutOfMemoryError. */
 static int query_extensions(dh_vulkan_device_t* d) {
   uint32_t ne = 0;
@@ -169,6 +185,7 @@ static int query_extensions(dh_vulkan_device_t* d) {
                    d->props.apiVersion >= VK_API_VERSION_1_3;
   d->has_coop_matrix = has_ext(ext, ne, "VK_KHR_cooperative_matrix") ||
                        has_ext(ext, ne, "VK_NV_cooperative_matrix");
+  query_pci_bus_id(d, has_ext(ext, ne, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME));
   free(ext);
   return 0;
 }

@@ -290,6 +290,10 @@ typedef struct dh_vulkan_device {
   VkDeviceSize max_alloc;       /* maxMemoryAllocationSize */
   uint32_t timestamp_bits;
   int has_budget, has_push_descriptor, has_int_dot, has_coop_matrix;
+  /* pci_bus_id: "dddd:bb:dd.f" (VK_EXT_pci_bus_info), "" for a CPU device (lavapipe),
+   * else why not known in pci_why */
+  char pci_bus_id[32];
+  char pci_why[96];
   uint32_t type_device, type_host; /* memory type indices (UINT32_MAX: none) */
   /* pipelines (lazy) */
   int pipelines_ready;
@@ -470,7 +474,7 @@ int dh_vulkan_ensure_pipelines(dh_vulkan_device_t* d);
 void dh_vulkan_pipelines_destroy(dh_vulkan_device_t* d);
 
 /* The module functions noop, fill, echo, raise (semantics in backend.h). */
-#define DH_VULKAN_NUM_FUNCTIONS 4
+#define DH_VULKAN_NUM_FUNCTIONS 5
 extern const dh_backend_function_t dh_vulkan_functions[DH_VULKAN_NUM_FUNCTIONS];
 
 /*===========================================================================

@@ -334,7 +334,11 @@ void dh_device_raw_teardown(dh_raw_context_t* raw);
  * device's backend (CPU<->CPU uses the cpu backend when loaded, else memcpy).
  * Errors: "ValueError" naming the mismatch ("from has 12 bytes, to has 16 bytes",
  * "to is not contiguous: strides [1, 4] for shape [4, 4]"), "TypeError" for
- * NULL tensors or data. */
+ * NULL tensors or data. A backend that takes tensors (backend.h copy_tensor_from_to,
+ * ABI 1.4: the TVM bridges of backends/tvm/) gets the DLTensors as given instead,
+ * after the core checked only for NULL tensors, a missing shape and missing data: the
+ * shape, stride, dtype and size rules, and the error kind, are then the backend's
+ * (TVM's own checks, src/runtime/device_api.cc:146-150). */
 int dh_device_copy_data_from_to(const DLTensor* from, const DLTensor* to, dh_stream_t stream);
 
 /* Calls the backend module function "<backend>.<name>" (see backend.h), e.g.
