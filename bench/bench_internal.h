@@ -36,6 +36,7 @@ typedef struct dh_bench_opts {
   const char* exe_dir; /* folder of the running executable (for bench's .so files) */
   int host_timing;     /* copies timed with the host clock on both sides (--timing auto
                         * or host); 0 = device events / twin timers (--timing device) */
+  const char* module;  /* --module LIB.so (the module suite), or NULL */
 } dh_bench_opts_t;
 
 /* A suite (bench/suites/<name>.c, one row in bench/suites.h): registers its benchmarks

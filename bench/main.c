@@ -185,7 +185,7 @@ static int run_bench(dh_bench_args_t* a, dh_bench_device_t** devs) {
     fprintf(stderr, "devharness bench: Google Benchmark does not know '%s'\n", a->gb[1]);
     return DH_EXIT_USAGE;
   }
-  dh_bench_opts_t o = {a->quick, a->reps, *devs, ndev, exe, host_timing};
+  dh_bench_opts_t o = {a->quick, a->reps, *devs, ndev, exe, host_timing, a->module};
   if ((rc = dh_bench_suites_register(a->suites, &o)) != DH_EXIT_OK) return rc;
   return run_and_summarize(a, *devs, ndev, &before);
 }

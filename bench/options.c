@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmdline/cmdline.h"
 #include "run.h"
@@ -14,6 +15,7 @@
 /* printf format: %s is the suite list (bench/suites.h). */
 static const char kUsage[] =
     "usage: devharness bench [--suite LIST] [--device NAME:ID] [--quick] [--out FILE.json]\n"
+    "                        [--module LIB.so]\n"
     "                        [--repetitions N] [--timing auto|host|device]\n"
     "                        [--pin auto|core|node|none] [--noisy-cv PCT]\n"
     "                        [--color auto|always|never] [--quiet]\n"
@@ -32,6 +34,9 @@ static const char kUsage[] =
     "                    tvm-<name>:N (repeatable; also DEVHARNESS_TVM_LIBS=A:B)\n"
     "  --rpc HOST:PORT   a TVM RPC server: its devices are tvm-rpc-<name>:N (repeatable)\n"
     "  --quick           short min_time and fewer sizes (under a minute here)\n"
+    "  --module LIB.so   the tvm-ffi library of the module suite: each exported function\n"
+    "                    called through tvm-ffi next to a direct C call of its symbol\n"
+    "                    (the suite registers nothing without it)\n"
     "  --out FILE        Google Benchmark JSON (+ \"devharness_summary\": ratios, CVs)\n"
     "  --repetitions N   repeat each benchmark N times (mean/median/stddev/cv; >= 9 for\n"
     "                    `devharness compare`); N >= 2 runs the repetitions of all\n"
@@ -72,7 +77,7 @@ static const char kUsage[] =
     "3 no device: the backend --device names has none (nothing was measured).\n";
 
 enum { OPT_SUITE = 256, OPT_DEVICE, OPT_TVM_LIB, OPT_RPC, OPT_QUICK, OPT_OUT, OPT_REPS, OPT_TIMING, OPT_PIN, OPT_COLOR,
-       OPT_EXPECT, OPT_NOISY_CV };
+       OPT_EXPECT, OPT_NOISY_CV, OPT_MODULE };
 
 static const struct option kOpts[] = {
     {"suite", required_argument, NULL, OPT_SUITE},      {"device", required_argument, NULL, OPT_DEVICE},
@@ -84,6 +89,7 @@ static const struct option kOpts[] = {
     {"noisy-cv", required_argument, NULL, OPT_NOISY_CV},
     {"quiet", no_argument, NULL, 'q'},
     {"expect", required_argument, NULL, OPT_EXPECT},
+    {"module", required_argument, NULL, OPT_MODULE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -187,6 +193,7 @@ static int read_options(int n, dh_bench_args_t* a) {
                                         dh_cmdline_quote(optarg));
         break;
       }
+      case OPT_MODULE: a->module = optarg; break;
       case OPT_REPS:
         if (dh_cmdline_parse_long(optarg, 1, 1000, &reps) != 0)
           return dh_cmdline_usage_error("bench", "--repetitions wants an integer 1..1000, got '%s'",
@@ -202,6 +209,10 @@ static int read_options(int n, dh_bench_args_t* a) {
         check_filter(a->user[k] + sizeof kFilterFlag - 1) != DH_EXIT_OK)
       return DH_EXIT_USAGE;
   if (dh_bench_suites_check(a->suites) != DH_EXIT_OK) return DH_EXIT_USAGE;
+  if (a->suites != NULL && dh_bench_suite_selected(a->suites, "module") && a->module == NULL)
+    return dh_cmdline_usage_error("bench", "--suite module needs --module LIB.so (a tvm-ffi library)");
+  if (a->module != NULL && access(a->module, R_OK) != 0)
+    return dh_cmdline_usage_error("bench", "--module: '%s': not a readable file", dh_cmdline_quote(a->module));
   if (dh_cmdline_choice(a->timing, kTimings) < 0)
     return dh_cmdline_usage_error("bench", "--timing wants auto, host or device, got '%s'", dh_cmdline_quote(a->timing));
   if (dh_cmdline_choice(a->color, kColors) < 0)

@@ -21,6 +21,7 @@ typedef struct dh_bench_args {
   const char* timing;   /* --timing: auto, host or device */
   const char* color;    /* --color: auto, always or never (bench/gbench.cc use_color) */
   const char* expect;   /* --expect FILE|TAG (bench/expect.h), or NULL */
+  const char* module;   /* --module LIB.so: the tvm-ffi library of the module suite */
   int quick;            /* --quick */
   int quiet;            /* --quiet: stdout (table, summary) discarded; errors and the verdict line */
   int reps;             /* --repetitions; 0 when not given */

@@ -33,6 +33,7 @@
   ROW(sync, DH_BENCH_PER_DEVICE)       \
   ROW(launch, DH_BENCH_PER_DEVICE)     \
   ROW(matrix, DH_BENCH_PER_DEVICE_OPT_IN) \
+  ROW(module, DH_BENCH_PER_DEVICE)     \
   /* end of the table */
 
 /* Every suite's function, declared from the table. */

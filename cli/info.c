@@ -6,6 +6,7 @@
 #include <hwloc.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -153,6 +154,28 @@ static int tvm_index(const dh_backend_t* b, int id, int count) {
   return index;
 }
 
+/* The backend's module functions as tvm-ffi sees them: "<backend>.<name>", its
+ * signature from the type schema of its metadata (null when it has none). */
+static json_t* functions_json(const dh_backend_t* b) {
+  json_t* fns = json_array();
+  for (size_t i = 0; i < b->num_functions; i++) {
+    char key[256], sig[512];
+    snprintf(key, sizeof key, "%s.%s", b->name, b->functions[i].name);
+    char* meta = NULL;
+    json_t* schema = NULL;
+    if (dh_func_get_metadata(key, &meta) == 0 && meta[0] != '\0') {
+      json_t* m = json_loads(meta, 0, NULL);
+      const char* ts = json_string_value(json_object_get(m, "type_schema"));
+      if (ts != NULL && dh_type_schema_format(ts, sig, sizeof sig) == 0) schema = json_string(sig);
+      json_decref(m);
+    }
+    dh_error_clear();
+    free(meta);
+    json_array_append_new(fns, json_pack("{s:s, s:o}", "name", key, "signature", schema ? schema : json_null()));
+  }
+  return fns;
+}
+
 /* The backend's entry in info: identity, caps, availability and its selected devices. */
 static json_t* backend_json(const dh_backend_t* b, const dh_device_list_t* sel) {
   json_t* j = json_object();
@@ -167,6 +190,7 @@ static json_t* backend_json(const dh_backend_t* b, const dh_device_list_t* sel) 
   }
   json_object_set_new(j, "caps", caps);
   json_object_set_new(j, "raw_twin", b->raw && b->raw->api_name ? json_string(b->raw->api_name) : json_null());
+  json_object_set_new(j, "functions", functions_json(b));
   const char* reason = dh_backend_unavailable_reason(b);
   json_object_set_new(j, "available", json_boolean(reason == NULL));
   json_object_set_new(j, "unavailable_reason", reason ? json_string(reason) : json_null());
@@ -221,6 +245,12 @@ static void print_text(json_t* root) {
     json_t* cap;
     json_array_foreach(json_object_get(b, "caps"), c, cap) printf(" %s", json_string_value(cap));
     printf("%s\n", json_array_size(json_object_get(b, "caps")) ? "" : " none");
+    json_t* fn;
+    if (json_array_size(json_object_get(b, "functions"))) printf("  functions:\n");
+    json_array_foreach(json_object_get(b, "functions"), c, fn) {
+      const char* sig = json_string_value(json_object_get(fn, "signature"));
+      printf("    %-26s %s\n", json_string_value(json_object_get(fn, "name")), sig ? sig : "(no type schema)");
+    }
     if (!json_is_true(json_object_get(b, "available"))) {
       printf("  unavailable: %s\n", json_string_value(json_object_get(b, "unavailable_reason")));
       continue;

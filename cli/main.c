@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "conformance/conformance.h"
 #include "devharness/devharness.h"
+#include "module/command.h"
 
 /* Every subcommand: its name, its entry (argv[0] = the name; returns the exit code)
  * and its line in the top-level --help. */
@@ -26,6 +27,8 @@ static const struct {
     {"plot", dh_plot_main, "plot RESULTS.json -o DIR", "plots of a benchmark run (PNG, SVG)"},
     {"compare", dh_compare_main, "compare BASE.json NEW.json",
      "Mann-Whitney U regression gate between two benchmark runs"},
+    {"module", dh_module_main, "module check|list LIB.so",
+     "a tvm-ffi kernel library checked from its own type signatures (TAP, JUnit)"},
     {"run", dh_cli_run, "run [--output DIR]", "the main job: info + conformance + quick bench, results folder"},
 };
 #define NUM_COMMANDS (sizeof kCommands / sizeof kCommands[0])

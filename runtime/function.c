@@ -12,6 +12,7 @@
 #include "devharness/function.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <tvm/ffi/c_api.h>
 
@@ -87,16 +88,32 @@ int dh_func_get(const char* name, dh_function_t* out_fn) {
 }
 
 int dh_func_register(const char* name, dh_safe_call_t call, void* self, int allow_override) {
+  return dh_func_register_with_metadata(name, call, self, allow_override, NULL, NULL);
+}
+
+int dh_func_register_with_metadata(const char* name, dh_safe_call_t call, void* self, int allow_override,
+                                   const char* metadata_json, const char* doc) {
   if (name_check("dh_func_register", name) != 0) return -1;
   if (call == NULL)
     return dh_error_set(DH_KIND_VALUE_ERROR, "dh_func_register: function %s has a NULL call", name);
   TVMFFIByteArray n = {name, strlen(name)};
   dh_function_t f;
   if (dh_func_create(call, self, NULL, &f) != 0) return -1;
+  /* what tvm-ffi's reflection GlobalDef registers: name, doc, metadata JSON, the
+   * Function as an AnyView (ffi.GetGlobalFuncMetadata returns the metadata) */
+  TVMFFIMethodInfo info;
+  memset(&info, 0, sizeof info);
+  info.name = n;
+  info.doc = (TVMFFIByteArray){doc ? doc : "", doc ? strlen(doc) : 0};
+  info.metadata = (TVMFFIByteArray){metadata_json ? metadata_json : "", metadata_json ? strlen(metadata_json) : 0};
+  info.method.type_index = kTVMFFIFunction;
+  info.method.v_obj = (TVMFFIObject*)f.handle;
   pthread_rwlock_wrlock(&g_table_lock);
   TVMFFIObjectHandle old = NULL;
   int rc = allow_override ? 0 : TVMFFIFunctionGetGlobal(&n, &old);
-  if (rc == 0 && old == NULL) rc = TVMFFIFunctionSetGlobal(&n, f.handle, allow_override);
+  if (rc == 0 && old == NULL)
+    rc = metadata_json || doc ? TVMFFIFunctionSetGlobalFromMethodInfo(&info, allow_override)
+                              : TVMFFIFunctionSetGlobal(&n, f.handle, allow_override);
   pthread_rwlock_unlock(&g_table_lock);
   dh_func_release(&f); /* the table holds its own reference */
   if (old != NULL) {
@@ -126,4 +143,33 @@ int dh_func_remove(const char* name) {
     return dh_error_set(DH_KIND_KEY_ERROR, "function %s is not registered", name);
   dh_any_release(&rv);
   return 0;
+}
+
+int dh_func_get_metadata(const char* name, char** out_json) {
+  if (out_json == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_func_get_metadata: out_json is NULL");
+  *out_json = NULL;
+  if (name_check("dh_func_get_metadata", name) != 0) return -1;
+  dh_function_t get;
+  if (dh_func_get("ffi.GetGlobalFuncMetadata", &get) != 0) return -1;
+  dh_any_t arg, rv = dh_any_none();
+  if (dh_any_string(name, strlen(name), &arg) != 0) {
+    dh_func_release(&get);
+    return -1;
+  }
+  pthread_rwlock_rdlock(&g_table_lock);
+  int rc = dh_func_call(&get, &arg, 1, &rv);
+  pthread_rwlock_unlock(&g_table_lock);
+  dh_any_release(&arg);
+  dh_func_release(&get);
+  dh_byte_array_t b;
+  if (rc == 0 && dh_any_as_str(&rv, &b) == 0) {
+    *out_json = malloc(b.size + 1);
+    if (*out_json != NULL) memcpy(*out_json, b.data, b.size), (*out_json)[b.size] = '\0';
+    else rc = dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "dh_func_get_metadata: out of memory");
+  } else if (rc == 0) {
+    rc = dh_error_set(DH_KIND_TYPE_ERROR, "dh_func_get_metadata(%s): ffi.GetGlobalFuncMetadata returned %s", name,
+                      dh_type_index_name(rv.type_index));
+  }
+  dh_any_release(&rv);
+  return rc;
 }

@@ -214,4 +214,10 @@ static inline int dh__func_call_fast(void* handle, const dh_any_t* args, int32_t
 /* Writes "[a, b, c]" for n int64 values into buf (truncated to size). Returns buf. */
 DH__INTERNAL const char* dh__format_int64s(const int64_t* v, int n, char* buf, size_t size);
 
+/* func_meta.c: the metadata JSON ({"type_schema": ...}, malloc'd, *out_metadata) and
+ * docstring (static) of the module function fn_name as backend.h documents it; both
+ * NULL for a function backend.h does not document. -1 with the error when out of
+ * memory. */
+DH__INTERNAL int dh__func_meta(const char* fn_name, char** out_metadata, const char** out_doc);
+
 #endif /* DEVHARNESS_RUNTIME_INTERNAL_H_ */

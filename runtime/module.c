@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/elf_exports.h"
 #include "devharness/error.h"
 
 struct dh_module {
@@ -95,3 +96,9 @@ void dh_module_free(dh_module_t* module) {
   free(module->path);
   free(module);
 }
+
+int dh_module_list_exports(const char* path, char*** out_names, size_t* out_count) {
+  return dh_elf_exports(path, DH_MODULE_SYMBOL_PREFIX, out_names, out_count);
+}
+
+void dh_module_free_names(char** names, size_t count) { dh_elf_free_names(names, count); }

@@ -207,8 +207,12 @@ static int register_slot(dh__slot* slot) {
     slot->function_keys[i] = dh__name_key(b->functions[i].name);
     snprintf(key, sizeof key, "%s.%s", b->name, b->functions[i].name);
     slot->function_ctx[i] = (dh__slot_function){slot, b->functions[i].call};
-    if (dh_func_register(key, slot_function_call, &slot->function_ctx[i], 1) != 0 ||
-        dh_func_get(key, &slot->functions[i]) != 0) {
+    char* meta = NULL;
+    const char* doc = NULL;
+    int rc = dh__func_meta(b->functions[i].name, &meta, &doc);
+    if (rc == 0) rc = dh_func_register_with_metadata(key, slot_function_call, &slot->function_ctx[i], 1, meta, doc);
+    free(meta);
+    if (rc != 0 || dh_func_get(key, &slot->functions[i]) != 0) {
       unregister_slot(slot);
       return dh_error_set(DH_KIND_ABI_ERROR, "%s: cannot register %s", slot->path, key);
     }

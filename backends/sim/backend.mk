@@ -5,7 +5,8 @@
 #   $(eval $(call dh_plugin,faulty_x,$(SIM_CORE_SRCS) tests/.../faulty_x.c,))
 # Such a file includes "backends/sim/sim.h" (the top Makefile has -I.).
 SIM_CORE_SRCS := backends/sim/sim_device.c backends/sim/sim_stream.c backends/sim/sim_memory.c \
-                 backends/sim/sim_kernels.c backends/sim/sim_raw.c backends/sim/sim_backend.c
+                 backends/sim/sim_kernels.c backends/sim/sim_launch.c backends/sim/sim_raw.c \
+                 backends/sim/sim_backend.c
 
 $(eval $(call dh_plugin,sim,$(SIM_CORE_SRCS) backends/sim/sim_entry.c,))
 

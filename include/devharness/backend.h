@@ -192,6 +192,24 @@ typedef enum dh_attr_kind {
  * backend that cannot tell omits it. Errors: missing/wrong argument -> TypeError,
  * peer_device_id out of range -> IndexError. */
 #define DH_FUNC_PEER_ACCESS "peer_access"
+/* Optional: "launch" (OpaquePtr kernel, OpaquePtr ctx, DLTensorPtr t0, ... at most 8
+ * tensors) -> None. How a kernel library built with tvm-ffi's C++ API runs a kernel on
+ * a device it has no other way into (the sim): queues kernel(ctx, ptrs, n) on the
+ * calling thread's environment stream of t0's device (TVMFFIEnvGetStream), where
+ * kernel is `void (*)(void* ctx, void* const* ptrs, int32_t n)` and ptrs[i] the host
+ * address of tensor i's first element (data + byte_offset) as the device's worker
+ * sees it; returns without waiting. Every tensor must be on t0's device and lie, with
+ * its strides, inside its buffer. ctx is borrowed until the kernel has run.
+ * Errors: wrong argument types -> TypeError; a tensor on another device, out of its
+ * buffer or an unknown handle -> ValueError. The sim provides it
+ * (backends/sim/sim_launch.c; docs/kernel-libraries.md). */
+#define DH_FUNC_LAUNCH "launch"
+/* Optional: "kernel_log" (Device dev, Int i) -> Int | OpaquePtr. The stream log of
+ * `launch`: i < 0 gives the number of kernels launched on dev so far; 0 <= i < that
+ * number gives the stream (the environment stream handle, NULL = default) launch i was
+ * queued on, for the last 64 launches (older ones: IndexError). Used by `devharness
+ * module check` (case module.env_stream). */
+#define DH_FUNC_KERNEL_LOG "kernel_log"
 
 /* Reference implementations of "echo" and "raise" with exactly the semantics above. They have nothing device-specific in
  * them, so a backend normally lists these in its function table:

@@ -85,6 +85,32 @@ int dh_func_call(const dh_function_t* fn, const dh_any_t* args, int32_t num_args
  * call NULL -> "ValueError". */
 int dh_func_register(const char* name, dh_safe_call_t call, void* self, int allow_override);
 
+/* dh_func_register, with the metadata tvm-ffi keeps beside a global function (its
+ * TVMFFIMethodInfo, registered with TVMFFIFunctionSetGlobalFromMethodInfo as tvm-ffi's
+ * reflection GlobalDef does): metadata_json is a JSON object, by tvm-ffi's convention
+ * {"type_schema": "<the signature as a JSON string>"} (include/tvm/ffi/function.h
+ * TVM_FFI_DLL_EXPORT_TYPED_FUNC with TVM_FFI_DLL_EXPORT_INCLUDE_METADATA=1), which
+ * Python reads with tvm_ffi.get_global_func_metadata(name); doc a docstring. Both are
+ * copied; either may be NULL (both NULL: exactly dh_func_register). Errors as
+ * dh_func_register. Thread-safe. Source: runtime/function.c. */
+int dh_func_register_with_metadata(const char* name, dh_safe_call_t call, void* self, int allow_override,
+                                   const char* metadata_json, const char* doc);
+
+/* The metadata JSON of global function `name` (tvm-ffi's "ffi.GetGlobalFuncMetadata";
+ * "" when it was registered without). 0 and *out_json malloc'd (the caller frees it),
+ * or -1 with the error ("RuntimeError" when name is not registered; "ValueError" for a
+ * NULL/empty name or out_json NULL). Thread-safe. Source: runtime/function.c. */
+int dh_func_get_metadata(const char* name, char** out_json);
+
+/* Writes the signature a tvm-ffi type schema describes into buf (at most cap bytes,
+ * NUL-terminated, cut when longer): a function schema ({"type":"ffi.Function",
+ * "named_args":{"return":[R],"params":[P...]}}, tvm-ffi 0.1.15 function_detail.h
+ * FunctionInfo::TypeSchema) as "(P, ...) -> R" with tvm-ffi's type keys ("DLTensor*",
+ * "int", "ffi.Tensor", "Optional[int]", ...), any other schema as its type. 0, or -1
+ * ("ValueError") when type_schema is NULL or not JSON, or buf is NULL / cap 0.
+ * Thread-safe. Source: runtime/func_meta.c (base/type_schema.c). */
+int dh_type_schema_format(const char* type_schema, char* buf, size_t cap);
+
 /* Looks `name` up (TVMFFIFunctionGetGlobal; any tvm-ffi global, whoever registered
  * it). 0 and *out_fn owning a reference (dh_func_release) when found; -1 ("KeyError",
  * "function <name> is not registered") otherwise. */

@@ -38,6 +38,18 @@ int dh_module_load(const char* path, dh_module_t** out_module);
  * Thread-safe. */
 int dh_module_get_function(dh_module_t* module, const char* name, dh_function_t* out_fn);
 
+/* The functions the tvm-ffi library at `path` exports, read from its ELF dynamic
+ * symbol table without loading it: each defined function symbol `__tvm_ffi_<name>`
+ * gives <name> (tvm-ffi's own `__tvm_ffi__*` symbols are left out), sorted, at most
+ * 4096. 0 and *out_names (count strings, malloc'd; free with dh_module_free_names),
+ * or -1 with the error: IOError (unreadable), ValueError (not an ELF64 shared
+ * object: the message names the file). Any file is safe to give (every offset is
+ * checked). Thread-safe. Source: runtime/module.c (base/elf_exports.c). */
+int dh_module_list_exports(const char* path, char*** out_names, size_t* out_count);
+
+/* Frees what dh_module_list_exports gave. NULL is a no-op. */
+void dh_module_free_names(char** names, size_t count);
+
 /* Path the module was loaded from (owned by the module). */
 const char* dh_module_path(const dh_module_t* module);
 

@@ -56,7 +56,7 @@ TEST_SCRIPTS += tests/bench/color.sh
 # objects of this build. `$` is written as `$$` so the fragment reads back as written.
 BENCH_NEW_SUITE_VARS := $(TESTDIR)/bench/new_suite.vars.mk
 dh_bench_mk_value = $(subst $$,$$$$,$(1))
-$(BENCH_NEW_SUITE_VARS): Makefile bench/bench.mk tests/bench/bench.mk
+$(BENCH_NEW_SUITE_VARS): Makefile bench/bench.mk tests/bench/bench.mk $(BENCH_SUITE_SRCS)
 	$(shell mkdir -p $(@D))$(file >$@,# $@: written by tests/bench/bench.mk)
 	$(file >>$@,CC := $(call dh_bench_mk_value,$(CC)))
 	$(file >>$@,CXX := $(call dh_bench_mk_value,$(CXX)))

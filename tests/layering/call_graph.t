@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """tests/layering/call_graph.t — calls between the files of a folder run one way.
 
-    tests/layering/call_graph.t         base/, runtime/, target/, cmdline/, cli/, conformance/, bench/ (each
+    tests/layering/call_graph.t         base/, runtime/, target/, cmdline/, cli/, conformance/, module/, bench/ (each
                                         with its sub-folders) and every backends/<name>/ of the build
     tests/layering/call_graph.t DIR...  every object file (*.o) in each DIR, one graph per DIR
 
@@ -172,7 +172,7 @@ if len(sys.argv) > 1:
 else:
     # every room is one graph over all its files, its sub-folders included (they call
     # one way too); every backend its own
-    folders = ["base", "runtime", "target", "cmdline", "cli", "conformance", "bench"]
+    folders = ["base", "runtime", "target", "cmdline", "cli", "conformance", "module", "bench"]
     folders += ["backends/" + d for d in sorted(os.listdir(os.path.join(ROOT, "backends")))
                 if os.path.isdir(os.path.join(ROOT, "backends", d))]
     for rel in folders:

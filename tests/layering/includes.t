@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from taplib import count, ok  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-ROOMS = ("base", "runtime", "target", "cmdline", "cli", "conformance", "bench", "backends")
+ROOMS = ("base", "runtime", "target", "cmdline", "cli", "conformance", "module", "bench", "backends")
 EXTRA_INCLUDE_DIRS = {"conformance": ["conformance"]}
 
 # room -> (rooms it may include besides its own and include/, why)
@@ -27,8 +27,9 @@ ALLOWED = {
     "target": (("base",), "the target system uses the runtime through include/devharness/ only"),
     "cmdline": (("base",), "the command-line room sits below every command"),
     "conformance": (("base", "cmdline"), "conformance never includes cli/ or bench/ (commands sit above it)"),
+    "module": (("base", "cmdline"), "module (module check) never includes cli/, conformance/ or bench/"),
     "bench": (("base", "cmdline"), "bench never includes cli/ or conformance/"),
-    "cli": (("base", "cmdline", "conformance", "bench"), "the top floor: calls every command"),
+    "cli": (("base", "cmdline", "conformance", "module", "bench"), "the top floor: calls every command"),
 }
 # a backend folder: its own files, backends/common/, include/ (and nothing else)
 BACKEND_SHARED = "backends/common"

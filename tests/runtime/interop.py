@@ -88,6 +88,35 @@ lib.dh_plugins_load_default.restype = ctypes.c_size_t
 nloaded = lib.dh_plugins_load_default()
 tap(nloaded >= 2, f"dh_plugins_load_default() through ctypes loaded {nloaded} plugins")
 
+# ---------------------------------------------------------------- metadata (issue 28)
+# Every backend function carries tvm-ffi metadata as TVM_FFI_DLL_EXPORT_TYPED_FUNC writes
+# it with TVM_FFI_DLL_EXPORT_INCLUDE_METADATA=1: {"type_schema": "<JSON string>"}.
+import json  # noqa: E402
+
+names = tvm_ffi.registry.list_global_func_names()
+backends = sorted(x[len("devharness.device_api."):] for x in names if x.startswith("devharness.device_api."))
+fns = sorted(x for x in names if any(x.startswith(b + ".") for b in backends))
+bad = []
+for name in fns:
+    try:
+        schema = json.loads(tvm_ffi.get_global_func_metadata(name)["type_schema"])
+        if schema.get("type") != "ffi.Function" or not isinstance(schema["named_args"]["params"], list):
+            bad.append(f"{name}: {schema}")
+    except Exception as e:  # noqa: BLE001 (any failure is the finding)
+        bad.append(f"{name}: {type(e).__name__}: {e}")
+tap(len(fns) >= 10 and not bad, f"tvm_ffi.get_global_func_metadata gives a type schema for all {len(fns)} "
+    f"functions of {len(backends)} backends", "\n".join(bad))
+want = {"cpu.fill": ["DLTensor*", "int"], "sim.noop": ["Device"], "sim.echo": ["int", "Any"],
+        "sim.raise": ["ffi.String", "ffi.String"], "sim.launch": ["void*", "void*", "DLTensor*"]}
+for name, params in want.items():
+    try:
+        schema = json.loads(tvm_ffi.get_global_func_metadata(name)["type_schema"])
+        got = [p["type"] for p in schema["named_args"]["params"]]
+    except Exception as e:  # noqa: BLE001
+        got = f"{type(e).__name__}: {e}"
+    tap(got == params, f"tvm_ffi.get_global_func_metadata({name!r}): params {params}", str(got))
+
+
 
 class DLDevice(ctypes.Structure):
     _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]

@@ -1,0 +1,195 @@
+/*
+ * bench/suites/module.c — the module suite (`bench --suite module --module LIB.so`):
+ * what a call of a tvm-ffi kernel library's function costs through tvm-ffi next to a
+ * direct C call of the same symbol, per device (docs/kernel-libraries.md "Call
+ * overhead"). For each function `__tvm_ffi_<name>` of LIB (dh_module_list_exports)
+ * with a type schema (`__tvm_ffi__metadata_<name>`):
+ *
+ *   module/<name>/<spec>/harness  TVMFFIFunctionCall on the Function tvm-ffi's library
+ *                                 module gives for <name> (dh_module_load +
+ *                                 dh_module_get_function: `ffi.ModuleGetFunction`)
+ *   module/<name>/<spec>/raw      the exported symbol `__tvm_ffi_<name>` (dlsym) called
+ *                                 as a C function with the same arguments
+ *
+ * Arguments from the schema: DLTensor* (TensorView) -> float32 tensors of 64 elements on
+ * the device (if the call refuses them, the last tensor of 1 element, as a reduction's
+ * output), int/bool 1, float 1.0, Device the device. Each iteration is DH_MODULE_BATCH
+ * calls, then a sync of the device's default stream (the work of both sides is the
+ * same; time is per call, sync included). A function without a schema or with a
+ * parameter of another type (ffi.Tensor included: an object per call would be part of
+ * what is timed) is registered as a skipped benchmark saying why.
+ */
+#include <dlfcn.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <tvm/ffi/c_api.h>
+
+#include "bench/suites.h"
+#include "devharness/device_api.h"
+#include "devharness/error.h"
+#include "devharness/function.h"
+#include "devharness/module.h"
+
+#define DH_MODULE_BATCH 16
+#define DH_MODULE_MAX_PARAMS 8
+#define DH_MODULE_N 64
+
+typedef struct module_ctx {
+  DLDevice dev;
+  int raw;                 /* direct C call of the symbol */
+  dh_function_t fn;        /* the module's Function */
+  TVMFFISafeCallType sym;  /* __tvm_ffi_<name> */
+  dh_any_t args[DH_MODULE_MAX_PARAMS];
+  int32_t nargs;
+  DLTensor t[DH_MODULE_MAX_PARAMS];
+  int64_t shape[DH_MODULE_MAX_PARAMS], strides[DH_MODULE_MAX_PARAMS];
+  char why[512];
+} module_ctx_t;
+
+static dh_module_t* g_lib;
+static void* g_dl;
+
+static int call_once(module_ctx_t* c, dh_any_t* rv) {
+  *rv = dh_any_none();
+  if (c->raw) return c->sym(NULL, (const TVMFFIAny*)c->args, c->nargs, (TVMFFIAny*)rv);
+  return TVMFFIFunctionCall(c->fn.handle, (TVMFFIAny*)c->args, c->nargs, (TVMFFIAny*)rv);
+}
+
+static void bm_module(dh_gb_state_t* st, void* user) {
+  module_ctx_t* c = user;
+  if (c->why[0]) return dh_gb_skip_with_error(st, c->why);
+  dh_any_t rv;
+  int rc = 0;
+  while (dh_gb_keep_running_batch(st, DH_MODULE_BATCH)) {
+    for (int i = 0; i < DH_MODULE_BATCH; i++) {
+      rc |= call_once(c, &rv);
+      if (rv.type_index >= DH_TYPE_STATIC_OBJECT_BEGIN) dh_any_release(&rv);
+    }
+    if (c->dev.device_type != kDLCPU) rc |= dh_device_stream_sync(c->dev, NULL);
+  }
+  if (rc != 0) return dh_bench_skip_error(st, "call failed");
+  dh_gb_set_items_processed(st, dh_gb_iterations(st));
+  dh_gb_set_label(st, "time per call");
+}
+
+/* The parameter types of `name` from its metadata into kinds ('T' tensor, 'I' int, 'B'
+ * bool, 'F' float, 'D' device); -1 with why when there is no schema or a type has no
+ * generated value. */
+static int schema_kinds(const char* name, char* kinds, char* why, size_t why_size) {
+  char key[200];
+  dh_function_t mf;
+  dh_any_t rv = dh_any_none();
+  dh_byte_array_t b;
+  snprintf(key, sizeof key, "_metadata_%s", name);
+  if (dh_module_get_function(g_lib, key, &mf) != 0 || dh_func_call(&mf, NULL, 0, &rv) != 0 ||
+      dh_any_as_str(&rv, &b) != 0) {
+    dh_error_clear();
+    return snprintf(why, why_size, "%s: no type schema", name), -1;
+  }
+  json_t* m = json_loadb(b.data, b.size, 0, NULL);
+  json_t* s = json_loads(json_string_value(json_object_get(m, "type_schema")) ?: "", 0, NULL);
+  const json_t* ps = json_object_get(json_object_get(s, "named_args"), "params");
+  size_t n = json_is_array(ps) ? json_array_size(ps) : 0;
+  int rc = json_is_array(ps) && n <= DH_MODULE_MAX_PARAMS ? 0 : -1;
+  if (rc != 0) snprintf(why, why_size, "%s: no usable type schema", name);
+  for (size_t i = 0; rc == 0 && i < n; i++) {
+    const char* t = json_string_value(json_object_get(json_array_get(ps, i), "type")) ?: "?";
+    kinds[i] = !strcmp(t, "DLTensor*") ? 'T' : !strcmp(t, "int") ? 'I'
+               : !strcmp(t, "bool") ? 'B' : !strcmp(t, "float") ? 'F' : !strcmp(t, "Device") ? 'D' : 0;
+    if (kinds[i] == 0) rc = -1, snprintf(why, why_size, "%s: parameter %zu is %s (no value made for it)", name, i, t);
+  }
+  kinds[rc == 0 ? n : 0] = '\0';
+  json_decref(s);
+  json_decref(m);
+  dh_any_release(&rv);
+  dh_func_release(&mf);
+  return rc;
+}
+
+/* Arguments of `kinds` on dev into c (tensors allocated there, never freed: they live
+ * as long as the benchmark's user data). `last1`: the last tensor has one element. */
+static int make_args(module_ctx_t* c, const char* kinds, int last1) {
+  int nt = 0, k = 0;
+  for (const char* p = kinds; *p; p++) nt += *p == 'T';
+  c->nargs = (int32_t)strlen(kinds);
+  for (int32_t i = 0; i < c->nargs; i++) {
+    DLDataType f32 = {kDLFloat, 32, 1};
+    if (kinds[i] == 'T') {
+      int64_t n = last1 && ++k == nt ? 1 : DH_MODULE_N;
+      void* p;
+      if (dh_device_alloc_data_space(c->dev, (size_t)n * 4, 0, f32, &p) != 0) return -1;
+      c->shape[i] = n;
+      c->strides[i] = 1;
+      c->t[i] = (DLTensor){p, c->dev, 1, f32, &c->shape[i], &c->strides[i], 0};
+      c->args[i] = dh_any_tensor(&c->t[i]);
+    } else {
+      c->args[i] = kinds[i] == 'I' ? dh_any_int(1) : kinds[i] == 'B' ? dh_any_bool(1)
+                   : kinds[i] == 'F' ? dh_any_float(1.0) : dh_any_device(c->dev);
+    }
+  }
+  return 0;
+}
+
+/* Finds arguments `name` accepts on dev (a call through tvm-ffi returns 0), or says why
+ * not in c->why. */
+static void prepare(module_ctx_t* c, const char* name, const char* kinds) {
+  dh_any_t rv;
+  for (int last1 = 0; last1 < 2; last1++) {
+    if (make_args(c, kinds, last1) != 0) {
+      snprintf(c->why, sizeof c->why, "%s: arguments: %s", name, dh_bench_error_text());
+      return;
+    }
+    if (call_once(c, &rv) == 0 && (c->dev.device_type == kDLCPU || dh_device_stream_sync(c->dev, NULL) == 0)) {
+      if (rv.type_index >= DH_TYPE_STATIC_OBJECT_BEGIN) dh_any_release(&rv);
+      c->why[0] = '\0';
+      return;
+    }
+    snprintf(c->why, sizeof c->why, "%s refuses the generated arguments: %s", name, dh_bench_error_text());
+  }
+}
+
+/* Registers the harness/raw pair of function `name` on device d. */
+static int add_pair(const dh_bench_opts_t* o, const dh_bench_device_t* d, const char* name) {
+  char kinds[DH_MODULE_MAX_PARAMS + 1], why[512] = "", sym[200], bname[256];
+  dh_function_t fn = {NULL};
+  TVMFFISafeCallType direct = NULL;
+  snprintf(sym, sizeof sym, "%s%s", DH_MODULE_SYMBOL_PREFIX, name);
+  void* addr = dlsym(g_dl, sym);
+  memcpy(&direct, &addr, sizeof direct);
+  if (dh_module_get_function(g_lib, name, &fn) != 0) snprintf(why, sizeof why, "%s: %s", name, dh_bench_error_text());
+  else if (direct == NULL) snprintf(why, sizeof why, "dlsym(%s): %s", sym, dlerror());
+  else schema_kinds(name, kinds, why, sizeof why);
+  for (int raw = 0; raw < 2; raw++) {
+    module_ctx_t* c = dh_bench_keep(sizeof *c);
+    if (c == NULL) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "bench: out of memory");
+    c->dev = d->dev;
+    c->fn = fn;
+    c->sym = direct;
+    snprintf(c->why, sizeof c->why, "%s", why);
+    if (!why[0]) prepare(c, name, kinds);
+    c->raw = raw;
+    snprintf(bname, sizeof bname, "module/%s/%s/%s", name, d->spec, raw ? "raw" : "harness");
+    if (dh_bench_register(bname, bm_module, c, o, DH_GB_NS) == NULL) return -1;
+  }
+  return 0;
+}
+
+int dh_bench_suite_module(const dh_bench_opts_t* o) {
+  if (o->module == NULL) return 0; /* the suite needs --module */
+  char** names = NULL;
+  size_t n = 0;
+  if (g_lib == NULL && dh_module_load(o->module, &g_lib) != 0) return dh_error_prefix("--module %s", o->module);
+  if (g_dl == NULL && (g_dl = dlopen(o->module, RTLD_LAZY | RTLD_NOLOAD)) == NULL)
+    return dh_error_set(DH_KIND_RUNTIME_ERROR, "--module %s: dlopen: %s", o->module, dlerror());
+  if (dh_module_list_exports(o->module, &names, &n) != 0) return dh_error_prefix("--module");
+  int count = 0;
+  for (size_t d = 0; d < o->num_devices; d++)
+    for (size_t i = 0; i < n; i++) {
+      if (add_pair(o, &o->devices[d], names[i]) != 0) return dh_module_free_names(names, n), -1;
+      count += 2;
+    }
+  dh_module_free_names(names, n);
+  dh_gb_add_context("devharness.module", o->module);
+  return count;
+}

@@ -1,0 +1,357 @@
+/*
+ * module/cases.c — the cases of `module check`, each run in a forked child
+ * (main.c) for one exported function and one device (docs/kernel-libraries.md lists
+ * them): the call with arguments made from the type schema returns without error;
+ * wrong arity, types, device, dtype and a non-contiguous view raise a tvm-ffi error
+ * with a kind and a message (a crash or hang fails the case in the runner); the work
+ * is ordered on the environment stream. Calls args.c.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "module/check.h"
+
+/* "Kind: message" of the raised error into buf ("(none)" when nothing is raised). */
+static const char* error_text(char* buf, size_t size) {
+  const char* k = dh_error_kind();
+  char kind[DH_ERROR_KIND_MAX];
+  snprintf(kind, sizeof kind, "%s", k ? k : "(none)");
+  snprintf(buf, size, "%s: %s", kind, dh_error_message());
+  return buf;
+}
+
+static void verdict(dm_verdict_t* v, char code, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+static void verdict(dm_verdict_t* v, char code, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  v->code = code;
+  vsnprintf(v->message, sizeof v->message, fmt, ap);
+  va_end(ap);
+}
+
+/* A function of the library, found by name, and what was resolved for calling it. */
+typedef struct call_ctx {
+  dh_module_t* mod;
+  dh_function_t fn;
+  dm_func_t f;        /* the schema's kinds, or the inferred ones */
+  dm_layout_t layout; /* the layout call_valid found accepted */
+  char inferred[160]; /* "" with a schema; else "no type schema; inferred (...)" */
+} call_ctx_t;
+
+static const dm_scalar_t kPlain = {1, 1.0};
+
+/* Waits for the device's default stream and the environment stream. */
+static int settle(DLDevice dev) {
+  if (dev.device_type == kDLCPU) return 0;
+  dh_stream_t env = dh_env_get_stream(dev);
+  if (env != NULL && dh_device_stream_sync(dev, env) != 0) return -1;
+  return dh_device_stream_sync(dev, NULL);
+}
+
+/* One call with arguments of layout l: 0 returned (and the device settled), -1
+ * raised, -2 the arguments could not be made (the error says why). */
+static int try_call(call_ctx_t* c, DLDevice dev, const dm_layout_t* l, dm_scalar_t sc, int extra) {
+  dm_args_t a;
+  int rc = dm_args_make(&c->f, dev, l, sc, &a) == 0 ? 0 : -2;
+  if (rc == 0) {
+    a.v[a.n] = dh_any_int(0);
+    dh_any_t rv = dh_any_none();
+    rc = dh_func_call(&c->fn, a.v, a.n + extra, &rv);
+    if (rc == 0) dh_any_release(&rv), rc = settle(dev);
+  }
+  dm_args_free(&a);
+  return rc;
+}
+
+/* The signatures tried, in order, for a function without a type schema. */
+static const char* const kInfer[] = {"T", "TT", "TTT", "TF", "TTF", "TI", "TTI", "TTTT"};
+
+/* Finds arguments the function accepts: the schema's kinds (or an inferred list) with
+ * the first layout the call returns 0 for. 0, or -1 with *why (the first refusal;
+ * why starts empty). */
+static int resolve(call_ctx_t* c, const dm_target_t* t, char* why, size_t why_size) {
+  size_t nl, ni = t->func->has_schema ? 1 : sizeof kInfer / sizeof kInfer[0];
+  const dm_layout_t* ls = dm_layouts(&nl);
+  for (size_t s = 0; s < ni; s++) {
+    c->f = *t->func;
+    if (!t->func->has_schema) {
+      c->f.nparams = (int)strlen(kInfer[s]);
+      for (int i = 0; i < c->f.nparams; i++)
+        c->f.kinds[i] = kInfer[s][i] == 'T' ? DM_TENSOR : kInfer[s][i] == 'F' ? DM_FLOAT : DM_INT;
+    }
+    for (size_t i = 0; i < (t->func->has_schema ? nl : 3); i++) {
+      if (try_call(c, t->dev, &ls[i], kPlain, 0) == 0) {
+        c->layout = ls[i];
+        if (!t->func->has_schema) snprintf(c->inferred, sizeof c->inferred, "no type schema; inferred %s", kInfer[s]);
+        return 0;
+      }
+      if (why[0] == '\0') error_text(why, why_size); /* the first refusal says most */
+      dh_error_clear();
+    }
+  }
+  return -1;
+}
+
+/* Loads the library and resolves the function; on failure the verdict says why. */
+static int open_call(const dm_target_t* t, call_ctx_t* c, dm_verdict_t* v) {
+  char why[600] = "";
+  memset(c, 0, sizeof *c);
+  if (dh_module_load(t->path, &c->mod) != 0 || dh_module_get_function(c->mod, t->func->name, &c->fn) != 0) {
+    verdict(v, 'n', "cannot load %s: %s", t->func->name, dh_error_message());
+    return -1;
+  }
+  if (resolve(c, t, why, sizeof why) != 0) {
+    verdict(v, 'n', "no generated arguments were accepted (the first refused with %s)", why);
+    return -1;
+  }
+  return 0;
+}
+
+static int count_tensors(const dm_func_t* f) {
+  int n = 0;
+  for (int i = 0; i < f->nparams; i++) n += f->kinds[i] == DM_TENSOR || f->kinds[i] == DM_TENSOR_OBJ;
+  return n;
+}
+
+/* An error was raised with a kind and a message: "" when so, else what is missing. */
+static const char* raised_ok(int rc) {
+  if (rc == 0) return "returned without error";
+  const char* kind = dh_error_kind();
+  if (kind == NULL) return "returned an error code without raising an error";
+  if (kind[0] == '\0') return "raised an error without a kind";
+  if (dh_error_message()[0] == '\0') return "raised an error without a message";
+  return "";
+}
+
+static void case_metadata(const dm_target_t* t, dm_verdict_t* v) {
+  if (!t->func->has_schema) return verdict(v, 's', "no type schema (checked with inferred arguments)");
+  if (t->func->other[0]) return verdict(v, 's', "%s: takes %s, no argument can be made for it", t->func->signature, t->func->other);
+  verdict(v, 'o', "%s", t->func->signature);
+}
+
+static void case_call_valid(const dm_target_t* t, dm_verdict_t* v) {
+  call_ctx_t c;
+  if (open_call(t, &c, v) != 0) return;
+  char dt[32];
+  snprintf(dt, sizeof dt, "%s%d", c.layout.dtype.code == kDLFloat ? "float" : c.layout.dtype.code == kDLInt ? "int" : "uint",
+           c.layout.dtype.bits);
+  verdict(v, 'o', "returned without error: %s tensors, %s%s%s", dt,
+          c.layout.pattern == 0 ? "all [64]" : c.layout.pattern == 1 ? "the last [1]" : "all [1]",
+          c.inferred[0] ? "; " : "", c.inferred);
+}
+
+static void case_scalar_edges(const dm_target_t* t, dm_verdict_t* v) {
+  call_ctx_t c;
+  if (open_call(t, &c, v) != 0) return;
+  if (c.f.nparams == count_tensors(&c.f)) return verdict(v, 's', "no scalar parameter");
+  static const dm_scalar_t edges[] = {{INT64_MIN, -INFINITY}, {-1, -0.0}, {0, NAN}, {INT64_MAX, DBL_MAX}, {1, INFINITY}};
+  int errors = 0;
+  for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+    int rc = try_call(&c, t->dev, &c.layout, edges[i], 0);
+    if (rc != 0 && *raised_ok(rc)) return verdict(v, 'n', "edge %zu: %s", i, raised_ok(rc));
+    errors += rc != 0;
+    dh_error_clear();
+  }
+  verdict(v, 'o', "5 edge values (int64 min/max, -1, 0; +-inf, nan, -0.0, DBL_MAX): %d raised, the rest returned", errors);
+}
+
+static void case_wrong_arity(const dm_target_t* t, dm_verdict_t* v) {
+  call_ctx_t c;
+  if (open_call(t, &c, v) != 0) return;
+  dm_args_t a;
+  if (dm_args_make(&c.f, t->dev, &c.layout, kPlain, &a) != 0) return verdict(v, 'n', "arguments: %s", dh_error_message());
+  a.v[a.n] = dh_any_int(0);
+  const char* bad = "";
+  int which = 0;
+  for (int d = -1; d <= 1 && !*bad; d += 2) {
+    if (a.n + d < 0) continue;
+    dh_any_t rv = dh_any_none();
+    int rc = dh_func_call(&c.fn, a.v, a.n + d, &rv);
+    if (rc == 0) dh_any_release(&rv), settle(t->dev);
+    bad = raised_ok(rc), which = a.n + d;
+    dh_error_clear();
+  }
+  dm_args_free(&a);
+  if (*bad) return verdict(v, 'n', "called with %d argument(s) instead of %d: %s", which, c.f.nparams, bad);
+  verdict(v, 'o', "%d-1 and %d+1 arguments raised errors", c.f.nparams, c.f.nparams);
+}
+
+/* A value of another type than kind k. */
+static dh_any_t wrong_value(dm_kind_t k) {
+  return k == DM_TENSOR || k == DM_TENSOR_OBJ ? dh_any_int(1) : k == DM_STR || k == DM_DEVICE ? dh_any_float(0.5)
+                                                                                            : dh_any_str("x");
+}
+
+static void case_wrong_type(const dm_target_t* t, dm_verdict_t* v) {
+  call_ctx_t c;
+  if (open_call(t, &c, v) != 0) return;
+  if (c.f.nparams == 0) return verdict(v, 's', "no parameter");
+  for (int i = 0; i < c.f.nparams; i++) {
+    dm_args_t a;
+    if (dm_args_make(&c.f, t->dev, &c.layout, kPlain, &a) != 0) return verdict(v, 'n', "arguments: %s", dh_error_message());
+    a.v[i] = wrong_value(c.f.kinds[i]);
+    dh_any_t rv = dh_any_none();
+    int rc = dh_func_call(&c.fn, a.v, a.n, &rv);
+    if (rc == 0) dh_any_release(&rv), settle(t->dev);
+    const char* bad = raised_ok(rc);
+    dm_args_free(&a);
+    if (*bad) return verdict(v, 'n', "parameter %d given a %s: %s", i, dh_type_index_name(wrong_value(c.f.kinds[i]).type_index), bad);
+    dh_error_clear();
+  }
+  verdict(v, 'o', "each of %d parameter(s) given a wrong type raised an error", c.f.nparams);
+}
+
+/* Calls with layout l; "" when an error with kind and message was raised, else what
+ * happened. */
+static const char* expect_raise(call_ctx_t* c, DLDevice dev, const dm_layout_t* l, char* msg, size_t msg_size) {
+  int rc = try_call(c, dev, l, kPlain, 0);
+  const char* bad = rc == -2 ? "devharness could not make the arguments" : raised_ok(rc);
+  if (rc != 0) error_text(msg, msg_size);
+  else snprintf(msg, msg_size, "no error");
+  dh_error_clear();
+  return bad;
+}
+
+static void case_wrong_device(const dm_target_t* t, dm_verdict_t* v) {
+  call_ctx_t c;
+  char msg[600], alt[64];
+  if (open_call(t, &c, v) != 0) return;
+  int nt = count_tensors(&c.f);
+  if (nt < 2) return verdict(v, 's', "%d tensor parameter(s): no other tensor to disagree with", nt);
+  if (t->alt.device_id < 0) return verdict(v, 's', "no other device to put a tensor on");
+  dm_layout_t l = c.layout;
+  l.odd_tensor = nt - 1;
+  l.alt = t->alt;
+  const char* bad = expect_raise(&c, t->dev, &l, msg, sizeof msg);
+  dh_device_format(t->alt, alt, sizeof alt);
+  if (*bad) return verdict(v, 'n', "tensor %d on %s, the others here: %s (%s)", nt - 1, alt, bad, msg);
+  verdict(v, 'o', "tensor %d on %s raised %s", nt - 1, alt, msg);
+}
+
+static void case_wrong_dtype(const dm_target_t* t, dm_verdict_t* v) {
+  call_ctx_t c;
+  char msg[600];
+  if (open_call(t, &c, v) != 0) return;
+  if (count_tensors(&c.f) == 0) return verdict(v, 's', "no tensor parameter");
+  dm_layout_t l = c.layout;
+  l.odd_tensor = 0;
+  int f32 = l.dtype.code == kDLFloat && l.dtype.bits == 32;
+  l.odd_dtype = f32 ? (DLDataType){kDLInt, 32, 1} : (DLDataType){kDLFloat, 32, 1};
+  const char* bad = expect_raise(&c, t->dev, &l, msg, sizeof msg);
+  if (*bad) return verdict(v, 'n', "tensor 0 as %s: %s (%s)", f32 ? "int32" : "float32", bad, msg);
+  verdict(v, 'o', "tensor 0 as %s raised %s", f32 ? "int32" : "float32", msg);
+}
+
+/* The first byte of tensor i's buffer outside its elements that is no longer
+ * DM_CANARY, or -1. */
+static long outside_written(const dm_args_t* a, int i, const uint8_t* buf) {
+  size_t esz = (a->t[i].dtype.bits * a->t[i].dtype.lanes + 7) / 8;
+  for (size_t b = 0; b < a->data_bytes[i]; b++) {
+    size_t el = b / esz;
+    int inside = el % (size_t)a->strides[i] == 0 && (int64_t)(el / (size_t)a->strides[i]) < a->shape[i];
+    if (!inside && buf[b] != DM_CANARY) return (long)b;
+  }
+  return -1;
+}
+
+static void case_non_contiguous(const dm_target_t* t, dm_verdict_t* v) {
+  call_ctx_t c;
+  if (open_call(t, &c, v) != 0) return;
+  if (count_tensors(&c.f) == 0) return verdict(v, 's', "no tensor parameter");
+  dm_layout_t l = c.layout;
+  l.stride = 2;
+  dm_args_t a;
+  if (dm_args_make(&c.f, t->dev, &l, kPlain, &a) != 0) return verdict(v, 'n', "arguments: %s", dh_error_message());
+  dh_any_t rv = dh_any_none();
+  int rc = dh_func_call(&c.fn, a.v, a.n, &rv);
+  char msg[600];
+  error_text(msg, sizeof msg);
+  const char* bad = raised_ok(rc);
+  if (rc == 0) dh_any_release(&rv);
+  dh_error_clear();
+  settle(t->dev);
+  long off = -1;
+  int which = -1;
+  for (int i = 0; i < a.n && off < 0; i++) {
+    uint8_t* buf;
+    if (a.data[i] == NULL || dm_args_read(&a, i, &buf) != 0) continue;
+    if ((off = outside_written(&a, i, buf)) >= 0) which = i;
+    free(buf);
+  }
+  dm_args_free(&a);
+  if (off >= 0)
+    return verdict(v, 'n', "wrote outside a strided view (stride 2): tensor %d, byte %ld of its buffer%s%s", which, off,
+                   rc ? ", then raised " : "", rc ? msg : "");
+  if (rc != 0 && *bad) return verdict(v, 'n', "a view of stride 2: %s", bad);
+  if (*bad) return verdict(v, 'o', "accepted views of stride 2 and kept to their elements");
+  verdict(v, 'o', "views of stride 2 raised %s", msg);
+}
+
+/* "<backend>.kernel_log"(dev, i) as an Int (i < 0) or a pointer; -1 on error. */
+static int kernel_log(dh_function_t* log, DLDevice dev, int64_t i, dh_any_t* out) {
+  dh_any_t args[2] = {dh_any_device(dev), dh_any_int(i)};
+  *out = dh_any_none();
+  return dh_func_call(log, args, 2, out);
+}
+
+/* Runs the call with a new stream set as the environment stream and checks every
+ * kernel the backend's stream log recorded meanwhile against it. */
+static void env_stream_check(call_ctx_t* c, const dm_target_t* t, dh_function_t* log, dm_verdict_t* v) {
+  dh_stream_t s = NULL;
+  dh_any_t n0, n1, si;
+  if (dh_device_create_stream(t->dev, &s) != 0 || dh_env_set_stream(t->dev, s) != 0)
+    return verdict(v, 'n', "cannot create or set a stream: %s", dh_error_message());
+  int rc = kernel_log(log, t->dev, -1, &n0);
+  int call = rc == 0 ? try_call(c, t->dev, &c->layout, kPlain, 0) : 0;
+  if (rc == 0) rc = kernel_log(log, t->dev, -1, &n1);
+  if (rc != 0 || call != 0) return verdict(v, 'n', "%s: %s", call ? "the call raised" : "stream log", dh_error_message());
+  if (n1.v_int64 == n0.v_int64) return verdict(v, 's', "no kernel reached the stream log: ordering not observable");
+  for (int64_t i = n0.v_int64; i < n1.v_int64; i++) {
+    if (kernel_log(log, t->dev, i, &si) != 0) return verdict(v, 'n', "stream log: %s", dh_error_message());
+    if (si.v_ptr != s)
+      return verdict(v, 'n', "kernel %lld of the call was queued on stream %p, not on the environment stream %p",
+                     (long long)(i - n0.v_int64), si.v_ptr, (void*)s);
+  }
+  dh_env_set_stream(t->dev, NULL);
+  dh_device_free_stream(t->dev, s);
+  verdict(v, 'o', "%lld kernel(s) queued on the environment stream", (long long)(n1.v_int64 - n0.v_int64));
+}
+
+static void case_env_stream(const dm_target_t* t, dm_verdict_t* v) {
+  const dh_backend_t* b;
+  dh_function_t log;
+  char key[160];
+  if (dh_device_api_get_by_type(t->dev.device_type, &b) != 0) return verdict(v, 'n', "%s", dh_error_message());
+  snprintf(key, sizeof key, "%s.%s", b->name, DH_FUNC_KERNEL_LOG);
+  if (dh_func_get(key, &log) != 0)
+    return dh_error_clear(), verdict(v, 's', "%s keeps no stream log (%s): ordering not observable here", b->name, key);
+  call_ctx_t c;
+  if (open_call(t, &c, v) == 0) env_stream_check(&c, t, &log, v);
+  dh_func_release(&log);
+}
+
+static const dm_case_t kCases[] = {
+    {"module.metadata", "the function has tvm-ffi metadata with a type schema arguments can be made from", 0,
+     case_metadata},
+    {"module.call_valid", "called with arguments made from its schema on the device, it returns without error", 1,
+     case_call_valid},
+    {"module.scalar_edges", "scalars at their edges: it returns or raises, never crashes", 1, case_scalar_edges},
+    {"module.wrong_arity", "one argument fewer or more: it raises an error with a kind and a message", 1,
+     case_wrong_arity},
+    {"module.wrong_type", "a parameter given a value of another type: it raises", 1, case_wrong_type},
+    {"module.wrong_device", "one tensor on another device: it raises", 1, case_wrong_device},
+    {"module.wrong_dtype", "a tensor of another dtype: it raises", 1, case_wrong_dtype},
+    {"module.non_contiguous", "strided views: it raises, or keeps to their elements; never writes past them", 1,
+     case_non_contiguous},
+    {"module.env_stream", "with a stream set through TVMFFIEnvSetStream, its kernels are queued on that stream", 1,
+     case_env_stream},
+};
+
+const dm_case_t* dm_cases(size_t* count) {
+  *count = sizeof kCases / sizeof kCases[0];
+  return kCases;
+}

@@ -1,0 +1,139 @@
+/*
+ * module/check.h — `devharness module check LIB.so`: a tvm-ffi kernel library checked
+ * from its own type signatures (docs/kernel-libraries.md; module/README.md has the file
+ * map). Private to the room; the command's entry is dh_module_main.
+ *
+ * Shapes: a library exports functions `__tvm_ffi_<name>` (tvm-ffi's library module
+ * convention), optionally `__tvm_ffi__metadata_<name>` ({"type_schema": "..."}) and
+ * `__tvm_ffi__doc_<name>`. Each function has at most DM_MAX_PARAMS parameters.
+ * Not thread-safe: the command's main thread, and the forked case children.
+ */
+#ifndef DEVHARNESS_MODULE_CHECK_H_
+#define DEVHARNESS_MODULE_CHECK_H_
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "devharness/devharness.h"
+
+#define DM_MAX_PARAMS 16
+#define DM_MAX_FUNCS 256
+
+/* What a parameter of a type schema is, for generating its arguments. */
+typedef enum dm_kind {
+  DM_TENSOR,     /* "DLTensor*" (a TensorView takes it too) */
+  DM_TENSOR_OBJ, /* "ffi.Tensor": a tvm-ffi Tensor object over the same DLTensor
+                    (TVMFFITensorFromDLPack) */
+  DM_INT,        /* "int" */
+  DM_FLOAT,      /* "float" */
+  DM_BOOL,       /* "bool" */
+  DM_DEVICE,     /* "Device" */
+  DM_DTYPE,      /* "DataType" */
+  DM_STR,        /* "ffi.String", "const char*" */
+  DM_OTHER       /* anything else: no argument can be generated */
+} dm_kind_t;
+
+/* One exported function: its name, and what its metadata says. */
+typedef struct dm_func {
+  char name[128];
+  int has_schema;                 /* metadata with a type schema */
+  char signature[512];            /* "(DLTensor*, float) -> None", or "" */
+  char other[64];                 /* the first parameter type no argument is made for */
+  int nparams;                    /* from the schema, -1 without */
+  dm_kind_t kinds[DM_MAX_PARAMS];
+} dm_func_t;
+
+/* symbols.c: the functions LIB exports (ELF .dynsym: defined `__tvm_ffi_<name>`,
+ * `__tvm_ffi__*` left out), sorted; at most cap. -1 with the error set when the file
+ * is not a readable ELF64 shared object. */
+int dm_list_exports(const char* path, dm_func_t* out, size_t cap, size_t* count);
+
+/* symbols.c: in this process, loads LIB (dh_module_load) and fills each function's
+ * schema from `__tvm_ffi__metadata_<name>` (none: has_schema 0, nparams -1). 0, or -1
+ * with the error (the library does not load). */
+int dm_read_metadata(const char* path, dm_func_t* funcs, size_t n);
+
+/* schema.c: parses a type schema (tvm-ffi 0.1.15 FunctionInfo::TypeSchema) into f. 0,
+ * or -1 with a ValueError naming what is wrong. */
+int dm_schema_parse(const char* type_schema, dm_func_t* f);
+
+/* A case's verdict, written by the child to its pipe: 'o'k, 'n'ot ok, 's'kip, then
+ * the message. */
+typedef struct dm_verdict {
+  char code;
+  char message[1024];
+} dm_verdict_t;
+
+/* What a case is run on. */
+typedef struct dm_target {
+  const char* path;       /* the library */
+  const dm_func_t* func;
+  DLDevice dev;           /* the device under test */
+  DLDevice alt;           /* another device for wrong_device; device_id -1 if none */
+} dm_target_t;
+
+/* cases.c: the case table. */
+typedef struct dm_case {
+  const char* name;       /* "module.call_valid" */
+  const char* what;       /* one line: what it checks */
+  int per_device;         /* 0: once per function (no device) */
+  void (*run)(const dm_target_t* t, dm_verdict_t* v);
+} dm_case_t;
+const dm_case_t* dm_cases(size_t* count);
+
+/* args.c: a set of arguments for one call, with the device memory behind them. */
+typedef struct dm_args {
+  dh_any_t v[DM_MAX_PARAMS + 1];
+  int n;
+  DLTensor t[DM_MAX_PARAMS];
+  int64_t shape[DM_MAX_PARAMS];
+  int64_t strides[DM_MAX_PARAMS];
+  void* data[DM_MAX_PARAMS];       /* allocations (NULL if none) */
+  DLDevice data_dev[DM_MAX_PARAMS];
+  size_t data_bytes[DM_MAX_PARAMS];
+  void* objs[DM_MAX_PARAMS];       /* tvm-ffi Tensor objects made for ffi.Tensor */
+} dm_args_t;
+
+/* How a call's tensors are made: dtype, the length of each, a stride for views. */
+typedef struct dm_layout {
+  DLDataType dtype;
+  int pattern;        /* 0: all [64]; 1: the last tensor [1]; 2: all [1] */
+  int stride;         /* 1, or 2 for a strided view over a buffer of 2n + 8 elements */
+  int odd_tensor;     /* index of a tensor on `alt`, or with `odd_dtype`; -1 none */
+  DLDevice alt;       /* used when alt.device_id >= 0 and alt.device_type != 0 */
+  DLDataType odd_dtype;
+} dm_layout_t;
+
+/* A scalar argument's value: ival for Int and Bool parameters, fval for Float. */
+typedef struct dm_scalar {
+  int64_t ival;
+  double fval;
+} dm_scalar_t;
+
+/* args.c: builds the arguments of f for layout l on dev (tensors filled with
+ * DM_CANARY bytes, scalars from sc). 0, or -1 with the error (allocation or copy
+ * failed, a parameter no argument can be made for). dm_args_free frees everything
+ * (also after a failure). */
+int dm_args_make(const dm_func_t* f, DLDevice dev, const dm_layout_t* l, dm_scalar_t sc, dm_args_t* a);
+void dm_args_free(dm_args_t* a);
+/* args.c: reads back the whole buffer of tensor i into host memory (malloc'd *out). */
+int dm_args_read(const dm_args_t* a, int i, uint8_t** out);
+/* args.c: the layouts call_valid tries, in order; *count of them. */
+const dm_layout_t* dm_layouts(size_t* count);
+/* args.c: the byte every generated buffer is filled with. */
+#define DM_CANARY 0xA5
+
+/* report.c: TAP and JUnit of one run. */
+typedef struct dm_result {
+  char name[96];          /* case name */
+  char func[128];
+  char device[96];        /* "" for per-function cases */
+  dm_verdict_t v;
+  double ms;
+} dm_result_t;
+void dm_tap_line(FILE* f, size_t index, const dm_result_t* r);
+int dm_write_tap(const char* path, const dm_result_t* rs, size_t n);
+int dm_write_junit(const char* path, const char* lib, const dm_result_t* rs, size_t n);
+
+#endif /* DEVHARNESS_MODULE_CHECK_H_ */

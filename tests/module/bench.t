@@ -1,0 +1,69 @@
+#!/usr/bin/python3
+"""`devharness bench --suite module --module LIB.so` on the corpus (tests/module/):
+for kl_good.so every exported function gets a harness (through tvm-ffi) and a raw
+(direct C call of its symbol) benchmark per device, each measured without error, and
+the summary pairs them (a ratio per function; no figure is asserted: a 2-core shared VM
+is noisy); kl_nometa.so's benchmarks are skipped saying "no type schema"; --suite
+module without --module and an unreadable --module exit 2. Prints TAP. Needs
+$DEVHARNESS and $BUILD (set by `make test`)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from taplib import count, ok  # noqa: E402
+
+dh = os.environ.get("DEVHARNESS", "")
+kl = os.path.join(os.environ.get("BUILD", "build"), "tests", "module")
+if not dh or not os.path.exists(dh) or not os.path.exists(os.path.join(kl, "kl_good.so")):
+    print("1..0 # SKIP DEVHARNESS not set or the corpus is not built (make test builds it)")
+    sys.exit(0)
+tmp = tempfile.mkdtemp(prefix="dh-module-bench-")
+
+
+def bench(lib, out, *extra):
+    return subprocess.run([dh, "bench", "--suite", "module", "--module", lib, "--quick", "--out", out, "-q", *extra],
+                          capture_output=True, text=True, timeout=600)
+
+
+out = os.path.join(tmp, "good.json")
+r = bench(os.path.join(kl, "kl_good.so"), out, "--device", "cpu:0", "--benchmark_filter=module/.*/cpu:0/")
+ok(r.returncode == 0, "bench --suite module --module kl_good.so --device cpu:0: exit 0", r.stdout + r.stderr)
+try:
+    with open(out) as f:
+        doc = json.load(f)
+except (OSError, ValueError) as e:
+    doc = {"benchmarks": [], "error": str(e)}
+runs = {b["name"]: b for b in doc["benchmarks"] if b.get("run_type", "iteration") == "iteration"}
+for fn in ("add", "fill", "sum"):
+    for side in ("harness", "raw"):
+        name = "module/%s/cpu:0/%s" % (fn, side)
+        b = runs.get(name, {})
+        ok(b and not b.get("error_occurred") and b.get("real_time", 0) > 0 and b.get("iterations", 0) > 0,
+           "%s measured (%s ns per call)" % (name, b.get("real_time", "-")), json.dumps(b)[:400])
+pairs = {p.get("harness"): p for p in doc.get("devharness_summary", {}).get("harness_raw_pairs", [])}
+ok(all(pairs.get("module/%s/cpu:0/harness" % fn, {}).get("raw") == "module/%s/cpu:0/raw" % fn
+       for fn in ("add", "fill", "sum")), "the summary pairs each harness call with its direct call",
+   json.dumps(doc.get("devharness_summary", {}).get("harness_raw_pairs", []))[:600])
+ok(doc.get("context", {}).get("devharness.module", "").endswith("kl_good.so"),
+   "the JSON context names the library (devharness.module)", json.dumps(doc.get("context", {}))[:300])
+
+out = os.path.join(tmp, "nometa.json")
+r = bench(os.path.join(kl, "kl_nometa.so"), out, "--device", "cpu:0")
+try:
+    with open(out) as f:
+        bs = json.load(f)["benchmarks"]
+except (OSError, ValueError, KeyError):
+    bs = []
+ok(len(bs) == 6 and all(b.get("error_occurred") and "no type schema" in b.get("error_message", "") for b in bs),
+   "kl_nometa.so: its 6 benchmarks are skipped, each saying 'no type schema'", json.dumps(bs)[:600])
+
+for args, msg in ((["bench", "--suite", "module"], "--suite module needs --module LIB.so"),
+                  (["bench", "--module", os.path.join(tmp, "missing.so")], "--module: '")):
+    r = subprocess.run([dh, *args], capture_output=True, text=True, timeout=120)
+    ok(r.returncode == 2 and msg in r.stderr and len(r.stderr.strip().splitlines()) == 1,
+       "%s: exit 2, one line: %s" % (" ".join(args[1:]).replace(tmp, "TMP"), msg), r.stdout + r.stderr)
+
+print("1..%d" % count())
