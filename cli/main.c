@@ -5,6 +5,7 @@
 #include "base/text.h"
 #include "bench/bench.h"
 #include "cli/cli.h"
+#include "cli/results.h"
 #include "conformance/conformance.h"
 #include "devharness/devharness.h"
 
@@ -27,6 +28,9 @@ static const struct {
     {"compare", dh_compare_main, "compare BASE.json NEW.json",
      "Mann-Whitney U regression gate between two benchmark runs"},
     {"run", dh_cli_run, "run [--output DIR]", "the main job: info + conformance + quick bench, results folder"},
+    {"store", dh_cli_store, "store import|stats", "record result bundles in the SQLite results store"},
+    {"merge", dh_cli_merge, "merge BUNDLE... -o DIR", "join the shard bundles of one conformance run"},
+    {"verify", dh_cli_verify, "verify BUNDLE...", "check every (device, clause) case ran exactly once"},
 };
 #define NUM_COMMANDS (sizeof kCommands / sizeof kCommands[0])
 

@@ -33,9 +33,14 @@ static void cases_end(dc_report_t* rep) {
                                              "status", case_status(k), "waived", k->waived, "message",
                                              case_message(k), "duration_ms", k->ms));
     }
-  json_t* root = json_pack("{s:s, s:i, s:{s:i, s:i}, s:i, s:o}", "schema", "devharness.conformance.cases",
+  /* the whole selection, every shard's: what verify checks the shards against */
+  json_t* devices = json_array();
+  json_t* clauses = json_array();
+  for (size_t i = 0; i < r->nd; i++) json_array_append_new(devices, json_string(r->devs[i].name));
+  for (size_t j = 0; j < r->ncl; j++) json_array_append_new(clauses, json_string(r->cl[j]->id));
+  json_t* root = json_pack("{s:s, s:i, s:{s:i, s:i}, s:i, s:o, s:o, s:o}", "schema", "devharness.conformance.cases",
                            "version", 1, "shard", "index", r->o->shard_index, "total", r->o->shard_total,
-                           "exit_code", r->exit_code, "cases", cases);
+                           "exit_code", r->exit_code, "devices", devices, "clauses", clauses, "cases", cases);
   char* s = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
   if (s) {
     dh_sbuf_add(&rep->text, s);
