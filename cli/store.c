@@ -87,15 +87,14 @@ static int backup(const char* cmd, const char* path, sqlite3* db, int version) {
   return 0;
 }
 
-/* Applies migration n in one transaction with its schema_version row. */
+/* Applies migration n with its schema_version row (inside migrate's transaction). */
 static int apply(const char* cmd, const char* path, sqlite3* db, int n) {
   const char* text;
   size_t len;
   char title[256], now[21], *sql = NULL;
   if (migration(n, &text, &len, title, sizeof title) != 0) return store_error(cmd, path, db, "migration missing");
   dh_bundle_iso_time(time(NULL), now);
-  sql = sqlite3_mprintf("BEGIN IMMEDIATE;\n%.*s\n;INSERT INTO schema_version VALUES (%d, %Q, %Q);\nCOMMIT;",
-                        (int)len, text, n, now, title);
+  sql = sqlite3_mprintf("%.*s\n;INSERT INTO schema_version VALUES (%d, %Q, %Q);", (int)len, text, n, now, title);
   char* err = NULL;
   int rc = sql ? sqlite3_exec(db, sql, NULL, NULL, &err) : SQLITE_NOMEM;
   sqlite3_free(sql);
@@ -103,30 +102,33 @@ static int apply(const char* cmd, const char* path, sqlite3* db, int n) {
     fprintf(stderr, "devharness %s: store %s: migration %d failed: %s\n", cmd, dh_cmdline_quote(path), n,
             err ? err : sqlite3_errstr(rc));
     sqlite3_free(err);
-    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     return -1;
   }
   return 0;
 }
 
+/* Reads the version and applies the missing migrations in one write transaction, so
+ * two processes opening a new store at once migrate it once. */
 static int migrate(const char* cmd, const char* path, sqlite3* db, int* exit_code) {
-  int v = store_version(db), latest = dh_store_latest_version();
-  *exit_code = DH_EXIT_USAGE;
+  *exit_code = DH_EXIT_VIOLATION;
+  if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+    return store_error(cmd, path, db, "cannot lock it to check its schema (another writer?)");
+  int v = store_version(db), latest = dh_store_latest_version(), rc = 0;
   if (v < 0) {
     fprintf(stderr, "devharness %s: %s is an SQLite file but not a devharness store (no schema_version)\n", cmd,
             dh_cmdline_quote(path));
-    return -1;
-  }
-  if (v > latest) {
+    *exit_code = DH_EXIT_USAGE, rc = -1;
+  } else if (v > latest) {
     fprintf(stderr, "devharness %s: store %s has schema version %d, newer than this devharness knows (%d); "
             "use a newer devharness\n", cmd, dh_cmdline_quote(path), v, latest);
-    return -1;
+    *exit_code = DH_EXIT_USAGE, rc = -1;
+  } else if (v >= 1 && v < latest) {
+    rc = backup(cmd, path, db, v);
   }
-  *exit_code = DH_EXIT_VIOLATION;
-  if (v >= 1 && v < latest && backup(cmd, path, db, v) != 0) return -1;
-  for (int n = v + 1; n <= latest; n++)
-    if (apply(cmd, path, db, n) != 0) return -1;
-  return 0;
+  for (int n = v + 1; rc == 0 && n <= latest; n++) rc = apply(cmd, path, db, n);
+  if (rc == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) rc = store_error(cmd, path, db, "commit");
+  if (rc != 0) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  return rc;
 }
 
 /* The store's folder, created when missing (one level: results/). */
