@@ -296,7 +296,8 @@ int dh_cli_run(int argc, char** argv) {
 
   char latest[PATH_MAX], f_tap[PATH_MAX], why[PATH_MAX + 128];
   if (dh_run_check_complete(&d, steps, total, why, sizeof why) != 0 ||
-      (dh_run_bundle_finish(&bundle, &o, steps, total) != 0 && snprintf(why, sizeof why, "no manifest.json") > 0)) {
+      (dh_run_bundle_finish(&bundle, &o, steps, total) != 0 && snprintf(why, sizeof why, "no manifest.json") > 0) ||
+      (dh_run_record(&o, &d) != 0 && snprintf(why, sizeof why, "not recorded in the store") > 0)) {
     dh_run_dir_keep_failed(o.output, &d);
     dh_run_print_steps(o.verbosity < 0 ? stderr : stdout, steps, total);
     fprintf(stderr, "devharness run: results incomplete (%s); kept in %s, not published (latest unchanged)\n",
@@ -310,7 +311,6 @@ int dh_cli_run(int argc, char** argv) {
   int fail_total = dh_run_print_devices(out, &o, &d, f_tap);
   int worst = dh_run_print_steps(out, steps, total);
   if (sink) fclose(sink);
-  if (dh_run_record(&o, &d) != 0 && worst == DH_EXIT_OK) worst = DH_EXIT_VIOLATION;
   if (o.verbosity >= 0) {
     printf("\nresults: %s (also %s)\n", d.final_dir, latest);
     if (fail_total > 0) printf("conformance: %d violation(s); see %s\n", fail_total, f_tap);

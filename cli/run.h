@@ -85,9 +85,10 @@ int dh_run_print_steps(FILE* out, const run_step_t* steps, int total);
 
 /* The results folder as a result bundle (cli/run_record.c; docs/results.md): begun
  * when the folder is created (the run's UUID and start time), its manifest.json written
- * into the complete partial folder before it is published, and the published folder
- * recorded in the store (--store, default OUTPUT/devharness.sqlite; not with
- * --no-store). Each returns 0, or -1 after one line on stderr. */
+ * into the complete partial folder, which is then recorded in the store (--store,
+ * default OUTPUT/devharness.sqlite; not with --no-store) before it is published: a run
+ * that cannot be recorded is not published. Each returns 0, or -1 after one line on
+ * stderr. */
 struct dh_bundle;
 int dh_run_bundle_begin(struct dh_bundle* b, const run_dir_t* d, int argc, char** argv);
 int dh_run_bundle_finish(const struct dh_bundle* b, const run_opts_t* o, const run_step_t* steps, int total);

@@ -28,14 +28,13 @@ int dh_run_record(const run_opts_t* o, const run_dir_t* d) {
   int code = 0, rc = -1;
   sqlite3* db = dh_store_open("run", path, &code);
   dh_results_bundle_t b;
-  if (db && dh_results_bundle_load("run", d->final_dir, &b) == 0) {
+  if (db && dh_results_bundle_load("run", d->partial, &b) == 0) {
     rc = dh_store_import("run", db, path, &b) < 0 ? -1 : 0;
     if (rc == 0 && o->verbosity >= 0)
       printf("store: run %s recorded in %s\n", json_string_value(json_object_get(b.manifest, "run_uuid")), path);
     dh_results_bundle_free(&b);
   }
   if (db) sqlite3_close(db);
-  if (rc != 0) fprintf(stderr, "devharness run: results published in %s but not recorded in the store %s\n",
-                       d->final_dir, path);
+
   return rc;
 }
