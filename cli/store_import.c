@@ -97,8 +97,9 @@ static int add_run(import_t* im, sqlite3_int64 machine_id) {
 /* The device row of a stable id (created when new), or 0 after a message. */
 static sqlite3_int64 device_row(import_t* im, json_t* d) {
   sqlite3_int64 id = 0;
-  if (run_sql(im, NULL, "INSERT OR IGNORE INTO devices (stable_id, backend, name) VALUES (?,?,?)", "sss",
-              jtext(d, "stable_id"), jtext(d, "backend"), jtext(d, "name")) != 0 ||
+  if (run_sql(im, NULL, "INSERT OR IGNORE INTO devices (stable_id, backend, name, pci_bus_id, uuid) VALUES (?,?,?,?,?)",
+              "sssss", jtext(d, "stable_id"), jtext(d, "backend"), jtext(d, "name"), jtext(d, "pci_bus_id"),
+              jtext(d, "uuid")) != 0 ||
       run_sql(im, &id, "SELECT device_id FROM devices WHERE stable_id = ?", "s", jtext(d, "stable_id")) != 0)
     return 0;
   return id;

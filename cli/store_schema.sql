@@ -65,9 +65,11 @@ CREATE INDEX runs_started ON runs(started_at);
 -- One row per stable device identity (manifest.json devices[].stable_id).
 CREATE TABLE devices (
   device_id  INTEGER PRIMARY KEY,
-  stable_id  TEXT NOT NULL UNIQUE,           -- "pci:0000:01:00.0", "uuid:...", "derived:<sha256>"
+  stable_id  TEXT NOT NULL UNIQUE,           -- "uuid:<hex>", "pci:<machine>/0000:01:00.0", "derived:<sha256>"
   backend    TEXT NOT NULL,                  -- cpu, sim, opencl, vulkan, cuda, tvm-...
-  name       TEXT NOT NULL                   -- the device's name as the backend reports it
+  name       TEXT NOT NULL,                  -- the device's name as the backend reports it
+  pci_bus_id TEXT NOT NULL DEFAULT '',       -- "0000:01:00.0" where the API gives one
+  uuid       TEXT NOT NULL DEFAULT ''        -- 32 hex digits where the API gives one
 );
 
 -- A device as one run saw it: its spec in that run and what may change between runs.
