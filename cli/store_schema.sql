@@ -113,3 +113,7 @@ CREATE TABLE bench_results (
   PRIMARY KEY (run_id, device_id, name)
 );
 CREATE INDEX bench_results_by_name ON bench_results(device_id, name, run_id);
+
+-- migration 2: indexes for history by commit and for a device's runs
+CREATE INDEX runs_by_commit ON runs(git_commit, started_at);
+CREATE INDEX run_devices_by_device ON run_devices(device_id, run_id);
