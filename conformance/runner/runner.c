@@ -391,7 +391,10 @@ static int conformance_main(run_t* r, int argc, char** argv) {
   if ((rc = load_inputs(&r->o)) != DH_EXIT_OK) return rc;
   r->o.progress = isatty(2) && r->o.verbosity >= 0;
   if ((rc = bundle_begin(r, argc, argv)) != DH_EXIT_OK) return rc;
-  if ((rc = discover(r)) != DH_EXIT_OK) return rc;
+  if ((rc = discover(r)) != DH_EXIT_OK) {
+    if (r->o.bundle_dir) rmdir(g_bundle.dir); /* a bad --device: no bundle, not even its folder (when empty) */
+    return rc;
+  }
   return bundle_end(r, run_all(r));
 }
 
