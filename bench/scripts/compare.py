@@ -10,6 +10,10 @@ p < alpha AND median(new) / median(base) - 1 > threshold; IMPROVED when p < alph
 the change < -threshold; otherwise same. Benchmarks with fewer than --min-reps
 repetitions in either file are listed but not tested.
 
+A run whose context says devharness.health.noisy = "yes" (measurement health, bench/health.h)
+cannot call a regression: the rows are printed, slower ones as "slower (noisy run)", and
+the exit is 0 with a line naming the noisy run and its devharness.health.reasons.
+
 Google Benchmark's own tools/compare.py (Debian libbenchmark-tools) runs the same
 U test but always exits 0, so it cannot fail a nightly job; this script can.
 
@@ -57,7 +61,7 @@ def main(argv):
               file=sys.stderr)
         return 2
     try:
-        base, new = load(a.base)[0], load(a.new)[0]
+        (base, _, base_ctx), (new, _, new_ctx) = load(a.base), load(a.new)
     except ValueError as e:
         print(f"devharness compare: {e}", file=sys.stderr)
         return 2
@@ -65,6 +69,9 @@ def main(argv):
     if not common:
         print("devharness compare: no benchmark is in both files", file=sys.stderr)
         return 2
+    noisy = [f"{which} {path} ({ctx.get('devharness.health.reasons') or 'no reason recorded'})"
+             for which, path, ctx in (("BASE", a.base, base_ctx), ("NEW", a.new, new_ctx))
+             if ctx.get("devharness.health.noisy") == "yes"]
     width = max(len(n) for n in common)
     row = (lambda *_: None) if a.quiet else print  # --quiet: no table
     row(f"{'benchmark':<{width}}  {'base median':>12}  {'new median':>12}  {'change':>8}  "
@@ -83,7 +90,9 @@ def main(argv):
             else:
                 p = float(mannwhitneyu(b, c, alternative="two-sided").pvalue)
             p_txt = f"{p:.4f}"
-            if p < a.alpha and change > a.threshold:
+            if p < a.alpha and change > a.threshold and noisy:
+                verdict = "slower (noisy run)"
+            elif p < a.alpha and change > a.threshold:
                 verdict = "REGRESSION"
                 regressions += 1
             elif p < a.alpha and change < -a.threshold:
@@ -98,6 +107,8 @@ def main(argv):
         return 2
     print(f"{'' if a.quiet else chr(10)}{tested} tested, {regressions} regression(s) "
           f"(Mann-Whitney U, alpha {a.alpha}, threshold {a.threshold * 100:.1f}%)")
+    if noisy:
+        print("devharness compare: no regression called: noisy run: " + "; ".join(noisy))
     return 1 if regressions else 0
 
 

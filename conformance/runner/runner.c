@@ -174,6 +174,11 @@ static int discover(run_t* r) {
     if (rc == DH_EXIT_OK) dc_device_clean(&r->devs[r->nd++]);
   }
   dh_device_list_free(&sel);
+  dc_run_once_device = NULL;
+  for (size_t i = r->nd; i-- > 0;)
+    if (r->devs[i].id >= 0 && (dc_run_once_device == NULL || r->devs[i].profile >= DC_PROFILE_STRICT ||
+                               dc_run_once_device->profile < DC_PROFILE_STRICT))
+      dc_run_once_device = &r->devs[i];
   return rc;
 }
 
