@@ -15,7 +15,7 @@
 /* printf format: %s is the suite list (bench/suites.h). */
 static const char kUsage[] =
     "usage: devharness bench [--suite LIST] [--device NAME:ID] [--quick] [--out FILE.json]\n"
-    "                        [--module LIB.so]\n"
+    "                        [--module LIB.so] [--bundle DIR]\n"
     "                        [--repetitions N] [--timing auto|host|device]\n"
     "                        [--pin auto|core|node|none] [--noisy-cv PCT]\n"
     "                        [--color auto|always|never] [--quiet]\n"
@@ -38,6 +38,8 @@ static const char kUsage[] =
     "                    called through tvm-ffi next to a direct C call of its symbol\n"
     "                    (the suite registers nothing without it)\n"
     "  --out FILE        Google Benchmark JSON (+ \"devharness_summary\": ratios, CVs)\n"
+    "  --bundle DIR      write a result bundle to DIR (docs/results.md): bench.json (unless\n"
+    "                    --out names another file), info.json and manifest.json\n"
     "  --repetitions N   repeat each benchmark N times (mean/median/stddev/cv; >= 9 for\n"
     "                    `devharness compare`); N >= 2 runs the repetitions of all\n"
     "                    benchmarks interleaved in random order (undo with\n"
@@ -77,7 +79,7 @@ static const char kUsage[] =
     "3 no device: the backend --device names has none (nothing was measured).\n";
 
 enum { OPT_SUITE = 256, OPT_DEVICE, OPT_TVM_LIB, OPT_RPC, OPT_QUICK, OPT_OUT, OPT_REPS, OPT_TIMING, OPT_PIN, OPT_COLOR,
-       OPT_EXPECT, OPT_NOISY_CV, OPT_MODULE };
+       OPT_EXPECT, OPT_NOISY_CV, OPT_MODULE, OPT_BUNDLE };
 
 static const struct option kOpts[] = {
     {"suite", required_argument, NULL, OPT_SUITE},      {"device", required_argument, NULL, OPT_DEVICE},
@@ -87,6 +89,7 @@ static const struct option kOpts[] = {
     {"repetitions", required_argument, NULL, OPT_REPS}, {"timing", required_argument, NULL, OPT_TIMING},
     {"pin", required_argument, NULL, OPT_PIN},          {"color", required_argument, NULL, OPT_COLOR},
     {"noisy-cv", required_argument, NULL, OPT_NOISY_CV},
+    {"bundle", required_argument, NULL, OPT_BUNDLE},
     {"quiet", no_argument, NULL, 'q'},
     {"expect", required_argument, NULL, OPT_EXPECT},
     {"module", required_argument, NULL, OPT_MODULE},
@@ -179,6 +182,7 @@ static int read_options(int n, dh_bench_args_t* a) {
       case OPT_QUICK: a->quick = 1; break;
       case 'q': a->quiet = 1; break;
       case OPT_OUT: a->out = optarg; break;
+      case OPT_BUNDLE: a->bundle_dir = optarg; break;
       case OPT_TIMING: a->timing = optarg; break;
       case OPT_PIN: a->pin_mode = optarg; break;
       case OPT_COLOR: a->color = optarg; break;
@@ -260,6 +264,18 @@ static int build_gb_argv(dh_bench_args_t* a, const char* argv0) {
   return DH_EXIT_OK;
 }
 
+/* --bundle DIR: the folder made, bench.json in it unless --out names another file.
+ * -1 to go on, else the usage exit code. */
+static int bundle_begin(dh_bench_args_t* a, int argc, char** argv) {
+  if (!a->bundle_dir) return -1;
+  if (dh_bundle_begin(&a->bundle, "bench", a->bundle_dir, argc, argv) != 0) return DH_EXIT_USAGE;
+  if (!a->out) {
+    snprintf(a->bundle_out, sizeof a->bundle_out, "%.4000s/bench.json", a->bundle.dir);
+    a->out = a->bundle_out;
+  }
+  return -1;
+}
+
 int dh_bench_args_parse(int argc, char** argv, dh_bench_args_t* a) {
   memset(a, 0, sizeof *a);
   a->pin_mode = "auto";
@@ -272,6 +288,7 @@ int dh_bench_args_parse(int argc, char** argv, dh_bench_args_t* a) {
   a->gb = calloc(n, sizeof *a->gb);
   if (!a->user || !a->ours || !a->gb) return DH_EXIT_USAGE;
   int rc = read_options(split_words(argc, argv, a), a);
+  if (rc < 0) rc = bundle_begin(a, argc, argv);
   if (rc < 0 && (rc = build_gb_argv(a, argc > 0 ? argv[0] : "bench")) == DH_EXIT_OK) rc = -1;
   return rc;
 }

@@ -5,6 +5,7 @@
 #include "base/text.h"
 #include "bench/bench.h"
 #include "cli/cli.h"
+#include "cli/results.h"
 #include "conformance/conformance.h"
 #include "devharness/devharness.h"
 #include "module/command.h"
@@ -30,6 +31,9 @@ static const struct {
     {"module", dh_module_main, "module check|list LIB.so",
      "a tvm-ffi kernel library checked from its own type signatures (TAP, JUnit)"},
     {"run", dh_cli_run, "run [--output DIR]", "the main job: info + conformance + quick bench, results folder"},
+    {"store", dh_cli_store, "store import|stats", "record result bundles in the SQLite results store"},
+    {"merge", dh_cli_merge, "merge BUNDLE... -o DIR", "join the shard bundles of one conformance run"},
+    {"verify", dh_cli_verify, "verify BUNDLE...", "check every (device, clause) case ran exactly once"},
 };
 #define NUM_COMMANDS (sizeof kCommands / sizeof kCommands[0])
 
