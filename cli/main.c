@@ -25,7 +25,9 @@ static const struct {
     {"bench", dh_bench_main, "bench [options]", "microbenchmarks (Google Benchmark; its flags pass through)"},
     {"plot", dh_plot_main, "plot RESULTS.json -o DIR", "plots of a benchmark run (PNG, SVG)"},
     {"compare", dh_compare_main, "compare BASE.json NEW.json",
-     "Mann-Whitney U regression gate between two benchmark runs"},
+     "regression gate between two benchmark runs, or a run and the store"},
+    {"history", dh_history_main, "history [--store PATH]", "verdict timelines, flips, flaky clauses, change points"},
+    {"dashboard", dh_dashboard_main, "dashboard -o DIR", "static HTML dashboard of the results store"},
     {"run", dh_cli_run, "run [--output DIR]", "the main job: info + conformance + quick bench, results folder"},
 };
 #define NUM_COMMANDS (sizeof kCommands / sizeof kCommands[0])
