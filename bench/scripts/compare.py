@@ -20,8 +20,9 @@ IMPROVED the same way in the other direction; otherwise same. Rows with fewer th
 --min-reps repetitions in either run are listed but not tested.
 
 When either run's context says devharness.health.noisy = "yes" (the measurement
-health check), the rows are printed but no regression is called: one line names the
-noisy run and its devharness.health.reasons, and the exit is 0.
+health check), the rows are printed, slower ones as "slower (noisy run)", no regression
+is called: one line names the noisy run and its devharness.health.reasons, and the
+exit is 0.
 
 With --baseline store:last=N the base is the results store (docs/results.md): for each
 device of NEW (matched by stable_id from NEW's bundle manifest.json when NEW is a
@@ -88,9 +89,9 @@ def bh_formula(pvalues):
 
 def noisy(ctx):
     """The noisy-run reasons of a run's context, or None when it was not noisy."""
-    if str(ctx.get("devharness.health.noisy", "no")).strip().lower() != "yes":
+    if ctx.get("devharness.health.noisy") != "yes":
         return None
-    return str(ctx.get("devharness.health.reasons", "")) or "no reason given"
+    return ctx.get("devharness.health.reasons") or "no reason recorded"
 
 
 def new_run(path):
@@ -262,10 +263,10 @@ def main(argv):
             new, nctx, manifest = new_run(a.runs[0])
             base = store_baseline(a.baseline, a.store or "results/devharness.sqlite",
                                   a.device_id, new, nctx, manifest)
-            bctx, a.base_min_reps, names = {}, 3, (a.baseline, a.runs[0])
+            bctx, a.base_min_reps, names = {}, 3, (f"BASE {a.baseline}", f"NEW {a.runs[0]}")
         else:
             (base, _, bctx), (new, _, nctx) = load(a.runs[0]), load(a.runs[1])
-            a.base_min_reps, names = a.min_reps, tuple(a.runs)
+            a.base_min_reps, names = a.min_reps, (f"BASE {a.runs[0]}", f"NEW {a.runs[1]}")
     except ValueError as e:
         print(f"devharness compare: {e}", file=sys.stderr)
         return 2
@@ -274,7 +275,7 @@ def main(argv):
     if loud:
         for r in rows:
             if r[9] == "REGRESSION":
-                r[9] = "slower (noisy run: not called)"
+                r[9] = "slower (noisy run)"
     if not rows:
         print("devharness compare: no benchmark is in both runs", file=sys.stderr)
         return 2
@@ -296,8 +297,8 @@ def main(argv):
           f"(Mann-Whitney U, Benjamini-Hochberg FDR {a.alpha}, min effect {a.min_effect * 100:.1f}%, "
           f"floor {a.floor_ns:g} ns; {context} raw-twin/reference rows shown as context)")
     if loud:
-        why = "; ".join(f"{which}: {r}" for which, r in loud)
-        print(f"devharness compare: no regression called: the measurement was noisy ({why})")
+        print("devharness compare: no regression called: noisy run: " +
+              "; ".join(f"{which} ({r})" for which, r in loud))
         return 0
     return 1 if regressions else 0
 

@@ -15,7 +15,7 @@ takes a stable_id or the spec of its latest run) and clause:
     flaky clause is marked FLAKY and never reported as a regression.
 Per device and benchmark: the series of medians over the last --series runs, with
 change points found by ruptures (PELT, l2 cost on log times scaled by the series' own
-run-to-run noise, docs/results.md "History"); a change point is reported only where it
+run-to-run noise, docs/history.md); a change point is reported only where it
 persists (at least 3 runs on each side, the runs before and after differing by a
 Mann-Whitney U test at p < 0.01) and moves the median by at least --min-effect.
 
