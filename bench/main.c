@@ -154,12 +154,18 @@ int dh_bench_main(int argc, char** argv) {
   dh_bench_args_t a;
   dh_bench_device_t* devs = NULL;
   int rc = dh_bench_args_parse(argc, argv, &a);
+  int ran = rc < 0;
   if (rc < 0 && a.quiet) {
     int keep = quiet_begin();
     rc = run_bench(&a, &devs);
     quiet_end(keep, rc);
   } else if (rc < 0) {
     rc = run_bench(&a, &devs);
+  }
+  if (ran && a.bundle_dir) { /* --bundle: info.json, then the manifest, last */
+    dh_bundle_meta_t m = {1, 1, "default", NULL, 0, rc};
+    if (dh_bundle_write_info(&a.bundle, a.device) != 0 || dh_bundle_finish(&a.bundle, &m) != 0)
+      rc = rc == DH_EXIT_OK ? DH_EXIT_VIOLATION : rc;
   }
   dh_bench_free_all();
   dh_bench_results_free();

@@ -14,6 +14,7 @@
 /* printf format: %s is the suite list (bench/suites.h). */
 static const char kUsage[] =
     "usage: devharness bench [--suite LIST] [--device NAME:ID] [--quick] [--out FILE.json]\n"
+    "                        [--bundle DIR]\n"
     "                        [--repetitions N] [--timing auto|host|device]\n"
     "                        [--pin core|node|none] [--color auto|always|never] [--quiet]\n"
     "                        [--benchmark_*=...]\n"
@@ -30,6 +31,8 @@ static const char kUsage[] =
     "  --rpc HOST:PORT   a TVM RPC server: its devices are tvm-rpc-<name>:N (repeatable)\n"
     "  --quick           short min_time and fewer sizes (under a minute here)\n"
     "  --out FILE        Google Benchmark JSON (+ \"devharness_summary\": ratios, CVs)\n"
+    "  --bundle DIR      write a result bundle to DIR (docs/results.md): bench.json (unless\n"
+    "                    --out names another file), info.json and manifest.json\n"
     "  --repetitions N   repeat each benchmark N times (mean/median/stddev/cv; >= 9 for\n"
     "                    `devharness compare`); N >= 2 runs the repetitions of all\n"
     "                    benchmarks interleaved in random order (undo with\n"
@@ -56,7 +59,7 @@ static const char kUsage[] =
     "matched or --out could not be written, 2 usage error (an --out that cannot be created),\n"
     "3 no device: the backend --device names has none (nothing was measured).\n";
 
-enum { OPT_SUITE = 256, OPT_DEVICE, OPT_TVM_LIB, OPT_RPC, OPT_QUICK, OPT_OUT, OPT_REPS, OPT_TIMING, OPT_PIN, OPT_COLOR };
+enum { OPT_SUITE = 256, OPT_DEVICE, OPT_TVM_LIB, OPT_RPC, OPT_QUICK, OPT_OUT, OPT_REPS, OPT_TIMING, OPT_PIN, OPT_COLOR, OPT_BUNDLE };
 
 static const struct option kOpts[] = {
     {"suite", required_argument, NULL, OPT_SUITE},      {"device", required_argument, NULL, OPT_DEVICE},
@@ -65,6 +68,7 @@ static const struct option kOpts[] = {
     {"quick", no_argument, NULL, OPT_QUICK},            {"out", required_argument, NULL, OPT_OUT},
     {"repetitions", required_argument, NULL, OPT_REPS}, {"timing", required_argument, NULL, OPT_TIMING},
     {"pin", required_argument, NULL, OPT_PIN},          {"color", required_argument, NULL, OPT_COLOR},
+    {"bundle", required_argument, NULL, OPT_BUNDLE},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
@@ -155,6 +159,7 @@ static int read_options(int n, dh_bench_args_t* a) {
       case OPT_QUICK: a->quick = 1; break;
       case 'q': a->quiet = 1; break;
       case OPT_OUT: a->out = optarg; break;
+      case OPT_BUNDLE: a->bundle_dir = optarg; break;
       case OPT_TIMING: a->timing = optarg; break;
       case OPT_PIN: a->pin_mode = optarg; break;
       case OPT_COLOR: a->color = optarg; break;
@@ -220,6 +225,18 @@ static int build_gb_argv(dh_bench_args_t* a, const char* argv0) {
   return DH_EXIT_OK;
 }
 
+/* --bundle DIR: the folder made, bench.json in it unless --out names another file.
+ * -1 to go on, else the usage exit code. */
+static int bundle_begin(dh_bench_args_t* a, int argc, char** argv) {
+  if (!a->bundle_dir) return -1;
+  if (dh_bundle_begin(&a->bundle, "bench", a->bundle_dir, argc, argv) != 0) return DH_EXIT_USAGE;
+  if (!a->out) {
+    snprintf(a->bundle_out, sizeof a->bundle_out, "%.4000s/bench.json", a->bundle.dir);
+    a->out = a->bundle_out;
+  }
+  return -1;
+}
+
 int dh_bench_args_parse(int argc, char** argv, dh_bench_args_t* a) {
   memset(a, 0, sizeof *a);
   a->pin_mode = "core";
@@ -231,6 +248,7 @@ int dh_bench_args_parse(int argc, char** argv, dh_bench_args_t* a) {
   a->gb = calloc(n, sizeof *a->gb);
   if (!a->user || !a->ours || !a->gb) return DH_EXIT_USAGE;
   int rc = read_options(split_words(argc, argv, a), a);
+  if (rc < 0) rc = bundle_begin(a, argc, argv);
   if (rc < 0 && (rc = build_gb_argv(a, argc > 0 ? argv[0] : "bench")) == DH_EXIT_OK) rc = -1;
   return rc;
 }

@@ -8,15 +8,20 @@
 #define DEVHARNESS_BENCH_RUN_H_
 
 #include <jansson.h>
+#include <limits.h>
 #include <stddef.h>
 
 #include "bench_internal.h"
+#include "cmdline/bundle.h"
 
 /*--- options (bench/options.c) ---*/
 typedef struct dh_bench_args {
   const char* suites;   /* --suite, comma-separated; NULL: every suite */
   const char* device;   /* --device; NULL: every device */
   const char* out;      /* --out FILE.json, or NULL */
+  const char* bundle_dir; /* --bundle DIR, or NULL */
+  dh_bundle_t bundle;   /* the bundle being written (cmdline/bundle.h) */
+  char bundle_out[PATH_MAX]; /* DIR/bench.json when --bundle names the --out */
   const char* pin_mode; /* --pin: core, node or none */
   const char* timing;   /* --timing: auto, host or device */
   const char* color;    /* --color: auto, always or never (bench/gbench.cc use_color) */

@@ -13,7 +13,7 @@ for prog in make cc c++ pkg-config glslc prove clinfo vulkaninfo xmllint tap-par
     command -v "$prog" >/dev/null 2>&1 || missing="$missing $prog"
 done
 if command -v pkg-config >/dev/null 2>&1; then
-    for pc in jansson hwloc cmocka benchmark OpenCL vulkan libxml-2.0; do
+    for pc in jansson hwloc cmocka benchmark OpenCL vulkan libxml-2.0 sqlite3 nettle uuid; do
         pkg-config --exists "$pc" 2>/dev/null || missing="$missing pkg-config:$pc"
     done
 fi

@@ -16,6 +16,7 @@ build-essential clang libclang-rt-14-dev pkg-config make perl
 libjansson-dev libhwloc-dev hwloc libcmocka-dev libdlpack-dev
 libbenchmark-dev libbenchmark-tools python3 python3-venv python3-pip python3-scipy python3-numpy python3-matplotlib python3-yaml
 python3-tap libxml2-utils libxml2-dev python3-junitparser node-tap-parser
+libsqlite3-dev nettle-dev uuid-dev
 ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
 libvulkan-dev mesa-vulkan-drivers vulkan-tools glslc spirv-tools vulkan-validationlayers
 valgrind

@@ -28,12 +28,14 @@
 
 #include "cli/cli.h"
 #include "cli/run.h"
+#include "cmdline/bundle.h"
 #include "base/text.h"
 #include "devharness/devharness.h"
 
 static const char kRunUsage[] =
     "usage: devharness run [--output DIR] [--device SPEC] [--tvm-lib PATH]... [--rpc HOST:PORT]...\n"
     "                      [--timeout SEC] [--no-bench] [--full-bench] [--quiet|--verbose]\n"
+    "                      [--store PATH | --no-store]\n"
     "\n"
     "The main job: info, conformance on every device, a quick benchmark run and its\n"
     "plots, written to DIR/run-<date>-<time>/ (DIR/latest points at the newest) and\n"
@@ -46,6 +48,10 @@ static const char kRunUsage[] =
     "  --timeout SEC  per-clause conformance timeout (default 10)\n"
     "  --no-bench     skip the benchmarks and plots\n"
     "  --full-bench   full benchmark run instead of --quick\n"
+    "  --store PATH   record the run in this results store (default DIR/devharness.sqlite;\n"
+    "                 docs/results.md); the results folder is a result bundle\n"
+    "                 (manifest.json) either way\n"
+    "  --no-store     do not record the run in a store\n"
     "  -q, --quiet    print only errors and the verdict line, 'devharness run: DIR: N\n"
     "                 devices, F failed cases, steps ok (exit E)' (no progress, tables)\n"
     "  -v, --verbose  also each step's command line, '+ devharness conformance ...',\n"
@@ -110,7 +116,7 @@ static void progress(int step, int total, const char* title) {
 
 /* Reads the options. Returns -1 to go on, else the exit code (--help, usage error). */
 static int parse_run_opts(int argc, char** argv, run_opts_t* o) {
-  *o = (run_opts_t){"results", NULL, "10", 0, 0, 0};
+  *o = (run_opts_t){"results", NULL, "10", 0, 0, NULL, 0, 0};
   static const struct option kOpts[] = {{"output", required_argument, NULL, 'o'},
                                         {"device", required_argument, NULL, 'd'},
                                         {"tvm-lib", required_argument, NULL, 'T'},
@@ -118,6 +124,8 @@ static int parse_run_opts(int argc, char** argv, run_opts_t* o) {
                                         {"timeout", required_argument, NULL, 't'},
                                         {"no-bench", no_argument, NULL, 'n'},
                                         {"full-bench", no_argument, NULL, 'f'},
+                                        {"store", required_argument, NULL, 'S'},
+                                        {"no-store", no_argument, NULL, 'N'},
                                         {"quiet", no_argument, NULL, 'q'},
                                         {"verbose", no_argument, NULL, 'v'},
                                         {"help", no_argument, NULL, 'h'},
@@ -140,6 +148,8 @@ static int parse_run_opts(int argc, char** argv, run_opts_t* o) {
       case 't': o->timeout = optarg; break;
       case 'n': o->no_bench = 1; break;
       case 'f': o->full_bench = 1; break;
+      case 'S': o->store = optarg; break;
+      case 'N': o->no_store = 1; break;
       case 'q': quiet = 1; break;
       case 'v': verbose = 1; break;
       case 'h': fputs(kRunUsage, stdout); return DH_EXIT_OK;
@@ -211,8 +221,9 @@ static int step_info(const run_opts_t* o, const run_dir_t* d) {
 /* Step 2: conformance.tap, conformance.junit.xml and conformance.summary.json. */
 static int step_conformance(const run_opts_t* o, const run_dir_t* d) {
   step_args_t a = args_begin("conformance");
-  const char* const pairs[][2] = {
-      {"--tap", d->tap}, {"--junit", d->junit}, {"--summary", d->summary}, {"--timeout", o->timeout}};
+  const char* const pairs[][2] = {{"--tap", d->tap},         {"--junit", d->junit},
+                                  {"--summary", d->summary}, {"--cases", d->cases},
+                                  {"--timeout", o->timeout}};
   for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
     args_add(&a, pairs[i][0]);
     args_add(&a, pairs[i][1]);
@@ -259,7 +270,9 @@ int dh_cli_run(int argc, char** argv) {
   int rc = parse_run_opts(argc, argv, &o);
   if (rc >= 0) return rc;
   static run_dir_t d;
+  static dh_bundle_t bundle;
   if (dh_run_dir_create(o.output, &d) != 0) return DH_EXIT_USAGE;
+  dh_run_bundle_begin(&bundle, &d, argc, argv);
 
   const int total = o.no_bench ? 2 : 4;
   run_step_t steps[4] = {{"info", 0, 0}, {"conformance", 0, 0}, {"bench", 0, 0}, {"plots", 0, 0}};
@@ -282,7 +295,9 @@ int dh_cli_run(int argc, char** argv) {
   }
 
   char latest[PATH_MAX], f_tap[PATH_MAX], why[PATH_MAX + 128];
-  if (dh_run_check_complete(&d, steps, total, why, sizeof why) != 0) {
+  if (dh_run_check_complete(&d, steps, total, why, sizeof why) != 0 ||
+      (dh_run_bundle_finish(&bundle, &o, steps, total) != 0 && snprintf(why, sizeof why, "no manifest.json") > 0) ||
+      (dh_run_record(&o, &d) != 0 && snprintf(why, sizeof why, "not recorded in the store") > 0)) {
     dh_run_dir_keep_failed(o.output, &d);
     dh_run_print_steps(o.verbosity < 0 ? stderr : stdout, steps, total);
     fprintf(stderr, "devharness run: results incomplete (%s); kept in %s, not published (latest unchanged)\n",

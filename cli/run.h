@@ -20,6 +20,8 @@ typedef struct run_opts {
   const char* device; /* NULL: every device */
   const char* timeout;
   int no_bench, full_bench;
+  const char* store; /* --store PATH; NULL: OUTPUT/devharness.sqlite */
+  int no_store;      /* --no-store: the run is not recorded */
   int verbosity; /* -1 --quiet: errors and the verdict line only; 1 --verbose: each step's command */
 } run_opts_t;
 
@@ -38,7 +40,7 @@ typedef struct run_dir {
   int lock_fd;
   char partial[PATH_MAX], final_dir[PATH_MAX];
   char info_txt[PATH_MAX], info_json[PATH_MAX], tap[PATH_MAX], junit[PATH_MAX], summary[PATH_MAX],
-      bench[PATH_MAX], bench_txt[PATH_MAX];
+      bench[PATH_MAX], bench_txt[PATH_MAX], cases[PATH_MAX];
 } run_dir_t;
 
 /* Creates OUTPUT (when missing) and the partial folder in it, and fills *d; first
@@ -80,5 +82,16 @@ int dh_run_print_devices(FILE* out, const run_opts_t* o, const run_dir_t* d, cha
 /* The steps table; returns the run's exit code (conformance's NO DEVICE is exit 3
  * when nothing else failed). Printed to out. */
 int dh_run_print_steps(FILE* out, const run_step_t* steps, int total);
+
+/* The results folder as a result bundle (cli/run_record.c; docs/results.md): begun
+ * when the folder is created (the run's UUID and start time), its manifest.json written
+ * into the complete partial folder, which is then recorded in the store (--store,
+ * default OUTPUT/devharness.sqlite; not with --no-store) before it is published: a run
+ * that cannot be recorded is not published. Each returns 0, or -1 after one line on
+ * stderr. */
+struct dh_bundle;
+int dh_run_bundle_begin(struct dh_bundle* b, const run_dir_t* d, int argc, char** argv);
+int dh_run_bundle_finish(const struct dh_bundle* b, const run_opts_t* o, const run_step_t* steps, int total);
+int dh_run_record(const run_opts_t* o, const run_dir_t* d);
 
 #endif /* DEVHARNESS_CLI_RUN_H_ */

@@ -69,6 +69,7 @@ static int files_whole(const run_dir_t* d, const run_step_t* steps, int total, c
       {1, d->info_json, json_whole(d->info_json), "does not parse as JSON"},
       {1, d->info_txt, file_size(d->info_txt) > 0, "is empty"},
       {1, d->summary, json_whole(d->summary), "does not parse as JSON"},
+      {1, d->cases, json_whole(d->cases), "does not parse as JSON"},
       {1, d->tap, tap_has_plan(d->tap), "has no TAP plan line"},
       {1, d->junit, ends_with(d->junit, "</testsuites>"), "does not end with </testsuites>"},
       {total > 2 && steps[2].rc == 0, d->bench, json_whole(d->bench), "does not parse as JSON"},

@@ -102,6 +102,7 @@ int dh_run_dir_create(const char* output, run_dir_t* d) {
   dh_run_path_join(d->summary, d->partial, "conformance.summary.json");
   dh_run_path_join(d->bench, d->partial, "bench.json");
   dh_run_path_join(d->bench_txt, d->partial, "bench.txt");
+  dh_run_path_join(d->cases, d->partial, "conformance.cases.json");
   return 0;
 }
 

@@ -14,6 +14,7 @@
   X(tap)                     \
   X(junit)                   \
   X(summary)                 \
+  X(cases)                   \
   /* end of the table */
 
 #define DC_REPORT_DECLARE(name) extern const dc_reporter_t dc_report_##name;

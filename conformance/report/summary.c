@@ -15,6 +15,7 @@ typedef struct tally {
 } tally_t;
 
 static void tally_case(tally_t* t, const dc_case_t* k) {
+  if (k->other_shard) return; /* --shard: another shard's case */
   if (k->status == DC_SKIP) t->skip++;
   else if (k->todo) t->xfail++;
   else if (k->status == DC_PASS) t->pass++;

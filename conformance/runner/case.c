@@ -2,6 +2,7 @@
  * waivers, missing requirements), the child that sets the device and runs the clause,
  * its answer, crash or timeout, xfail waivers; a device's cases run --jobs at a time
  * (conformance/runner/runner.h has the file map). */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,12 +50,32 @@ static const char* need_reason(uint32_t missing, const dc_device_t* d, const cha
   return "requirement missing";
 }
 
+int dc_shard_of(const char* spec, const char* clause_id, int total) {
+  uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 */
+  for (const char* p = spec; *p; p++) h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+  h = (h ^ (unsigned char)'\t') * 0x100000001b3ull;
+  for (const char* p = clause_id; *p; p++) h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+  return total > 1 ? 1 + (int)(h % (uint64_t)total) : 1;
+}
+
+/* --shard I/N: a case of another shard is a skip that no report counts. */
+static int other_shard(const dc_opts_t* o, const dc_device_t* d, const dh_clause_t* cl, dc_case_t* out) {
+  if (o->shard_total <= 1) return 0;
+  int k = dc_shard_of(d->name, cl->id, o->shard_total);
+  if (k == o->shard_index) return 0;
+  out->status = DC_SKIP;
+  out->other_shard = 1;
+  dc_fmt(out->reason, sizeof out->reason, "in shard %d/%d", k, o->shard_total);
+  return 1;
+}
+
 /* Decides skips and builds the child's context. Returns 1 when the case must run
  * (a is filled), 0 when *out is already final. */
 static int case_prepare(const dc_opts_t* o, const dc_device_t* d, const dh_clause_t* cl, dc_case_t* out,
                         case_arg_t* a) {
   memset(out, 0, sizeof *out);
   out->clause = cl;
+  if (other_shard(o, d, cl, out)) return 0;
   /* waivers: --waivers first, then the backend's own file */
   const dc_waiver_t* w = dc_waivers_match(&dc_run_waivers, cl->id);
   if (!w) w = dc_waivers_match(&d->waivers, cl->id);

@@ -36,6 +36,13 @@ static void usage(FILE* f) {
           "  --profile tvm|strict clauses to hold devices to: tvm = TVM's documented DeviceAPI\n"
           "                       contract, strict = tvm + devharness's sharper rules (default:\n"
           "                       strict, or the backend's declared default_profile)\n"
+          "  --shard I/N          run only shard I (1-based) of N: the (device, clause) cases\n"
+          "                       split by a hash of their names (docs/results.md \"Shards\");\n"
+          "                       without it, CI_NODE_INDEX/CI_NODE_TOTAL (GitLab parallel:)\n"
+          "                       when both are set. Other shards' cases are # SKIP, not counted\n"
+          "  --bundle DIR         write a result bundle to DIR: manifest.json, info.json and\n"
+          "                       conformance.{tap,junit.xml,summary.json,cases.json} (the\n"
+          "                       --tap/--junit/--summary/--cases paths given win)\n"
           "  --max-waived N       more than N cases decided by a waiver (skip or xfail) is a\n"
           "                       failure of the run (exit 1); the summary always counts them\n"
           "  --timeout SEC        per-case timeout (default 10)\n"
@@ -111,7 +118,7 @@ static int add_list(const char*** arr, size_t* n, const char* value, int split) 
 
 enum {
   OPT_DEVICE = 256, OPT_TVM_LIB, OPT_RPC, OPT_PLUGIN, OPT_TARGET, OPT_FILTER, OPT_WAIVERS, OPT_TIMEOUT, OPT_TAP_VERSION, OPT_FORMAT, OPT_PROFILE, OPT_MAX_WAIVED, OPT_NO_FORK, OPT_LIST,
-  OPT_VERIFY_XFAILS, OPT_TAP_LAYOUT, OPT_JUNIT_FILE_LINE,
+  OPT_VERIFY_XFAILS, OPT_TAP_LAYOUT, OPT_JUNIT_FILE_LINE, OPT_SHARD, OPT_BUNDLE,
   OPT_REPORT /* OPT_REPORT + k: --<option> FILE of dc_reporters[k] */
 };
 
@@ -135,6 +142,8 @@ static const struct option kOpts[] = {
     {"verify-xfails", no_argument, NULL, OPT_VERIFY_XFAILS},
     {"tap-layout", required_argument, NULL, OPT_TAP_LAYOUT},
     {"junit-file-line", no_argument, NULL, OPT_JUNIT_FILE_LINE},
+    {"shard", required_argument, NULL, OPT_SHARD},
+    {"bundle", required_argument, NULL, OPT_BUNDLE},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -148,6 +157,36 @@ static void opts_with_reports(struct option* all) {
   for (size_t k = 0; k < dc_reporter_count; k++)
     all[N_FIXED_OPTS + k] = (struct option){dc_reporters[k]->option, required_argument, NULL, OPT_REPORT + (int)k};
   all[N_FIXED_OPTS + dc_reporter_count] = (struct option){NULL, 0, NULL, 0};
+}
+
+/* "I/N" with 1 <= I <= N <= 10000 into o->shard_index/shard_total; 0, or the usage
+ * exit code after one line naming what (the option or the variables). */
+static int parse_shard(const char* what, const char* val, dc_opts_t* o) {
+  long i = 0, n = 0;
+  char a[32], b[32];
+  const char* slash = strchr(val, '/');
+  if (slash && (size_t)(slash - val) < sizeof a && strlen(slash + 1) < sizeof b) {
+    dc_fmt(a, sizeof a, "%.*s", (int)(slash - val), val);
+    dc_fmt(b, sizeof b, "%s", slash + 1);
+    if (dh_cmdline_parse_long(b, 1, 10000, &n) == 0 && dh_cmdline_parse_long(a, 1, n, &i) == 0) {
+      o->shard_index = (int)i;
+      o->shard_total = (int)n;
+      return 0;
+    }
+  }
+  return dc_usage_error("%s: expected I/N with 1 <= I <= N <= 10000 (1-based, as GitLab's CI_NODE_INDEX), "
+                        "got \"%s\"", what, dh_cmdline_quote(val));
+}
+
+/* Without --shard: CI_NODE_INDEX/CI_NODE_TOTAL when both are set (GitLab's parallel:
+ * jobs, 1-based). 0, or the usage exit code. */
+static int shard_from_env(dc_opts_t* o) {
+  const char* i = getenv("CI_NODE_INDEX");
+  const char* n = getenv("CI_NODE_TOTAL");
+  if (o->shard_total || !i || !n || !i[0] || !n[0]) return 0;
+  char v[80];
+  dc_fmt(v, sizeof v, "%s/%s", i, n);
+  return parse_shard("CI_NODE_INDEX/CI_NODE_TOTAL", v, o);
 }
 
 /* An option with a value checked against a range or a list; -1 when c is not one. */
@@ -190,6 +229,7 @@ static int parse_checked(int c, const char* val, dc_opts_t* o) {
         return dc_usage_error("--format: expected text or markdown, got \"%s\"", dh_cmdline_quote(val));
       o->markdown = i == 1;
       return 0;
+    case OPT_SHARD: return parse_shard("--shard", val, o);
     case OPT_PROFILE:
       if ((i = dh_cmdline_choice(val, kProfiles)) < 0)
         return dc_usage_error("--profile: expected tvm or strict, got \"%s\"", dh_cmdline_quote(val));
@@ -232,6 +272,7 @@ int dc_opts_parse(int argc, char** argv, dc_opts_t* o) {
       case OPT_LIST: o->list = 1; break;
       case OPT_VERIFY_XFAILS: o->verify_xfails = 1; break;
       case OPT_JUNIT_FILE_LINE: o->junit_file_line = 1; break;
+      case OPT_BUNDLE: o->bundle_dir = optarg; break;
       case 'q': quiet = 1; break;
       case 'v': verbose = 1; break;
       case '?':
@@ -245,6 +286,8 @@ int dc_opts_parse(int argc, char** argv, dc_opts_t* o) {
   if (dh_cmdline_no_operands("conformance", argc, argv) != DH_EXIT_OK) return DH_EXIT_USAGE;
   if (quiet && verbose) return dc_usage_error("--quiet and --verbose exclude each other");
   o->verbosity = quiet ? -1 : verbose;
+  if (shard_from_env(o) != 0) return DH_EXIT_USAGE;
+  if (!o->shard_total) o->shard_index = o->shard_total = 1;
   return -1;
 }
 

@@ -6,12 +6,14 @@
  * the exit code; conformance/runner/runner.h has the map of the other runner files.
  */
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmdline/bundle.h"
 #include "cmdline/cmdline.h"
 #include "conformance/conformance.h"
 #include "report/report.h"
@@ -294,6 +296,7 @@ static void say_verdict(const run_t* r, FILE* f) {
   for (size_t i = 0; i < v->nd; i++)
     for (size_t j = 0; j < v->ncl; j++) {
       const dc_case_t* k = &v->cases[i][j];
+      if (k->other_shard) continue;
       if (k->status == DC_SKIP) skip++;
       else if (k->todo) xfail++;
       else if (k->status == DC_PASS) pass++;
@@ -342,6 +345,38 @@ static int run_all(run_t* r) {
   return rc;
 }
 
+/* --bundle DIR: the folder and the report files that go into it (the paths given with
+ * --tap, --junit, --summary or --cases win). */
+static dh_bundle_t g_bundle;
+static char g_bundle_paths[DC_REPORTERS_MAX][PATH_MAX];
+
+static int bundle_begin(run_t* r, int argc, char** argv) {
+  if (!r->o.bundle_dir) return DH_EXIT_OK;
+  int rc = dh_bundle_begin(&g_bundle, "conformance", r->o.bundle_dir, argc, argv);
+  if (rc != 0) return rc;
+  static const char* const kFiles[][2] = {{"tap", "conformance.tap"}, {"junit", "conformance.junit.xml"},
+                                          {"summary", "conformance.summary.json"},
+                                          {"cases", "conformance.cases.json"}};
+  for (size_t k = 0; k < dc_reporter_count; k++)
+    for (size_t f = 0; f < sizeof kFiles / sizeof kFiles[0]; f++)
+      if (!r->o.report_paths[k] && strcmp(dc_reporters[k]->option, kFiles[f][0]) == 0) {
+        dc_fmt(g_bundle_paths[k], PATH_MAX, "%s/%s", g_bundle.dir, kFiles[f][1]);
+        r->o.report_paths[k] = g_bundle_paths[k];
+      }
+  return DH_EXIT_OK;
+}
+
+/* After the run: info.json, then manifest.json. A bundle that cannot be finished is
+ * an exit 1 (the run's results are incomplete) unless the run already failed worse. */
+static int bundle_end(run_t* r, int rc) {
+  if (!r->o.bundle_dir) return rc;
+  const char* profile = r->o.profile == 0 ? "default" : dc_profile_name(r->o.profile);
+  dh_bundle_meta_t m = {r->o.shard_index, r->o.shard_total, profile, r->o.waiver_paths, r->o.n_waiver_paths, rc};
+  if (dh_bundle_write_info(&g_bundle, r->o.device_spec) != 0 || dh_bundle_finish(&g_bundle, &m) != 0)
+    return rc == DH_EXIT_OK || rc == DH_EXIT_NO_DEVICE ? DH_EXIT_VIOLATION : rc;
+  return rc;
+}
+
 static int conformance_main(run_t* r, int argc, char** argv) {
   int rc = dc_opts_parse(argc, argv, &r->o);
   if (rc >= 0) return rc;
@@ -355,8 +390,9 @@ static int conformance_main(run_t* r, int argc, char** argv) {
     if (dc_selected(&r->o, all[i]->id)) r->cl[r->ncl++] = all[i];
   if ((rc = load_inputs(&r->o)) != DH_EXIT_OK) return rc;
   r->o.progress = isatty(2) && r->o.verbosity >= 0;
+  if ((rc = bundle_begin(r, argc, argv)) != DH_EXIT_OK) return rc;
   if ((rc = discover(r)) != DH_EXIT_OK) return rc;
-  return run_all(r);
+  return bundle_end(r, run_all(r));
 }
 
 static void run_free(run_t* r) {

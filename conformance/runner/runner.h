@@ -72,7 +72,14 @@ typedef struct dc_opts {
   int jobs;
   int profile;      /* --profile; 0 = each backend's default (strict unless it declares one) */
   long max_waived;  /* -1: no limit */
+  int shard_index;  /* --shard I/N (or CI_NODE_INDEX/CI_NODE_TOTAL): 1-based; 1 of 1 unsharded */
+  int shard_total;
+  const char* bundle_dir; /* --bundle DIR, or NULL */
 } dc_opts_t;
+
+/* The 1-based shard that runs case (device spec, clause id) of a run split in total
+ * shards: 1 + FNV-1a-64("<spec>\t<clause>") mod total (docs/results.md "Shards"). */
+int dc_shard_of(const char* spec, const char* clause_id, int total);
 
 /* Parses argv into *o. Returns -1 to go on, else the exit code (--help: DH_EXIT_OK,
  * a usage error: DH_EXIT_USAGE after one line on stderr). */
@@ -115,6 +122,7 @@ typedef struct dc_case {
   double ms;
   const dc_waiver_t* waiver; /* matching waiver, or NULL */
   int waived;       /* a waiver decided this case (skip applied, or xfail applied) */
+  int other_shard;  /* not run: another shard's case (a skip no report counts) */
 } dc_case_t;
 
 /* The one place where text from a backend, a driver, a file or a child's output is made

@@ -1,0 +1,184 @@
+/* cli/store_import.c — one result bundle recorded in the store in one transaction,
+ * idempotent by run UUID (cli/results.h; docs/results.md "The store"). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/results.h"
+#include "cmdline/bundle.h"
+#include "cmdline/cmdline.h"
+
+typedef struct import {
+  const char* cmd;
+  const char* path; /* the store, for messages */
+  sqlite3* db;
+  const dh_results_bundle_t* b;
+  sqlite3_int64 run_id;
+} import_t;
+
+static int db_fail(const import_t* im, const char* what) {
+  fprintf(stderr, "devharness %s: %s: not imported into %s: %s: %s\n", im->cmd, dh_cmdline_quote(im->b->dir),
+          dh_cmdline_quote(im->path), what, sqlite3_errmsg(im->db));
+  return -1;
+}
+
+/* Binds the arguments of fmt ('s' text, 'i' integer, 'd' real, 'D' real or NULL when
+ * NaN) to st from index 1. */
+static void bind_all(sqlite3_stmt* st, const char* fmt, va_list ap) {
+  for (int i = 0; fmt[i]; i++) {
+    if (fmt[i] == 's') sqlite3_bind_text(st, i + 1, va_arg(ap, const char*), -1, SQLITE_TRANSIENT);
+    else if (fmt[i] == 'i') sqlite3_bind_int64(st, i + 1, va_arg(ap, sqlite3_int64));
+    else {
+      double v = va_arg(ap, double);
+      if (fmt[i] == 'D' && isnan(v)) sqlite3_bind_null(st, i + 1);
+      else sqlite3_bind_double(st, i + 1, v);
+    }
+  }
+}
+
+/* Runs sql with the bound arguments; the first column of its first row into *out when
+ * out is not NULL (0 when no row). SQLITE_DONE/SQLITE_ROW are success: returns 0, or -1. */
+static int run_sql(import_t* im, sqlite3_int64* out, const char* sql, const char* fmt, ...) {
+  sqlite3_stmt* st = NULL;
+  if (sqlite3_prepare_v2(im->db, sql, -1, &st, NULL) != SQLITE_OK) return db_fail(im, "prepare");
+  va_list ap;
+  va_start(ap, fmt);
+  bind_all(st, fmt, ap);
+  va_end(ap);
+  int rc = sqlite3_step(st);
+  if (out) *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+  sqlite3_finalize(st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return db_fail(im, "write");
+  return 0;
+}
+
+static const char* jtext(json_t* o, const char* key) {
+  const char* s = json_string_value(json_object_get(o, key));
+  return s ? s : "";
+}
+static sqlite3_int64 jint(json_t* o, const char* key) { return (sqlite3_int64)json_integer_value(json_object_get(o, key)); }
+
+static int add_machine(import_t* im, sqlite3_int64* machine_id) {
+  json_t* m = json_object_get(im->b->manifest, "machine");
+  if (run_sql(im, NULL,
+              "INSERT OR IGNORE INTO machines (fingerprint, hostname, os, kernel, arch, cpu_model, cores, pus, "
+              "numa_nodes, memory_bytes) VALUES (?,?,?,?,?,?,?,?,?,?)",
+              "ssssssiiii", jtext(m, "fingerprint"), jtext(m, "hostname"), jtext(m, "os"), jtext(m, "kernel"),
+              jtext(m, "arch"), jtext(m, "cpu_model"), jint(m, "cores"), jint(m, "pus"), jint(m, "numa_nodes"),
+              jint(m, "memory_bytes")) != 0)
+    return -1;
+  return run_sql(im, machine_id, "SELECT machine_id FROM machines WHERE fingerprint = ?", "s",
+                 jtext(m, "fingerprint"));
+}
+
+static int add_run(import_t* im, sqlite3_int64 machine_id) {
+  json_t* m = im->b->manifest;
+  char* argv = json_dumps(json_object_get(m, "command_line"), JSON_COMPACT);
+  char now[21];
+  dh_bundle_iso_time(time(NULL), now);
+  json_t* shard = json_object_get(m, "shard");
+  int rc = run_sql(im, NULL,
+                   "INSERT INTO runs (uuid, machine_id, command, command_line, started_at, ended_at, "
+                   "devharness_version, git_commit, shard_index, shard_total, profile, waivers_digest, exit_code, "
+                   "bundle_schema, imported_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                   "sissssssiissiis", jtext(m, "run_uuid"), machine_id, jtext(m, "command"), argv ? argv : "[]",
+                   jtext(m, "started_at"), jtext(m, "ended_at"), jtext(json_object_get(m, "devharness"), "version"),
+                   jtext(json_object_get(m, "devharness"), "git_commit"), jint(shard, "index"), jint(shard, "total"),
+                   jtext(m, "profile"), jtext(m, "waivers_digest"), jint(m, "exit_code"), jint(m, "schema_version"),
+                   now);
+  free(argv);
+  im->run_id = sqlite3_last_insert_rowid(im->db);
+  return rc;
+}
+
+/* The device row of a stable id (created when new), or 0 after a message. */
+static sqlite3_int64 device_row(import_t* im, json_t* d) {
+  sqlite3_int64 id = 0;
+  if (run_sql(im, NULL, "INSERT OR IGNORE INTO devices (stable_id, backend, name) VALUES (?,?,?)", "sss",
+              jtext(d, "stable_id"), jtext(d, "backend"), jtext(d, "name")) != 0 ||
+      run_sql(im, &id, "SELECT device_id FROM devices WHERE stable_id = ?", "s", jtext(d, "stable_id")) != 0)
+    return 0;
+  return id;
+}
+
+static int add_devices(import_t* im) {
+  size_t i;
+  json_t* d;
+  json_array_foreach(json_object_get(im->b->manifest, "devices"), i, d) {
+    sqlite3_int64 id = device_row(im, d);
+    if (id == 0 || run_sql(im, NULL,
+                           "INSERT OR IGNORE INTO run_devices (run_id, device_id, spec, driver_version, "
+                           "api_version, target) VALUES (?,?,?,?,?,?)",
+                           "iissss", im->run_id, id, jtext(d, "spec"), jtext(d, "driver_version"),
+                           jtext(d, "api_version"), jtext(d, "target")) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* The device_id of a case's or benchmark's device: its stable_id when it carries one
+ * (merged bundles), else the manifest's device with that spec; 0 when unknown. */
+static sqlite3_int64 device_of(import_t* im, const char* spec, const char* stable) {
+  if (!stable || !stable[0]) stable = dh_results_stable_id(im->b, spec);
+  sqlite3_int64 id = 0;
+  if (!stable || run_sql(im, &id, "SELECT device_id FROM devices WHERE stable_id = ?", "s", stable) != 0) return 0;
+  return id;
+}
+
+static int add_cases(import_t* im) {
+  size_t i;
+  json_t* c;
+  json_int_t shard = json_integer_value(json_object_get(json_object_get(im->b->manifest, "shard"), "index"));
+  json_array_foreach(im->b->cases, i, c) {
+    sqlite3_int64 dev = device_of(im, jtext(c, "device"), jtext(c, "stable_id"));
+    if (dev == 0) continue; /* a backend without a device: no device row to hold it */
+    json_int_t sh = json_object_get(c, "shard") ? json_integer_value(json_object_get(c, "shard")) : shard;
+    if (run_sql(im, NULL,
+                "INSERT INTO clause_results (run_id, device_id, clause, status, waived, message, duration_ms, "
+                "shard_index) VALUES (?,?,?,?,?,?,?,?)",
+                "iissisdi", im->run_id, dev, jtext(c, "clause"), jtext(c, "status"),
+                (sqlite3_int64)json_is_true(json_object_get(c, "waived")), jtext(c, "message"),
+                json_number_value(json_object_get(c, "duration_ms")), (sqlite3_int64)sh) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* bench.json (cli/store_bench.c). */
+int dh_store_import_bench(sqlite3* db, sqlite3_int64 run_id, json_t* bench, const dh_results_bundle_t* b,
+                          int (*dev)(void* user, const char* spec, sqlite3_int64* id), void* user);
+
+static int bench_device(void* user, const char* spec, sqlite3_int64* id) {
+  *id = device_of(user, spec, NULL);
+  return *id ? 0 : -1;
+}
+
+int dh_store_import(const char* cmd, sqlite3* db, const char* store_path, const dh_results_bundle_t* b) {
+  import_t im = {cmd, store_path, db, b, 0};
+  sqlite3_int64 have = 0, machine_id = 0;
+  if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) return db_fail(&im, "cannot lock the store");
+  if (run_sql(&im, &have, "SELECT run_id FROM runs WHERE uuid = ?", "s", jtext(b->manifest, "run_uuid")) != 0)
+    goto fail;
+  if (have) {
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return 1;
+  }
+  if (add_machine(&im, &machine_id) != 0 || add_run(&im, machine_id) != 0 || add_devices(&im) != 0 ||
+      add_cases(&im) != 0)
+    goto fail;
+  if (b->bench && dh_store_import_bench(db, im.run_id, b->bench, b, bench_device, &im) != 0) {
+    db_fail(&im, "bench.json");
+    goto fail;
+  }
+  if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+    db_fail(&im, "commit");
+    goto fail;
+  }
+  return 0;
+fail:
+  sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  return -1;
+}

@@ -1,0 +1,64 @@
+/*
+ * cmdline/bundle.h — the write side of a result bundle (docs/results.md "The bundle"):
+ * the folder a command's --bundle DIR names, its info.json and, written last, its
+ * manifest.json (schema docs/bundle.schema.json). Shared by `conformance`, `bench` and
+ * `run`; the read side (merge, verify, store import) is cli/bundle_read.c.
+ * Not thread-safe: call from the command's main thread. Every function prints one line
+ * "devharness CMD: ..." on stderr when it fails.
+ */
+#ifndef DEVHARNESS_CMDLINE_BUNDLE_H_
+#define DEVHARNESS_CMDLINE_BUNDLE_H_
+
+#include <limits.h>
+#include <stddef.h>
+#include <time.h>
+
+/* The manifest's schema and the newest version this devharness writes and reads. */
+#define DH_BUNDLE_SCHEMA "devharness.bundle"
+#define DH_BUNDLE_SCHEMA_VERSION 1
+
+/* One bundle being written: set by dh_bundle_begin. */
+typedef struct dh_bundle {
+  const char* cmd;    /* the command: "conformance", "bench", "run" (static storage) */
+  char dir[PATH_MAX]; /* the bundle folder */
+  char uuid[40];      /* RFC 4122 v4, lowercase text */
+  time_t started;     /* wall clock when the command started */
+  int argc;           /* the command's argv (argv[0] = the command name), borrowed */
+  char** argv;
+} dh_bundle_t;
+
+/* What the manifest records besides the bundle itself. */
+typedef struct dh_bundle_meta {
+  int shard_index, shard_total;    /* 1-based; 1 of 1 when not sharded */
+  const char* profile;             /* "default", "tvm" or "strict" */
+  const char* const* waiver_paths; /* the --waivers files, in order (digested) */
+  size_t n_waivers;
+  int exit_code;                   /* the command's exit code */
+} dh_bundle_meta_t;
+
+/* Creates dir (and missing parents, mode 0755) and fills *b with a fresh UUID and the
+ * start time. dir must not already hold a manifest.json (a bundle is written once).
+ * Returns 0, or 2 (DH_EXIT_USAGE) after one line naming dir. */
+int dh_bundle_begin(dh_bundle_t* b, const char* cmd, const char* dir, int argc, char** argv);
+
+/* Writes DIR/info.json with `devharness info --json [--device SPEC]` run in a child
+ * (this process initialises no backend). device_spec may be NULL. Returns 0, or -1
+ * after one line (the info exit codes 0 and 3 both count as written). */
+int dh_bundle_write_info(const dh_bundle_t* b, const char* device_spec);
+
+/* Writes DIR/manifest.json (through a temporary name, renamed last): the meta, the
+ * machine and devices read from DIR/info.json, and the size and SHA-256 of every other
+ * file under DIR. Returns 0, or -1 after one line. */
+int dh_bundle_finish(const dh_bundle_t* b, const dh_bundle_meta_t* m);
+
+/* SHA-256 of a file as 64 lowercase hex digits into hex[65], its size into *bytes.
+ * Returns 0, or -1 (errno set) when it cannot be read. */
+int dh_bundle_file_sha256(const char* path, char hex[65], long long* bytes);
+
+/* A new RFC 4122 version 4 UUID as lowercase text into out[37] (libuuid). */
+void dh_bundle_new_uuid(char out[37]);
+
+/* t as ISO 8601 UTC, "2026-11-27T11:00:03Z", into out[21]. */
+void dh_bundle_iso_time(time_t t, char out[21]);
+
+#endif /* DEVHARNESS_CMDLINE_BUNDLE_H_ */
