@@ -17,7 +17,11 @@ older than 1.11): a harness row REGRESSED when its BH-adjusted p < alpha AND
 median(new) / median(base) - 1 > min-effect AND median(new) - median(base) > floor-ns
 (an absolute floor: a 1 ns step of a 3 ns call is timer noise, not a regression);
 IMPROVED the same way in the other direction; otherwise same. Rows with fewer than
---min-reps repetitions in either run are listed but not tested.
+--min-reps repetitions in either run are listed but not tested. Per device, the family
+shift tests the log ratios of the harness rows' medians (at least 6 rows) with the
+Wilcoxon signed-rank test (Bonferroni over the devices): a device whose rows are
+slower as a whole by more than min-effect is a regression too (SLOWER), which finds a
+20 % slowdown of every row even where each row's repetitions are too noisy to show it.
 
 When either run's context says devharness.health.noisy = "yes" (the measurement
 health check), the rows are printed, slower ones as "slower (noisy run)", no regression
@@ -35,6 +39,7 @@ input (unreadable or malformed file or store, no common benchmark with enough
 repetitions).
 """
 import json
+import math
 import os
 import statistics
 import sys
@@ -211,6 +216,39 @@ def verdicts(a, base, new):
     return rows
 
 
+def device_of(name):
+    """The device spec a benchmark name carries (a component like sim:0), else "host"."""
+    for part in name.split("/"):
+        head, sep, tail = part.partition(":")
+        if sep and head and tail.isdigit():
+            return part
+    return "host"
+
+
+def shifts(a, rows):
+    """The family shift per device: [(device, rows, shift, p_adj, verdict)]. Over the
+    device's tested harness rows (at least 6), the log ratios of the medians
+    log(new/base) are tested for a shift away from 0 with the Wilcoxon signed-rank test
+    (scipy.stats.wilcoxon), Bonferroni over the devices; a shift is the exp of their
+    median, minus 1. SLOWER when p_adj < alpha and shift > min-effect: a slowdown of
+    every row that no single row's repetitions can show on a noisy machine."""
+    from scipy.stats import wilcoxon
+    groups = {}
+    for r in rows:
+        if r[1] == "harness" and r[7] is not None and r[4] > 0 and r[5] > 0:
+            groups.setdefault(device_of(r[0]), []).append(math.log(r[5] / r[4]))
+    groups = {d: v for d, v in groups.items() if len(v) >= 6}
+    out = []
+    for dev, logs in sorted(groups.items()):
+        shift = math.exp(statistics.median(logs)) - 1.0
+        p = 1.0 if not any(logs) else float(wilcoxon(logs).pvalue)
+        p_adj = min(1.0, p * len(groups))
+        verdict = ("SLOWER" if p_adj < a.alpha and shift > a.min_effect else
+                   "faster" if p_adj < a.alpha and shift < -a.min_effect else "same")
+        out.append((dev, len(logs), shift, p_adj, verdict))
+    return out
+
+
 def parser():
     ap = OneLineParser(prog="devharness compare", description=__doc__.split("\n\n")[0],
                        epilog="exit: 0 no significant regression (or a noisy run: no regression "
@@ -288,14 +326,24 @@ def main(argv):
             f"{'-' if p is None else f'{p:.4f}':>8}  {'-' if q is None else f'{q:.4f}':>8}  {v}")
     tested = sum(1 for r in rows if r[1] == "harness" and r[7] is not None)
     context = sum(1 for r in rows if r[1] != "harness")
-    regressions = sum(1 for r in rows if r[9] == "REGRESSION")
+    family = shifts(a, rows)
+    for dev, n, shift, p_adj, v in family:
+        if loud and v == "SLOWER":
+            v = "slower (noisy run)"
+        out(f"family shift {dev}: {n} harness rows, median change {shift * 100:+.1f}%, "
+            f"Wilcoxon signed-rank p {p_adj:.2g} (Bonferroni over {len(family)}): {v}")
+    regressions = (sum(1 for r in rows if r[9] == "REGRESSION") +
+                   sum(1 for f in family if f[4] == "SLOWER" and not loud))
     if tested == 0:
         print(f"devharness compare: no common harness benchmark has >= {a.min_reps} repetitions "
               f"in both runs (run bench with --repetitions {a.min_reps})", file=sys.stderr)
         return 2
+    fams = sum(1 for f in family if f[4] == "SLOWER" and not loud)
     print(f"{'' if a.quiet else chr(10)}{tested} harness rows tested, {regressions} regression(s) "
-          f"(Mann-Whitney U, Benjamini-Hochberg FDR {a.alpha}, min effect {a.min_effect * 100:.1f}%, "
-          f"floor {a.floor_ns:g} ns; {context} raw-twin/reference rows shown as context)")
+          f"({regressions - fams} row(s), {fams} device-wide shift(s); Mann-Whitney U, "
+          f"Benjamini-Hochberg FDR {a.alpha}, min effect {a.min_effect * 100:.1f}%, floor "
+          f"{a.floor_ns:g} ns; Wilcoxon signed-rank per device; {context} raw-twin/reference rows "
+          f"shown as context)")
     if loud:
         print("devharness compare: no regression called: noisy run: " +
               "; ".join(f"{which} ({r})" for which, r in loud))
