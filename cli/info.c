@@ -103,6 +103,11 @@ static json_t* device_json(DLDevice dev) {
     json_object_set_new(attrs, dh_attr_kind_name(k), any_to_json(&v));
   }
   json_object_set_new(d, "attributes", attrs);
+  /* the vendor identity result bundles key the device by (docs/results.md) */
+  char pci[64], uuid[64];
+  if (dh_device_identity(dev, pci, sizeof pci, uuid, sizeof uuid) != 0) pci[0] = uuid[0] = '\0';
+  json_object_set_new(d, "identity", json_pack("{s:o, s:o}", "pci_bus_id", pci[0] ? json_string(pci) : json_null(),
+                                               "uuid", uuid[0] ? json_string(uuid) : json_null()));
   /* Vulkan's api_version is the device's apiVersion packed as VK_MAKE_API_VERSION
    * (variant:3 major:7 minor:10 patch:12 bits): also give it as "major.minor.patch". */
   json_t* api = json_object_get(attrs, "api_version");

@@ -64,22 +64,24 @@ static int store_version(sqlite3* db) {
   return v;
 }
 
-/* PATH.bak-vN: a consistent copy of the store before it is migrated. */
-static int backup(const char* cmd, const char* path, sqlite3* db, int version) {
+/* PATH.bak-vN: a consistent copy of the store before it is migrated, read through a
+ * second, read-only connection: the migrating one holds the write lock (WAL lets a
+ * reader see the last committed state, which is the store before migrating). */
+static int backup(const char* cmd, const char* path, int version) {
   char bak[PATH_MAX + 32];
   snprintf(bak, sizeof bak, "%s.bak-v%d", path, version);
-  sqlite3* to = NULL;
-  int rc = sqlite3_open(bak, &to);
-  sqlite3_backup* b = rc == SQLITE_OK ? sqlite3_backup_init(to, "main", db, "main") : NULL;
-  if (b) {
-    sqlite3_backup_step(b, -1);
-    sqlite3_backup_finish(b);
-  }
-  rc = b ? sqlite3_errcode(to) : SQLITE_ERROR;
+  sqlite3 *to = NULL, *src = NULL;
+  int rc = sqlite3_open_v2(path, &src, SQLITE_OPEN_READONLY, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_open(bak, &to);
+  sqlite3_backup* b = rc == SQLITE_OK ? sqlite3_backup_init(to, "main", src, "main") : NULL;
+  int step = b ? sqlite3_backup_step(b, -1) : SQLITE_ERROR;
+  rc = b ? sqlite3_backup_finish(b) : SQLITE_ERROR;
+  if (step != SQLITE_DONE) rc = step;
   sqlite3_close(to);
+  sqlite3_close(src);
   if (rc != SQLITE_OK) {
-    fprintf(stderr, "devharness %s: store %s: cannot keep a backup %s before migrating; not migrated\n", cmd,
-            dh_cmdline_quote(path), dh_cmdline_quote(bak));
+    fprintf(stderr, "devharness %s: store %s: cannot keep a backup %s before migrating (%s); not migrated\n", cmd,
+            dh_cmdline_quote(path), dh_cmdline_quote(bak), sqlite3_errstr(rc));
     return -1;
   }
   fprintf(stderr, "devharness %s: store %s: schema %d -> %d, backup kept in %s\n", cmd, dh_cmdline_quote(path),
@@ -123,7 +125,7 @@ static int migrate(const char* cmd, const char* path, sqlite3* db, int* exit_cod
             "use a newer devharness\n", cmd, dh_cmdline_quote(path), v, latest);
     *exit_code = DH_EXIT_USAGE, rc = -1;
   } else if (v >= 1 && v < latest) {
-    rc = backup(cmd, path, db, v);
+    rc = backup(cmd, path, v);
   }
   for (int n = v + 1; rc == 0 && n <= latest; n++) rc = apply(cmd, path, db, n);
   if (rc == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) rc = store_error(cmd, path, db, "commit");

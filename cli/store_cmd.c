@@ -26,6 +26,25 @@ static const char kStoreUsage[] =
     "      so; nothing half-written), 2 usage error, a bad bundle, or a store of a newer\n"
     "      schema\n";
 
+/* The run UUID of dir's manifest when the store already holds it (into uuid), so a
+ * bundle imported before is skipped without reading and hashing its files. */
+static int already_there(sqlite3* db, const char* dir, char uuid[64]) {
+  char path[PATH_MAX + 32];
+  snprintf(path, sizeof path, "%s/manifest.json", dir);
+  json_t* m = json_load_file(path, 0, NULL);
+  const char* u = json_string_value(json_object_get(m, "run_uuid"));
+  snprintf(uuid, 64, "%s", u ? u : "");
+  json_decref(m);
+  sqlite3_stmt* st = NULL;
+  int have = 0;
+  if (uuid[0] && sqlite3_prepare_v2(db, "SELECT 1 FROM runs WHERE uuid = ?", -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
+    have = sqlite3_step(st) == SQLITE_ROW;
+  }
+  sqlite3_finalize(st);
+  return have;
+}
+
 static int import(const char* store, int n, char** dirs) {
   int code = 0;
   sqlite3* db = dh_store_open("store import", store, &code);
@@ -33,15 +52,27 @@ static int import(const char* store, int n, char** dirs) {
   int rc = DH_EXIT_OK, added = 0, skipped = 0;
   for (int i = 0; i < n; i++) {
     dh_results_bundle_t b;
+    char uuid[64];
+    if (already_there(db, dirs[i], uuid)) {
+      printf("skipped %s: run %s is already in the store\n", dirs[i], uuid);
+      skipped++;
+      continue;
+    }
     if (dh_results_bundle_load("store import", dirs[i], &b) != 0) {
       if (rc == DH_EXIT_OK) rc = DH_EXIT_USAGE;
       continue;
     }
     int r = dh_store_import("store import", db, store, &b);
-    const char* uuid = json_string_value(json_object_get(b.manifest, "run_uuid"));
-    if (r == 0) printf("imported %s (run %s)\n", dirs[i], uuid), added++;
-    else if (r == 1) printf("skipped %s: run %s is already in the store\n", dirs[i], uuid), skipped++;
-    else rc = DH_EXIT_VIOLATION;
+    const char* id = json_string_value(json_object_get(b.manifest, "run_uuid"));
+    if (r == 0) {
+      printf("imported %s (run %s)\n", dirs[i], id);
+      added++;
+    } else if (r == 1) {
+      printf("skipped %s: run %s is already in the store\n", dirs[i], id);
+      skipped++;
+    } else {
+      rc = DH_EXIT_VIOLATION;
+    }
     dh_results_bundle_free(&b);
   }
   sqlite3_close(db);

@@ -17,6 +17,7 @@ typedef struct import {
   sqlite3* db;
   const dh_results_bundle_t* b;
   sqlite3_int64 run_id;
+  json_t* ids; /* stable_id -> device_id of this bundle's devices */
 } import_t;
 
 static int db_fail(const import_t* im, const char* what) {
@@ -97,8 +98,9 @@ static int add_run(import_t* im, sqlite3_int64 machine_id) {
 /* The device row of a stable id (created when new), or 0 after a message. */
 static sqlite3_int64 device_row(import_t* im, json_t* d) {
   sqlite3_int64 id = 0;
-  if (run_sql(im, NULL, "INSERT OR IGNORE INTO devices (stable_id, backend, name) VALUES (?,?,?)", "sss",
-              jtext(d, "stable_id"), jtext(d, "backend"), jtext(d, "name")) != 0 ||
+  if (run_sql(im, NULL, "INSERT OR IGNORE INTO devices (stable_id, backend, name, pci_bus_id, uuid) VALUES (?,?,?,?,?)",
+              "sssss", jtext(d, "stable_id"), jtext(d, "backend"), jtext(d, "name"), jtext(d, "pci_bus_id"),
+              jtext(d, "uuid")) != 0 ||
       run_sql(im, &id, "SELECT device_id FROM devices WHERE stable_id = ?", "s", jtext(d, "stable_id")) != 0)
     return 0;
   return id;
@@ -109,6 +111,7 @@ static int add_devices(import_t* im) {
   json_t* d;
   json_array_foreach(json_object_get(im->b->manifest, "devices"), i, d) {
     sqlite3_int64 id = device_row(im, d);
+    json_object_set_new(im->ids, jtext(d, "stable_id"), json_integer(id));
     if (id == 0 || run_sql(im, NULL,
                            "INSERT OR IGNORE INTO run_devices (run_id, device_id, spec, driver_version, "
                            "api_version, target) VALUES (?,?,?,?,?,?)",
@@ -123,28 +126,45 @@ static int add_devices(import_t* im) {
  * (merged bundles), else the manifest's device with that spec; 0 when unknown. */
 static sqlite3_int64 device_of(import_t* im, const char* spec, const char* stable) {
   if (!stable || !stable[0]) stable = dh_results_stable_id(im->b, spec);
-  sqlite3_int64 id = 0;
-  if (!stable || run_sql(im, &id, "SELECT device_id FROM devices WHERE stable_id = ?", "s", stable) != 0) return 0;
-  return id;
+  return stable ? (sqlite3_int64)json_integer_value(json_object_get(im->ids, stable)) : 0;
+}
+
+/* One case into the prepared INSERT st. */
+static int add_case(import_t* im, sqlite3_stmt* st, json_t* c, json_int_t shard) {
+  sqlite3_int64 dev = device_of(im, jtext(c, "device"), jtext(c, "stable_id"));
+  if (dev == 0) return 0; /* a backend without a device: no device row to hold it */
+  json_t* sh = json_object_get(c, "shard");
+  sqlite3_reset(st);
+  sqlite3_bind_int64(st, 1, im->run_id);
+  sqlite3_bind_int64(st, 2, dev);
+  sqlite3_bind_text(st, 3, jtext(c, "clause"), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 4, jtext(c, "status"), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int(st, 5, json_is_true(json_object_get(c, "waived")));
+  sqlite3_bind_text(st, 6, jtext(c, "message"), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_double(st, 7, json_number_value(json_object_get(c, "duration_ms")));
+  sqlite3_bind_int64(st, 8, sh ? json_integer_value(sh) : shard);
+  if (sqlite3_step(st) == SQLITE_DONE) return 0;
+  char what[512];
+  snprintf(what, sizeof what, "case %s %s", jtext(c, "device"), jtext(c, "clause"));
+  return db_fail(im, what);
 }
 
 static int add_cases(import_t* im) {
+  sqlite3_stmt* st = NULL;
+  if (sqlite3_prepare_v2(im->db,
+                         "INSERT INTO clause_results (run_id, device_id, clause, status, waived, message, "
+                         "duration_ms, shard_index) VALUES (?,?,?,?,?,?,?,?)",
+                         -1, &st, NULL) != SQLITE_OK)
+    return db_fail(im, "prepare");
+  json_int_t shard = json_integer_value(json_object_get(json_object_get(im->b->manifest, "shard"), "index"));
   size_t i;
   json_t* c;
-  json_int_t shard = json_integer_value(json_object_get(json_object_get(im->b->manifest, "shard"), "index"));
+  int rc = 0;
   json_array_foreach(im->b->cases, i, c) {
-    sqlite3_int64 dev = device_of(im, jtext(c, "device"), jtext(c, "stable_id"));
-    if (dev == 0) continue; /* a backend without a device: no device row to hold it */
-    json_int_t sh = json_object_get(c, "shard") ? json_integer_value(json_object_get(c, "shard")) : shard;
-    if (run_sql(im, NULL,
-                "INSERT INTO clause_results (run_id, device_id, clause, status, waived, message, duration_ms, "
-                "shard_index) VALUES (?,?,?,?,?,?,?,?)",
-                "iissisdi", im->run_id, dev, jtext(c, "clause"), jtext(c, "status"),
-                (sqlite3_int64)json_is_true(json_object_get(c, "waived")), jtext(c, "message"),
-                json_number_value(json_object_get(c, "duration_ms")), (sqlite3_int64)sh) != 0)
-      return -1;
+    if ((rc = add_case(im, st, c, shard)) != 0) break;
   }
-  return 0;
+  sqlite3_finalize(st);
+  return rc;
 }
 
 /* bench.json (cli/store_bench.c). */
@@ -157,13 +177,14 @@ static int bench_device(void* user, const char* spec, sqlite3_int64* id) {
 }
 
 int dh_store_import(const char* cmd, sqlite3* db, const char* store_path, const dh_results_bundle_t* b) {
-  import_t im = {cmd, store_path, db, b, 0};
+  import_t im = {cmd, store_path, db, b, 0, json_object()};
   sqlite3_int64 have = 0, machine_id = 0;
   if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) return db_fail(&im, "cannot lock the store");
   if (run_sql(&im, &have, "SELECT run_id FROM runs WHERE uuid = ?", "s", jtext(b->manifest, "run_uuid")) != 0)
     goto fail;
   if (have) {
     sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    json_decref(im.ids);
     return 1;
   }
   if (add_machine(&im, &machine_id) != 0 || add_run(&im, machine_id) != 0 || add_devices(&im) != 0 ||
@@ -177,8 +198,10 @@ int dh_store_import(const char* cmd, sqlite3* db, const char* store_path, const 
     db_fail(&im, "commit");
     goto fail;
   }
+  json_decref(im.ids);
   return 0;
 fail:
   sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  json_decref(im.ids);
   return -1;
 }

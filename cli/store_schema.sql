@@ -65,9 +65,11 @@ CREATE INDEX runs_started ON runs(started_at);
 -- One row per stable device identity (manifest.json devices[].stable_id).
 CREATE TABLE devices (
   device_id  INTEGER PRIMARY KEY,
-  stable_id  TEXT NOT NULL UNIQUE,           -- "pci:0000:01:00.0", "uuid:...", "derived:<sha256>"
+  stable_id  TEXT NOT NULL UNIQUE,           -- "uuid:<hex>", "pci:<machine>/0000:01:00.0", "derived:<sha256>"
   backend    TEXT NOT NULL,                  -- cpu, sim, opencl, vulkan, cuda, tvm-...
-  name       TEXT NOT NULL                   -- the device's name as the backend reports it
+  name       TEXT NOT NULL,                  -- the device's name as the backend reports it
+  pci_bus_id TEXT NOT NULL DEFAULT '',       -- "0000:01:00.0" where the API gives one
+  uuid       TEXT NOT NULL DEFAULT ''        -- 32 hex digits where the API gives one
 );
 
 -- A device as one run saw it: its spec in that run and what may change between runs.
@@ -81,33 +83,72 @@ CREATE TABLE run_devices (
   PRIMARY KEY (run_id, device_id)
 );
 
--- One row per (run, device, clause) that ran (a shard's cases only).
-CREATE TABLE clause_results (
+-- Clause ids and benchmark names, stored once (a night of 8 devices x 116 clauses and
+-- 400 benchmarks per device repeats every name 8 times; 1,000 nights would repeat them
+-- 8,000 times).
+CREATE TABLE clauses (
+  clause_id INTEGER PRIMARY KEY,
+  clause    TEXT NOT NULL UNIQUE                 -- clause id, e.g. "mem.alloc.alignment"
+);
+CREATE TABLE benchmarks (
+  benchmark_id INTEGER PRIMARY KEY,
+  name         TEXT NOT NULL UNIQUE,             -- Google Benchmark run_name
+  twin         INTEGER NOT NULL CHECK (twin IN (0, 1))  -- 1: a raw vendor-API twin row
+);
+
+-- One row per (run, device, clause) that ran (a shard's cases only). Read it through
+-- the view clause_results.
+CREATE TABLE clause_values (
   run_id      INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
   device_id   INTEGER NOT NULL REFERENCES devices(device_id),
-  clause      TEXT NOT NULL,                 -- clause id, e.g. "mem.alloc.alignment"
+  clause_id   INTEGER NOT NULL REFERENCES clauses(clause_id),
   status      TEXT NOT NULL CHECK (status IN ('pass', 'fail', 'skip', 'xfail')),
   waived      INTEGER NOT NULL CHECK (waived IN (0, 1)),  -- a waiver decided it
-  message     TEXT NOT NULL,                 -- failure / skip / xfail reason, "" none
+  message     TEXT NOT NULL,                     -- failure / skip / xfail reason, "" none
   duration_ms REAL NOT NULL,
-  shard_index INTEGER NOT NULL,              -- the shard that ran it (1-based)
-  PRIMARY KEY (run_id, device_id, clause)
-);
-CREATE INDEX clause_results_by_clause ON clause_results(device_id, clause, run_id);
+  shard_index INTEGER NOT NULL,                  -- the shard that ran it (1-based)
+  PRIMARY KEY (run_id, device_id, clause_id)
+) WITHOUT ROWID;
+CREATE INDEX clause_values_by_clause ON clause_values(device_id, clause_id, run_id);
 
 -- One row per (run, device, benchmark): the harness row and its raw twin are separate
--- rows (twin = 1 for the twin). Values are per iteration in unit (real time).
-CREATE TABLE bench_results (
-  run_id          INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
-  device_id       INTEGER NOT NULL REFERENCES devices(device_id),
-  name            TEXT NOT NULL,             -- Google Benchmark run_name
-  twin            INTEGER NOT NULL CHECK (twin IN (0, 1)),
-  unit            TEXT NOT NULL,             -- ns | us | ms | s
-  repetitions     INTEGER NOT NULL,          -- repetitions measured
-  median          REAL NOT NULL,
-  q1              REAL NOT NULL,             -- first quartile (linear interpolation)
-  q3              REAL NOT NULL,             -- third quartile
-  bytes_per_second REAL,                     -- median, when the benchmark reports it
-  PRIMARY KEY (run_id, device_id, name)
-);
-CREATE INDEX bench_results_by_name ON bench_results(device_id, name, run_id);
+-- benchmarks (benchmarks.twin). Values are per iteration in unit (real time). Read it
+-- through the view bench_results.
+CREATE TABLE bench_values (
+  run_id           INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+  device_id        INTEGER NOT NULL REFERENCES devices(device_id),
+  benchmark_id     INTEGER NOT NULL REFERENCES benchmarks(benchmark_id),
+  unit             TEXT NOT NULL,                -- ns | us | ms | s
+  repetitions      INTEGER NOT NULL,             -- repetitions measured
+  median           REAL NOT NULL,
+  q1               REAL NOT NULL,                -- first quartile (linear interpolation)
+  q3               REAL NOT NULL,                -- third quartile
+  bytes_per_second REAL,                         -- median, when the benchmark reports it
+  PRIMARY KEY (run_id, device_id, benchmark_id)
+) WITHOUT ROWID;
+CREATE INDEX bench_values_by_benchmark ON bench_values(device_id, benchmark_id, run_id);
+
+-- What readers query: one row per case and per benchmark with the names spelled out.
+-- Inserting into a view stores the name once and the row in the table under it.
+CREATE VIEW clause_results AS
+  SELECT v.run_id, v.device_id, c.clause, v.status, v.waived, v.message, v.duration_ms, v.shard_index
+  FROM clause_values v JOIN clauses c USING (clause_id);
+CREATE TRIGGER clause_results_insert INSTEAD OF INSERT ON clause_results BEGIN
+  INSERT OR IGNORE INTO clauses (clause) VALUES (NEW.clause);
+  INSERT INTO clause_values (run_id, device_id, clause_id, status, waived, message, duration_ms, shard_index)
+  VALUES (NEW.run_id, NEW.device_id, (SELECT clause_id FROM clauses WHERE clause = NEW.clause), NEW.status,
+          NEW.waived, NEW.message, NEW.duration_ms, NEW.shard_index);
+END;
+CREATE VIEW bench_results AS
+  SELECT v.run_id, v.device_id, b.name, b.twin, v.unit, v.repetitions, v.median, v.q1, v.q3, v.bytes_per_second
+  FROM bench_values v JOIN benchmarks b USING (benchmark_id);
+CREATE TRIGGER bench_results_insert INSTEAD OF INSERT ON bench_results BEGIN
+  INSERT OR IGNORE INTO benchmarks (name, twin) VALUES (NEW.name, NEW.twin);
+  INSERT INTO bench_values (run_id, device_id, benchmark_id, unit, repetitions, median, q1, q3, bytes_per_second)
+  VALUES (NEW.run_id, NEW.device_id, (SELECT benchmark_id FROM benchmarks WHERE name = NEW.name), NEW.unit,
+          NEW.repetitions, NEW.median, NEW.q1, NEW.q3, NEW.bytes_per_second);
+END;
+
+-- migration 2: indexes for history by commit and for a device's runs
+CREATE INDEX runs_by_commit ON runs(git_commit, started_at);
+CREATE INDEX run_devices_by_device ON run_devices(device_id, run_id);

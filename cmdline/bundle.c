@@ -210,14 +210,15 @@ static json_t* device_json(json_t* backend, json_t* dev, const char* fingerprint
   attr_text(attrs, "device_name", name, sizeof name);
   attr_text(attrs, "driver_version", drv, sizeof drv);
   attr_text(attrs, "api_version", api, sizeof api);
-  attr_text(attrs, "pci_bus_id", pci, sizeof pci);
-  attr_text(attrs, "device_uuid", uid, sizeof uid);
-  if (pci[0]) {
-    snprintf(sid, sizeof sid, "pci:%s", pci);
-    snprintf(src, sizeof src, "pci");
-  } else if (uid[0]) {
+  attr_text(json_object_get(dev, "identity"), "pci_bus_id", pci, sizeof pci);
+  attr_text(json_object_get(dev, "identity"), "uuid", uid, sizeof uid);
+  /* a UUID is unique everywhere; a PCI address only within its machine */
+  if (uid[0]) {
     snprintf(sid, sizeof sid, "uuid:%s", uid);
     snprintf(src, sizeof src, "uuid");
+  } else if (pci[0]) {
+    snprintf(sid, sizeof sid, "pci:%.16s/%s", fingerprint, pci);
+    snprintf(src, sizeof src, "pci");
   } else {
     char text[1024], h[65];
     snprintf(text, sizeof text, "%s\t%s\t%s\t%lld", fingerprint, bname ? bname : "", name,
@@ -226,9 +227,10 @@ static json_t* device_json(json_t* backend, json_t* dev, const char* fingerprint
     snprintf(sid, sizeof sid, "derived:%s", h);
     snprintf(src, sizeof src, "derived");
   }
-  return json_pack("{s:o, s:o, s:s, s:s, s:s, s:s, s:s, s:o}", "spec", jstr(spec), "backend", jstr(bname),
+  return json_pack("{s:o, s:o, s:s, s:s, s:s, s:s, s:s, s:o, s:s, s:s}", "spec", jstr(spec), "backend", jstr(bname),
                    "stable_id", sid, "id_source", src, "name", name, "driver_version", drv, "api_version", api,
-                   "target", jstr(json_string_value(json_object_get(backend, "target_kind"))));
+                   "target", jstr(json_string_value(json_object_get(backend, "target_kind"))), "pci_bus_id", pci,
+                   "uuid", uid);
 }
 
 static json_t* devices_json(json_t* info, const char* fingerprint) {

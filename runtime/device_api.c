@@ -128,6 +128,21 @@ int dh_device_get_target_property(DLDevice dev, const char* name, dh_any_t* out_
   return 0;
 }
 
+int dh_device_identity(DLDevice dev, char* pci_bus_id, size_t pci_size, char* uuid, size_t uuid_size) {
+  if (pci_bus_id == NULL || uuid == NULL || pci_size < 64 || uuid_size < 64)
+    return dh_error_set(DH_KIND_VALUE_ERROR, "device_identity: buffers must be non-NULL, 64 bytes or more");
+  pci_bus_id[0] = uuid[0] = '\0';
+  dh__slot* s = resolve(dev, "device_identity");
+  if (s == NULL) return -1;
+  if (s->backend.device_identity == NULL) return 0; /* no vendor identity */
+  if (s->backend.device_identity(dev, pci_bus_id, pci_size, uuid, uuid_size) != 0) {
+    pci_bus_id[0] = uuid[0] = '\0';
+    return fail(s, dev, "device_identity");
+  }
+  pci_bus_id[pci_size - 1] = uuid[uuid_size - 1] = '\0';
+  return 0;
+}
+
 int dh_device_create_stream(DLDevice dev, dh_stream_t* out_stream) {
   if (out_stream == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "create_stream: out_stream is NULL");
   *out_stream = NULL;

@@ -41,6 +41,7 @@ static const dh_backend_t k_backend = {
     .functions = k_functions,
     .num_functions = sizeof k_functions / sizeof k_functions[0],
     .raw = &dh_cuda_raw_twin,
+    .device_identity = dh_cuda_device_identity,
 };
 
 __attribute__((visibility("default"))) const dh_backend_t* dh_backend_entry(void) {

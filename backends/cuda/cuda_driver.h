@@ -70,6 +70,9 @@ typedef struct dh_cuda_driver {
   CUresult (*driver_get_version)(int* version);   /* cuDriverGetVersion; optional */
   CUresult (*get_error_name)(CUresult e, const char** s);   /* optional */
   CUresult (*get_error_string)(CUresult e, const char** s); /* optional */
+  /* device identity (backend.h device_identity); optional */
+  CUresult (*device_get_pci_bus_id)(char* id, int len, CUdevice dev); /* cuDeviceGetPCIBusId */
+  CUresult (*device_get_uuid)(CUuuid* uuid, CUdevice dev);            /* cuDeviceGetUuid_v2, else cuDeviceGetUuid */
   /* cuEventElapsedTime_v2 (CUDA >= 12.8), else cuEventElapsedTime; required */
   CUresult (*event_elapsed_time)(float* ms, CUevent start, CUevent end);
 #define DH_CUDA_FIELD(field, sym, params) CUresult (*field) params;

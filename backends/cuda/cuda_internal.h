@@ -188,6 +188,8 @@ int dh_cuda_attr_int(dh_cuda_device_t* d, int id, CUdevice_attribute a, const ch
 /* The vtable entries unavailable_reason, get_attr, get_target_property, set_device
  * (backend.h "Declaring and binding a backend's entries"). */
 DH_BACKEND_DECLARE_DEVICE_ENTRIES(dh_cuda);
+/* backend.h device_identity (ABI 1.4): cuDeviceGetPCIBusId and cuDeviceGetUuid. */
+int dh_cuda_device_identity(DLDevice dev, char* pci_bus_id, size_t pci_size, char* uuid, size_t uuid_size);
 
 /* ---- cuda_memory.c (the vtable entries of the same names, backend.h) */
 

@@ -33,6 +33,7 @@ static const dh_backend_t k_backend = {
     .functions = k_functions,
     .num_functions = sizeof k_functions / sizeof k_functions[0],
     .raw = &dh_opencl_raw_twin,
+    .device_identity = dh_opencl_device_identity,
 };
 
 /* Plugin entry point (backend.h DH_BACKEND_ENTRY_SYMBOL). Does no work: init does. */

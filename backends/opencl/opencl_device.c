@@ -96,6 +96,20 @@ static void dev_info_str(cl_device_id d, cl_device_info p, char* buf, size_t n) 
   while (len > 0 && buf[len - 1] == ' ') buf[--len] = '\0';
 }
 
+/* cl_khr_pci_bus_info: the device's PCI address, "" when the device does not give it. */
+static void fill_pci_bus_id(dh_opencl_device_t* od, const char* extensions) {
+  od->pci_bus_id[0] = '\0';
+#ifdef CL_DEVICE_PCI_BUS_INFO_KHR
+  cl_device_pci_bus_info_khr pci;
+  if (extensions && strstr(extensions, "cl_khr_pci_bus_info") &&
+      clGetDeviceInfo(od->device, CL_DEVICE_PCI_BUS_INFO_KHR, sizeof pci, &pci, NULL) == CL_SUCCESS)
+    snprintf(od->pci_bus_id, sizeof od->pci_bus_id, "%04x:%02x:%02x.%x", pci.pci_domain & 0xffffu,
+             pci.pci_bus & 0xffu, pci.pci_device & 0x1fu, pci.pci_function & 0x7u);
+#else
+  (void)extensions;
+#endif
+}
+
 static void fill_device_info(dh_opencl_device_t* od) {
   cl_device_id d = od->device;
   dev_info_str(d, CL_DEVICE_NAME, od->name, sizeof od->name);
@@ -145,6 +159,7 @@ static void fill_device_info(dh_opencl_device_t* od) {
       ext[ext_len] = '\0';
       od->extensions_has_amd_query = strstr(ext, "cl_amd_device_attribute_query") != NULL;
       has_img_from_buf = strstr(ext, "cl_khr_image2d_from_buffer") != NULL;
+      fill_pci_bus_id(od, ext);
     }
     free(ext);
   }
@@ -471,6 +486,13 @@ const char* dh_opencl_unavailable_reason(void) {
 /*===========================================================================
  * Attributes (TVM OpenCLWorkspace::GetAttr)
  *===========================================================================*/
+
+int dh_opencl_device_identity(DLDevice dev, char* pci_bus_id, size_t pci_size, char* uuid, size_t uuid_size) {
+  if (dh_opencl_check_dev(dev, "device_identity") != 0) return -1;
+  snprintf(pci_bus_id, pci_size, "%s", dh_opencl_dev[dev.device_id].pci_bus_id);
+  if (uuid_size) uuid[0] = '\0'; /* cl_khr_device_uuid is not read (yet) */
+  return 0;
+}
 
 int dh_opencl_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
   if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: get_attr: out_value is NULL");

@@ -154,6 +154,7 @@ typedef struct dh_opencl_device {
   char compute_version[32]; /* "3.0" */
   char driver_version[256];
   char thread_dims_json[96];
+  char pci_bus_id[32];      /* "DDDD:BB:DD.F" from cl_khr_pci_bus_info, "" without it */
   char extensions_has_amd_query;
   int version_major, version_minor;
   int64_t max_work_group_size;
@@ -234,6 +235,8 @@ int dh_opencl_ensure_realized(void);
  * "Declaring and binding a backend's entries"). */
 DH_BACKEND_DECLARE_LIFECYCLE_ENTRIES(dh_opencl);
 DH_BACKEND_DECLARE_DEVICE_ENTRIES(dh_opencl);
+/* backend.h device_identity (ABI 1.4): the PCI bus id of cl_khr_pci_bus_info. */
+int dh_opencl_device_identity(DLDevice dev, char* pci_bus_id, size_t pci_size, char* uuid, size_t uuid_size);
 
 /*===========================================================================
  * Handle registry (opencl_handles.c) and memory (opencl_memory.c)

@@ -289,7 +289,8 @@ typedef struct dh_vulkan_device {
   VkPhysicalDeviceMemoryProperties mem;
   VkDeviceSize max_alloc;       /* maxMemoryAllocationSize */
   uint32_t timestamp_bits;
-  int has_budget, has_push_descriptor, has_int_dot, has_coop_matrix;
+  int has_budget, has_push_descriptor, has_int_dot, has_coop_matrix, has_pci_bus_info;
+  char pci_bus_id[32];          /* "DDDD:BB:DD.F" from VK_EXT_pci_bus_info, "" without it */
   uint32_t type_device, type_host; /* memory type indices (UINT32_MAX: none) */
   /* pipelines (lazy) */
   int pipelines_ready;
@@ -343,6 +344,8 @@ void dh_vulkan_shutdown(void);
  * (Int) and vk_validation_enabled (Bool)), set_device (validates the device only); the
  * prototypes: backend.h "Declaring and binding a backend's entries". */
 DH_BACKEND_DECLARE_DEVICE_ENTRIES(dh_vulkan);
+/* backend.h device_identity (ABI 1.4): VK_EXT_pci_bus_info and deviceUUID. */
+int dh_vulkan_device_identity(DLDevice dev, char* pci_bus_id, size_t pci_size, char* uuid, size_t uuid_size);
 
 /* Looks up the device record for dev. Errors: RuntimeError in a child forked after init,
  * ValueError for a non-vulkan device type, IndexError for an id out of range. The

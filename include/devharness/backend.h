@@ -53,7 +53,7 @@ extern "C" {
  *===========================================================================*/
 
 #define DH_BACKEND_ABI_MAJOR 1
-#define DH_BACKEND_ABI_MINOR 3
+#define DH_BACKEND_ABI_MINOR 4
 /* Name of the exported entry symbol. */
 #define DH_BACKEND_ENTRY_SYMBOL "dh_backend_entry"
 /* Device types (dh_backend_t.device_type). 1..DH_DEVICE_TYPE_OUT_OF_TREE_FIRST-1 are
@@ -432,6 +432,17 @@ typedef struct dh_backend {
    * (kDLCUDA, 0) is the current stream of tvm-cuda:0, as TVM's own GetCurrentStream
    * reads it (clause stream.env_copies). 0: device_type. */
   int32_t ffi_device_type;
+
+  /*-- ABI 1.4: optional, NULL in an older plugin --*/
+  /* The device's stable identity as the vendor API reports it, for result bundles
+   * (docs/results.md "Device identity"): its PCI bus id as "DDDD:BB:DD.F" (lowercase
+   * hex; OpenCL cl_khr_pci_bus_info, Vulkan VK_EXT_pci_bus_info, CUDA
+   * cuDeviceGetPCIBusId) into pci_bus_id, and a device UUID as 32 lowercase hex digits
+   * (Vulkan VkPhysicalDeviceIDProperties::deviceUUID, CUDA cuDeviceGetUuid) into uuid;
+   * each "" where the API gives none. Both buffers hold at least 64 bytes. After init;
+   * thread-safe. Returns 0, or -1 after dh_error_set. NULL: the device has no vendor
+   * identity (the bundle derives one). */
+  int (*device_identity)(DLDevice dev, char* pci_bus_id, size_t pci_size, char* uuid, size_t uuid_size);
 } dh_backend_t;
 
 /* Smallest struct_size the loader accepts: every required field, through

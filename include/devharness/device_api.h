@@ -253,6 +253,13 @@ int dh_device_get_attr(DLDevice dev, dh_attr_kind_t kind, dh_any_t* out_value);
  * target kind (target.h), None when the backend cannot tell or has no
  * get_target_property. Strings backend-owned. */
 int dh_device_get_target_property(DLDevice dev, const char* name, dh_any_t* out_value);
+/* Not a TVM method: the device's vendor identity for result bundles (backend.h
+ * device_identity, ABI 1.4; docs/results.md "Device identity"). Fills pci_bus_id
+ * ("DDDD:BB:DD.F") and uuid (32 hex digits), each "" when the API gives none or the
+ * backend has no device_identity; both buffers must hold at least 64 bytes (else
+ * ValueError). Errors: the backend's, KeyError for an unknown device type. Thread-safe
+ * as the backend is. */
+int dh_device_identity(DLDevice dev, char* pci_bus_id, size_t pci_size, char* uuid, size_t uuid_size);
 /* TVM SetDevice: makes dev current for the calling thread. */
 int dh_device_set_device(DLDevice dev);
 /* TVM AllocDataSpace: nbytes of device memory, *out_ptr a handle (an address only with

@@ -143,6 +143,31 @@ try:
     ok(p.returncode == 2 and "schema version 99, newer than this devharness knows" in p.stderr
        and counts(B("newer.sqlite")) == before, "a store of a newer schema: exit 2, left alone", p.stderr)
 
+    # a store of an older schema: migrated on open, a copy of the old one kept
+    text = open(os.path.join(ROOT, "cli", "store_schema.sql")).read()
+    first_mig = text.split("\n-- migration 2:")[0].split("\n-- migration 1:", 1)[1].split("\n", 1)[1]
+    if latest_version() >= 2:
+        old = B("old.sqlite")
+        con = sqlite3.connect(old)
+        con.executescript(first_mig)
+        con.execute("INSERT INTO schema_version VALUES (1, '2026-01-01T00:00:00Z', 'v1')")
+        con.execute("INSERT INTO machines (fingerprint, hostname, os, kernel, arch, cpu_model, cores, pus, numa_nodes, "
+                    "memory_bytes) VALUES ('f', 'old-host', 'Linux', '6', 'x86_64', 'cpu', 1, 1, 1, 1)")
+        con.commit()
+        con.close()
+        p = dh("store", "import", "--store", old, B("c1"))
+        con = sqlite3.connect(old)
+        ver = con.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
+        hosts = con.execute("SELECT COUNT(*) FROM machines").fetchone()[0]
+        con.close()
+        bak = old + ".bak-v1"
+        bver = sqlite3.connect(bak).execute("SELECT MAX(version) FROM schema_version").fetchone()[0] \
+            if os.path.exists(bak) else None
+        ok(p.returncode == 0 and ver == latest_version() and hosts == 2 and bver == 1
+           and "backup kept in" in p.stderr,
+           "a version 1 store: migrated to %d on import, its rows kept, the old one kept as .bak-v1"
+           % latest_version(), "exit %d ver %s hosts %s backup %s\n%s" % (p.returncode, ver, hosts, bver, p.stderr))
+
     # a store locked by another writer: waits (busy timeout), then one line, nothing written
     holder = sqlite3.connect(STORE, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")

@@ -24,6 +24,7 @@
 #include <cuda.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -221,6 +222,18 @@ EXPORT CUresult cuDeviceGetName(char* name, int len, CUdevice d) {
   if (d < 0 || d >= g_ndev || !name || len <= 0) return CUDA_ERROR_INVALID_VALUE;
   strncpy(name, "Fake NVIDIA H100 80GB HBM3 (devharness test driver)", (size_t)len - 1);
   name[len - 1] = '\0';
+  return CUDA_SUCCESS;
+}
+/* device identity (backend.h device_identity): bus 0x41 + ordinal, a UUID whose last
+ * byte is the ordinal */
+EXPORT CUresult cuDeviceGetPCIBusId(char* id, int len, CUdevice d) {
+  if (d < 0 || d >= g_ndev || !id || len <= 0) return CUDA_ERROR_INVALID_VALUE;
+  snprintf(id, (size_t)len, "0000:%02X:00.0", 0x41 + d);
+  return CUDA_SUCCESS;
+}
+EXPORT CUresult cuDeviceGetUuid_v2(CUuuid* u, CUdevice d) {
+  if (d < 0 || d >= g_ndev || !u) return CUDA_ERROR_INVALID_VALUE;
+  for (int i = 0; i < 16; i++) u->bytes[i] = (char)(i < 15 ? 0xd0 + i : d);
   return CUDA_SUCCESS;
 }
 EXPORT CUresult cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice d) {

@@ -1,0 +1,60 @@
+#!/usr/bin/python3
+"""Stable device identity in result bundles (docs/results.md "Device identity"): a
+device whose API reports a UUID (the fake CUDA driver of tests/backends/cuda: through
+the plugin ABI 1.4 entry device_identity, cuDeviceGetUuid and cuDeviceGetPCIBusId) is
+`uuid:<hex>` with its PCI bus id beside it, in `info --json` and in the manifest; a sim
+device is `derived:<sha256>`, the same in two runs; the store keeps one device row for
+both runs. Prints TAP. Needs $DEVHARNESS and $BUILD (set by `make test`)."""
+import json
+import os
+import shutil
+import sqlite3
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from taplib import count, ok, skip  # noqa: E402
+from bundle_common import DH, ROOT, dh, have_validator, manifest, schema_errors  # noqa: E402
+
+if not DH or not os.path.exists(DH):
+    print("1..0 # SKIP DEVHARNESS not set or missing")
+    sys.exit(0)
+fake = os.path.join(os.path.abspath(os.environ.get("BUILD", os.path.join(ROOT, "build"))), "tests", "cuda-fake", "dev")
+tmp = tempfile.mkdtemp(prefix="dh-ident-")
+B = lambda name: os.path.join(tmp, name)  # noqa: E731
+try:
+    for run in ("a", "b"):
+        p = dh("conformance", "--device", "sim:0", "--filter", "attr.*", "--bundle", B("sim-" + run), "-q")
+        ok(p.returncode == 0, "sim bundle %s written" % run, p.stderr)
+    da, db = manifest(B("sim-a"))["devices"][0], manifest(B("sim-b"))["devices"][0]
+    ok(da["id_source"] == "derived" and da["stable_id"].startswith("derived:") and da["stable_id"] == db["stable_id"]
+       and da["pci_bus_id"] == "" and da["uuid"] == "",
+       "sim:0 has a derived stable id, the same in two runs", json.dumps([da, db]))
+    if not os.path.exists(os.path.join(fake, "libcuda.so.1")):
+        skip("vendor identity through the fake CUDA driver", "fake driver %s not built" % fake)
+    else:
+        env = {"LD_LIBRARY_PATH": fake}
+        p = dh("info", "--json", "--device", "cuda:0", env=env)
+        info = json.loads(p.stdout) if p.returncode == 0 else {}
+        ident = [d.get("identity") for b in info.get("backends", []) for d in b.get("devices", [])]
+        ok(ident == [{"pci_bus_id": "0000:41:00.0", "uuid": "d0d1d2d3d4d5d6d7d8d9dadbdcddde00"}],
+           "info --json: cuda:0's identity from cuDeviceGetPCIBusId and cuDeviceGetUuid", p.stdout[-800:] + p.stderr)
+        p = dh("conformance", "--device", "cuda:0", "--filter", "attr.*", "--bundle", B("cuda"), "-q", env=env)
+        d = manifest(B("cuda"))["devices"][0] if os.path.exists(os.path.join(B("cuda"), "manifest.json")) else {}
+        ok(d.get("id_source") == "uuid" and d.get("stable_id") == "uuid:d0d1d2d3d4d5d6d7d8d9dadbdcddde00"
+           and d.get("pci_bus_id") == "0000:41:00.0", "the manifest keys cuda:0 by its UUID, PCI bus id beside it",
+           json.dumps(d) + p.stderr)
+        if have_validator():
+            err = schema_errors(B("cuda"))
+            ok(err == "", "the cuda bundle's manifest validates against docs/bundle.schema.json", err)
+        p = dh("store", "import", "--store", B("s.sqlite"), B("sim-a"), B("sim-b"), B("cuda"))
+        con = sqlite3.connect(B("s.sqlite"))
+        rows = con.execute("SELECT backend, stable_id, pci_bus_id, uuid FROM devices ORDER BY backend").fetchall()
+        con.close()
+        ok(p.returncode == 0 and len(rows) == 2 and rows[0][0] == "cuda" and rows[0][2] == "0000:41:00.0"
+           and rows[1][1] == da["stable_id"], "store: one row per stable device (cuda by UUID, sim once for two runs)",
+           str(rows) + p.stderr)
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+print("1..%d" % count())
