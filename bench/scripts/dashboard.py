@@ -24,13 +24,17 @@ import history
 from dh_args import OneLineParser, parse
 
 W, H, PAD = 360, 120, 6
+MIN_SPAN = math.log(1.25)  # the smallest range of a chart's y axis (log scale)
 
 
 def chart(b):
     """SVG geometry of one series: polyline points, change-point x positions, y labels."""
     v = [math.log(x) for x in b["median_ns"]]
     lo, hi = min(v), max(v)
-    span = (hi - lo) or 1.0
+    if hi - lo < MIN_SPAN:  # at least +-12 % tall, so 2 % noise looks flat, not like steps
+        mid = (hi + lo) / 2
+        lo, hi = mid - MIN_SPAN / 2, mid + MIN_SPAN / 2
+    span = hi - lo
     n = len(v)
 
     def x(i):

@@ -145,6 +145,7 @@ def body(tmp):
     ok(p.returncode == 0 and os.path.isfile(page), "dashboard writes DIR/index.html", p.stdout + p.stderr)
     if os.path.isfile(page):
         check_page(open(page, encoding="utf-8").read())
+        browser(page)
     ok(not glob.glob(out + ".tmp-*") and not glob.glob(out + ".old-*"), "no temporary folder left")
     p = run("dashboard", "--store", store, "-o", out)
     ok(p.returncode == 0 and os.path.isfile(page), "dashboard replaces an existing DIR", p.stderr)
@@ -154,6 +155,54 @@ def body(tmp):
     p = run("dashboard", "--store", bad, "-o", out)
     ok(p.returncode == 2 and "not a devharness store" in p.stderr, "dashboard of a foreign file: exit 2",
        (p.returncode, p.stderr))
+
+
+def console_lines(stderr):
+    """Chromium's log lines of console messages (INFO:CONSOLE:N] "text", source: ...)."""
+    return [ln for ln in stderr.splitlines() if ":CONSOLE" in ln or "Uncaught" in ln]
+
+
+def browser(page):
+    """The page in headless Chromium from file://: the rendered DOM has the matrix and
+    the charts, no console message; a screenshot is kept in $BUILD/test-output/history/."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        skip("dashboard in headless Chromium", "chromium not installed (ci/install-deps.sh installs it)")
+        skip("dashboard screenshot", "chromium not installed")
+        return
+    flags = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
+             "--window-size=1200,2400"]
+    url = "file://" + os.path.abspath(page)
+    try:
+        p = subprocess.run(flags + ["--dump-dom", url], capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        ok(False, "dashboard in headless Chromium", "chromium --dump-dom ran over 120 s")
+        return
+    pg = Page()
+    pg.feed(p.stdout)
+    console = console_lines(p.stderr)
+    ok(p.returncode == 0 and len(pg.cells) == 9 and pg.svgs == 8 and pg.cps == 1 and not console,
+       "headless Chromium renders the page from file://: 9 matrix cells, 8 charts, 1 change point, "
+       "no console message", (p.returncode, len(pg.cells), pg.svgs, pg.cps, console, p.stderr[-600:]))
+    outdir = os.path.join(HERE, "..", "..", BUILD, "test-output", "history") if not os.path.isabs(BUILD) \
+        else os.path.join(BUILD, "test-output", "history")
+    os.makedirs(outdir, exist_ok=True)
+    shot = os.path.join(outdir, "dashboard.png")
+    if os.path.exists(shot):
+        os.unlink(shot)
+    try:
+        p = subprocess.run(flags + [f"--screenshot={shot}", url], capture_output=True, text=True, timeout=120,
+                           cwd=outdir)
+    except subprocess.TimeoutExpired:
+        ok(False, "dashboard screenshot", "chromium --screenshot ran over 120 s")
+        return
+    ok(p.returncode == 0 and os.path.isfile(shot) and open(shot, "rb").read(8) == b"\x89PNG\r\n\x1a\n",
+       f"screenshot of the dashboard kept: {os.path.normpath(shot)}", p.stderr[-600:])
+    probe = os.path.join(os.path.dirname(page), "console-probe.html")
+    open(probe, "w").write('<html><body><script>console.error("probe-42")</script></body></html>')
+    p = subprocess.run(flags + ["--dump-dom", "file://" + probe], capture_output=True, text=True, timeout=120)
+    ok(any("probe-42" in ln for ln in console_lines(p.stderr)),
+       "the console check sees a console.error of a probe page (it can fail)", p.stderr[-600:])
 
 
 class Page(html.parser.HTMLParser):
