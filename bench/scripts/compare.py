@@ -17,11 +17,13 @@ older than 1.11): a harness row REGRESSED when its BH-adjusted p < alpha AND
 median(new) / median(base) - 1 > min-effect AND median(new) - median(base) > floor-ns
 (an absolute floor: a 1 ns step of a 3 ns call is timer noise, not a regression);
 IMPROVED the same way in the other direction; otherwise same. Rows with fewer than
---min-reps repetitions in either run are listed but not tested. Per device, the family
-shift tests the log ratios of the harness rows' medians (at least 6 rows) with the
-Wilcoxon signed-rank test (Bonferroni over the devices): a device whose rows are
-slower as a whole by more than min-effect is a regression too (SLOWER), which finds a
-20 % slowdown of every row even where each row's repetitions are too noisy to show it.
+--min-reps repetitions in either run are listed but not tested. Per device, the
+device-wide shift tests the change of the harness/twin ratio of every harness row that
+has a raw twin (at least 6 pairs) with the Wilcoxon signed-rank test (Bonferroni over
+the devices): the machine's drift between the runs moves harness and twin alike and
+cancels; a device whose harness rows are slower against their twins by more than
+min-effect is a regression too (SLOWER), which finds a 20 % slowdown of every harness
+row even where each row's repetitions are too noisy to show it.
 
 When either run's context says devharness.health.noisy = "yes" (the measurement
 health check), the rows are printed, slower ones as "slower (noisy run)", no regression
@@ -225,18 +227,34 @@ def device_of(name):
     return "host"
 
 
+def twin_of(name):
+    """The raw twin's name of a harness row (its "harness" component as "raw"), or None."""
+    parts = name.split("/")
+    if "harness" not in parts:
+        return None
+    parts[parts.index("harness")] = "raw"
+    return "/".join(parts)
+
+
 def shifts(a, rows):
-    """The family shift per device: [(device, rows, shift, p_adj, verdict)]. Over the
-    device's tested harness rows (at least 6), the log ratios of the medians
-    log(new/base) are tested for a shift away from 0 with the Wilcoxon signed-rank test
-    (scipy.stats.wilcoxon), Bonferroni over the devices; a shift is the exp of their
-    median, minus 1. SLOWER when p_adj < alpha and shift > min-effect: a slowdown of
-    every row that no single row's repetitions can show on a noisy machine."""
+    """The device-wide shift per device: [(device, pairs, shift, p_adj, verdict)]. For
+    every tested harness row whose raw twin was measured in both runs, the change of
+    the harness/twin ratio, log(new/base) of the harness median minus the same of the
+    twin's: what the machine did to both (load, clocks, another VM) cancels, what
+    devharness did to its own path stays. Over a device's pairs (at least 6), the
+    Wilcoxon signed-rank test (scipy.stats.wilcoxon) for a shift away from 0,
+    Bonferroni over the devices; the shift is the exp of their median, minus 1. SLOWER
+    when p_adj < alpha and shift > min-effect: a slowdown of every harness row that no
+    single row's repetitions can show on a noisy machine."""
     from scipy.stats import wilcoxon
+    by_name = {r[0]: r for r in rows}
     groups = {}
     for r in rows:
-        if r[1] == "harness" and r[7] is not None and r[4] > 0 and r[5] > 0:
-            groups.setdefault(device_of(r[0]), []).append(math.log(r[5] / r[4]))
+        t = by_name.get(twin_of(r[0]) or "")
+        if (r[1] == "harness" and r[7] is not None and t is not None and
+                min(r[4], r[5], t[4], t[5]) > 0):
+            groups.setdefault(device_of(r[0]), []).append(
+                math.log(r[5] / r[4]) - math.log(t[5] / t[4]))
     groups = {d: v for d, v in groups.items() if len(v) >= 6}
     out = []
     for dev, logs in sorted(groups.items()):
@@ -330,8 +348,9 @@ def main(argv):
     for dev, n, shift, p_adj, v in family:
         if loud and v == "SLOWER":
             v = "slower (noisy run)"
-        out(f"family shift {dev}: {n} harness rows, median change {shift * 100:+.1f}%, "
-            f"Wilcoxon signed-rank p {p_adj:.2g} (Bonferroni over {len(family)}): {v}")
+        out(f"device-wide shift {dev}: {n} harness/twin pairs, median change of harness/twin "
+            f"{shift * 100:+.1f}%, Wilcoxon signed-rank p {p_adj:.2g} (Bonferroni over "
+            f"{len(family)}): {v}")
     regressions = (sum(1 for r in rows if r[9] == "REGRESSION") +
                    sum(1 for f in family if f[4] == "SLOWER" and not loud))
     if tested == 0:
