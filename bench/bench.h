@@ -41,8 +41,9 @@ int dh_plot_main(int argc, char** argv);
 /* `compare BASE.json NEW.json` / `compare --baseline store:last=N NEW`: the regression
  * gate (bench/scripts/compare.py, scipy): Mann-Whitney U per benchmark over the
  * repetitions, Benjamini-Hochberg over the harness rows, a minimum effect (default 5 %)
- * and an absolute floor (default 2 ns); raw twins are shown as context, never gate; a
- * run whose context says devharness.health.noisy = "yes" calls no regression. Prints a
+ * and an absolute floor (default 2 ns), plus a device-wide shift of the harness/twin
+ * ratios (Wilcoxon signed-rank); raw twins are shown as context, never gate; a run
+ * whose context says devharness.health.noisy = "yes" calls no regression. Prints a
  * table. Exit: 0 no significant regression (or a noisy run), 1 at least one
  * regression, 2 bad input (missing file, bad JSON or store, fewer than 9 repetitions
  * in either run for every common harness benchmark). Script found like plot's
