@@ -6,9 +6,10 @@
 # the command around them (bench/main.c), the ffi peer of the call suite and the
 # Google Benchmark wrapper.
 BENCH_SUITE_SRCS := $(sort $(wildcard bench/suites/*.c))
-BENCH_SRCS := bench/gbench.cc bench/main.c bench/options.c bench/pinning.c bench/devices.c \
+BENCH_SRCS := bench/gbench.cc bench/main.c bench/options.c bench/pinning.c bench/locality.c bench/health.c bench/health_nvml.c bench/devices.c \
               bench/suites.c bench/register.c bench/buffer_cache.c bench/timer.c \
-              bench/summary.c bench/out_file.c bench/launchers.c bench/ffi_peer.c $(BENCH_SUITE_SRCS)
+              bench/summary.c bench/ceilings.c bench/device_ceilings.c bench/expect.c bench/out_file.c bench/launchers.c bench/ffi_peer.c $(BENCH_SUITE_SRCS) \
+              bench/matrix_table.c
 BENCH_OBJS := $(call obj,$(BENCH_SRCS))
 BENCH_LDLIBS := -lbenchmark -lstdc++ -lhwloc -ljansson -ldl -lm $(TVM_FFI_LINK)
 BENCH_DRIVER := $(BINDIR)/devharness-bench

@@ -70,10 +70,8 @@ void dh_bench_describe_devices(const dh_bench_device_t* devs, size_t ndev) {
                                                                   : "none");
     dh_gb_add_context(key, val);
     dh_any_t arg = dh_any_device(devs[i].dev), rv = dh_any_none();
-    double peak = 0;
     if (dh_device_call(devs[i].dev, DH_FUNC_MEMORY_PEAK_BANDWIDTH, &arg, 1, &rv) == 0 &&
         rv.type_index == DH_TYPE_FLOAT && rv.v_float64 > 0) {
-      peak = rv.v_float64;
       snprintf(key, sizeof key, "ceiling.%s.device_memory", devs[i].spec);
       snprintf(val, sizeof val,
                "%.1f GB/s reads + writes (%s.%s: memory clock x 2 x bus width / 8); D2D with "
@@ -83,6 +81,5 @@ void dh_bench_describe_devices(const dh_bench_device_t* devs, size_t ndev) {
     } else {
       dh_error_clear();
     }
-    dh_bench_peak_add(devs[i].spec, devs[i].dev.device_type, peak);
   }
 }

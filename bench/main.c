@@ -13,8 +13,12 @@
 
 #include "bench.h"
 #include "bench_internal.h"
+#include "ceilings.h"
 #include "cmdline/cmdline.h"
 #include "devharness/devharness.h"
+#include "expect.h"
+#include "health.h"
+#include "matrix.h"
 #include "run.h"
 #include "suites.h"
 #include "summary.h"
@@ -55,7 +59,8 @@ static void describe_method(const dh_bench_args_t* a, int host_timing, const pla
            dh_bench_cache_budget() >> 20);
   dh_gb_add_context("devharness.buffers", v);
   dh_gb_add_context("devharness.helper_threads", pl->helper_threads);
-  dh_gb_add_context("ceiling.host_link", dh_bench_find_host_link());
+  double link_gbps = 0;
+  dh_gb_add_context("ceiling.host_link", dh_bench_find_host_link(&link_gbps));
   dh_gb_add_context("devharness.pinning", pl->pinning);
   dh_gb_add_context("devharness.driver_threads", pl->driver_threads);
   dh_gb_add_context("devharness.version", DH_VERSION_STRING);
@@ -76,8 +81,51 @@ static void exe_dir(char* buf, size_t size) {
   else snprintf(buf, size, ".");
 }
 
-/* Runs the registered benchmarks, prints the summary and adds it to --out's JSON. */
-static int run_and_summarize(const dh_bench_args_t* a) {
+/* The health verdict of the run (docs/benchmarks.md "Measurement health"): the
+ * snapshots after the run, then "noisy" and its reasons, printed under the summary and
+ * added to sum as "health" and "context_after_run" (merged into --out's context by
+ * dh_bench_out_publish: the shared keys devharness.health.noisy and .reasons). */
+static void health_verdict(const dh_bench_args_t* a, const dh_health_t* before, json_t* sum) {
+  dh_health_t after;
+  dh_health_take(&after);
+  char reasons[2048] = "";
+  dh_health_reasons(NULL, before, &after, reasons, sizeof reasons);
+  dh_health_cv_reasons(json_object_get(sum, "copy_cv"), a->noisy_cv, reasons, sizeof reasons);
+  json_t* ctx = json_object();
+  json_t* aj = dh_health_json(&after);
+  const char* key;
+  json_t* v;
+  json_object_foreach(aj, key, v) {
+    char k[96];
+    snprintf(k, sizeof k, "devharness.health.after.%s", key);
+    json_object_set(ctx, k, v);
+  }
+  char thr[64];
+  snprintf(thr, sizeof thr, "%g", a->noisy_cv);
+  json_object_set_new(ctx, "devharness.health.cv_threshold_percent", json_string(thr));
+  json_object_set_new(ctx, "devharness.health.noisy", json_string(reasons[0] ? "yes" : "no"));
+  json_object_set_new(ctx, "devharness.health.reasons", json_string(reasons));
+  json_t* h = json_object();
+  json_object_set_new(h, "before", dh_health_json(before));
+  json_object_set_new(h, "after", aj);
+  json_object_set_new(h, "noisy", json_boolean(reasons[0] != 0));
+  json_object_set_new(h, "reasons", json_string(reasons));
+  json_object_set_new(sum, "health", h);
+  json_object_set_new(sum, "context_after_run", ctx);
+  printf("== measurement health: %s%s%s\n", reasons[0] ? "NOISY: " : "not noisy", reasons,
+         reasons[0] ? "" : " (no GPU throttling, governor unchanged, load within the CPUs, CVs within the threshold)");
+  printf("  before: governor %s; %s; load %s; %s\n", before->governor, before->frequency, before->load,
+         before->thread);
+  printf("  after:  governor %s; %s; load %s; %s\n", after.governor, after.frequency, after.load, after.thread);
+  printf("  nvml:   %s\n", after.nvml);
+  for (int g = 0; g < after.ngpu; ++g) printf("  gpu%d:   %s\n", g, after.gpu[g]);
+}
+
+/* Runs the registered benchmarks, prints the summary (the health verdict and the
+ * --expect verdicts) and adds it to --out's JSON; a device below a floor makes the exit 1
+ * after --out. */
+static int run_and_summarize(const dh_bench_args_t* a, const dh_bench_device_t* devs, size_t ndev,
+                             const dh_health_t* before) {
   long matched = dh_gb_run_specified(dh_bench_on_result, NULL);
   dh_bench_cache_release();
   if (matched < 0) return DH_EXIT_VIOLATION;
@@ -86,7 +134,18 @@ static int run_and_summarize(const dh_bench_args_t* a) {
     return DH_EXIT_VIOLATION;
   }
   json_t* sum = dh_bench_summarize();
+  int failed = 0;
+  json_t* verdicts = dh_bench_expect_evaluate(devs, ndev, &failed);
+  if (verdicts) json_object_set_new(sum, "expect", verdicts);
+  health_verdict(a, before, sum);
+  json_t* matrix = dh_bench_matrix_report();
+  if (matrix) json_object_set_new(sum, "copy_matrix", matrix);
   int rc = a->out ? dh_bench_out_publish(a->out, a->out_tmp, sum) : DH_EXIT_OK;
+  if (rc == DH_EXIT_OK && failed > 0) {
+    fprintf(stderr, "devharness bench: %d expectation%s of %s not met (a device below its floor)\n", failed,
+            failed == 1 ? "" : "s", a->expect);
+    rc = DH_EXIT_VIOLATION;
+  }
   json_decref(sum);
   fflush(stdout);
   return rc;
@@ -109,12 +168,18 @@ static int run_bench(dh_bench_args_t* a, dh_bench_device_t** devs) {
   int rc = dh_bench_find_devices(a->suites, a->device, devs, &ndev);
   if (rc != 0) return rc;
   dh_bench_describe_devices(*devs, ndev);
+  dh_bench_pin_locate(a->pin_mode, *devs, ndev);
   dh_bench_place_helpers(a->pin_mode, pl.helper_threads, sizeof pl.helper_threads);
   for (size_t i = 0; i < ndev; ++i)
     if (dh_bench_as_helper(warm_default_stream, &(*devs)[i]) != 0) dh_error_clear();
   dh_bench_pin(a->pin_mode, pl.pinning, sizeof pl.pinning);
+  if (a->expect && (rc = dh_bench_expect_load(a->expect)) != DH_EXIT_OK) return rc;
+  dh_bench_find_ceilings(*devs, ndev);
   int host_timing = strcmp(a->timing, "device") != 0;
   describe_method(a, host_timing, &pl);
+  dh_health_t before; /* after pinning: the benchmark thread's CPU and node */
+  dh_health_take(&before);
+  dh_health_add_context("before", &before);
   dh_gb_initialize(&a->ngb, a->gb);
   if (a->ngb > 1) {
     fprintf(stderr, "devharness bench: Google Benchmark does not know '%s'\n", a->gb[1]);
@@ -122,7 +187,7 @@ static int run_bench(dh_bench_args_t* a, dh_bench_device_t** devs) {
   }
   dh_bench_opts_t o = {a->quick, a->reps, *devs, ndev, exe, host_timing};
   if ((rc = dh_bench_suites_register(a->suites, &o)) != DH_EXIT_OK) return rc;
-  return run_and_summarize(a);
+  return run_and_summarize(a, *devs, ndev, &before);
 }
 
 /* --quiet: stdout goes to /dev/null for the run (Google Benchmark's table, the
@@ -162,13 +227,17 @@ int dh_bench_main(int argc, char** argv) {
   } else if (rc < 0) {
     rc = run_bench(&a, &devs);
   }
-  if (ran && a.bundle_dir) { /* --bundle: info.json, then the manifest, last */
+  if (ran && a.bundle_dir && rc == DH_EXIT_USAGE) {
+    dh_bench_out_discard(a.out_tmp); /* a usage error found late (a bad --device): */
+    rmdir(a.bundle.dir);             /* no bundle folder, when it is empty */
+  } else if (ran && a.bundle_dir) { /* --bundle: info.json, then the manifest, last */
     dh_bundle_meta_t m = {1, 1, "default", NULL, 0, rc};
     if (dh_bundle_write_info(&a.bundle, a.device) != 0 || dh_bundle_finish(&a.bundle, &m) != 0)
       rc = rc == DH_EXIT_OK ? DH_EXIT_VIOLATION : rc;
   }
   dh_bench_free_all();
   dh_bench_results_free();
+  dh_bench_expect_free();
   free(devs);
   dh_bench_args_free(&a);
   return rc;

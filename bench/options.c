@@ -16,15 +16,18 @@ static const char kUsage[] =
     "usage: devharness bench [--suite LIST] [--device NAME:ID] [--quick] [--out FILE.json]\n"
     "                        [--bundle DIR]\n"
     "                        [--repetitions N] [--timing auto|host|device]\n"
-    "                        [--pin core|node|none] [--color auto|always|never] [--quiet]\n"
-    "                        [--benchmark_*=...]\n"
+    "                        [--pin auto|core|node|none] [--noisy-cv PCT]\n"
+    "                        [--color auto|always|never] [--quiet]\n"
+    "                        [--expect FILE|TAG] [--benchmark_*=...]\n"
     "\n"
     "Microbenchmarks through Google Benchmark, on every device of every loaded backend\n"
     "(or one --device). Each copy/sync/launch benchmark has a raw twin (the backend's\n"
     "vendor API directly) named .../raw/... next to .../harness/...; the summary after the\n"
     "run gives the harness/raw time ratio of every pair.\n"
     "\n"
-    "  --suite LIST      comma-separated: %s (default all)\n"
+    "  --suite LIST      comma-separated: %s (default: all but\n"
+    "                    matrix, which runs only when named: copies between every ordered\n"
+    "                    pair of devices, N x N tables after the run)\n"
     "  --device SPEC     only this device, e.g. sim:0 (default: every device)\n"
     "  --tvm-lib PATH    a library with TVM DeviceAPIs (device_api.<name>): its devices are\n"
     "                    tvm-<name>:N (repeatable; also DEVHARNESS_TVM_LIBS=A:B)\n"
@@ -40,12 +43,23 @@ static const char kUsage[] =
     "  --timing MODE     copies: auto or host (default: host clock around copy + sync on\n"
     "                    both sides of every pair) or device (backend events vs the raw\n"
     "                    twin's device timer; not the same span on every API)\n"
-    "  --pin MODE        bind the benchmark thread with hwloc: core (default: core 0,\n"
-    "                    no device locality is known here), node (NUMA node 0), none;\n"
-    "                    with core or node PoCL's workers are bound one per core too\n"
-    "                    (POCL_AFFINITY=1, unless the environment sets it)\n"
+    "  --pin MODE        bind the benchmark thread with hwloc: auto (default: the first\n"
+    "                    core of the devices' NUMA node, from the sysfs numa_node of\n"
+    "                    their PCI function, host memory bound to that node; the\n"
+    "                    context says which node and why), core (core 0), node (NUMA\n"
+    "                    node 0), none; all but none bind PoCL's workers one\n"
+    "                    per core too (POCL_AFFINITY=1, unless the environment sets it)\n"
+    "  --noisy-cv PCT    call the run noisy when a copy >= 1 MiB varies more than PCT %%\n"
+    "                    (coefficient of variation over --repetitions; default 10, 0\n"
+    "                    off); GPU throttling (NVML), a changing CPU governor or a load\n"
+    "                    average above the CPUs also do (devharness.health.* in the\n"
+    "                    context; DEVHARNESS_NVML_LIB names another libnvidia-ml.so.1)\n"
     "  --color WHEN      colour in the console table: auto (default: on a terminal, unless\n"
     "                    NO_COLOR is set and not empty), always, never\n"
+    "  --expect T        a target JSON file or tag whose \"expect\" floors become verdicts\n"
+    "                    after the run (e.g. \"h2d pinned 256MiB >= 70%%\" of the ceiling,\n"
+    "                    \"launch/roundtrip <= 20 us\"), TAP lines in the summary, on the\n"
+    "                    devices of its kind; its memory_bandwidth_gbps is their D2D ceiling\n"
     "  -q, --quiet       print only errors (stderr) and the verdict line, 'devharness\n"
     "                    bench: N benchmark runs (exit E)'; --out FILE is written as\n"
     "                    always (bench has no --verbose: its table is the detail)\n"
@@ -56,10 +70,12 @@ static const char kUsage[] =
     "\n"
     "Bytes processed count bytes copied once. --out FILE is written whole or not at all\n"
     "(a temporary beside it, renamed when complete). Exit (cmdline/cmdline.h): 0 ran, 1 nothing\n"
-    "matched or --out could not be written, 2 usage error (an --out that cannot be created),\n"
+    "matched, --out could not be written or a device is below an --expect floor (--out\n"
+    "is written first), 2 usage error (an --out that cannot be created),\n"
     "3 no device: the backend --device names has none (nothing was measured).\n";
 
-enum { OPT_SUITE = 256, OPT_DEVICE, OPT_TVM_LIB, OPT_RPC, OPT_QUICK, OPT_OUT, OPT_REPS, OPT_TIMING, OPT_PIN, OPT_COLOR, OPT_BUNDLE };
+enum { OPT_SUITE = 256, OPT_DEVICE, OPT_TVM_LIB, OPT_RPC, OPT_QUICK, OPT_OUT, OPT_REPS, OPT_TIMING, OPT_PIN, OPT_COLOR,
+       OPT_EXPECT, OPT_NOISY_CV, OPT_BUNDLE };
 
 static const struct option kOpts[] = {
     {"suite", required_argument, NULL, OPT_SUITE},      {"device", required_argument, NULL, OPT_DEVICE},
@@ -68,8 +84,10 @@ static const struct option kOpts[] = {
     {"quick", no_argument, NULL, OPT_QUICK},            {"out", required_argument, NULL, OPT_OUT},
     {"repetitions", required_argument, NULL, OPT_REPS}, {"timing", required_argument, NULL, OPT_TIMING},
     {"pin", required_argument, NULL, OPT_PIN},          {"color", required_argument, NULL, OPT_COLOR},
+    {"noisy-cv", required_argument, NULL, OPT_NOISY_CV},
     {"bundle", required_argument, NULL, OPT_BUNDLE},
     {"quiet", no_argument, NULL, 'q'},
+    {"expect", required_argument, NULL, OPT_EXPECT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -133,7 +151,7 @@ static int check_filter(const char* re) {
 /* Reads our options. Returns -1 to go on, else the exit code. */
 static int read_options(int n, dh_bench_args_t* a) {
   static const char* const kTimings[] = {"auto", "host", "device", NULL};
-  static const char* const kPins[] = {"core", "node", "none", NULL};
+  static const char* const kPins[] = {"auto", "core", "node", "none", NULL};
   static const char* const kColors[] = {"auto", "always", "never", NULL};
   char** ours = a->ours;
   dh_cmdline_getopt_begin();
@@ -163,6 +181,17 @@ static int read_options(int n, dh_bench_args_t* a) {
       case OPT_TIMING: a->timing = optarg; break;
       case OPT_PIN: a->pin_mode = optarg; break;
       case OPT_COLOR: a->color = optarg; break;
+      case OPT_EXPECT:
+        if (dh_cmdline_set_once("bench", "--expect", &a->expect, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
+        break;
+      case OPT_NOISY_CV: {
+        char* end = NULL;
+        a->noisy_cv = strtod(optarg, &end);
+        if (end == optarg || *end || !(a->noisy_cv >= 0 && a->noisy_cv <= 1000))
+          return dh_cmdline_usage_error("bench", "--noisy-cv wants a percentage 0..1000, got '%s'",
+                                        dh_cmdline_quote(optarg));
+        break;
+      }
       case OPT_REPS:
         if (dh_cmdline_parse_long(optarg, 1, 1000, &reps) != 0)
           return dh_cmdline_usage_error("bench", "--repetitions wants an integer 1..1000, got '%s'",
@@ -183,7 +212,7 @@ static int read_options(int n, dh_bench_args_t* a) {
   if (dh_cmdline_choice(a->color, kColors) < 0)
     return dh_cmdline_usage_error("bench", "--color wants auto, always or never, got '%s'", dh_cmdline_quote(a->color));
   if (dh_cmdline_choice(a->pin_mode, kPins) < 0)
-    return dh_cmdline_usage_error("bench", "--pin wants core, node or none, got '%s'", dh_cmdline_quote(a->pin_mode));
+    return dh_cmdline_usage_error("bench", "--pin wants auto, core, node or none, got '%s'", dh_cmdline_quote(a->pin_mode));
   return -1;
 }
 
@@ -239,7 +268,8 @@ static int bundle_begin(dh_bench_args_t* a, int argc, char** argv) {
 
 int dh_bench_args_parse(int argc, char** argv, dh_bench_args_t* a) {
   memset(a, 0, sizeof *a);
-  a->pin_mode = "core";
+  a->pin_mode = "auto";
+  a->noisy_cv = 10;
   a->timing = "auto";
   a->color = "auto";
   size_t n = (size_t)argc + 16;

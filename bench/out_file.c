@@ -89,11 +89,27 @@ static int ends_complete(const char* path) {
   return last == '}';
 }
 
+/* Moves the string members of sum's "context_after_run" (what is known only after the
+ * run, e.g. devharness.health.noisy) into root's "context", beside Google Benchmark's
+ * and dh_gb_add_context's keys (a key already there is kept). */
+static void merge_context(json_t* root, json_t* sum) {
+  json_t* extra = json_object_get(sum, "context_after_run");
+  json_t* ctx = json_object_get(root, "context");
+  const char* key;
+  json_t* v;
+  if (json_is_object(ctx) && json_is_object(extra))
+    json_object_foreach(extra, key, v) {
+      if (json_is_string(v) && !json_object_get(ctx, key)) json_object_set(ctx, key, v);
+    }
+  json_object_del(sum, "context_after_run");
+}
+
 int dh_bench_out_publish(const char* out, const char* out_tmp, json_t* sum) {
   json_error_t err;
   json_t* root = json_load_file(out_tmp, 0, &err);
   int rc = DH_EXIT_OK;
   if (root != NULL) {
+    merge_context(root, sum);
     json_object_set(root, "devharness_summary", sum);
     if (publish(root, out, out_tmp) != 0) {
       fprintf(stderr, "devharness bench: cannot write %s: %s; nothing written\n", out, strerror(errno));

@@ -18,15 +18,48 @@
 #include "devharness/device_api.h"
 #include "run.h"
 
-/* What --pin binds the benchmark thread to: core 0 (or PU 0), NUMA node 0, or NULL
+/* --pin auto: the NUMA node of the devices under test (dh_bench_pin_locate) and why. */
+static int g_auto_node;
+static char g_auto_why[512] = "the devices' node was not looked for";
+
+void dh_bench_pin_locate(const char* mode, const dh_bench_device_t* devs, size_t ndev) {
+  if (strcmp(mode, "auto") == 0) g_auto_node = dh_bench_device_node(devs, ndev, g_auto_why, sizeof g_auto_why);
+}
+
+/* The first core (else PU) inside cpuset, or NULL. */
+static hwloc_obj_t first_core_in(hwloc_topology_t topo, hwloc_const_cpuset_t set) {
+  hwloc_obj_t obj = hwloc_get_next_obj_inside_cpuset_by_type(topo, set, HWLOC_OBJ_CORE, NULL);
+  return obj ? obj : hwloc_get_next_obj_inside_cpuset_by_type(topo, set, HWLOC_OBJ_PU, NULL);
+}
+
+/* The NUMA node --pin node / auto binds host memory to, or NULL (none, core). */
+static hwloc_obj_t pin_node(hwloc_topology_t topo, const char* mode) {
+  if (strcmp(mode, "node") == 0) return hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, 0);
+  if (strcmp(mode, "auto") != 0) return NULL;
+  hwloc_obj_t node = hwloc_get_numanode_obj_by_os_index(topo, (unsigned)g_auto_node);
+  return node ? node : hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, 0);
+}
+
+/* What --pin binds the benchmark thread to: core 0 (or PU 0), NUMA node 0, the first
+ * core of the devices' NUMA node (auto; core 0 when that node has no CPUs), or NULL
  * (none, or hwloc has no such object); *what names it for messages. */
 static hwloc_obj_t pin_target(hwloc_topology_t topo, const char* mode, const char** what) {
+  static char auto_what[160];
   *what = "core 0";
   if (strcmp(mode, "none") == 0) return NULL;
   if (strcmp(mode, "node") == 0) {
     *what = "NUMA node 0";
     return hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, 0);
   }
+  hwloc_obj_t node = pin_node(topo, mode);
+  hwloc_obj_t core = node && !hwloc_bitmap_iszero(node->cpuset) ? first_core_in(topo, node->cpuset) : NULL;
+  if (core) {
+    snprintf(auto_what, sizeof auto_what, "%s %u of NUMA node %u", core->type == HWLOC_OBJ_CORE ? "core" : "PU",
+             core->logical_index, node->os_index);
+    *what = auto_what;
+    return core;
+  }
+  if (node) *what = "core 0 (the devices' NUMA node has no CPUs)";
   hwloc_obj_t obj = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, 0);
   return obj ? obj : hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, 0);
 }
@@ -110,6 +143,23 @@ int dh_bench_helper_create_stream(DLDevice dev, dh_stream_t* out_stream) {
 }
 
 /*--- the benchmark thread ---*/
+/* Binds the calling thread's host memory (first touch of every buffer it writes) to
+ * the devices' NUMA node with hwloc (--pin auto; the other modes bind no memory, as
+ * before auto existed); what was done into desc. */
+static void bind_memory(hwloc_topology_t topo, const char* mode, char* desc, size_t size) {
+  hwloc_obj_t node = strcmp(mode, "auto") == 0 ? pin_node(topo, mode) : NULL;
+  if (!node) {
+    snprintf(desc, size, "host memory not bound (--pin %s)", mode);
+  } else if (hwloc_set_membind(topo, node->nodeset, HWLOC_MEMBIND_BIND,
+                               HWLOC_MEMBIND_THREAD | HWLOC_MEMBIND_BYNODESET) != 0) {
+    snprintf(desc, size, "host memory not bound: hwloc_set_membind(node %u) failed: %s", node->os_index,
+             strerror(errno));
+  } else {
+    snprintf(desc, size, "host memory the benchmark thread allocates bound to NUMA node %u (hwloc_set_membind)",
+             node->os_index);
+  }
+}
+
 void dh_bench_pin(const char* mode, char* desc, size_t size) {
   if (strcmp(mode, "none") == 0) {
     snprintf(desc, size, "not pinned (--pin none)");
@@ -122,15 +172,18 @@ void dh_bench_pin(const char* mode, char* desc, size_t size) {
   }
   const char* what;
   hwloc_obj_t obj = pin_target(topo, mode, &what);
+  char mem[256];
+  bind_memory(topo, mode, mem, sizeof mem);
+  int is_auto = strcmp(mode, "auto") == 0;
   if (!obj || hwloc_set_cpubind(topo, obj->cpuset, HWLOC_CPUBIND_THREAD) != 0) {
-    snprintf(desc, size, "not pinned: hwloc_set_cpubind(%s) failed: %s", what, strerror(errno));
+    snprintf(desc, size, "not pinned: hwloc_set_cpubind(%s) failed: %s; %s", what, strerror(errno), mem);
   } else {
     char set[128];
     hwloc_bitmap_list_snprintf(set, sizeof set, obj->cpuset);
-    snprintf(desc, size,
-             "benchmark thread bound with hwloc to %s (PUs %s); device locality unknown, so "
-             "the default; backend threads created at init are not bound",
-             what, set);
+    snprintf(desc, size, "--pin %s: benchmark thread bound with hwloc to %s (PUs %s)%s%s%s; %s; backend threads "
+             "created at init are not bound",
+             mode, what, set, is_auto ? ", the devices' NUMA node (" : "", is_auto ? g_auto_why : "",
+             is_auto ? ")" : "", mem);
   }
   hwloc_topology_destroy(topo);
 }

@@ -22,12 +22,14 @@ typedef struct dh_bench_args {
   const char* bundle_dir; /* --bundle DIR, or NULL */
   dh_bundle_t bundle;   /* the bundle being written (cmdline/bundle.h) */
   char bundle_out[PATH_MAX]; /* DIR/bench.json when --bundle names the --out */
-  const char* pin_mode; /* --pin: core, node or none */
+  const char* pin_mode; /* --pin: auto, core, node or none */
   const char* timing;   /* --timing: auto, host or device */
   const char* color;    /* --color: auto, always or never (bench/gbench.cc use_color) */
+  const char* expect;   /* --expect FILE|TAG (bench/expect.h), or NULL */
   int quick;            /* --quick */
   int quiet;            /* --quiet: stdout (table, summary) discarded; errors and the verdict line */
   int reps;             /* --repetitions; 0 when not given */
+  double noisy_cv;      /* --noisy-cv: percent; 0 = CV never makes the run noisy */
   char** gb;            /* Google Benchmark's argv: our defaults, then the user's
                          * --benchmark_* flags (they win), then --out's */
   int ngb;
@@ -55,7 +57,9 @@ void dh_bench_args_free(dh_bench_args_t* a);
  * DH_EXIT_OK, or DH_EXIT_USAGE after one line naming --out and why it cannot be
  * created (a missing or unwritable folder). */
 int dh_bench_out_open(const char* out, char** out_tmp);
-/* Reads Google Benchmark's JSON back from out_tmp, adds `sum` as "devharness_summary"
+/* Reads Google Benchmark's JSON back from out_tmp, moves the string members of sum's
+ * "context_after_run" object (keys known only after the run) into its "context", adds
+ * `sum` as "devharness_summary"
  * and puts the result at out through a second temporary name, fsync and rename; out_tmp
  * is removed either way. A file Google Benchmark finished but jansson cannot parse (a
  * NaN) is kept as out and the summary goes beside it, <out>.summary.json. DH_EXIT_OK, or
@@ -84,10 +88,25 @@ void dh_bench_place_driver_threads(const char* pin_mode, char* desc, size_t size
  * any benchmark creates a stream and before dh_bench_pin; writes what it did to desc. */
 void dh_bench_place_helpers(const char* pin_mode, char* desc, size_t size);
 
-/* Binds the calling (benchmark) thread with hwloc to core 0 (--pin core; PU 0 when hwloc
- * shows no cores), NUMA node 0 (node), or not at all (none); no device locality is
- * known, so the first. Writes what was done to desc. */
+/* --pin auto (the default): finds the NUMA node of the devices under test
+ * (dh_bench_device_node) for dh_bench_place_helpers and dh_bench_pin; other modes: no-op.
+ * Must run after the devices are found and before those two. */
+void dh_bench_pin_locate(const char* pin_mode, const dh_bench_device_t* devs, size_t ndev);
+
+/* Binds the calling (benchmark) thread with hwloc to: the first core of the devices'
+ * NUMA node (--pin auto), core 0 (core; PU 0 when hwloc shows no cores), NUMA node 0
+ * (node), or not at all (none); with auto its host memory is bound to that node too
+ * (hwloc_set_membind, this thread). Writes what was done, and why that node,
+ * to desc. */
 void dh_bench_pin(const char* pin_mode, char* desc, size_t size);
+
+/*--- where the devices are (bench/locality.c) ---*/
+/* The NUMA node (os index) of the devices under test: the sysfs numa_node of the PCI
+ * function of the first device whose backend reports one (optional function
+ * "pci_bus_id", (Device) -> Str "dddd:bb:dd.f"); else of the only GPU PCI function
+ * hwloc sees; else the first NUMA node. why receives one line saying which and why
+ * (e.g. "no PCI function: node 0 of 1"), and names a device on another node. */
+int dh_bench_device_node(const dh_bench_device_t* devs, size_t ndev, char* why, size_t size);
 
 /*--- devices under test (bench/devices.c) ---*/
 /* When a suite in `suites` registers per device, selects every device of every loaded
@@ -103,5 +122,13 @@ int dh_bench_find_devices(const char* suites, const char* spec, dh_bench_device_
  * timing, raw twin) and memory ceiling ("ceiling.<spec>.device_memory", where the
  * backend reports one; also recorded for the summary). */
 void dh_bench_describe_devices(const dh_bench_device_t* devs, size_t ndev);
+
+/*--- ceilings of the devices (bench/device_ceilings.c) ---*/
+/* Each device's ceiling per direction (bench/ceilings.h: host link of its PCI function
+ * from sysfs, memory bandwidth of the --expect target or the backend, a measured host
+ * memcpy for host-memory devices) recorded and written to the context as
+ * ceiling.<spec>.<h2d|d2h|d2d|bidir> ("N GB/s: what" or "unknown: why"). After
+ * dh_bench_expect_load, on the pinned benchmark thread. */
+void dh_bench_find_ceilings(const dh_bench_device_t* devs, size_t ndev);
 
 #endif /* DEVHARNESS_BENCH_RUN_H_ */

@@ -26,7 +26,10 @@ static const dh_bench_suite_t* find(const char* p, size_t len) {
 }
 
 int dh_bench_suite_selected(const char* list, const char* name) {
-  if (!list) return 1;
+  if (!list) {
+    const dh_bench_suite_t* s = find(name, strlen(name));
+    return !s || s->devices != DH_BENCH_PER_DEVICE_OPT_IN;
+  }
   size_t n = strlen(name);
   for (const char* p = list; *p;) {
     const char* e = strchr(p, ',');
@@ -55,7 +58,7 @@ int dh_bench_suites_check(const char* list) {
 
 int dh_bench_suites_need_devices(const char* list) {
   for (const dh_bench_suite_t* s = dh_bench_suites; s->name; ++s)
-    if (s->devices == DH_BENCH_PER_DEVICE && dh_bench_suite_selected(list, s->name)) return 1;
+    if (s->devices != DH_BENCH_HOST_ONLY && dh_bench_suite_selected(list, s->name)) return 1;
   return 0;
 }
 

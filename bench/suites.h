@@ -17,6 +17,9 @@
 /* Whether a suite registers benchmarks per device under test. */
 #define DH_BENCH_HOST_ONLY 0  /* host-side only: runs without any device */
 #define DH_BENCH_PER_DEVICE 1 /* one set per device: the run selects devices first */
+/* Per device, but opt-in: runs only when --suite names it, not by default nor in
+ * `devharness run` (matrix: every ordered pair of devices, too long for run's bench step). */
+#define DH_BENCH_PER_DEVICE_OPT_IN 2
 
 /* The table: ROW(name, devices), in registration order. `name` is the --suite name, the
  * first component of its benchmarks' names, and names the suite's function
@@ -29,6 +32,7 @@
   ROW(copy, DH_BENCH_PER_DEVICE)       \
   ROW(sync, DH_BENCH_PER_DEVICE)       \
   ROW(launch, DH_BENCH_PER_DEVICE)     \
+  ROW(matrix, DH_BENCH_PER_DEVICE_OPT_IN) \
   /* end of the table */
 
 /* Every suite's function, declared from the table. */
@@ -38,7 +42,7 @@ DH_BENCH_SUITES(DH_BENCH_SUITE_DECLARE)
 
 typedef struct dh_bench_suite {
   const char* name;
-  int devices;          /* DH_BENCH_HOST_ONLY or DH_BENCH_PER_DEVICE */
+  int devices;          /* DH_BENCH_HOST_ONLY, DH_BENCH_PER_DEVICE or _OPT_IN */
   dh_bench_suite_fn* add; /* registers the suite's benchmarks */
 } dh_bench_suite_t;
 
@@ -48,7 +52,8 @@ extern const dh_bench_suite_t dh_bench_suites[];
 /* The suite names joined by `sep` into buf (cut to size); returns buf. */
 const char* dh_bench_suite_names(const char* sep, char* buf, size_t size);
 
-/* 1 when suite `name` is in the comma-separated `list` (NULL: every suite), else 0. */
+/* 1 when suite `name` is in the comma-separated `list` (NULL: every suite that is not
+ * DH_BENCH_PER_DEVICE_OPT_IN), else 0. */
 int dh_bench_suite_selected(const char* list, const char* name);
 
 /* DH_EXIT_OK when every name in the comma-separated `list` is a suite (NULL: all);

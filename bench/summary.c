@@ -2,10 +2,9 @@
  * bench/summary.c — what a benchmark run measured (every result Google Benchmark
  * reports) and the summary after it (bench/summary.h): harness/raw ratios, the call
  * overheads over tvm-ffi, the CV of large copies, the best copy per direction against
- * its ceiling (host link from hwloc, device memory peak from the backend).
+ * its ceiling (bench/ceilings.h).
  */
 #include <errno.h>
-#include <hwloc.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -16,6 +15,7 @@
 #include <dlpack/dlpack.h>
 
 #include "cmdline/cmdline.h"
+#include "ceilings.h"
 #include "summary.h"
 
 /*--- collected results ---*/
@@ -56,7 +56,7 @@ static int cmp_double(const void* a, const void* b) {
 }
 
 /* Median of the measured (non-aggregate) runs of `name`; NAN when none. */
-static double median_ns(const char* name) {
+double dh_bench_median_ns(const char* name) {
   double v[256];
   size_t n = 0;
   for (size_t i = 0; i < g_nres && n < 256; ++i)
@@ -125,69 +125,6 @@ static long long name_size(const char* name) {
   return size;
 }
 
-/* Host-link ceiling from hwloc's PCI attributes (link speed x width, GB/s): the fastest
- * link of a display / 3D / processing-accelerator PCI function. Devices are not matched
- * to PCI functions (no bus id attribute), so this is the ceiling of "the" GPU link on a
- * one-GPU machine. 0 when hwloc sees none (VMs, no PCI access). */
-static double g_host_link_gbps;
-/* Device memory peak (bytes/s, reads + writes) per device spec, from the backend's
- * optional DH_FUNC_MEMORY_PEAK_BANDWIDTH; the D2D ceiling (bytes counted once) is half. */
-typedef struct dev_peak {
-  char spec[64];
-  double bytes_per_s; /* 0 = unknown */
-  int host_link;      /* a GPU device type: its H2D/D2H ceiling is the host link */
-} dev_peak_t;
-static dev_peak_t g_peaks[64];
-static size_t g_npeaks;
-
-static const dev_peak_t* device_peak(const char* spec) {
-  for (size_t i = 0; i < g_npeaks; ++i)
-    if (strcmp(g_peaks[i].spec, spec) == 0) return &g_peaks[i];
-  return NULL;
-}
-
-/* Device types behind a host link (PCI): DLPack's GPU types. OpenCL is one of them,
- * so a CPU OpenCL device (PoCL) on a machine with a GPU is quoted against the GPU's
- * link too (devices are not matched to PCI functions). */
-static int is_link_type(int32_t t) {
-  return t == kDLCUDA || t == kDLOpenCL || t == kDLVulkan || t == kDLROCM || t == kDLMetal;
-}
-static char g_host_link_desc[256];
-
-void dh_bench_peak_add(const char* spec, int32_t device_type, double bytes_per_s) {
-  if (g_npeaks >= 64) return;
-  dev_peak_t* pk = &g_peaks[g_npeaks++];
-  snprintf(pk->spec, sizeof pk->spec, "%s", spec);
-  pk->host_link = is_link_type(device_type);
-  pk->bytes_per_s = bytes_per_s;
-}
-
-const char* dh_bench_find_host_link(void) {
-  hwloc_topology_t topo;
-  snprintf(g_host_link_desc, sizeof g_host_link_desc, "unknown: hwloc sees no GPU PCI function");
-  if (hwloc_topology_init(&topo) != 0) return g_host_link_desc;
-  hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
-  if (hwloc_topology_load(topo) != 0) {
-    hwloc_topology_destroy(topo);
-    return g_host_link_desc;
-  }
-  for (hwloc_obj_t o = hwloc_get_next_pcidev(topo, NULL); o; o = hwloc_get_next_pcidev(topo, o)) {
-    unsigned cls = o->attr->pcidev.class_id >> 8;
-    if (cls != 0x03 && cls != 0x12) continue; /* display controller, processing accelerator */
-    double gbps = o->attr->pcidev.linkspeed;
-    if (gbps > g_host_link_gbps) {
-      g_host_link_gbps = gbps;
-      snprintf(g_host_link_desc, sizeof g_host_link_desc,
-               "%.2f GB/s per direction: hwloc PCI link of %04x:%02x:%02x.%x (vendor %04x "
-               "device %04x)",
-               gbps, o->attr->pcidev.domain, o->attr->pcidev.bus, o->attr->pcidev.dev,
-               o->attr->pcidev.func, o->attr->pcidev.vendor_id, o->attr->pcidev.device_id);
-    }
-  }
-  hwloc_topology_destroy(topo);
-  return g_host_link_desc;
-}
-
 static int seen_before(size_t i) {
   for (size_t j = 0; j < i; ++j)
     if (strcmp(g_res[j].name, g_res[i].name) == 0) return 1;
@@ -205,7 +142,7 @@ static const char* best_of_group(size_t i, const char* dir, const char* spec, do
         sscanf(g_res[j].name, "copy/%15[^/]/%31[^/]/%95[^/]/", d2, m2, s2) != 3 ||
         strcmp(d2, dir) != 0 || strcmp(s2, spec) != 0)
       continue;
-    double med = median_ns(g_res[j].name);
+    double med = dh_bench_median_ns(g_res[j].name);
     long long sz = name_size(g_res[j].name);
     if (isnan(med) || med <= 0 || sz <= 0) continue;
     double bw = (double)sz * (strcmp(dir, "bidir") == 0 ? 2 : 1) / med; /* GB/s */
@@ -229,7 +166,7 @@ static json_t* summarize_pairs(void) {
     for (size_t t = 0; t < 2; ++t) {
       char twin[512];
       if (!twin_name(g_res[i].name, kTwins[t], twin, sizeof twin)) continue;
-      double h = median_ns(g_res[i].name), r = median_ns(twin);
+      double h = dh_bench_median_ns(g_res[i].name), r = dh_bench_median_ns(twin);
       if (isnan(h) || isnan(r) || r <= 0) continue;
       char flag[128];
       printf("  %-58s %7.3f  (harness %.3f us, %s %.3f us)%s\n", g_res[i].name, h / r, h * 1e-3,
@@ -252,8 +189,8 @@ static json_t* summarize_pairs(void) {
 /* Packed-call costs and devharness's dispatch over tvm-ffi. */
 static json_t* summarize_calls(void) {
   json_t* calls = json_object();
-  double direct = median_ns("call/direct/3args"), packed = median_ns("call/packed/3args"),
-         ffi = median_ns("call/tvm_ffi/3args");
+  double direct = dh_bench_median_ns("call/direct/3args"), packed = dh_bench_median_ns("call/packed/3args"),
+         ffi = dh_bench_median_ns("call/tvm_ffi/3args");
   if (!isnan(packed)) {
     printf("== call: packed/3args %.2f ns", packed);
     json_object_set_new(calls, "packed_3args_ns", json_real(packed));
@@ -277,7 +214,7 @@ static json_t* summarize_calls(void) {
   const char* pairs3[2][2] = {{"call/packed/3args", "call/tvm_ffi/3args"},
                               {"call/backend/3args", "call/tvm_ffi_backend/3args"}};
   for (int k = 0; k < 2; k++) {
-    double a = median_ns(pairs3[k][0]), b = median_ns(pairs3[k][1]);
+    double a = dh_bench_median_ns(pairs3[k][0]), b = dh_bench_median_ns(pairs3[k][1]);
     if (isnan(a) || isnan(b) || b <= 0) continue;
     double allowed = b * 0.05 > 5.0 ? b * 0.05 : 5.0;
     printf("== dispatch over tvm-ffi: %s %.2f ns - %s %.2f ns = %+.2f ns (%+.1f %%; goal <= %.2f ns): %s\n",
@@ -333,27 +270,25 @@ static json_t* summarize_best(void) {
     double bestbw = 0;
     const char* bestname = best_of_group(i, dir, spec, &bestbw);
     if (!bestname) continue;
-    const dev_peak_t* pk = device_peak(spec);
-    int is_link = strcmp(dir, "d2d") != 0 && pk && pk->host_link;
-    double ceil = is_link ? g_host_link_gbps * (strcmp(dir, "bidir") == 0 ? 2 : 1)
-                  : strcmp(dir, "d2d") == 0 && pk ? pk->bytes_per_s / 1e9 / 2 : 0;
-    const char* ceil_what = is_link ? "host link (hwloc PCI)"
-                                    : "device memory peak / 2 (a copy reads and writes)";
-    if (!anybest) printf("== best copy per direction (harness, median), GB/s = 10^9 bytes/s, %% of the ceiling\n");
+    const dh_bench_ceiling_t* c = dh_bench_ceiling_get(spec, dh_bench_dir_index(dir));
+    double ceil = c ? c->gbps : 0;
+    const char* ceil_what = c ? c->what : "unknown: no ceiling recorded for this device";
+    if (!anybest)
+      printf("== best copy per direction (harness, median), GB/s = 10^9 bytes/s, measured / ceiling\n");
     anybest = 1;
     if (ceil > 0)
-      printf("  %-6s %-12s %9.2f GB/s  %5.1f %% of %.1f GB/s, %s  (%s)\n", dir, spec, bestbw,
-             100 * bestbw / ceil, ceil, ceil_what, bestname);
+      printf("  %-6s %-12s %9.2f GB/s / %.2f GB/s = %5.1f %% of the ceiling, %s  (%s)\n", dir, spec, bestbw, ceil,
+             100 * bestbw / ceil, ceil_what, bestname);
     else
-      printf("  %-6s %-12s %9.2f GB/s  ceiling unknown  (%s)\n", dir, spec, bestbw, bestname);
+      printf("  %-6s %-12s %9.2f GB/s  ceiling %s  (%s)\n", dir, spec, bestbw, ceil_what, bestname);
     json_t* b = json_object();
     json_object_set_new(b, "direction", json_string(dir));
     json_object_set_new(b, "device", json_string(spec));
     json_object_set_new(b, "benchmark", json_string(bestname));
     json_object_set_new(b, "GBps", json_real(bestbw));
+    json_object_set_new(b, "ceiling", json_string(ceil_what));
     if (ceil > 0) {
       json_object_set_new(b, "ceiling_GBps", json_real(ceil));
-      json_object_set_new(b, "ceiling", json_string(ceil_what));
       json_object_set_new(b, "percent_of_ceiling", json_real(100 * bestbw / ceil));
     }
     json_array_append_new(best, b);

@@ -18,12 +18,9 @@ void dh_bench_results_free(void);
 /* The benchmark runs recorded so far (repetitions counted, aggregates and errors not). */
 size_t dh_bench_result_count(void);
 
-/* Records device spec's memory peak (bytes/s reads + writes; 0 = unknown) and whether
- * its device type sits behind a host link (a GPU type: H2D/D2H ceiling = the link). */
-void dh_bench_peak_add(const char* spec, int32_t device_type, double bytes_per_s);
-/* Finds the host-link ceiling (hwloc PCI link speed of a display / accelerator PCI
- * function) and returns its description for the run's context (static storage). */
-const char* dh_bench_find_host_link(void);
+/* Median real time (ns) of the measured (non-aggregate) runs of benchmark `name`; NAN
+ * when it has none. */
+double dh_bench_median_ns(const char* name);
 
 /* Prints the summary after the run and returns it as JSON (a new reference). */
 json_t* dh_bench_summarize(void);

@@ -87,6 +87,21 @@ static json_t* any_to_json(const dh_any_t* v) {
   }
 }
 
+/* The vendor identity result bundles key the device by (docs/results.md "Device
+ * identity"): the PCI bus id of the backend's optional pci_bus_id function
+ * (DH_FUNC_PCI_BUS_ID), null when it has none or says ""; no backend reports a UUID
+ * yet (null). */
+static json_t* identity_json(DLDevice dev) {
+  dh_any_t arg = dh_any_device(dev), rv = dh_any_none();
+  dh_byte_array_t s;
+  json_t* pci = json_null();
+  if (dh_device_call(dev, DH_FUNC_PCI_BUS_ID, &arg, 1, &rv) == 0 && dh_any_as_str(&rv, &s) == 0 && s.size > 0 &&
+      s.size < 64)
+    pci = json_stringn(s.data, s.size);
+  dh_error_clear();
+  return json_pack("{s:o, s:n}", "pci_bus_id", pci, "uuid");
+}
+
 static json_t* device_json(DLDevice dev) {
   json_t* d = json_object();
   char spec[64];
@@ -103,11 +118,7 @@ static json_t* device_json(DLDevice dev) {
     json_object_set_new(attrs, dh_attr_kind_name(k), any_to_json(&v));
   }
   json_object_set_new(d, "attributes", attrs);
-  /* the vendor identity result bundles key the device by (docs/results.md) */
-  char pci[64], uuid[64];
-  if (dh_device_identity(dev, pci, sizeof pci, uuid, sizeof uuid) != 0) pci[0] = uuid[0] = '\0';
-  json_object_set_new(d, "identity", json_pack("{s:o, s:o}", "pci_bus_id", pci[0] ? json_string(pci) : json_null(),
-                                               "uuid", uuid[0] ? json_string(uuid) : json_null()));
+  json_object_set_new(d, "identity", identity_json(dev));
   /* Vulkan's api_version is the device's apiVersion packed as VK_MAKE_API_VERSION
    * (variant:3 major:7 minor:10 patch:12 bits): also give it as "major.minor.patch". */
   json_t* api = json_object_get(attrs, "api_version");

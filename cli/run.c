@@ -5,6 +5,8 @@
  *      conformance.summary.json; its stdout is the same TAP stream and is not kept twice)
  *   3. the quick benchmarks (bench.json, bench.txt)
  *   4. plots of the benchmarks (PNG and SVG files in plots/)
+ * with measurement health (cli/run_health.c) taken before and after steps 2 and 3
+ * into health.json,
  * into a results folder written under a temporary name and renamed when complete
  * (OUTPUT/run-YYYYmmdd-HHMMSS, with OUTPUT/latest pointing at it), then prints a
  * summary table. Separate processes keep each step's backend threads and state
@@ -34,8 +36,8 @@
 
 static const char kRunUsage[] =
     "usage: devharness run [--output DIR] [--device SPEC] [--tvm-lib PATH]... [--rpc HOST:PORT]...\n"
-    "                      [--timeout SEC] [--no-bench] [--full-bench] [--quiet|--verbose]\n"
-    "                      [--store PATH | --no-store]\n"
+    "                      [--timeout SEC] [--no-bench] [--full-bench] [--expect FILE|TAG]\n"
+    "                      [--store PATH | --no-store] [--quiet|--verbose]\n"
     "\n"
     "The main job: info, conformance on every device, a quick benchmark run and its\n"
     "plots, written to DIR/run-<date>-<time>/ (DIR/latest points at the newest) and\n"
@@ -48,6 +50,10 @@ static const char kRunUsage[] =
     "  --timeout SEC  per-clause conformance timeout (default 10)\n"
     "  --no-bench     skip the benchmarks and plots\n"
     "  --full-bench   full benchmark run instead of --quick\n"
+    "  --expect T     the floors (\"expect\") of target file or tag T become verdicts on\n"
+    "                 the devices of its kind (bench --expect; a floor the run did not\n"
+    "                 measure, e.g. 256 MiB without --full-bench, is a skip); a device\n"
+    "                 below its floor fails the run (exit 1) with measured, ceiling, floor\n"
     "  --store PATH   record the run in this results store (default DIR/devharness.sqlite;\n"
     "                 docs/results.md); the results folder is a result bundle\n"
     "                 (manifest.json) either way\n"
@@ -59,8 +65,11 @@ static const char kRunUsage[] =
     "The folder is published (renamed into place, latest moved) only when every step\n"
     "finished and every file is whole; otherwise it is kept as run-<date>-<time>.failed\n"
     "with the reason on stderr. Folders of runs that died are removed by the next run.\n"
-    "exit: 0 every clause kept and every step ran, 1 violations, a failed step or\n"
-    "      incomplete results,\n"
+    "health.json holds the measurement health (CPU governor and frequency, load, the\n"
+    "thread's NUMA node, NVIDIA GPU clocks and throttling through NVML) before and after\n"
+    "conformance and bench; a noisy run is flagged in the summary with its reasons.\n"
+    "exit: 0 every clause kept and every step ran, 1 violations, a failed step,\n"
+    "      a device below an --expect floor or incomplete results,\n"
     "      2 usage error or results folder not writable, 3 no device: no selected\n"
     "      device could run (every clause skipped; a backend without a device among\n"
     "      others is a NO DEVICE line in the summary, not an error)\n";
@@ -116,7 +125,7 @@ static void progress(int step, int total, const char* title) {
 
 /* Reads the options. Returns -1 to go on, else the exit code (--help, usage error). */
 static int parse_run_opts(int argc, char** argv, run_opts_t* o) {
-  *o = (run_opts_t){"results", NULL, "10", 0, 0, NULL, 0, 0};
+  *o = (run_opts_t){"results", NULL, "10", 0, 0, NULL, NULL, 0, 0};
   static const struct option kOpts[] = {{"output", required_argument, NULL, 'o'},
                                         {"device", required_argument, NULL, 'd'},
                                         {"tvm-lib", required_argument, NULL, 'T'},
@@ -124,6 +133,7 @@ static int parse_run_opts(int argc, char** argv, run_opts_t* o) {
                                         {"timeout", required_argument, NULL, 't'},
                                         {"no-bench", no_argument, NULL, 'n'},
                                         {"full-bench", no_argument, NULL, 'f'},
+                                        {"expect", required_argument, NULL, 'e'},
                                         {"store", required_argument, NULL, 'S'},
                                         {"no-store", no_argument, NULL, 'N'},
                                         {"quiet", no_argument, NULL, 'q'},
@@ -148,6 +158,9 @@ static int parse_run_opts(int argc, char** argv, run_opts_t* o) {
       case 't': o->timeout = optarg; break;
       case 'n': o->no_bench = 1; break;
       case 'f': o->full_bench = 1; break;
+      case 'e':
+        if (dh_cmdline_set_once("run", "--expect", &o->expect, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
+        break;
       case 'S': o->store = optarg; break;
       case 'N': o->no_store = 1; break;
       case 'q': quiet = 1; break;
@@ -158,6 +171,8 @@ static int parse_run_opts(int argc, char** argv, run_opts_t* o) {
   }
   if (dh_cmdline_no_operands("run", argc, argv) != DH_EXIT_OK) return DH_EXIT_USAGE;
   if (quiet && verbose) return dh_cmdline_usage_error("run", "--quiet and --verbose exclude each other");
+  if (o->expect && o->no_bench)
+    return dh_cmdline_usage_error("run", "--expect needs the benchmarks; it and --no-bench exclude each other");
   o->verbosity = quiet ? -1 : verbose;
   g_verbosity = o->verbosity;
   long tmo;
@@ -218,12 +233,14 @@ static int step_info(const run_opts_t* o, const run_dir_t* d) {
   return rc;
 }
 
-/* Step 2: conformance.tap, conformance.junit.xml and conformance.summary.json. */
+/* Step 2: conformance.tap, conformance.junit.xml, conformance.summary.json and
+ * conformance.cases.json; every case (--shard 1/1: GitLab sets CI_NODE_INDEX and
+ * CI_NODE_TOTAL in parallel:matrix jobs too, and a run is never a shard). */
 static int step_conformance(const run_opts_t* o, const run_dir_t* d) {
   step_args_t a = args_begin("conformance");
   const char* const pairs[][2] = {{"--tap", d->tap},         {"--junit", d->junit},
                                   {"--summary", d->summary}, {"--cases", d->cases},
-                                  {"--timeout", o->timeout}};
+                                  {"--timeout", o->timeout}, {"--shard", "1/1"}};
   for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
     args_add(&a, pairs[i][0]);
     args_add(&a, pairs[i][1]);
@@ -240,6 +257,10 @@ static int step_bench(const run_opts_t* o, const run_dir_t* d) {
   if (!o->full_bench) args_add(&a, "--quick");
   args_add(&a, "--out");
   args_add(&a, d->bench);
+  if (o->expect) {
+    args_add(&a, "--expect");
+    args_add(&a, o->expect);
+  }
   args_device(&a, o);
   return spawn_self(a.v, d->bench_txt);
 }
@@ -275,18 +296,23 @@ int dh_cli_run(int argc, char** argv) {
   dh_run_bundle_begin(&bundle, &d, argc, argv);
 
   const int total = o.no_bench ? 2 : 4;
-  run_step_t steps[4] = {{"info", 0, 0}, {"conformance", 0, 0}, {"bench", 0, 0}, {"plots", 0, 0}};
+  run_step_t steps[4] = {{"info", 0, 0, 0}, {"conformance", 0, 0, 0}, {"bench", 0, 0, 0}, {"plots", 0, 0, 0}};
   run_step(&steps[0], 1, total, "info: backends, devices, attributes", step_info, &o, &d);
   if (steps[0].rc == DH_EXIT_USAGE) {
     fprintf(stderr, "devharness run: info failed (bad --device?); no results written\n");
     dh_run_dir_remove(&d);
     return DH_EXIT_USAGE;
   }
+  dh_run_health_take(0);
   run_step(&steps[1], 2, total, "conformance: every clause on every device", step_conformance, &o, &d);
+  dh_run_health_take(1);
   if (!o.no_bench) {
+    dh_run_health_take(2);
     run_step(&steps[2], 3, total, o.full_bench ? "bench: full benchmark run" : "bench: quick benchmarks",
              step_bench, &o, &d);
-    if (steps[2].rc == 0) {
+    dh_run_health_take(3);
+    steps[2].below_floor = steps[2].rc == DH_EXIT_VIOLATION && dh_run_bench_below_floor(d.bench);
+    if (steps[2].rc == 0 || steps[2].below_floor) {
       run_step(&steps[3], 4, total, "plots: bandwidth and latency", step_plots, &o, &d);
     } else {
       progress(4, total, "plots: bandwidth and latency");
@@ -295,6 +321,7 @@ int dh_cli_run(int argc, char** argv) {
   }
 
   char latest[PATH_MAX], f_tap[PATH_MAX], why[PATH_MAX + 128];
+  dh_run_health_write(&d); /* a failure is said; the other files still count */
   if (dh_run_check_complete(&d, steps, total, why, sizeof why) != 0 ||
       (dh_run_bundle_finish(&bundle, &o, steps, total) != 0 && snprintf(why, sizeof why, "no manifest.json") > 0) ||
       (dh_run_record(&o, &d) != 0 && snprintf(why, sizeof why, "not recorded in the store") > 0)) {
@@ -309,7 +336,10 @@ int dh_cli_run(int argc, char** argv) {
   FILE* sink = o.verbosity < 0 ? fopen("/dev/null", "w") : NULL; /* --quiet: tables unprinted */
   if (sink) out = sink;
   int fail_total = dh_run_print_devices(out, &o, &d, f_tap);
+  dh_run_print_health(out, d.final_dir);
+  int below = o.expect ? dh_run_print_expect(out, &d) : 0;
   int worst = dh_run_print_steps(out, steps, total);
+  if (below > 0) worst = DH_EXIT_VIOLATION;
   if (sink) fclose(sink);
   if (o.verbosity >= 0) {
     printf("\nresults: %s (also %s)\n", d.final_dir, latest);

@@ -5,6 +5,8 @@
  *                  dead runs removed), published by rename with OUTPUT/latest
  *                  pointing at it, kept as .failed, or removed
  *   run_check.c    whether the folder is complete: steps finished, files whole
+ *   run_health.c   measurement health: snapshots around conformance and bench,
+ *                  health.json, the health line of the summary
  *   run_summary.c  the table printed at the end: per-device verdicts (from
  *                  conformance.summary.json), peak copy (from bench.json's
  *                  devharness_summary), steps
@@ -13,6 +15,7 @@
 #define DEVHARNESS_CLI_RUN_H_
 
 #include <limits.h>
+#include <stdio.h>
 
 /* The options of `devharness run`. */
 typedef struct run_opts {
@@ -20,6 +23,7 @@ typedef struct run_opts {
   const char* device; /* NULL: every device */
   const char* timeout;
   int no_bench, full_bench;
+  const char* expect; /* --expect FILE|TAG, handed to the bench step; NULL: none */
   const char* store; /* --store PATH; NULL: OUTPUT/devharness.sqlite */
   int no_store;      /* --no-store: the run is not recorded */
   int verbosity; /* -1 --quiet: errors and the verdict line only; 1 --verbose: each step's command */
@@ -30,6 +34,7 @@ typedef struct run_step {
   const char* title;
   int rc;
   double seconds;
+  int below_floor; /* bench: exit 1 because a device is below an --expect floor */
 } run_step_t;
 
 /* The results folder: written as OUTPUT/.run-STAMP-PID.partial (locked with flock
@@ -79,10 +84,30 @@ void dh_run_path_join(char out[PATH_MAX], const char* dir, const char* name);
  * number of failed cases. f_tap receives the TAP file's path. Printed to out. */
 int dh_run_print_devices(FILE* out, const run_opts_t* o, const run_dir_t* d, char f_tap[PATH_MAX]);
 
+/* The --expect verdicts of bench.json's devharness_summary.expect (bench/expect.h) as
+ * TAP lines under a header, printed to out; every failed one also on stderr (with the
+ * measured value, ceiling and floor). Returns the number of failed floors (0 when the
+ * run had no --expect). */
+int dh_run_print_expect(FILE* out, const run_dir_t* d);
+
+/* 1 when the bench JSON at path says some --expect floor failed (bench then exits 1
+ * with its files whole). */
+int dh_run_bench_below_floor(const char* path);
+
 /* The steps table; returns the run's exit code (conformance's NO DEVICE is exit 3
  * when nothing else failed). Printed to out. */
 int dh_run_print_steps(FILE* out, const run_step_t* steps, int total);
 
+/* Measurement health (cli/run_health.c, bench/health.h): takes snapshot `which` (0/1
+ * before/after conformance, 2/3 before/after bench) in this process. */
+void dh_run_health_take(int which);
+/* Writes health.json into the partial folder (temporary + rename, fsynced): every
+ * snapshot taken, "noisy" and "reasons" (the conformance span's and bench.json's
+ * devharness.health verdict). 0, or -1 after one line on stderr. */
+int dh_run_health_write(const run_dir_t* d);
+/* The health line of the summary from final_dir/health.json ("health: NOISY run ...:
+ * reasons" or "health: not noisy ..."); nothing when the file is absent. */
+void dh_run_print_health(FILE* out, const char* final_dir);
 /* The results folder as a result bundle (cli/run_record.c; docs/results.md): begun
  * when the folder is created (the run's UUID and start time), its manifest.json written
  * into the complete partial folder, which is then recorded in the store (--store,

@@ -72,8 +72,8 @@ static int files_whole(const run_dir_t* d, const run_step_t* steps, int total, c
       {1, d->cases, json_whole(d->cases), "does not parse as JSON"},
       {1, d->tap, tap_has_plan(d->tap), "has no TAP plan line"},
       {1, d->junit, ends_with(d->junit, "</testsuites>"), "does not end with </testsuites>"},
-      {total > 2 && steps[2].rc == 0, d->bench, json_whole(d->bench), "does not parse as JSON"},
-      {total > 2 && steps[2].rc == 0, d->bench_txt, file_size(d->bench_txt) > 0, "is empty"},
+      {total > 2 && (steps[2].rc == 0 || steps[2].below_floor), d->bench, json_whole(d->bench), "does not parse as JSON"},
+      {total > 2 && (steps[2].rc == 0 || steps[2].below_floor), d->bench_txt, file_size(d->bench_txt) > 0, "is empty"},
       {total > 3 && steps[3].rc == 0, plot_log, file_size(plot_log) > 0, "is empty"},
   };
   for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
@@ -87,12 +87,14 @@ static int files_whole(const run_dir_t* d, const run_step_t* steps, int total, c
 }
 
 /* 1 when a step's exit status says its files are there: 0, no device (3), and for
- * conformance violations (1); -1 (not run) only for the plots after a bench that had
+ * conformance violations (1), for bench a device below an --expect floor (1, its
+ * bench.json says so); -1 (not run) only for the plots after a bench that had
  * no device. */
 static int step_done(const run_step_t* steps, int i) {
   int rc = steps[i].rc;
   if (rc == DH_EXIT_OK || rc == DH_EXIT_NO_DEVICE) return 1;
   if (i == 1 && rc == DH_EXIT_VIOLATION) return 1;
+  if (i == 2 && rc == DH_EXIT_VIOLATION && steps[i].below_floor) return 1; /* a device below an --expect floor */
   return i == 3 && rc == -1 && steps[2].rc == DH_EXIT_NO_DEVICE;
 }
 

@@ -98,11 +98,53 @@ int dh_run_print_steps(FILE* out, const run_step_t* steps, int total) {
     /* exit 3 of a step: no selected device at all (info, conformance and bench say so
      * when the backend --device names has none) */
     int no_dev = steps[i].rc == DH_EXIT_NO_DEVICE;
-    const char* verdict = steps[i].rc == 0 ? "ok" : steps[i].rc == -1 ? "not run" : no_dev ? "NO DEVICE" : "FAILED";
-    fprintf(out, "  %-12s %-9s exit %-3d %6.1f s\n", steps[i].title, verdict, steps[i].rc, steps[i].seconds);
+    const char* verdict = steps[i].rc == 0 ? "ok" : steps[i].rc == -1 ? "not run" : no_dev ? "NO DEVICE"
+                          : steps[i].below_floor                     ? "BELOW FLOOR"
+                                                                     : "FAILED";
+    fprintf(out, "  %-12s %-11s exit %-3d %6.1f s\n", steps[i].title, verdict, steps[i].rc, steps[i].seconds);
     if (no_dev && worst == DH_EXIT_OK) worst = DH_EXIT_NO_DEVICE;
     else if (steps[i].rc > 0 && !no_dev) worst = DH_EXIT_VIOLATION; /* -1: not run, the step before said why */
   }
   return worst;
 }
 
+
+/* devharness_summary.expect of a bench JSON (bench/expect.h), or NULL. */
+static json_t* expect_of(json_t* bench) {
+  json_t* e = json_object_get(json_object_get(bench, "devharness_summary"), "expect");
+  return json_is_object(e) ? e : NULL;
+}
+
+int dh_run_bench_below_floor(const char* path) {
+  json_t* bench = json_load_file(path, 0, NULL);
+  json_t* e = expect_of(bench);
+  int failed = e ? (int)json_integer_value(json_object_get(e, "failed")) : 0;
+  json_decref(bench);
+  return failed > 0;
+}
+
+int dh_run_print_expect(FILE* out, const run_dir_t* d) {
+  char f_bench[PATH_MAX];
+  dh_run_path_join(f_bench, d->final_dir, "bench.json");
+  json_t* bench = json_load_file(f_bench, 0, NULL);
+  json_t* e = expect_of(bench);
+  json_t* checks = json_object_get(e, "checks");
+  int failed = (int)json_integer_value(json_object_get(e, "failed"));
+  fprintf(out, "\nexpected performance (--expect %s): %d pass, %d fail, %d skip\n", text_of(e, "target", "?"),
+          (int)json_integer_value(json_object_get(e, "passed")), failed,
+          (int)json_integer_value(json_object_get(e, "skipped")));
+  size_t i;
+  json_t* c;
+  json_array_foreach(checks, i, c) {
+    const char* verdict = text_of(c, "verdict", "?");
+    int bad = strcmp(verdict, "fail") == 0, skip = strcmp(verdict, "skip") == 0;
+    fprintf(out, "%sok %zu - expect %s: %s%s%s%s\n", bad ? "not " : "", i + 1, text_of(c, "device", "?"),
+            text_of(c, "floor", "?"), skip ? " # SKIP " : ": ", text_of(c, "line", ""), bad ? ": below its floor" : "");
+    if (bad)
+      fprintf(stderr, "devharness run: %s below its floor '%s': %s\n", text_of(c, "device", "?"),
+              text_of(c, "floor", "?"), text_of(c, "line", ""));
+  }
+  if (!e) fprintf(out, "  (bench.json has no verdicts)\n");
+  json_decref(bench);
+  return failed;
+}

@@ -151,11 +151,13 @@ int dh_cmdline_add_tvm_lib(const char* cmd, const char* path) {
 }
 
 int dh_cmdline_add_tvm_rpc(const char* cmd, const char* hostport) {
-  const char* colon = strrchr(hostport, ':');
+  const char* at = strchr(hostport, '@');
+  const char* hp = at ? at + 1 : hostport;
+  const char* colon = strrchr(hp, ':');
   long port = 0;
-  if (colon == NULL || colon == hostport || strchr(hostport, ',') != NULL ||
+  if (colon == NULL || colon == hp || strchr(hostport, ',') != NULL || (at && (at == hostport || at - hostport > 63)) ||
       dh_cmdline_parse_long(colon + 1, 1, 65535, &port) != 0)
-    return dh_cmdline_usage_error(cmd, "--rpc %s: expected HOST:PORT (port 1..65535) of a TVM RPC server",
-                                  dh_cmdline_quote(hostport));
+    return dh_cmdline_usage_error(cmd, "--rpc %s: expected HOST:PORT (port 1..65535) of a TVM RPC server, or "
+                                  "KEY@HOST:PORT of a TVM RPC tracker (KEY 1..63 bytes)", dh_cmdline_quote(hostport));
   return env_append(cmd, "--rpc", "DEVHARNESS_TVM_RPC", ',', hostport);
 }

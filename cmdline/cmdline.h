@@ -85,12 +85,15 @@ int dh_cmdline_select_devices(const char* cmd, const dh_device_select_params_t* 
  * that does not load is refused later, like a plugin. Returns DH_EXIT_OK. */
 int dh_cmdline_add_tvm_lib(const char* cmd, const char* path);
 
-/* --rpc HOST:PORT (every command that selects devices): appends it to the
+/* --rpc [KEY@]HOST:PORT (every command that selects devices): appends it to the
  * comma-separated DEVHARNESS_TVM_RPC, which backends/tvm/ reads when its plugin loads:
- * every remote device type of that TVM RPC server with a device becomes the devices
- * tvm-rpc-<name>:N (backends/tvm/README.md "Remote devices over TVM RPC"). Not
- * HOST:PORT (port 1..65535, no ',') is a usage error (one line, DH_EXIT_USAGE); an
- * unreachable server is refused later, like a plugin. Returns DH_EXIT_OK. */
+ * every remote device type of that TVM RPC server (HOST:PORT), or of the server of KEY
+ * that the TVM RPC tracker at HOST:PORT hands out (KEY@HOST:PORT, TVM's
+ * `rpc_server --tracker HOST:PORT --key KEY`), with a device becomes the devices
+ * tvm-rpc-<name>:N, the k-th entry's tvm-rpc<k>-<name>:N (backends/tvm/README.md
+ * "Remote devices over TVM RPC"). Anything else (port 1..65535, KEY 1..63 bytes, no ',')
+ * is a usage error (one line, DH_EXIT_USAGE); an unreachable server or tracker is
+ * refused later, like a plugin. Returns DH_EXIT_OK. */
 int dh_cmdline_add_tvm_rpc(const char* cmd, const char* hostport);
 
 /* The line every command's --help gives --tvm-lib. */
@@ -98,7 +101,8 @@ int dh_cmdline_add_tvm_rpc(const char* cmd, const char* hostport);
   "  --tvm-lib PATH       a library with TVM DeviceAPIs (device_api.<name>): its devices\n" \
   "                       are tvm-<name>:N (repeatable; also DEVHARNESS_TVM_LIBS=A:B)\n" \
   "  --rpc HOST:PORT      a TVM RPC server: its devices are tvm-rpc-<name>:N (repeatable;\n" \
-  "                       also DEVHARNESS_TVM_RPC=H:P,H:P)\n"
+  "                       also DEVHARNESS_TVM_RPC=H:P,H:P); KEY@HOST:PORT: the server of\n" \
+  "                       KEY from the TVM RPC tracker at HOST:PORT\n"
 
 /* Path of the running executable (readlink /proc/self/exe), static storage. */
 const char* dh_cmdline_self_path(void);

@@ -128,21 +128,6 @@ int dh_device_get_target_property(DLDevice dev, const char* name, dh_any_t* out_
   return 0;
 }
 
-int dh_device_identity(DLDevice dev, char* pci_bus_id, size_t pci_size, char* uuid, size_t uuid_size) {
-  if (pci_bus_id == NULL || uuid == NULL || pci_size < 64 || uuid_size < 64)
-    return dh_error_set(DH_KIND_VALUE_ERROR, "device_identity: buffers must be non-NULL, 64 bytes or more");
-  pci_bus_id[0] = uuid[0] = '\0';
-  dh__slot* s = resolve(dev, "device_identity");
-  if (s == NULL) return -1;
-  if (s->backend.device_identity == NULL) return 0; /* no vendor identity */
-  if (s->backend.device_identity(dev, pci_bus_id, pci_size, uuid, uuid_size) != 0) {
-    pci_bus_id[0] = uuid[0] = '\0';
-    return fail(s, dev, "device_identity");
-  }
-  pci_bus_id[pci_size - 1] = uuid[uuid_size - 1] = '\0';
-  return 0;
-}
-
 int dh_device_create_stream(DLDevice dev, dh_stream_t* out_stream) {
   if (out_stream == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "create_stream: out_stream is NULL");
   *out_stream = NULL;
@@ -227,7 +212,41 @@ void dh_device_raw_teardown(dh_raw_context_t* raw) {
   raw->ctx = NULL;
 }
 
+/* A tensor of copy_tensor_from_to: non-NULL, shape given when ndim > 0, data given when
+ * it has elements. Everything else about it is the backend's to judge. */
+static int tensor_given(const DLTensor* t, const char* side) {
+  if (t == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "copy_data_from_to: %s is NULL", side);
+  if (t->ndim < 0 || (t->ndim > 0 && t->shape == NULL))
+    return dh_error_set(DH_KIND_VALUE_ERROR, "copy_data_from_to: %s has ndim %d and %s shape", side, (int)t->ndim,
+                        t->shape == NULL ? "no" : "a");
+  int empty = 0;
+  for (int32_t i = 0; i < t->ndim; i++) empty |= t->shape[i] == 0;
+  if (!empty && t->data == NULL) return dh_error_set(DH_KIND_TYPE_ERROR, "copy_data_from_to: %s->data is NULL", side);
+  return 0;
+}
+
+/* The slot of the non-CPU side when its backend takes tensors (ABI 1.4
+ * copy_tensor_from_to), else NULL: the core checks and the flat entry. */
+static dh__slot* tensor_slot(const DLTensor* from, const DLTensor* to) {
+  if (from == NULL || to == NULL) return NULL;
+  int from_cpu = from->device.device_type == kDLCPU, to_cpu = to->device.device_type == kDLCPU;
+  if (from_cpu && to_cpu) return NULL;
+  if (!from_cpu && !to_cpu && from->device.device_type != to->device.device_type) return NULL;
+  dh__slot* s = dh__slot_by_type(from_cpu ? to->device.device_type : from->device.device_type);
+  return s != NULL && s->backend.copy_tensor_from_to != NULL ? s : NULL;
+}
+
+static int copy_tensors(const DLTensor* from, const DLTensor* to, dh_stream_t stream) {
+  DLDevice dev = from->device.device_type == kDLCPU ? to->device : from->device;
+  if (tensor_given(from, "from") != 0 || tensor_given(to, "to") != 0) return -1;
+  dh__slot* s = resolve(dev, "copy_data_from_to");
+  if (s == NULL) return -1;
+  if (s->backend.copy_tensor_from_to(from, to, stream) != 0) return fail(s, dev, "copy_data_from_to");
+  return 0;
+}
+
 int dh_device_copy_data_from_to(const DLTensor* from, const DLTensor* to, dh_stream_t stream) {
+  if (tensor_slot(from, to) != NULL) return copy_tensors(from, to, stream);
   size_t nbytes, to_nbytes;
   /* compact, valid sides of equal size in one walk each; anything else (or an error
    * message to write) goes through the full check */

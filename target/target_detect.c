@@ -40,7 +40,7 @@ int dh_target_detect_with_getter(const char* kind, DLDevice dev, dh_target_gette
   char why[256];
   for (size_t i = 0; i < k->num_opts; ++i) {
     const kind_opt_t* o = &k->opts[i];
-    if (o->common) continue;
+    if (o->common || o->not_device) continue;
     dh_any_t v = dh_any_none();
     if (getter(ctx, dev, o->name, &v) != 0) {
       json_decref(root);
@@ -81,7 +81,7 @@ int dh_target_check_device(const dh_target_t* t, DLDevice dev,
   for (size_t i = 0; i < t->num_declared; ++i) {
     const char* name = t->declared[i];
     const kind_opt_t* o = dh__find_opt(t->kind, name);
-    if (!o || o->common) continue;
+    if (!o || o->common || o->not_device) continue;
     dh_any_t v = dh_any_none();
     if (dh__device_api_getter((void*)b, dev, name, &v) != 0)
       return dh_error_prefix("%s: get_target_property '%s'", origin, name);

@@ -58,6 +58,8 @@ typedef struct kind_opt {
   json_t* def; /* default, or NULL */
   int common;  /* one of the options every kind has */
   int not_tvm; /* "tvm": false: a devharness-only option, left out of the TVM form */
+  int not_device; /* "device": false: not a property a device reports (performance data,
+                   * floors): neither detected nor checked against the live device */
 } kind_opt_t;
 
 typedef struct dh_kind {

@@ -291,15 +291,15 @@ static int check_option_fields(const char* origin, const char* key, json_t* val)
   json_t* v2;
   json_object_foreach(val, k2, v2) {
     if (strcmp(k2, "type") != 0 && strcmp(k2, "default") != 0 && strcmp(k2, "description") != 0 &&
-        strcmp(k2, "tvm") != 0)
+        strcmp(k2, "tvm") != 0 && strcmp(k2, "device") != 0)
       return dh_error_set(DH_KIND_KEY_ERROR,
                           "%s: option '%s': unknown field '%s'; known fields: default, "
-                          "description, tvm, type",
+                          "description, device, tvm, type",
                           origin, key, k2);
-    if (strcmp(k2, "tvm") == 0 && !json_is_boolean(v2)) {
+    if ((strcmp(k2, "tvm") == 0 || strcmp(k2, "device") == 0) && !json_is_boolean(v2)) {
       dh_json_describe(v2, d, sizeof d);
-      return dh_error_set(DH_KIND_TYPE_ERROR, "%s: option '%s': field 'tvm': expected bool, got %s", origin,
-                          key, d);
+      return dh_error_set(DH_KIND_TYPE_ERROR, "%s: option '%s': field '%s': expected bool, got %s", origin,
+                          key, k2, d);
     }
   }
   return 0;
@@ -322,6 +322,7 @@ static int add_option(dh_kind_t* k, const char* origin, const char* key, json_t*
   if (!(o->name = strdup(key))) return dh__target_oom();
   o->type = t;
   o->not_tvm = json_is_false(json_object_get(val, "tvm"));
+  o->not_device = json_is_false(json_object_get(val, "device"));
   k->num_opts++;
   json_t* def = json_object_get(val, "default");
   if (!def) return 0;

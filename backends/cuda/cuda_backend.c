@@ -24,6 +24,8 @@ static void dh_cuda_shutdown(void) {
 static const dh_backend_function_t k_functions[] = {
     {DH_FUNC_NOOP, dh_cuda_func_noop},
     {DH_FUNC_MEMORY_PEAK_BANDWIDTH, dh_cuda_func_memory_peak_bandwidth},
+    {DH_FUNC_PCI_BUS_ID, dh_cuda_func_pci_bus_id},
+    {DH_FUNC_PEER_ACCESS, dh_cuda_func_peer_access},
     {DH_FUNC_FILL, dh_cuda_func_fill},
     {DH_FUNC_ECHO, dh_backend_func_echo},
     {DH_FUNC_RAISE, dh_backend_func_raise},
@@ -41,7 +43,6 @@ static const dh_backend_t k_backend = {
     .functions = k_functions,
     .num_functions = sizeof k_functions / sizeof k_functions[0],
     .raw = &dh_cuda_raw_twin,
-    .device_identity = dh_cuda_device_identity,
 };
 
 __attribute__((visibility("default"))) const dh_backend_t* dh_backend_entry(void) {

@@ -292,9 +292,7 @@ static int open_driver(void) {
   *(void**)&dh_cuda_drv.get_error_name = dlsym(lib, "cuGetErrorName");
   *(void**)&dh_cuda_drv.get_error_string = dlsym(lib, "cuGetErrorString");
   *(void**)&dh_cuda_drv.driver_get_version = dlsym(lib, "cuDriverGetVersion");
-  *(void**)&dh_cuda_drv.device_get_pci_bus_id = dlsym(lib, "cuDeviceGetPCIBusId");
-  *(void**)&dh_cuda_drv.device_get_uuid = dlsym(lib, "cuDeviceGetUuid_v2");
-  if (!dh_cuda_drv.device_get_uuid) *(void**)&dh_cuda_drv.device_get_uuid = dlsym(lib, "cuDeviceGetUuid");
+  *(void**)&dh_cuda_drv.device_can_access_peer = dlsym(lib, "cuDeviceCanAccessPeer");
   *(void**)&dh_cuda_drv.init = dlsym(lib, "cuInit");
   if (!dh_cuda_drv.init) {
     set_reason("libcuda.so.1 has no symbol cuInit (not an NVIDIA driver library?)");
@@ -333,6 +331,7 @@ static int resolve_functions(void) {
   }
   DH_CUDA_REQUIRED_FUNCS(DH_CUDA_RESOLVE)
 #undef DH_CUDA_RESOLVE
+  *(void**)&dh_cuda_drv.device_get_pci_bus_id = dlsym(lib, "cuDeviceGetPCIBusId");
   *(void**)&dh_cuda_drv.event_elapsed_time = dlsym(lib, "cuEventElapsedTime_v2");
   if (!dh_cuda_drv.event_elapsed_time)
     *(void**)&dh_cuda_drv.event_elapsed_time = dlsym(lib, "cuEventElapsedTime");
@@ -414,24 +413,6 @@ const char* dh_cuda_unavailable_reason(void) { return g_available ? NULL : g_rea
 /*===========================================================================
  * Attributes
  *===========================================================================*/
-
-int dh_cuda_device_identity(DLDevice dev, char* pci_bus_id, size_t pci_size, char* uuid, size_t uuid_size) {
-  if (dh_cuda_check_device(dev, "device_identity") != 0) return -1;
-  CUdevice cu = dh_cuda_devices[dev.device_id].dev;
-  char pci[64] = "";
-  CUuuid u;
-  /* "0000:01:00.0" (cuDeviceGetPCIBusId's domain:bus:device.function), lowercased */
-  if (dh_cuda_drv.device_get_pci_bus_id && dh_cuda_drv.device_get_pci_bus_id(pci, (int)sizeof pci, cu) == CUDA_SUCCESS)
-    for (char* p = pci; *p; p++) *p = (char)(*p >= 'A' && *p <= 'F' ? *p - 'A' + 'a' : *p);
-  else
-    pci[0] = '\0';
-  snprintf(pci_bus_id, pci_size, "%s", pci);
-  uuid[0] = '\0';
-  if (dh_cuda_drv.device_get_uuid && dh_cuda_drv.device_get_uuid(&u, cu) == CUDA_SUCCESS)
-    for (size_t i = 0; i < sizeof u.bytes && 2 * i + 2 < uuid_size; i++)
-      snprintf(uuid + 2 * i, 3, "%02x", (unsigned char)u.bytes[i]);
-  return 0;
-}
 
 int dh_cuda_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
   if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "cuda: get_attr: out_value is NULL");

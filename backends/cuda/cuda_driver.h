@@ -70,11 +70,12 @@ typedef struct dh_cuda_driver {
   CUresult (*driver_get_version)(int* version);   /* cuDriverGetVersion; optional */
   CUresult (*get_error_name)(CUresult e, const char** s);   /* optional */
   CUresult (*get_error_string)(CUresult e, const char** s); /* optional */
-  /* device identity (backend.h device_identity); optional */
-  CUresult (*device_get_pci_bus_id)(char* id, int len, CUdevice dev); /* cuDeviceGetPCIBusId */
-  CUresult (*device_get_uuid)(CUuuid* uuid, CUdevice dev);            /* cuDeviceGetUuid_v2, else cuDeviceGetUuid */
+  /* cuDeviceCanAccessPeer; optional (the peer_access function says so when absent) */
+  CUresult (*device_can_access_peer)(int* can_access, CUdevice dev, CUdevice peer);
   /* cuEventElapsedTime_v2 (CUDA >= 12.8), else cuEventElapsedTime; required */
   CUresult (*event_elapsed_time)(float* ms, CUevent start, CUevent end);
+  /* cuDeviceGetPCIBusId; optional (pci_bus_id says why when it is missing) */
+  CUresult (*device_get_pci_bus_id)(char* id, int len, CUdevice dev);
 #define DH_CUDA_FIELD(field, sym, params) CUresult (*field) params;
   DH_CUDA_REQUIRED_FUNCS(DH_CUDA_FIELD)
 #undef DH_CUDA_FIELD

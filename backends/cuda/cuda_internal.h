@@ -188,8 +188,6 @@ int dh_cuda_attr_int(dh_cuda_device_t* d, int id, CUdevice_attribute a, const ch
 /* The vtable entries unavailable_reason, get_attr, get_target_property, set_device
  * (backend.h "Declaring and binding a backend's entries"). */
 DH_BACKEND_DECLARE_DEVICE_ENTRIES(dh_cuda);
-/* backend.h device_identity (ABI 1.4): cuDeviceGetPCIBusId and cuDeviceGetUuid. */
-int dh_cuda_device_identity(DLDevice dev, char* pci_bus_id, size_t pci_size, char* uuid, size_t uuid_size);
 
 /* ---- cuda_memory.c (the vtable entries of the same names, backend.h) */
 
@@ -207,11 +205,16 @@ DH_BACKEND_DECLARE_EVENT_ENTRIES(dh_cuda);
 /* ---- cuda_kernels.c */
 
 /* Module functions (backend.h dh_backend_func_t): noop(Device), fill(DLTensorPtr, Int),
- * memory_peak_bandwidth(Device) -> Float bytes/s. */
+ * memory_peak_bandwidth(Device) -> Float bytes/s, pci_bus_id(Device) -> Str. */
 int dh_cuda_func_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
 int dh_cuda_func_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+/* peer_access(Device dev, Int peer_device_id) -> Str (backend.h DH_FUNC_PEER_ACCESS):
+ * cuDeviceCanAccessPeer(dev, peer) in words. */
+int dh_cuda_func_peer_access(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
 int dh_cuda_func_memory_peak_bandwidth(void* self, const dh_any_t* args, int32_t num_args,
                                        dh_any_t* result);
+/* pci_bus_id(Device) -> Str "dddd:bb:dd.f" (cuDeviceGetPCIBusId, lower-cased). */
+int dh_cuda_func_pci_bus_id(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
 /* Shutdown: unloads every device's module. */
 void dh_cuda_kernels_release(void);
 

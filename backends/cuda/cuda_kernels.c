@@ -4,6 +4,7 @@
  * as a fatbin, loaded with cuModuleLoadData once per device and launched on the
  * calling thread's current stream. Calls down into cuda_device.c only.
  */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -154,4 +155,60 @@ int dh_cuda_func_memory_peak_bandwidth(void* self, const dh_any_t* args, int32_t
     return -1;
   if (result) *result = dh_any_float(2.0 * (double)khz * 1e3 * (double)bits / 8.0);
   return 0;
+}
+
+/* pci_bus_id(Device dev) -> Str: cuDeviceGetPCIBusId ("0000:01:00.0", upper-case hex
+ * from the driver), lower-cased as sysfs names the function; kept per device. */
+int dh_cuda_func_pci_bus_id(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+  (void)self;
+  static char ids[DH_CUDA_MAX_DEVICES][32];
+  if (num_args != 1 || !args || args[0].type_index != DH_TYPE_DEVICE)
+    return dh_error_set(DH_KIND_TYPE_ERROR, "cuda.%s: expected (Device dev), got %d argument%s",
+                        DH_FUNC_PCI_BUS_ID, (int)num_args, num_args == 1 ? "" : "s");
+  DLDevice dev = args[0].v_device;
+  if (dh_cuda_check_device(dev, DH_FUNC_PCI_BUS_ID)) return -1;
+  if (!dh_cuda_drv.device_get_pci_bus_id)
+    return dh_error_set(DH_KIND_RUNTIME_ERROR, "cuda.%s: libcuda.so.1 has no cuDeviceGetPCIBusId",
+                        DH_FUNC_PCI_BUS_ID);
+  char* id = ids[dev.device_id];
+  CUresult r = dh_cuda_drv.device_get_pci_bus_id(id, (int)sizeof ids[0], dh_cuda_devices[dev.device_id].dev);
+  if (r != CUDA_SUCCESS) return dh_cuda_fail(r, "cuDeviceGetPCIBusId(device %d)", (int)dev.device_id);
+  for (char* p = id; *p; ++p) *p = (char)tolower((unsigned char)*p);
+  if (result) *result = dh_any_str(id);
+  return 0;
+}
+
+/* peer_access(Device dev, Int peer) -> Str: whether dev can address peer's memory
+ * (cuDeviceCanAccessPeer), for the copy matrix of `devharness bench --suite matrix`.
+ * The backend never calls cuCtxEnablePeerAccess: its copies across devices are
+ * cuMemcpyPeerAsync, which the driver carries out whether or not access is enabled. */
+int dh_cuda_func_peer_access(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+  (void)self;
+  if (num_args != 2 || !args || args[0].type_index != DH_TYPE_DEVICE || args[1].type_index != DH_TYPE_INT)
+    return dh_error_set(DH_KIND_TYPE_ERROR, "cuda.%s: expected (Device dev, Int peer_device_id)",
+                        DH_FUNC_PEER_ACCESS);
+  DLDevice dev = args[0].v_device;
+  DLDevice peer = {kDLCUDA, (int32_t)args[1].v_int64};
+  if (args[1].v_int64 < 0 || args[1].v_int64 > INT32_MAX)
+    return dh_error_set(DH_KIND_INDEX_ERROR, "cuda.%s: peer device id %lld out of range",
+                        DH_FUNC_PEER_ACCESS, (long long)args[1].v_int64);
+  if (dh_cuda_check_device(dev, DH_FUNC_PEER_ACCESS) || dh_cuda_check_device(peer, DH_FUNC_PEER_ACCESS))
+    return -1;
+  const char* text;
+  char buf[160];
+  int can = 0;
+  if (dev.device_id == peer.device_id) {
+    text = "same device";
+  } else if (!dh_cuda_drv.device_can_access_peer) {
+    text = "not reported (libcuda.so.1 has no cuDeviceCanAccessPeer)";
+  } else {
+    CUresult r = dh_cuda_drv.device_can_access_peer(&can, dh_cuda_devices[dev.device_id].dev,
+                                                    dh_cuda_devices[peer.device_id].dev);
+    if (r != CUDA_SUCCESS) return dh_cuda_fail(r, "cuDeviceCanAccessPeer(cuda:%d, cuda:%d)",
+                                               (int)dev.device_id, (int)peer.device_id);
+    snprintf(buf, sizeof buf, "%s (cuDeviceCanAccessPeer = %d; not enabled by the backend, copies are cuMemcpyPeerAsync)",
+             can ? "yes" : "no", can);
+    text = buf;
+  }
+  return result ? dh_any_string(text, strlen(text), result) : 0;
 }

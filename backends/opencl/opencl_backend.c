@@ -13,6 +13,7 @@
 static const dh_backend_function_t k_functions[] = {
     {DH_FUNC_NOOP, dh_opencl_func_noop},
     {DH_FUNC_FILL, dh_opencl_func_fill},
+    {DH_FUNC_PCI_BUS_ID, dh_opencl_func_pci_bus_id},
     {DH_FUNC_ECHO, dh_backend_func_echo},
     {DH_FUNC_RAISE, dh_backend_func_raise},
 };
@@ -33,7 +34,6 @@ static const dh_backend_t k_backend = {
     .functions = k_functions,
     .num_functions = sizeof k_functions / sizeof k_functions[0],
     .raw = &dh_opencl_raw_twin,
-    .device_identity = dh_opencl_device_identity,
 };
 
 /* Plugin entry point (backend.h DH_BACKEND_ENTRY_SYMBOL). Does no work: init does. */

@@ -96,18 +96,28 @@ static void dev_info_str(cl_device_id d, cl_device_info p, char* buf, size_t n) 
   while (len > 0 && buf[len - 1] == ' ') buf[--len] = '\0';
 }
 
-/* cl_khr_pci_bus_info: the device's PCI address, "" when the device does not give it. */
-static void fill_pci_bus_id(dh_opencl_device_t* od, const char* extensions) {
-  od->pci_bus_id[0] = '\0';
-#ifdef CL_DEVICE_PCI_BUS_INFO_KHR
-  cl_device_pci_bus_info_khr pci;
-  if (extensions && strstr(extensions, "cl_khr_pci_bus_info") &&
-      clGetDeviceInfo(od->device, CL_DEVICE_PCI_BUS_INFO_KHR, sizeof pci, &pci, NULL) == CL_SUCCESS)
-    snprintf(od->pci_bus_id, sizeof od->pci_bus_id, "%04x:%02x:%02x.%x", pci.pci_domain & 0xffffu,
-             pci.pci_bus & 0xffu, pci.pci_device & 0x1fu, pci.pci_function & 0x7u);
-#else
-  (void)extensions;
-#endif
+/* The device's PCI function (cl_khr_pci_bus_info, CL_DEVICE_PCI_BUS_INFO_KHR), "" for
+ * a CPU device (its memory is host memory), else the reason in pci_why. */
+static void fill_pci_bus_id(dh_opencl_device_t* od, int has_pci_info) {
+  cl_device_type type = 0;
+  od->pci_bus_id[0] = od->pci_why[0] = '\0';
+  if (clGetDeviceInfo(od->device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS &&
+      (type & CL_DEVICE_TYPE_CPU))
+    return;
+  struct {
+    cl_uint domain, bus, device, function;
+  } info = {0, 0, 0, 0};
+  if (!has_pci_info) {
+    snprintf(od->pci_why, sizeof od->pci_why, "the device does not report cl_khr_pci_bus_info");
+    return;
+  }
+  if (clGetDeviceInfo(od->device, 0x410F /* CL_DEVICE_PCI_BUS_INFO_KHR */, sizeof info, &info, NULL) !=
+      CL_SUCCESS) {
+    snprintf(od->pci_why, sizeof od->pci_why, "clGetDeviceInfo(CL_DEVICE_PCI_BUS_INFO_KHR) failed");
+    return;
+  }
+  snprintf(od->pci_bus_id, sizeof od->pci_bus_id, "%04x:%02x:%02x.%x", info.domain & 0xffffu,
+           info.bus & 0xffu, info.device & 0x1fu, info.function & 0x7u);
 }
 
 static void fill_device_info(dh_opencl_device_t* od) {
@@ -152,20 +162,21 @@ static void fill_device_info(dh_opencl_device_t* od) {
   /* extensions that tell us more */
   size_t ext_len = 0;
   od->extensions_has_amd_query = 0;
-  int has_img_from_buf = 0;
+  int has_img_from_buf = 0, has_pci_info = 0;
   if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len) == CL_SUCCESS && ext_len) {
     char* ext = malloc(ext_len + 1);
     if (ext && clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, ext_len, ext, NULL) == CL_SUCCESS) {
       ext[ext_len] = '\0';
       od->extensions_has_amd_query = strstr(ext, "cl_amd_device_attribute_query") != NULL;
       has_img_from_buf = strstr(ext, "cl_khr_image2d_from_buffer") != NULL;
-      fill_pci_bus_id(od, ext);
+      has_pci_info = strstr(ext, "cl_khr_pci_bus_info") != NULL;
     }
     free(ext);
   }
   od->image_pitch_alignment = 0;
   if (od->version_major >= 2 || has_img_from_buf)
     od->image_pitch_alignment = dev_info_u64(d, CL_DEVICE_IMAGE_PITCH_ALIGNMENT, sizeof(cl_uint));
+  fill_pci_bus_id(od, has_pci_info);
 }
 
 /* Releases the OpenCL objects of a realised device (not its cached info). */
@@ -486,13 +497,6 @@ const char* dh_opencl_unavailable_reason(void) {
 /*===========================================================================
  * Attributes (TVM OpenCLWorkspace::GetAttr)
  *===========================================================================*/
-
-int dh_opencl_device_identity(DLDevice dev, char* pci_bus_id, size_t pci_size, char* uuid, size_t uuid_size) {
-  if (dh_opencl_check_dev(dev, "device_identity") != 0) return -1;
-  snprintf(pci_bus_id, pci_size, "%s", dh_opencl_dev[dev.device_id].pci_bus_id);
-  if (uuid_size) uuid[0] = '\0'; /* cl_khr_device_uuid is not read (yet) */
-  return 0;
-}
 
 int dh_opencl_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
   if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "opencl: get_attr: out_value is NULL");

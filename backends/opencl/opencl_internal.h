@@ -154,8 +154,11 @@ typedef struct dh_opencl_device {
   char compute_version[32]; /* "3.0" */
   char driver_version[256];
   char thread_dims_json[96];
-  char pci_bus_id[32];      /* "DDDD:BB:DD.F" from cl_khr_pci_bus_info, "" without it */
   char extensions_has_amd_query;
+  /* pci_bus_id: "dddd:bb:dd.f" (cl_khr_pci_bus_info), "" for a CPU device, else why
+   * not known in pci_why */
+  char pci_bus_id[32];
+  char pci_why[128];
   int version_major, version_minor;
   int64_t max_work_group_size;
   int64_t local_mem_size;
@@ -235,8 +238,6 @@ int dh_opencl_ensure_realized(void);
  * "Declaring and binding a backend's entries"). */
 DH_BACKEND_DECLARE_LIFECYCLE_ENTRIES(dh_opencl);
 DH_BACKEND_DECLARE_DEVICE_ENTRIES(dh_opencl);
-/* backend.h device_identity (ABI 1.4): the PCI bus id of cl_khr_pci_bus_info. */
-int dh_opencl_device_identity(DLDevice dev, char* pci_bus_id, size_t pci_size, char* uuid, size_t uuid_size);
 
 /*===========================================================================
  * Handle registry (opencl_handles.c) and memory (opencl_memory.c)
@@ -332,6 +333,8 @@ int dh_opencl_ensure_kernels(int d);
  * echo / raise are the runtime's dh_backend_func_echo / _raise). Thread-safe. */
 int dh_opencl_func_noop(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv);
 int dh_opencl_func_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv);
+/* pci_bus_id(Device) -> Str (backend.h DH_FUNC_PCI_BUS_ID) from the cached device info. */
+int dh_opencl_func_pci_bus_id(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv);
 
 /*===========================================================================
  * Raw twin (opencl_raw.c)

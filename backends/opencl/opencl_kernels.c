@@ -158,3 +158,18 @@ int dh_opencl_func_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* r
   return dh_opencl_queue_settle(slot, q);
 }
 
+
+int dh_opencl_func_pci_bus_id(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
+  (void)self;
+  if (rv) *rv = dh_any_none();
+  if (n != 1 || !args)
+    return dh_error_set(DH_KIND_TYPE_ERROR, "opencl.pci_bus_id: expected 1 argument (Device), got %d", (int)n);
+  DLDevice dev;
+  if (arg_device(&args[0], &dev, "pci_bus_id") != 0) return -1;
+  if (dh_opencl_check_dev(dev, "pci_bus_id") != 0) return -1;
+  const dh_opencl_device_t* od = &dh_opencl_dev[dev.device_id];
+  if (od->pci_why[0])
+    return dh_error_set(DH_KIND_RUNTIME_ERROR, "opencl.pci_bus_id: opencl:%d: %s", (int)dev.device_id, od->pci_why);
+  if (rv) *rv = dh_any_str(od->pci_bus_id);
+  return 0;
+}

@@ -49,6 +49,7 @@ static const dh_backend_function_t dh_sim_functions[] = {
     {DH_FUNC_ECHO, dh_backend_func_echo},
     {DH_FUNC_RAISE, dh_backend_func_raise},
     {DH_FUNC_TRAP, dh_sim_func_trap},
+    {DH_FUNC_PEER_ACCESS, dh_sim_func_peer_access},
 };
 
 /*===========================================================================

@@ -289,6 +289,8 @@ int dh_sim_func_noop(void* self, const dh_any_t* args, int32_t num_args, dh_any_
 int dh_sim_func_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
 /* sim_kernels.c: trap(Device): a kernel that fails on the device (backend.h DH_FUNC_TRAP). */
 int dh_sim_func_trap(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
+/* sim_kernels.c: peer_access(Device, Int) -> Str (backend.h DH_FUNC_PEER_ACCESS). */
+int dh_sim_func_peer_access(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result);
 /* sim_raw.c */
 extern const dh_raw_twin_t dh_sim_raw_twin;
 

@@ -54,6 +54,25 @@ int dh_sim_func_trap(void* self, const dh_any_t* args, int32_t num_args, dh_any_
   return enqueue_kernel(args[0].v_device, DH_SIM_CMD_TRAP);
 }
 
+/* peer_access(Device dev, Int peer) -> Str (backend.h DH_FUNC_PEER_ACCESS): every sim
+ * device reaches every other, since its worker copies between their host buffers. */
+int dh_sim_func_peer_access(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
+  (void)self;
+  if (num_args != 2 || args[0].type_index != DH_TYPE_DEVICE || args[1].type_index != DH_TYPE_INT)
+    return dh_error_set(DH_KIND_TYPE_ERROR, "sim.peer_access: expected (Device dev, Int peer_device_id)");
+  dh_sim_device_t* d;
+  DLDevice peer = args[0].v_device;
+  if (args[1].v_int64 < 0 || args[1].v_int64 > INT32_MAX)
+    return dh_error_set(DH_KIND_INDEX_ERROR, "sim.peer_access: peer device id %lld out of range",
+                        (long long)args[1].v_int64);
+  peer.device_id = (int32_t)args[1].v_int64;
+  if (dh_sim_device_get(args[0].v_device, &d) != 0 || dh_sim_device_get(peer, &d) != 0) return -1;
+  const char* text = args[0].v_device.device_id == peer.device_id
+                         ? "same device"
+                         : "yes (the sim's worker copies between the two devices' memory directly)";
+  return result ? dh_any_string(text, strlen(text), result) : 0;
+}
+
 /* fill(DLTensorPtr dst, Int value): write (uint32_t)value to every 4-byte word. */
 int dh_sim_func_fill(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
   (void)self;

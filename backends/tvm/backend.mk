@@ -13,7 +13,7 @@
 
 # Every C file is compiled twice, once per flavour (-DDH_TVM_CUDA=0 / 1), into
 # $(OBJDIR)/backends/tvm/cpu/ and $(OBJDIR)/backends/tvm/cuda/ (tvm_internal.h).
-DH_TVM_ROOMS   := tvm_device tvm_memory tvm_stream tvm_libs tvm_raw tvm_backend
+DH_TVM_ROOMS   := tvm_tracker tvm_device tvm_memory tvm_stream tvm_libs tvm_raw tvm_backend
 DH_TVM_ADAPTER := $(PLUGINDIR)/tvm/libdh_tvm_adapter.so
 DH_TVM_CPU_OBJS  := $(patsubst %,$(OBJDIR)/backends/tvm/cpu/%.o,$(DH_TVM_ROOMS)) \
                     $(call obj,$(DH_HOST_MEMCPY_TWIN_SRC))
@@ -31,10 +31,10 @@ $(DH_TVM_CPU_OBJS) $(DH_TVM_CUDA_OBJS): CPPFLAGS += -DDH_TVM_ROOT_DEFAULT='"$(TV
 PLUGINS += $(PLUGINDIR)/libdevharness_tvm-cpu.so $(PLUGINDIR)/libdevharness_tvm-cuda.so
 $(PLUGINDIR)/libdevharness_tvm-cpu.so: $(DH_TVM_CPU_OBJS) $(RUNTIME_LIB)
 	@mkdir -p $(@D)
-	$(CC) -shared $(LDFLAGS) -o $@ $(filter %.o,$^) -L$(LIBDIR) -ldevharness -Wl,-rpath,'$$ORIGIN/..' -ldl
+	$(CC) -shared $(LDFLAGS) -o $@ $(filter %.o,$^) -L$(LIBDIR) -ldevharness -Wl,-rpath,'$$ORIGIN/..' -ljansson -ldl
 $(PLUGINDIR)/libdevharness_tvm-cuda.so: $(DH_TVM_CUDA_OBJS) $(RUNTIME_LIB)
 	@mkdir -p $(@D)
-	$(CC) -shared $(LDFLAGS) -o $@ $(filter %.o,$^) -L$(LIBDIR) -ldevharness -Wl,-rpath,'$$ORIGIN/..' -ldl
+	$(CC) -shared $(LDFLAGS) -o $@ $(filter %.o,$^) -L$(LIBDIR) -ldevharness -Wl,-rpath,'$$ORIGIN/..' -ljansson -ldl
 
 $(call obj,backends/tvm/tvm_adapter.cc): CPPFLAGS += -isystem $(TVM_ROOT)/include -isystem $(TVM_FFI_ROOT)/include
 # -fno-sanitize=vptr: under UBSan the vptr checks need UBSan's C++ runtime, which the

@@ -41,6 +41,8 @@ static const dh_backend_t g_backend = {
     .device_type = DH_TVM_DEVICE_TYPE,
     /* tvm-ffi's environment and TVM key streams by TVM's own type */
     .ffi_device_type = DH_TVM_TVM_TYPE,
+    /* the clauses' DLTensors reach TVM's CopyDataFromTo(DLTensor*) as built (ABI 1.4) */
+    .copy_tensor_from_to = dh_tvm_copy_tensor_from_to,
     .caps = DH_TVM_CAPS,
     .target_kind = DH_TVM_TARGET_KIND,
     .init = dh_tvm_init,

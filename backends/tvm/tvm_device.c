@@ -242,13 +242,37 @@ static int32_t count_set(dh_tvm_set_t* s) {
   return n;
 }
 
+int dh_tvm_rpc_timeout_s(void) {
+  const char* e = getenv("DEVHARNESS_TVM_PROBE_TIMEOUT_S");
+  long v = e && *e ? strtol(e, NULL, 10) : 0;
+  v = v >= 1 && v <= 3600 ? v : 30;
+  return v > 1 ? (int)(v * 3 / 4) : 1; /* inside the probe's own timeout, so the probe says why */
+}
+
+int dh_tvm_rpc_open(const char* host, int port, const char* key, int* out_index, dh_tvm_err_t* e) {
+  if (key == NULL || !*key) return dh_tvm_a->rpc_connect(host, port, "", out_index, e);
+  dh_tvm_tracker_reply_t r;
+  char why[512];
+  if (dh_tvm_tracker_request(host, port, key, dh_tvm_rpc_timeout_s(), &r, why, sizeof why) != 0) {
+    snprintf(e->kind, sizeof e->kind, "RPCError");
+    snprintf(e->message, sizeof e->message, "tracker %.128s:%d: %.700s", host, port, why);
+    return -1;
+  }
+  if (dh_tvm_a->rpc_connect(r.host, r.port, r.matchkey, out_index, e) == 0) return 0;
+  char m[sizeof e->message];
+  snprintf(m, sizeof m, "%s", e->message);
+  snprintf(e->message, sizeof e->message, "server %.64s:%d of key '%.32s' (from tracker %.64s:%d): %.600s", r.host,
+           r.port, key, host, port, m);
+  return -1;
+}
+
 /* init of a TVM RPC set: a session of this process to its server, then the remote
  * device type's DeviceAPI (TVM's RPCDeviceAPI). Caller holds g_load_mu, TVM loaded. */
 static void rpc_set_init(dh_tvm_set_t* s) {
   dh_tvm_err_t e;
   int idx = -1;
   void* api = NULL;
-  if (dh_tvm_a->rpc_connect(s->rpc_host, s->rpc_port, "", &idx, &e) != 0) {
+  if (dh_tvm_rpc_open(s->rpc_host, s->rpc_port, s->rpc_key, &idx, &e) != 0) {
     set_why(s, "TVM RPC %s:%d: cannot connect: %s: %s", s->rpc_host, s->rpc_port, e.kind, e.message);
     return;
   }

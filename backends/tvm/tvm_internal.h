@@ -82,8 +82,11 @@ typedef struct dh_tvm_set {
   int32_t count;                   /* devices (kExist from id 0), after dh_tvm_set_init */
   uint32_t caps;                   /* found by the probe (tvm_libs.c) */
   int lib;                         /* index into dh_tvm_libs of the library that registers it */
-  char rpc_host[256];              /* TVM RPC sets: the server (rpc_port > 0), else "" */
+  char rpc_host[256];              /* TVM RPC sets: the server, or the tracker when rpc_key
+                                      is set (rpc_port > 0), else "" */
   int rpc_port;
+  char rpc_key[64];                /* TVM RPC sets through a tracker: the key asked for
+                                      (KEY@HOST:PORT in DEVHARNESS_TVM_RPC), else "" */
   int32_t base_type;               /* TVM RPC sets: the remote DLDeviceType (tvm_type is
                                       (session index + 1) * 128 + it, after init) */
   void* api;                       /* TVM's DeviceAPI*, after dh_tvm_set_init */
@@ -131,6 +134,27 @@ size_t dh_tvm_more_backends(const dh_backend_t** out, size_t max, dh_backend_ref
 /* ---- tvm_memory.c */
 DH_BACKEND_DECLARE_MEMORY_ENTRIES(dh_tvm);
 DH_BACKEND_DECLARE_WORKSPACE_ENTRIES(dh_tvm);
+/* ABI 1.4: the caller's DLTensors to TVM's CopyDataFromTo(DLTensor*) (tvm_memory.c) */
+int dh_tvm_copy_tensor_from_to(const DLTensor* from, const DLTensor* to, dh_stream_t stream);
+
+/* ---- tvm_tracker.c: TVM's RPC tracker protocol, client side (TVM ships it in Python
+ * only): a server of `key` from the tracker at host:port, within timeout_s seconds; 0, or
+ * -1 with one line in err naming what failed. */
+typedef struct dh_tvm_tracker_reply {
+  char host[256];    /* the server's address as the tracker knows it */
+  int port;
+  char matchkey[128]; /* the one-time key rpc.Connect passes ("client:" + it) */
+} dh_tvm_tracker_reply_t;
+int dh_tvm_tracker_request(const char* host, int port, const char* key, int timeout_s, dh_tvm_tracker_reply_t* out,
+                           char* err, size_t esize);
+/* How long a tracker request may wait for a free server: three quarters of
+ * DEVHARNESS_TVM_PROBE_TIMEOUT_S (1..3600 s, default 30), so that a probe child says why
+ * before its own timeout ends it (tvm_device.c). */
+int dh_tvm_rpc_timeout_s(void);
+/* A TVM RPC session to the server host:port (key "") or to the server of `key` that the
+ * tracker at host:port hands out; *out_index its session table index (tvm_device.c).
+ * 0, or -1 with e naming host:port and why. */
+int dh_tvm_rpc_open(const char* host, int port, const char* key, int* out_index, dh_tvm_err_t* e);
 
 /* ---- tvm_stream.c */
 DH_BACKEND_DECLARE_STREAM_ENTRIES(dh_tvm);

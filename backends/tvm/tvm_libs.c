@@ -111,19 +111,35 @@ static int probe_timeout_s(void) {
   return v >= 1 && v <= 3600 ? (int)v : PROBE_TIMEOUT_S;
 }
 
-/* The remote device types of the TVM RPC server "host:port" that exist (kExist of id
- * 0 through TVM's RPCDeviceAPI), as probe's "S" lines, with TVM's name and type. */
-static void probe_rpc(const char* hostport, int fd) {
-  char host[256];
-  const char* colon = strrchr(hostport, ':');
-  snprintf(host, sizeof host, "%.*s", (int)(colon - hostport), hostport);
+/* "[KEY@]HOST:PORT" of DEVHARNESS_TVM_RPC split into key ("" for a server, else the
+ * key to ask the tracker HOST:PORT for), host and port; -1 when malformed. */
+static int split_rpc(const char* spec, char* key, size_t ksize, char* host, size_t hsize, long* port) {
+  const char* at = strchr(spec, '@');
+  const char* hp = at ? at + 1 : spec;
+  const char* colon = strrchr(hp, ':');
+  *port = colon ? strtol(colon + 1, NULL, 10) : 0;
+  if ((at && (at == spec || (size_t)(at - spec) >= ksize)) || colon == NULL || colon == hp ||
+      (size_t)(colon - hp) >= hsize || *port < 1 || *port > 65535)
+    return -1;
+  snprintf(key, ksize, "%.*s", at ? (int)(at - spec) : 0, spec);
+  snprintf(host, hsize, "%.*s", (int)(colon - hp), hp);
+  return 0;
+}
+
+/* The remote device types of the TVM RPC server "host:port" (or of the server the
+ * tracker "KEY@host:port" hands out) that exist (kExist of id 0 through TVM's
+ * RPCDeviceAPI), as probe's "S" lines, with TVM's name and type. */
+static void probe_rpc(const char* spec, int fd) {
+  char host[256], key[64];
+  long port = 0;
+  if (split_rpc(spec, key, sizeof key, host, sizeof host, &port) != 0) return;
   dh_tvm_err_t e;
   int idx = -1, found = 0;
   if (dh_tvm_load() != 0) {
     say(fd, "E\tTVM's runtime does not load: %s\n", dh_tvm_reason, 0, 0);
     return;
   }
-  if (dh_tvm_a->rpc_connect(host, atoi(colon + 1), "", &idx, &e) != 0) {
+  if (dh_tvm_rpc_open(host, (int)port, key, &idx, &e) != 0) {
     say(fd, "E\tcannot connect: %s\n", e.message, 0, 0);
     return;
   }
@@ -286,6 +302,7 @@ static void fill_backend(int i) {
   b->alloc_workspace = dh_tvm_alloc_workspace;
   b->free_workspace = dh_tvm_free_workspace;
   b->copy_data_from_to = dh_tvm_copy_data_from_to;
+  b->copy_tensor_from_to = dh_tvm_copy_tensor_from_to;
   b->create_stream = dh_tvm_create_stream;
   b->free_stream = dh_tvm_free_stream;
   b->set_stream = dh_tvm_set_stream;
@@ -297,6 +314,8 @@ static void fill_backend(int i) {
 
 /* One "S" line of the probe: a new set of library lib (or, when port > 0, of the
  * server host:port, the lib-th of DEVHARNESS_TVM_RPC), or a refusal of that name. */
+static const char* g_rpc_key = ""; /* the tracker key of the server take_rpc adds */
+
 static void add_set(const char* origin, int lib, const char* host, int port, char* line,
                     dh_backend_refuse_fn refuse) {
   char msg[PATH_MAX + 512], name[48];
@@ -337,13 +356,17 @@ static void add_set(const char* origin, int lib, const char* host, int port, cha
   memset(s, 0, sizeof *s);
   snprintf(s->name, sizeof s->name, "%s", name);
   snprintf(s->api_name, sizeof s->api_name, "%s", api_name);
-  if (port > 0)
+  if (port > 0 && *g_rpc_key)
+    snprintf(s->description, sizeof s->description, "TVM RPC tracker %s:%d, key %s, the remote %s", host, port,
+             g_rpc_key, api_name);
+  else if (port > 0)
     snprintf(s->description, sizeof s->description, "TVM RPC %s:%d, the remote %s", host, port, api_name);
   else
     snprintf(s->description, sizeof s->description, "TVM DeviceAPI %s from %s", api_name, origin);
   snprintf(s->reason, sizeof s->reason, "not initialised");
   snprintf(s->rpc_host, sizeof s->rpc_host, "%s", host ? host : "");
   s->rpc_port = port;
+  snprintf(s->rpc_key, sizeof s->rpc_key, "%s", port > 0 ? g_rpc_key : "");
   s->base_type = type;
   s->tvm_type = port > 0 ? 0 : type; /* RPC: set by init, from the session's index */
   s->dh_type = dh_type;
@@ -399,18 +422,19 @@ static void add_sets(char* out, const char* origin, int lib, const char* host, i
 /* One TVM RPC server "HOST:PORT": probed, then a set per remote device type that has a
  * device, or refused with the reason. */
 static void take_rpc(const char* hostport, int k, dh_backend_refuse_fn refuse) {
-  char msg[1024], host[256];
-  const char* colon = strrchr(hostport, ':');
-  long port = colon ? strtol(colon + 1, NULL, 10) : 0;
-  if (colon == NULL || colon == hostport || (size_t)(colon - hostport) >= sizeof host || port < 1 || port > 65535) {
-    snprintf(msg, sizeof msg, "%s: refused: not HOST:PORT (a TVM RPC server)", hostport);
+  char msg[1024], host[256], key[64];
+  long port = 0;
+  if (split_rpc(hostport, key, sizeof key, host, sizeof host, &port) != 0) {
+    snprintf(msg, sizeof msg, "%s: refused: not HOST:PORT (a TVM RPC server) nor KEY@HOST:PORT (a key of a TVM RPC "
+             "tracker; KEY at most 63 bytes)", hostport);
     refuse(hostport, msg);
     return;
   }
-  snprintf(host, sizeof host, "%.*s", (int)(colon - hostport), hostport);
-  char* out = probe_or_refuse(probe_rpc, hostport, hostport, "TVM RPC server", refuse);
+  char* out = probe_or_refuse(probe_rpc, hostport, hostport, *key ? "TVM RPC tracker" : "TVM RPC server", refuse);
   if (out == NULL) return;
+  g_rpc_key = key;
   add_sets(out, hostport, k, host, (int)port, refuse);
+  g_rpc_key = "";
   free(out);
 }
 

@@ -54,3 +54,17 @@ int dh_tvm_copy_data_from_to(const void* from, size_t from_offset, void* to, siz
   dh_tvm_err_t e;
   return dh_tvm_a->copy_data_from_to(dh_tvm_api_of(side), &src, &dst, stream, &e) ? dh_tvm_err("CopyDataFromTo", &e) : 0;
 }
+
+/* ABI 1.4 copy_tensor_from_to: the caller's DLTensors as they are (shape, strides, dtype,
+ * byte_offset), with devharness device types mapped to TVM's, to TVM's public
+ * CopyDataFromTo(DLTensor*, DLTensor*, stream) of the non-CPU side; TVM's own checks
+ * (apache/tvm 0.27 src/runtime/device_api.cc:146-150) judge them. */
+int dh_tvm_copy_tensor_from_to(const DLTensor* from, const DLTensor* to, dh_stream_t stream) {
+  DLDevice side = from->device.device_type != kDLCPU ? from->device : to->device;
+  if (dh_tvm_ready(side, "copy_data_from_to")) return -1;
+  DLTensor src = *from, dst = *to;
+  src.device = dh_tvm_to_tvm(from->device);
+  dst.device = dh_tvm_to_tvm(to->device);
+  dh_tvm_err_t e;
+  return dh_tvm_a->copy_data_from_to(dh_tvm_api_of(side), &src, &dst, stream, &e) ? dh_tvm_err("CopyDataFromTo", &e) : 0;
+}

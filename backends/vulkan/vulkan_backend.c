@@ -33,7 +33,6 @@ static const dh_backend_t k_backend = {
     .functions = dh_vulkan_functions,
     .num_functions = sizeof dh_vulkan_functions / sizeof dh_vulkan_functions[0],
     .raw = &dh_vulkan_raw_twin,
-    .device_identity = dh_vulkan_device_identity,
 };
 
 const dh_backend_t* dh_backend_entry(void);

@@ -156,6 +156,22 @@ static void query_features(dh_vulkan_device_t* d) {
   d->feats11.pNext = NULL;
 }
 
+/* The PCI function of d (VK_EXT_pci_bus_info), "" for a CPU device, else pci_why. */
+static void query_pci_bus_id(dh_vulkan_device_t* d, int has_pci_info) {
+  d->pci_bus_id[0] = d->pci_why[0] = '\0';
+  if (d->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) return;
+  if (!has_pci_info) {
+    snprintf(d->pci_why, sizeof d->pci_why, "the device does not offer VK_EXT_pci_bus_info");
+    return;
+  }
+  VkPhysicalDevicePCIBusInfoPropertiesEXT pci = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT};
+  VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &pci};
+  dh_vulkan_fn.vkGetPhysicalDeviceProperties2(d->phys, &p2);
+  snprintf(d->pci_bus_id, sizeof d->pci_bus_id, "%04x:%02x:%02x.%x", pci.pciDomain & 0xffffu,
+           pci.pciBus & 0xffu, pci.pciDevice & 0x1fu, pci.pciFunction & 0x7u);
+}
+
 /* The device extensions the backend reports or uses. 0, or -1 OutOfMemoryError. */
 static int query_extensions(dh_vulkan_device_t* d) {
   uint32_t ne = 0;
@@ -165,11 +181,11 @@ static int query_extensions(dh_vulkan_device_t* d) {
   dh_vulkan_fn.vkEnumerateDeviceExtensionProperties(d->phys, NULL, &ne, ext);
   d->has_budget = has_ext(ext, ne, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
   d->has_push_descriptor = has_ext(ext, ne, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
-  d->has_pci_bus_info = has_ext(ext, ne, "VK_EXT_pci_bus_info");
   d->has_int_dot = has_ext(ext, ne, "VK_KHR_shader_integer_dot_product") ||
                    d->props.apiVersion >= VK_API_VERSION_1_3;
   d->has_coop_matrix = has_ext(ext, ne, "VK_KHR_cooperative_matrix") ||
                        has_ext(ext, ne, "VK_NV_cooperative_matrix");
+  query_pci_bus_id(d, has_ext(ext, ne, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME));
   free(ext);
   return 0;
 }
@@ -221,17 +237,6 @@ static void fill_strings(dh_vulkan_device_t* d) {
   snprintf(d->device_type, sizeof d->device_type, "%s", dt);
 }
 
-/* VK_EXT_pci_bus_info: the device's PCI address into d->pci_bus_id ("" without it). */
-static void query_pci_bus(dh_vulkan_device_t* d) {
-  d->pci_bus_id[0] = '\0';
-  if (!d->has_pci_bus_info) return;
-  VkPhysicalDevicePCIBusInfoPropertiesEXT pci = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT};
-  VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &pci};
-  dh_vulkan_fn.vkGetPhysicalDeviceProperties2(d->phys, &p2);
-  snprintf(d->pci_bus_id, sizeof d->pci_bus_id, "%04x:%02x:%02x.%x", pci.pciDomain & 0xffffu, pci.pciBus & 0xffu,
-           pci.pciDevice & 0x1fu, pci.pciFunction & 0x7u);
-}
-
 /* Sets up g_devs[idx] for phys; returns 1 when usable, 0 to skip, -1 on error. */
 static int device_setup(VkPhysicalDevice phys, int idx) {
   dh_vulkan_device_t* d = &g_devs[idx];
@@ -245,7 +250,6 @@ static int device_setup(VkPhysicalDevice phys, int idx) {
   if (!d->feats12.timelineSemaphore) return 0;
   dh_vulkan_fn.vkGetPhysicalDeviceMemoryProperties(phys, &d->mem);
   if (query_extensions(d) != 0 || create_logical_device(d) != 0) return -1;
-  query_pci_bus(d);
   fill_strings(d);
   if (g_hooks->stream_new(d, idx, &d->default_stream) != 0) {
     dh_vulkan_fn.vkDestroyDevice(d->device, NULL);
@@ -411,21 +415,6 @@ void dh_vulkan_shutdown(void) {
 /*===========================================================================
  * Attributes and target properties
  *===========================================================================*/
-int dh_vulkan_device_identity(DLDevice dev, char* pci_bus_id, size_t pci_size, char* uuid, size_t uuid_size) {
-  dh_vulkan_device_t* d = NULL;
-  if (dh_vulkan_check_dev(dev, &d)) return -1;
-  snprintf(pci_bus_id, pci_size, "%s", d->pci_bus_id);
-  uuid[0] = '\0';
-  /* a CPU implementation's deviceUUID names the driver build, not the device (lavapipe
-   * reports "mesa22.3.6" on every machine): no vendor identity, the bundle derives one */
-  int nonzero = 0;
-  for (size_t i = 0; d->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU && i < VK_UUID_SIZE; i++)
-    nonzero |= d->props11.deviceUUID[i];
-  for (size_t i = 0; nonzero && i < VK_UUID_SIZE && 2 * i + 2 < uuid_size; i++)
-    snprintf(uuid + 2 * i, 3, "%02x", d->props11.deviceUUID[i]);
-  return 0;
-}
-
 int dh_vulkan_get_attr(DLDevice dev, int32_t kind, dh_any_t* out) {
   if (!out) return dh_error_set(DH_KIND_VALUE_ERROR, "get_attr: out_value is NULL");
   if (kind < 0 || kind >= DH_ATTR_KIND_COUNT)

@@ -289,8 +289,11 @@ typedef struct dh_vulkan_device {
   VkPhysicalDeviceMemoryProperties mem;
   VkDeviceSize max_alloc;       /* maxMemoryAllocationSize */
   uint32_t timestamp_bits;
-  int has_budget, has_push_descriptor, has_int_dot, has_coop_matrix, has_pci_bus_info;
-  char pci_bus_id[32];          /* "DDDD:BB:DD.F" from VK_EXT_pci_bus_info, "" without it */
+  int has_budget, has_push_descriptor, has_int_dot, has_coop_matrix;
+  /* pci_bus_id: "dddd:bb:dd.f" (VK_EXT_pci_bus_info), "" for a CPU device (lavapipe),
+   * else why not known in pci_why */
+  char pci_bus_id[32];
+  char pci_why[96];
   uint32_t type_device, type_host; /* memory type indices (UINT32_MAX: none) */
   /* pipelines (lazy) */
   int pipelines_ready;
@@ -344,8 +347,6 @@ void dh_vulkan_shutdown(void);
  * (Int) and vk_validation_enabled (Bool)), set_device (validates the device only); the
  * prototypes: backend.h "Declaring and binding a backend's entries". */
 DH_BACKEND_DECLARE_DEVICE_ENTRIES(dh_vulkan);
-/* backend.h device_identity (ABI 1.4): VK_EXT_pci_bus_info and deviceUUID. */
-int dh_vulkan_device_identity(DLDevice dev, char* pci_bus_id, size_t pci_size, char* uuid, size_t uuid_size);
 
 /* Looks up the device record for dev. Errors: RuntimeError in a child forked after init,
  * ValueError for a non-vulkan device type, IndexError for an id out of range. The
@@ -473,7 +474,7 @@ int dh_vulkan_ensure_pipelines(dh_vulkan_device_t* d);
 void dh_vulkan_pipelines_destroy(dh_vulkan_device_t* d);
 
 /* The module functions noop, fill, echo, raise (semantics in backend.h). */
-#define DH_VULKAN_NUM_FUNCTIONS 4
+#define DH_VULKAN_NUM_FUNCTIONS 5
 extern const dh_backend_function_t dh_vulkan_functions[DH_VULKAN_NUM_FUNCTIONS];
 
 /*===========================================================================

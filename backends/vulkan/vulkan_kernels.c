@@ -230,8 +230,24 @@ static int fn_fill(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
   return dh_vulkan_val_check();
 }
 
+/* pci_bus_id(Device) -> Str (backend.h DH_FUNC_PCI_BUS_ID), found at device init. */
+static int fn_pci_bus_id(void* self, const dh_any_t* args, int32_t n, dh_any_t* rv) {
+  (void)self;
+  if (n != 1 || args[0].type_index != DH_TYPE_DEVICE)
+    return dh_error_set(DH_KIND_TYPE_ERROR, "vulkan.pci_bus_id(Device dev): argument 0 must be a Device, got %s",
+                        n < 1 ? "nothing" : dh_type_index_name(args[0].type_index));
+  dh_vulkan_device_t* d = NULL;
+  if (dh_vulkan_check_dev(args[0].v_device, &d)) return -1;
+  if (d->pci_why[0])
+    return dh_error_set(DH_KIND_RUNTIME_ERROR, "vulkan.pci_bus_id: vulkan:%d: %s", (int)args[0].v_device.device_id,
+                        d->pci_why);
+  if (rv) *rv = dh_any_str(d->pci_bus_id);
+  return 0;
+}
+
 const dh_backend_function_t dh_vulkan_functions[] = {
     {DH_FUNC_NOOP, fn_noop},
     {DH_FUNC_FILL, fn_fill},
     {DH_FUNC_ECHO, dh_backend_func_echo},
-    {DH_FUNC_RAISE, dh_backend_func_raise}};
+    {DH_FUNC_RAISE, dh_backend_func_raise},
+    {DH_FUNC_PCI_BUS_ID, fn_pci_bus_id}};

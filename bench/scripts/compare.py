@@ -8,12 +8,12 @@ usage: compare.py BASE.json NEW.json [--alpha 0.05] [--min-effect 0.05] [--floor
 For every benchmark present in both runs (measured runs, run_type "iteration", errored
 runs ignored), a two-sided Mann-Whitney U test (scipy.stats.mannwhitneyu; the exact
 distribution when there are no ties and at most 40 values, else the normal
-approximation) compares the per-iteration real times of the repetitions. Only harness rows gate: a raw twin (a name
-component "raw" or "raw_*") and the plain-C reference calls (call/direct, call/indirect)
-measure the vendor API or the compiler, not devharness, and are shown as context. The
-p-values of the harness rows tested form one family, corrected with Benjamini-Hochberg
-(scipy.stats.false_discovery_control; the same formula in this file where scipy is
-older than 1.11): a harness row REGRESSED when its BH-adjusted p < alpha AND
+approximation) compares the per-iteration real times of the repetitions. Only harness
+rows gate: a raw twin (a name component "raw" or "raw_*") and the plain-C reference
+calls (call/direct, call/indirect) measure the vendor API or the compiler, not
+devharness, and are shown as context. The p-values of the harness rows tested form one
+family, corrected with Benjamini-Hochberg (scipy.stats.false_discovery_control; the
+same formula in this file where scipy is older than 1.11): a harness row REGRESSED when its BH-adjusted p < alpha AND
 median(new) / median(base) - 1 > min-effect AND median(new) - median(base) > floor-ns
 (an absolute floor: a 1 ns step of a 3 ns call is timer noise, not a regression);
 IMPROVED the same way in the other direction; otherwise same. Rows with fewer than
@@ -28,7 +28,10 @@ row even where each row's repetitions are too noisy to show it.
 When either run's context says devharness.health.noisy = "yes" (the measurement
 health check), the rows are printed, slower ones as "slower (noisy run)", no regression
 is called: one line names the noisy run and its devharness.health.reasons, and the
-exit is 0.
+exit is 0 (measurement health, bench/health.h).
+
+Google Benchmark's own tools/compare.py (Debian libbenchmark-tools) runs the same
+U test but always exits 0, so it cannot fail a nightly job; this script can.
 
 With --baseline store:last=N the base is the results store (docs/results.md): for each
 device of NEW (matched by stable_id from NEW's bundle manifest.json when NEW is a

@@ -8,15 +8,19 @@ Writes into DIR, each as PNG and SVG (matplotlib, Agg backend):
                          against transfer size (log2 axis), one panel per direction
                          (h2d, d2h, d2d, bidir), one colour per host memory kind;
                          harness solid, raw twin dashed, raw twin under the harness's
-                         host-source contract (raw_released) dotted; the hardware's
-                         ceiling as a grey line where the run's context has it: the
-                         host link (hwloc PCI link speed x width, "ceiling.host_link")
-                         for h2d/d2h (x2 for bidir), the device memory peak / 2
-                         ("ceiling.<device>.device_memory") for d2d
+                         host-source contract (raw_released) dotted; the ceiling of each
+                         panel ("ceiling.<device>.<dir>" in the run's context: host link
+                         of the device's PCI function, device memory / 2, or a measured
+                         host memcpy) as a grey line labelled with the best harness
+                         point as % of it, or a note "ceiling unknown: <reason>"
   alloc_latency.*        alloc+free latency (us) against size, one line per device
   latency_sync.*         bars: sync latency (us), harness and raw side by side
   latency_launch.*       bars: launch round trip and per-launch throughput cost (us)
   latency_call.*         bars: call cost (ns) per call kind
+A run whose context says devharness.health.noisy = "yes" (bench/health.h) gets a red note
+under every plot, "noisy run: <devharness.health.reasons>", and a line saying so.
+  matrix_bandwidth.*, matrix_latency.*  heatmaps of the copy matrix (bench --suite
+                         matrix), drawn by matrix_heatmap.py (see there)
 Values are medians over repetitions. Exit: 0 ok, 1 cannot write, 2 bad input.
 """
 import os
@@ -25,6 +29,7 @@ import statistics
 import sys
 
 from benchjson import load
+import matrix_heatmap
 from dh_args import OneLineParser, parse
 
 COPY_RE = re.compile(
@@ -42,8 +47,23 @@ def size_label(n):
 
 
 def ceilings(ctx, dev):
-    """{direction: (GB/s, label)} from the bench context (see module doc)."""
+    """{direction: (GB/s or None, label)}: the run's ceiling.<device>.<dir> context keys
+    ("N GB/s: what" or "unknown: why", bench/ceilings.h); runs from before them fall back
+    to ceiling.host_link and ceiling.<device>.device_memory; a direction with no key at
+    all is unknown with that reason."""
     out = {}
+    for d in DIRS:
+        v = ctx.get(f"ceiling.{dev}.{d}")
+        if v is None:
+            continue
+        m = GBPS_RE.match(str(v))
+        what = str(v).split(":", 1)[1].strip() if ":" in str(v) else str(v)
+        if m:
+            out[d] = (float(m.group(1)), f"ceiling {float(m.group(1)):.1f} GB/s: {what}")
+        else:
+            out[d] = (None, f"ceiling unknown: {what}" if str(v).startswith("unknown") else str(v))
+    if out:
+        return out
     m = GBPS_RE.match(str(ctx.get("ceiling.host_link", "")))
     if m and not dev.startswith("cpu:"):
         link = float(m.group(1))
@@ -53,10 +73,55 @@ def ceilings(ctx, dev):
     if m:
         peak = float(m.group(1))
         out["d2d"] = (peak / 2, f"memory peak/2 {peak / 2:.0f} GB/s")
+    for d in DIRS:
+        out.setdefault(d, (None, "ceiling unknown: the run's context names none for this "
+                                 "device and direction (a bench.json from before ceilings)"))
     return out
 
 
+def wrap(text, width=48):
+    """text broken into lines of about width characters (for a panel's note)."""
+    words, lines, cur = text.split(), [], ""
+    for w in words:
+        if cur and len(cur) + 1 + len(w) > width:
+            lines.append(cur)
+            cur = w
+        else:
+            cur = f"{cur} {w}" if cur else w
+    if cur:
+        lines.append(cur)
+    return "\n".join(lines[:6])
+
+
+def draw_ceiling(ax, ceil, d, best):
+    """The ceiling of direction d as a grey line with measured / ceiling of the best
+    harness point, or a note in the panel saying why it is unknown."""
+    v, lab = ceil.get(d, (None, "ceiling unknown: no entry"))
+    if v:
+        pct = f"; best harness {best:.2f} GB/s = {100 * best / v:.0f} % of it" if best else ""
+        line = ax.axhline(v, color="grey", linewidth=1.2, label=wrap(lab[:160] + pct, 60))
+        line.set_gid(f"ceiling-{d}")  # the SVG names it: <g id="ceiling-h2d">
+    else:
+        note = ax.text(0.02, 0.02, wrap(lab[:240]), transform=ax.transAxes, fontsize="x-small",
+                       color="dimgrey", va="bottom", ha="left",
+                       bbox=dict(facecolor="white", alpha=0.8, edgecolor="lightgrey"))
+        note.set_gid(f"ceiling-unknown-{d}")
+
+
+HEALTH_NOTE = []  # the noisy note under every figure (main sets it from the context)
+
+
+def health_note(ctx):
+    """ "noisy run: reasons" when the context flags the run (shared key), else ""."""
+    if ctx.get("devharness.health.noisy") != "yes":
+        return ""
+    reasons = ctx.get("devharness.health.reasons") or "no reason recorded"
+    return "noisy run: " + (reasons if len(reasons) <= 300 else reasons[:297] + "...")
+
+
 def save(fig, outdir, stem, written):
+    for note in HEALTH_NOTE:
+        fig.text(0.5, 0.0, note, ha="center", va="top", fontsize="x-small", color="red", wrap=True)
     for ext in ("png", "svg"):
         p = os.path.join(outdir, f"{stem}.{ext}")
         fig.savefig(p, dpi=120 if ext == "png" else None, bbox_inches="tight")
@@ -90,9 +155,9 @@ def bandwidth_charts(plt, FuncFormatter, bws, ctx, outdir, written):
                         ax.plot([p[0] for p in pts], [p[1] for p in pts], style,
                                 color=mem_colors.get(mem, "C3"), marker="o", markersize=3,
                                 label=f"{mem} {impl}")
-            if d in ceil:
-                v, lab = ceil[d]
-                ax.axhline(v, color="grey", linewidth=1.2, label=lab)
+            best = max((p[1] for (dd, _m), impls in lines.items() if dd == d
+                        for p in impls.get("harness", [])), default=0)
+            draw_ceiling(ax, ceil, d, best)
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: size_label(int(v))))
@@ -216,6 +281,9 @@ def main(argv):
         return 1
     written = []
     out = (a.output, written)
+    HEALTH_NOTE[:] = [n for n in [health_note(ctx)] if n]
+    if HEALTH_NOTE and not a.quiet:
+        print(f"devharness plot: {HEALTH_NOTE[0]} (noted under every plot)")
     try:
         bandwidth_charts(plt, FuncFormatter, bws, ctx, *out)
         alloc_chart(plt, FuncFormatter, times, *out)
@@ -223,11 +291,12 @@ def main(argv):
         latency_bars(plt, times, *out, "launch/", "latency_launch", "empty-kernel launch latency",
                      1e3, "µs", per_launch=True)
         latency_bars(plt, times, *out, "call/", "latency_call", "host call cost", 1.0, "ns")
+        matrix_heatmap.draw(plt, times, bws, a.results, *out)
     except OSError as e:
         print(f"devharness plot: cannot write into {a.output}: {e}", file=sys.stderr)
         return 1
     if not written:
-        print(f"devharness plot: {a.results}: nothing to plot (no copy/alloc/sync/launch/call "
+        print(f"devharness plot: {a.results}: nothing to plot (no copy/alloc/sync/launch/call/matrix "
               f"benchmarks)", file=sys.stderr)
         return 2
     if a.quiet:

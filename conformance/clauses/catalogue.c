@@ -1,6 +1,6 @@
 /*
  * conformance/clauses/catalogue.c — the clause catalogue: every family's table (attr, mem, copy,
- * stream, packed, device, event, cap) in one list, in that order (check.h dc_catalogue).
+ * stream, packed, device, event, cap, harness) in one list, in that order (check.h dc_catalogue).
  * Its own file so that calls run one way: the runner calls the catalogue, the
  * catalogue reads the families' tables, the families call util.c's helpers.
  */
@@ -14,9 +14,10 @@ const dh_clause_t* const* dc_catalogue(size_t* out_count) {
   if (n == 0) {
     const dh_clause_t* tabs[] = {dc_attr_clauses,   dc_mem_clauses,    dc_copy_clauses,
                                  dc_stream_clauses, dc_packed_clauses, dc_device_clauses,
-                                 dc_event_clauses,  dc_cap_clauses};
+                                 dc_event_clauses,  dc_cap_clauses,    dc_harness_clauses};
     size_t counts[] = {dc_attr_count,   dc_mem_count,    dc_copy_count, dc_stream_count,
-                       dc_packed_count, dc_device_count, dc_event_count, dc_cap_count};
+                       dc_packed_count, dc_device_count, dc_event_count, dc_cap_count,
+                       dc_harness_count};
     for (size_t t = 0; t < sizeof counts / sizeof counts[0]; t++)
       for (size_t i = 0; i < counts[t] && n < 512; i++) all[n++] = &tabs[t][i];
   }

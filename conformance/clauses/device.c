@@ -56,34 +56,6 @@ static void each_id_works(dh_conf_ctx_t* c) {
   }
 }
 
-static void registry_same(dh_conf_ctx_t* c) {
-  const dh_backend_t *a = NULL, *b = NULL, *t = NULL;
-  CHECK_OK(dh_device_api_get(c->backend->name, &a));
-  CHECK_OK(dh_device_api_get(c->backend->name, &b));
-  CHECK_OK(dh_device_api_get_by_type(c->dev.device_type, &t));
-  CHECK(a == b, "device_api.%s returned %p then %p", c->backend->name, (const void*)a, (const void*)b);
-  CHECK(a == t, "by name %p, by device type %p", (const void*)a, (const void*)t);
-}
-
-static void registry_function(dh_conf_ctx_t* c) {
-  char name[128];
-  snprintf(name, sizeof name, DH_DEVICE_API_PREFIX "%s", c->backend->name);
-  dh_function_t fn;
-  CHECK_OK(dh_func_get(name, &fn));
-  dh_any_t r1 = dh_any_none(), r2 = dh_any_none();
-  int rc1 = dh_func_call(&fn, NULL, 0, &r1);
-  int rc2 = dh_func_call(&fn, NULL, 0, &r2);
-  dh_func_release(&fn);
-  CHECK_OK(rc1);
-  CHECK_OK(rc2);
-  CHECK_EQ_INT(r1.type_index, DH_TYPE_OPAQUE_PTR, "%s() result type index", name);
-  CHECK(r1.v_ptr == r2.v_ptr, "%s() returned different backends", name);
-  const dh_backend_t* b = NULL;
-  CHECK_OK(dh_device_api_get(c->backend->name, &b));
-  CHECK(r1.v_ptr == (const void*)b, "%s() returned %p, dh_device_api_get %p", name, r1.v_ptr,
-        (const void*)b);
-}
-
 static void init_twice(dh_conf_ctx_t* c) {
   CHECK_OK(dh_backend_init(c->backend));
   CHECK_OK(dh_backend_init(c->backend));
@@ -97,15 +69,6 @@ static void init_twice(dh_conf_ctx_t* c) {
   if (!c->status) dc_download(c, __LINE__, p, 0, b, 64);
   dh_device_free_data_space(c->dev, p);
   if (!c->status) CHECK_BYTES("round trip after init twice", b, a, 64, 0);
-}
-
-static void unknown_backend(dh_conf_ctx_t* c) {
-  const dh_backend_t* b = NULL;
-  CHECK_ERR(dh_device_api_get("no_such_backend_xyz", &b), DH_KIND_KEY_ERROR);
-  int rc = dh_device_api_get("no_such_backend_xyz", &b);
-  CHECK(rc == -1 && strstr(dh_error_message(), "is not enabled"),
-        "message \"%s\" does not say \"Device API no_such_backend_xyz is not enabled\"",
-        dh_error_message());
 }
 
 static void format_parse(dh_conf_ctx_t* c) {
@@ -188,19 +151,8 @@ const dh_clause_t dc_device_clauses[] = {
     {"device.each_id_works", "every device id allocates and round-trips data", DC_MUST,
      "TVM docs §DeviceAPI device_id selects the device (device_target_interactions.rst:53-60)", 0,
      each_id_works, NULL, DC_PROFILE_TVM},
-    {"device.registry_same", "the registry returns the same backend by name and by device type",
-     DC_MUST, "TVM docs §DeviceAPI registration as device_api.<name> "
-     "(device_target_interactions.rst:143-159)", 0, registry_same, NULL, DC_PROFILE_TVM},
-    {"device.registry_function", "devharness.device_api.<name> (TVM's device_api.<name> under "
-     "devharness's prefix) is a global function returning the backend",
-     DC_MUST, "TVM docs §DeviceAPI registration as device_api.<name> "
-     "(device_target_interactions.rst:143-159); devharness device_api.h DH_DEVICE_API_PREFIX", 0,
-     registry_function, NULL, DC_PROFILE_TVM},
     {"device.init_twice", "init twice is harmless and the device keeps working", DC_MUST,
      "devharness device_api.h dh_backend_init", 0, init_twice, NULL, DC_PROFILE_STRICT},
-    {"device.unknown_backend", "an unknown backend name gives \"Device API <name> is not enabled\"",
-     DC_MUST, "apache/tvm 0.27 src/runtime/device_api.cc:84-90 (\"Device API x is not enabled\")",
-     0, unknown_backend, NULL, DC_PROFILE_TVM},
     {"device.format_parse", "devices format as \"name:id\"; malformed specs give ParseError",
      DC_SHOULD, "devharness device_api.h dh_device_parse / dh_device_format", 0, format_parse, NULL,
      DC_PROFILE_STRICT},

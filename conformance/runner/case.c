@@ -11,6 +11,7 @@
 
 dh_target_t* dc_run_target;
 dc_waivers_t dc_run_waivers;
+const dc_device_t* dc_run_once_device;
 
 typedef struct {
   dh_conf_ctx_t ctx;
@@ -47,6 +48,9 @@ static const char* need_reason(uint32_t missing, const dc_device_t* d, const cha
   if (missing & DC_NEED_OPAQUE)
     return "handles are host addresses (DH_CAP_HOST_POINTER_ARITHMETIC, as TVM's CPU DeviceAPI): "
            "a freed, interior or out-of-range handle cannot be told from a live one";
+  if (missing & DC_NEED_TENSOR_COPY)
+    return "flat backend: the core checks shapes, strides and sizes before copy_data_from_to is "
+           "called (harness.copy_checks tests that once per run); no copy_tensor_from_to (ABI 1.4)";
   return "requirement missing";
 }
 
@@ -67,6 +71,26 @@ static int other_shard(const dc_opts_t* o, const dc_device_t* d, const dh_clause
   out->other_shard = 1;
   dc_fmt(out->reason, sizeof out->reason, "in shard %d/%d", k, o->shard_total);
   return 1;
+}
+
+/* The requirements of cl that device d lacks (DC_NEED_* bits). */
+static uint32_t missing_needs(const dh_clause_t* cl, const dc_device_t* d, int target_applies) {
+  uint32_t missing = 0;
+  if ((cl->needs & DC_NEED_MULTI_QUEUE) && (d->backend->caps & DH_CAP_SINGLE_QUEUE))
+    missing |= DC_NEED_MULTI_QUEUE;
+  if ((cl->needs & DC_NEED_HOST_PTR) && !(d->backend->caps & DH_CAP_HOST_POINTER_ARITHMETIC))
+    missing |= DC_NEED_HOST_PTR;
+  if ((cl->needs & DC_NEED_TWO_DEVICES) && d->count < 2) missing |= DC_NEED_TWO_DEVICES;
+  if ((cl->needs & DC_NEED_TARGET) && !target_applies) missing |= DC_NEED_TARGET;
+  if ((cl->needs & DC_NEED_PINNED_HOST) &&
+      (!(d->backend->caps & DH_CAP_PINNED_HOST) || !d->backend->alloc_host || !d->backend->free_host))
+    missing |= DC_NEED_PINNED_HOST;
+  if ((cl->needs & DC_NEED_FUNCTIONS) && d->backend->num_functions == 0) missing |= DC_NEED_FUNCTIONS;
+  if ((cl->needs & DC_NEED_OPAQUE) && (d->backend->caps & DH_CAP_HOST_POINTER_ARITHMETIC))
+    missing |= DC_NEED_OPAQUE;
+  if ((cl->needs & DC_NEED_TENSOR_COPY) && d->backend->copy_tensor_from_to == NULL)
+    missing |= DC_NEED_TENSOR_COPY;
+  return missing;
 }
 
 /* Decides skips and builds the child's context. Returns 1 when the case must run
@@ -92,6 +116,13 @@ static int case_prepare(const dc_opts_t* o, const dc_device_t* d, const dh_claus
     }
     return 0;
   }
+  if ((cl->needs & DC_ONCE) && d != dc_run_once_device) {
+    out->status = DC_SKIP;
+    out->waiver = NULL;
+    dc_fmt(out->reason, sizeof out->reason, "harness self-test: it tests devharness's core, not the backend, "
+           "and runs once per run (on %s)", dc_run_once_device ? dc_run_once_device->name : "no device");
+    return 0;
+  }
   if (cl->profile > d->profile) {
     out->status = DC_SKIP;
     out->waiver = NULL;
@@ -106,7 +137,7 @@ static int case_prepare(const dc_opts_t* o, const dc_device_t* d, const dh_claus
     return 0;
   }
   /* requirements */
-  uint32_t missing = 0;
+  uint32_t missing;
   const char* target_why = "no --target given";
   char twhy[256];
   int target_applies = 0;
@@ -121,18 +152,7 @@ static int case_prepare(const dc_opts_t* o, const dc_device_t* d, const dh_claus
       target_why = twhy;
     }
   }
-  if ((cl->needs & DC_NEED_MULTI_QUEUE) && (d->backend->caps & DH_CAP_SINGLE_QUEUE))
-    missing |= DC_NEED_MULTI_QUEUE;
-  if ((cl->needs & DC_NEED_HOST_PTR) && !(d->backend->caps & DH_CAP_HOST_POINTER_ARITHMETIC))
-    missing |= DC_NEED_HOST_PTR;
-  if ((cl->needs & DC_NEED_TWO_DEVICES) && d->count < 2) missing |= DC_NEED_TWO_DEVICES;
-  if ((cl->needs & DC_NEED_TARGET) && !target_applies) missing |= DC_NEED_TARGET;
-  if ((cl->needs & DC_NEED_PINNED_HOST) &&
-      (!(d->backend->caps & DH_CAP_PINNED_HOST) || !d->backend->alloc_host || !d->backend->free_host))
-    missing |= DC_NEED_PINNED_HOST;
-  if ((cl->needs & DC_NEED_FUNCTIONS) && d->backend->num_functions == 0) missing |= DC_NEED_FUNCTIONS;
-  if ((cl->needs & DC_NEED_OPAQUE) && (d->backend->caps & DH_CAP_HOST_POINTER_ARITHMETIC))
-    missing |= DC_NEED_OPAQUE;
+  missing = missing_needs(cl, d, target_applies);
   if (missing) {
     out->status = DC_SKIP;
     dc_fmt(out->reason, sizeof out->reason, "%s", need_reason(missing, d, target_why));
@@ -146,6 +166,7 @@ static int case_prepare(const dc_opts_t* o, const dc_device_t* d, const dh_claus
   a->ctx.target = target_applies ? dc_run_target : NULL;
   a->ctx.target_name = o->target_arg;
   a->ctx.clause = cl;
+  a->ctx.profile = d->profile;
   return 1;
 }
 

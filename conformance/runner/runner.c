@@ -174,6 +174,11 @@ static int discover(run_t* r) {
     if (rc == DH_EXIT_OK) dc_device_clean(&r->devs[r->nd++]);
   }
   dh_device_list_free(&sel);
+  dc_run_once_device = NULL;
+  for (size_t i = r->nd; i-- > 0;)
+    if (r->devs[i].id >= 0 && (dc_run_once_device == NULL || r->devs[i].profile >= DC_PROFILE_STRICT ||
+                               dc_run_once_device->profile < DC_PROFILE_STRICT))
+      dc_run_once_device = &r->devs[i];
   return rc;
 }
 
@@ -391,7 +396,10 @@ static int conformance_main(run_t* r, int argc, char** argv) {
   if ((rc = load_inputs(&r->o)) != DH_EXIT_OK) return rc;
   r->o.progress = isatty(2) && r->o.verbosity >= 0;
   if ((rc = bundle_begin(r, argc, argv)) != DH_EXIT_OK) return rc;
-  if ((rc = discover(r)) != DH_EXIT_OK) return rc;
+  if ((rc = discover(r)) != DH_EXIT_OK) {
+    if (r->o.bundle_dir) rmdir(g_bundle.dir); /* a bad --device: no bundle, not even its folder (when empty) */
+    return rc;
+  }
   return bundle_end(r, run_all(r));
 }
 

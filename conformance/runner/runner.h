@@ -137,6 +137,9 @@ void dc_case_clean(dc_case_t* k);
  * case. */
 extern dh_target_t* dc_run_target;
 extern dc_waivers_t dc_run_waivers;
+/* The device that runs the harness self-tests (DC_ONCE clauses): the first device with
+ * an id held to strict, else the first with an id; NULL when none. Set by runner.c. */
+extern const dc_device_t* dc_run_once_device;
 
 /* Runs clause cl on device d (a forked child unless --no-fork) into *out. */
 void dc_run_case(const dc_opts_t* o, const dc_device_t* d, const dh_clause_t* cl, dc_case_t* out);

@@ -162,6 +162,15 @@ typedef enum dh_attr_kind {
  * CLOCK_RATE, GLOBAL_MEMORY_BUS_WIDTH). Used by `devharness bench` and plot to draw and
  * quote the ceiling of device-to-device copies; a backend that cannot tell omits it. */
 #define DH_FUNC_MEMORY_PEAK_BANDWIDTH "memory_peak_bandwidth"
+/* Optional: (Device dev) -> Str, the PCI function of the device as sysfs names it,
+ * "dddd:bb:dd.f" (lower-case hex: domain, bus, device, function), or "" for a device
+ * whose memory is host memory (an OpenCL or Vulkan CPU device). The string is owned by
+ * the backend and stays valid until it shuts down. An error when the API cannot tell
+ * (no cl_khr_pci_bus_info / VK_EXT_pci_bus_info). Sources: cuDeviceGetPCIBusId,
+ * CL_DEVICE_PCI_BUS_INFO_KHR, VkPhysicalDevicePCIBusInfoPropertiesEXT. Used by
+ * `devharness bench` to find the device's host link in sysfs (current_link_speed,
+ * current_link_width of /sys/bus/pci/devices/<id>/) for the H2D/D2H ceiling. */
+#define DH_FUNC_PCI_BUS_ID "pci_bus_id"
 /* Optional: "trap" (Device dev) -> None. Enqueues on the calling thread's current
  * stream of dev a kernel that fails on the device (as a kernel that traps or faults
  * does) and returns 0 without waiting; work queued on that stream before it completes
@@ -175,6 +184,14 @@ typedef enum dh_attr_kind {
  * it (stream.error_at_sync, packed.device_failure) are skipped with that reason.
  * Errors: missing/wrong argument -> TypeError. */
 #define DH_FUNC_TRAP "trap"
+/* Optional: "peer_access" (Device dev, Int peer_device_id) -> Str: whether dev can
+ * address the memory of device peer_device_id of the same backend directly, in words
+ * for a report ("yes (cuDeviceCanAccessPeer = 1)", "no (...): copies go through host
+ * memory"). Used by `devharness bench --suite matrix` to state the peer access of
+ * every copy between two device ids of one backend (cuda: cuDeviceCanAccessPeer); a
+ * backend that cannot tell omits it. Errors: missing/wrong argument -> TypeError,
+ * peer_device_id out of range -> IndexError. */
+#define DH_FUNC_PEER_ACCESS "peer_access"
 
 /* Reference implementations of "echo" and "raise" with exactly the semantics above. They have nothing device-specific in
  * them, so a backend normally lists these in its function table:
@@ -433,16 +450,21 @@ typedef struct dh_backend {
    * reads it (clause stream.env_copies). 0: device_type. */
   int32_t ffi_device_type;
 
-  /*-- ABI 1.4: optional, NULL in an older plugin --*/
-  /* The device's stable identity as the vendor API reports it, for result bundles
-   * (docs/results.md "Device identity"): its PCI bus id as "DDDD:BB:DD.F" (lowercase
-   * hex; OpenCL cl_khr_pci_bus_info, Vulkan VK_EXT_pci_bus_info, CUDA
-   * cuDeviceGetPCIBusId) into pci_bus_id, and a device UUID as 32 lowercase hex digits
-   * (Vulkan VkPhysicalDeviceIDProperties::deviceUUID, CUDA cuDeviceGetUuid) into uuid;
-   * each "" where the API gives none. Both buffers hold at least 64 bytes. After init;
-   * thread-safe. Returns 0, or -1 after dh_error_set. NULL: the device has no vendor
-   * identity (the bundle derives one). */
-  int (*device_identity)(DLDevice dev, char* pci_bus_id, size_t pci_size, char* uuid, size_t uuid_size);
+  /*-- ABI 1.4: optional, NULL in a 1.0 to 1.3 plugin --*/
+  /* TVM's tensor CopyDataFromTo(DLTensor* from, DLTensor* to, TVMStreamHandle stream)
+   * (apache/tvm 0.27 include/tvm/runtime/device_api.h:194-203), for a backend that
+   * checks tensors itself, as a bridge to an existing TVM DeviceAPI does
+   * (backends/tvm/). When the non-CPU side's backend has it, dh_device_copy_data_from_to
+   * hands it the caller's DLTensors as they are (shape, strides, dtype with lanes,
+   * byte_offset; devharness device types, which the backend maps to its own) after
+   * checking only that neither tensor is NULL, that shape is given for ndim > 0 and that
+   * a tensor with elements has data; shape, stride, dtype and size rules are then the
+   * backend's (a mismatch is the backend's error, any kind: TVM raises InternalError,
+   * src/runtime/device_api.cc:146-150). Ordering, host-source and stream rules are those
+   * of copy_data_from_to; copies between two CPU tensors never reach it. Borrowed
+   * tensors, valid for the call only. NULL: the core checks and calls copy_data_from_to.
+   * Clauses copy.size_mismatch and copy.non_contiguous test it (docs/contract.md). */
+  int (*copy_tensor_from_to)(const DLTensor* from, const DLTensor* to, dh_stream_t stream);
 } dh_backend_t;
 
 /* Smallest struct_size the loader accepts: every required field, through

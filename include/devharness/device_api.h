@@ -253,13 +253,6 @@ int dh_device_get_attr(DLDevice dev, dh_attr_kind_t kind, dh_any_t* out_value);
  * target kind (target.h), None when the backend cannot tell or has no
  * get_target_property. Strings backend-owned. */
 int dh_device_get_target_property(DLDevice dev, const char* name, dh_any_t* out_value);
-/* Not a TVM method: the device's vendor identity for result bundles (backend.h
- * device_identity, ABI 1.4; docs/results.md "Device identity"). Fills pci_bus_id
- * ("DDDD:BB:DD.F") and uuid (32 hex digits), each "" when the API gives none or the
- * backend has no device_identity; both buffers must hold at least 64 bytes (else
- * ValueError). Errors: the backend's, KeyError for an unknown device type. Thread-safe
- * as the backend is. */
-int dh_device_identity(DLDevice dev, char* pci_bus_id, size_t pci_size, char* uuid, size_t uuid_size);
 /* TVM SetDevice: makes dev current for the calling thread. */
 int dh_device_set_device(DLDevice dev);
 /* TVM AllocDataSpace: nbytes of device memory, *out_ptr a handle (an address only with
@@ -341,7 +334,11 @@ void dh_device_raw_teardown(dh_raw_context_t* raw);
  * device's backend (CPU<->CPU uses the cpu backend when loaded, else memcpy).
  * Errors: "ValueError" naming the mismatch ("from has 12 bytes, to has 16 bytes",
  * "to is not contiguous: strides [1, 4] for shape [4, 4]"), "TypeError" for
- * NULL tensors or data. */
+ * NULL tensors or data. A backend that takes tensors (backend.h copy_tensor_from_to,
+ * ABI 1.4: the TVM bridges of backends/tvm/) gets the DLTensors as given instead,
+ * after the core checked only for NULL tensors, a missing shape and missing data: the
+ * shape, stride, dtype and size rules, and the error kind, are then the backend's
+ * (TVM's own checks, src/runtime/device_api.cc:146-150). */
 int dh_device_copy_data_from_to(const DLTensor* from, const DLTensor* to, dh_stream_t stream);
 
 /* Calls the backend module function "<backend>.<name>" (see backend.h), e.g.

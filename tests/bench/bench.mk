@@ -1,6 +1,10 @@
 # tests/bench/bench.mk — tests of the benchmark side (bench/):
 #   bench_gbench           the Google Benchmark C wrapper (bench/gbench.h)
 #   bench_summary          the summary's twin-defect flag needs repetitions (bench/summary.c)
+#   bench_ceilings         PCIe link ceilings from sysfs, per-generation encoding (bench/ceilings.c)
+#   ceilings.t             every device's ceiling in the context, summary and plots (or why not)
+#   bench_health           the noisy verdict of measurement health (bench/health.c)
+#   health.sh              measurement health with a fake NVML, --pin auto, plot/compare/run
 #   bench_cli.sh           bench, compare and plot end to end
 #   bidir_order.sh         the harness's bidirectional pair in its twin's order
 #   installed_scripts.sh   plot and compare find their scripts, installed and in the tree
@@ -8,10 +12,16 @@
 #   color.sh               colour: terminal, NO_COLOR, --color, --benchmark_color
 #   new_suite.sh           docs/adding-a-bench-suite.md followed on a copy of bench/
 #   units.t                one bandwidth unit (SI GB/s): table, JSON and summary agree
+#   matrix.t               bench --suite matrix: N x N tables, every cell a value or a reason
+#                          (with the peerflip.c test plugin: wrong bytes are caught)
 $(eval $(call dh_test,bench_gbench,tests/bench/test_gbench.c bench/gbench.cc,-lbenchmark -lstdc++ -ljansson -lcmocka))
 # bench_summary: the harness/raw table's twin-defect flag (bench/summary.c)
-$(eval $(call dh_test,bench_summary,tests/bench/test_summary.c bench/summary.c,-lhwloc -ljansson -lcmocka -lm))
+$(eval $(call dh_test,bench_summary,tests/bench/test_summary.c bench/summary.c bench/ceilings.c,-lhwloc -ljansson -lcmocka -lm))
+# bench_ceilings: PCIe links from a fake sysfs tree, encodings per generation (bench/ceilings.c)
+$(eval $(call dh_test,bench_ceilings,tests/bench/test_ceilings.c bench/ceilings.c,-lhwloc -lcmocka -lm))
 TEST_SCRIPTS += tests/bench/bench_cli.sh
+# bench_health: the noisy verdict of measurement health on made-up snapshots (bench/health.c)
+$(eval $(call dh_test,bench_health,tests/bench/test_health.c bench/health.c bench/health_nvml.c,-lhwloc -ljansson -ldl -lcmocka))
 
 # A sim-derived test plugin that logs the order of copies (tests/bench/bidirorder.c),
 # for tests/bench/bidir_order.sh. Outside the plugin folder: found only through
@@ -25,6 +35,16 @@ $(BENCH_BIDIR_PLUGIN): $(call obj,$(SIM_CORE_SRCS) tests/bench/bidirorder.c) $(R
 ALL_TARGETS += $(BENCH_BIDIR_PLUGIN)
 endif
 TEST_SCRIPTS += tests/bench/bidir_order.sh
+# The sim whose copies between two of its devices flip a byte (tests/bench/peerflip.c),
+# for tests/bench/matrix.t.
+ifneq ($(SIM_CORE_SRCS),)
+BENCH_PEERFLIP_PLUGIN := $(TESTDIR)/bench/peerflip/libdevharness_peerflip.so
+$(BENCH_PEERFLIP_PLUGIN): $(call obj,$(SIM_CORE_SRCS) tests/bench/peerflip.c) $(RUNTIME_LIB)
+	@mkdir -p $(@D)
+	$(CC) -shared $(LDFLAGS) -o $@ $(filter %.o,$^) -L$(LIBDIR) -ldevharness \
+	    -Wl,-rpath,'$$ORIGIN/../../../lib'
+ALL_TARGETS += $(BENCH_PEERFLIP_PLUGIN)
+endif
 TEST_SCRIPTS += tests/bench/installed_scripts.sh
 TEST_SCRIPTS += tests/bench/out_file.sh
 TEST_SCRIPTS += tests/bench/color.sh
@@ -36,14 +56,25 @@ TEST_SCRIPTS += tests/bench/color.sh
 # objects of this build. `$` is written as `$$` so the fragment reads back as written.
 BENCH_NEW_SUITE_VARS := $(TESTDIR)/bench/new_suite.vars.mk
 dh_bench_mk_value = $(subst $$,$$$$,$(1))
-$(BENCH_NEW_SUITE_VARS): Makefile bench/bench.mk tests/bench/bench.mk
+$(BENCH_NEW_SUITE_VARS): Makefile bench/bench.mk tests/bench/bench.mk cmdline/cmdline.mk
 	$(shell mkdir -p $(@D))$(file >$@,# $@: written by tests/bench/bench.mk)
 	$(file >>$@,CC := $(call dh_bench_mk_value,$(CC)))
 	$(file >>$@,CXX := $(call dh_bench_mk_value,$(CXX)))
 	$(file >>$@,COMPILE_FLAGS := $(call dh_bench_mk_value,$(CPPFLAGS) $(CFLAGS)))
 	$(file >>$@,LINK_FLAGS := $(call dh_bench_mk_value,$(LDFLAGS)))
-	$(file >>$@,LINK_OBJS := $(abspath $(filter-out $(OBJDIR)/bench/suites.o,$(BENCH_OBJS)) $(OBJDIR)/bench/driver.o $(OBJDIR)/cmdline/cmdline.o $(BASE_LIB)))
-	$(file >>$@,LINK_LIBS := $(call dh_bench_mk_value,-L$(abspath $(LIBDIR)) -ldevharness -Wl$(comma)-rpath$(comma)$(abspath $(LIBDIR)) $(BENCH_LDLIBS)))
+	$(file >>$@,LINK_OBJS := $(abspath $(filter-out $(OBJDIR)/bench/suites.o,$(BENCH_OBJS)) $(OBJDIR)/bench/driver.o $(OBJDIR)/cmdline/cmdline.o $(OBJDIR)/cmdline/bundle.o $(BASE_LIB)))
+	$(file >>$@,LINK_LIBS := $(call dh_bench_mk_value,-L$(abspath $(LIBDIR)) -ldevharness -Wl$(comma)-rpath$(comma)$(abspath $(LIBDIR)) $(BENCH_LDLIBS) $(CMDLINE_LDLIBS)))
 ALL_TARGETS += $(BENCH_NEW_SUITE_VARS)
 TEST_SCRIPTS += tests/bench/new_suite.sh
 TEST_SCRIPTS += tests/bench/units.t
+TEST_SCRIPTS += tests/bench/ceilings.t
+
+# A fake NVML (tests/bench/fake_nvml.c) reporting a throttled GPU, found only through
+# DEVHARNESS_NVML_LIB, for tests/bench/health.sh (measurement health, --pin auto).
+BENCH_FAKE_NVML := $(TESTDIR)/bench/fake-nvml/libnvidia-ml.so.1
+$(BENCH_FAKE_NVML): tests/bench/fake_nvml.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -shared $(LDFLAGS) -Wl,-soname,libnvidia-ml.so.1 -o $@ $<
+ALL_TARGETS += $(BENCH_FAKE_NVML)
+TEST_SCRIPTS += tests/bench/health.sh
+TEST_SCRIPTS += tests/bench/matrix.t

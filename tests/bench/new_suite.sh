@@ -76,14 +76,14 @@ fi
 # 4-5: the usage text and the --suite error list it; the build's own binary does not
 # (so these checks can fail).
 "$dh" bench --help >"$tmp/help.txt" 2>&1
-check "--help lists attr after the suites already there" "$(grep -c 'call,alloc,copy,sync,launch,attr (default all)' "$tmp/help.txt")" 1
+check "--help lists attr after the suites already there" "$(grep -c 'call,alloc,copy,sync,launch,matrix,attr (default: all but' "$tmp/help.txt")" 1
 "$dh" bench --suite nosuch >/dev/null 2>"$tmp/err.txt"
 rc=$?
 "$b/bin/devharness-bench" bench --suite attr >/dev/null 2>"$tmp/err0.txt"
 rc0=$?
 check "--suite nosuch names attr among the known suites; the build's binary rejects --suite attr" \
     "$rc $(cat "$tmp/err.txt") | $rc0" \
-    "2 devharness bench: --suite: unknown suite 'nosuch' (known: call, alloc, copy, sync, launch, attr) | 2"
+    "2 devharness bench: --suite: unknown suite 'nosuch' (known: call, alloc, copy, sync, launch, matrix, attr) | 2"
 
 # 6-7: --suite attr registers its benchmark on sim:0, and it runs.
 "$dh" bench --suite attr --device sim:0 --quick --benchmark_list_tests=true >"$tmp/list.txt" 2>&1

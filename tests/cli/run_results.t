@@ -29,7 +29,7 @@ ok(p.returncode == 0, "run --device sim:0: exit 0", p.stdout + p.stderr)
 latest = os.path.join(tmp, "latest")
 files = sorted(os.listdir(latest)) if os.path.isdir(latest) else []
 want = ["bench.json", "bench.txt", "conformance.cases.json", "conformance.junit.xml", "conformance.summary.json",
-        "conformance.tap", "info.json", "info.txt", "manifest.json",
+        "conformance.tap", "health.json", "info.json", "info.txt", "manifest.json",
         "plot.log", "plots"]
 ok(files == want, "results folder holds exactly the documented files", "got %s" % files)
 log = open(os.path.join(latest, "plot.log")).read() if "plot.log" in files else ""

@@ -32,6 +32,9 @@ MACHINE_CONTEXT = {
     "devharness.helper_threads", "devharness.pinning", "devharness.buffers",
     "devharness.driver_threads", "ceiling.host_link",
 }
+# context keys of the measurement health (bench/health.h): load, clocks, the noisy verdict
+MACHINE_PREFIXES = ("devharness.health.",)
+GPU_HEALTH_KEY = re.compile(r"devharness\.health\.(before|after)\.gpu[0-9]+$")  # one per NVIDIA GPU
 # benchmark fields that describe what ran (kept); every other field is a measurement
 BENCH_SHAPE = ("name", "family_index", "per_family_instance_index", "run_name", "run_type",
                "repetitions", "repetition_index", "threads", "aggregate_name",
@@ -62,13 +65,19 @@ def shape_of(value):
 
 def norm_bench(text):
     d = json.loads(text)
-    ctx = {k: ("<machine>" if k in MACHINE_CONTEXT else v) for k, v in d.get("context", {}).items()}
+    ctx = {k: ("<machine>" if k in MACHINE_CONTEXT or k.startswith(MACHINE_PREFIXES) else v)
+           for k, v in d.get("context", {}).items() if not GPU_HEALTH_KEY.match(k)}
+    for k, v in ctx.items():  # ceiling.<device>.<dir>: "N GB/s: what"; the figure is a measurement
+        if k.startswith("ceiling.") and isinstance(v, str):
+            ctx[k] = re.sub(r"^[0-9.]+ GB/s:", "<GB/s> GB/s:", v)
     benches = [{k: b[k] for k in BENCH_SHAPE if k in b} for b in d.get("benchmarks", [])]
     out = {"context": ctx, "benchmarks": benches}
     if "devharness_summary" in d:
         summary = shape_of(d["devharness_summary"])
         for best in summary.get("best_copy", []):
             best["benchmark"] = "<the fastest of its direction>"  # pinned or pageable: a measurement
+        if "health" in summary:  # snapshots and verdict of this machine at this time
+            summary["health"] = "<machine>"
         out["devharness_summary"] = summary
     return json.dumps(out, indent=1, sort_keys=True) + "\n"
 

@@ -8,3 +8,5 @@ TEST_SCRIPTS += tests/cli/help.t
 TEST_SCRIPTS += tests/cli/run_complete.t
 # --quiet (errors and the verdict line) and --verbose (diagnostics, step commands)
 TEST_SCRIPTS += tests/cli/verbosity.t
+# run --expect: a target with an impossible floor fails the run with measured, ceiling and floor
+TEST_SCRIPTS += tests/cli/run_expect.t

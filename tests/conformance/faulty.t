@@ -136,6 +136,8 @@ FAULTS = {
                    "get_current_stream after TVMFFIEnvSetStream"),
     "envcopy": ("stream.env_copies", "did the copies go to the environment stream?"),
     "freewrite": ("mem.free_queued_write", "the freed storage went to the new allocation"),
+    # a backend that takes DLTensors (ABI 1.4 copy_tensor_from_to) and checks none
+    "tensorlax": (("copy.size_mismatch", "copy.non_contiguous"), "should fail"),
     # what else a backend gets wrong in the stream, copy, event and packed families
     # (docs/contract.md "What else a backend could get wrong")
     "syncnull": ("stream.sync_from_to_default", "after sync_stream_from_to(s, NULL)"),

@@ -35,15 +35,14 @@ NOTES = {
     "mem.sizes_small": ("subsumed: copy.h2d_d2h_sizes allocates and round-trips every one of these "
                         "sizes the same way (alloc, H2D and D2H at offset 0, NULL stream), so a "
                         "backend fault in them fails both"),
-    "copy.size_mismatch": CORE,
-    "copy.non_contiguous": CORE,
     "copy.null_tensor": CORE,
     "packed.unknown_function": "the core's function lookup (runtime/device_api.c dh_device_call) answers before the backend",
     "packed.noop": "equivalent: an empty kernel that is not queued cannot be observed (mutate.py noop_not_queued survives for that reason)",
     "device.set_each": "subsumed: the runner counts a device only when set_device accepts it; attr.exist_count names a refusing id",
-    "device.registry_same": "tests the runtime's registry (runtime/plugin.c), not the backend",
-    "device.registry_function": "tests the runtime's registry (runtime/plugin.c), not the backend",
-    "device.unknown_backend": "tests the runtime's registry (runtime/plugin.c), not the backend",
+    "harness.copy_checks": "a harness self-test: the core's copy checks (runtime/device_api.c), no backend is called",
+    "harness.registry_same": "a harness self-test: the runtime's registry (runtime/plugin.c), not the backend",
+    "harness.registry_function": "a harness self-test: the runtime's registry (runtime/plugin.c), not the backend",
+    "harness.unknown_backend": "a harness self-test: the runtime's registry (runtime/plugin.c), not the backend",
     "device.format_parse": "tests the runtime's device formatting and parsing, not the backend",
 }
 

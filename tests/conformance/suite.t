@@ -54,8 +54,8 @@ def main():
     ok(rc == 0 and len(ids) >= 60 and len(set(ids)) == len(ids),
        "--list: %d distinct clause ids (>= 60)" % len(ids), out + err)
     fams = sorted({i.split(".")[0] for i in ids})
-    ok(fams == ["attr", "cap", "copy", "device", "event", "mem", "packed", "stream"],
-       "eight clause families " + str(fams))
+    ok(fams == ["attr", "cap", "copy", "device", "event", "harness", "mem", "packed", "stream"],
+       "nine clause families (harness: the self-tests) " + str(fams))
     rc, md, err = dh("--list", "--format", "markdown")
     doc = os.path.join(ROOT, "docs", "conformance.md")
     same = os.path.exists(doc) and open(doc).read() == md
@@ -244,6 +244,14 @@ def main():
 
     rc, out, err = dh("--device", "sim:0", "--filter", "device.set_each", "--tap-version", "14")
     ok(rc == 0 and out.startswith("TAP version 14\n"), "--tap-version 14", out)
+
+    # harness self-tests run once per run: on the first strict device, skipped with the
+    # reason on every other device
+    rc, out, err = dh("--filter", "harness.*")
+    ran = [l for l in out.splitlines() if re.match(r"    ok \d+ - harness\.\S+$", l)]
+    once = [l for l in out.splitlines() if "harness self-test" in l and "runs once per run (on " in l]
+    ok(rc == 0 and len(ran) == 4 and len(once) >= 4,
+       "harness.* ran on one device (%d results) and say so on the others (%d skips)" % (len(ran), len(once)), out + err)
     print("1..%d" % count())
     return 0
 

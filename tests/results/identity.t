@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 """Stable device identity in result bundles (docs/results.md "Device identity"): a
-device whose API reports a UUID (the fake CUDA driver of tests/backends/cuda: through
-the plugin ABI 1.4 entry device_identity, cuDeviceGetUuid and cuDeviceGetPCIBusId) is
-`uuid:<hex>` with its PCI bus id beside it, in `info --json` and in the manifest; a sim
-device is `derived:<sha256>`, the same in two runs; the store keeps one device row for
-both runs. Prints TAP. Needs $DEVHARNESS and $BUILD (set by `make test`)."""
+device whose backend reports its PCI bus id (the fake CUDA driver of
+tests/backends/cuda, through the cuda backend's pci_bus_id function and
+cuDeviceGetPCIBusId) is `pci:<machine>/<bus id>` in the manifest, its bus id in
+`info --json`; a sim device is `derived:<sha256>`, the same in two runs; the store
+keeps one device row per stable id. Prints TAP. Needs $DEVHARNESS and $BUILD (set by `make test`)."""
 import json
 import os
 import shutil
@@ -38,13 +38,15 @@ try:
         p = dh("info", "--json", "--device", "cuda:0", env=env)
         info = json.loads(p.stdout) if p.returncode == 0 else {}
         ident = [d.get("identity") for b in info.get("backends", []) for d in b.get("devices", [])]
-        ok(ident == [{"pci_bus_id": "0000:41:00.0", "uuid": "d0d1d2d3d4d5d6d7d8d9dadbdcddde00"}],
-           "info --json: cuda:0's identity from cuDeviceGetPCIBusId and cuDeviceGetUuid", p.stdout[-800:] + p.stderr)
+        ok(ident == [{"pci_bus_id": "0000:3b:00.0", "uuid": None}],
+           "info --json: cuda:0's identity from its pci_bus_id function (cuDeviceGetPCIBusId)",
+           p.stdout[-800:] + p.stderr)
         p = dh("conformance", "--device", "cuda:0", "--filter", "attr.*", "--bundle", B("cuda"), "-q", env=env)
         d = manifest(B("cuda"))["devices"][0] if os.path.exists(os.path.join(B("cuda"), "manifest.json")) else {}
-        ok(d.get("id_source") == "uuid" and d.get("stable_id") == "uuid:d0d1d2d3d4d5d6d7d8d9dadbdcddde00"
-           and d.get("pci_bus_id") == "0000:41:00.0", "the manifest keys cuda:0 by its UUID, PCI bus id beside it",
-           json.dumps(d) + p.stderr)
+        fp = manifest(B("cuda"))["machine"]["fingerprint"] if d else ""
+        ok(d.get("id_source") == "pci" and d.get("stable_id") == "pci:%s/0000:3b:00.0" % fp[:16]
+           and d.get("pci_bus_id") == "0000:3b:00.0" and d.get("uuid") == "",
+           "the manifest keys cuda:0 by this machine and its PCI bus id", json.dumps(d) + p.stderr)
         if have_validator():
             err = schema_errors(B("cuda"))
             ok(err == "", "the cuda bundle's manifest validates against docs/bundle.schema.json", err)
@@ -52,8 +54,8 @@ try:
         con = sqlite3.connect(B("s.sqlite"))
         rows = con.execute("SELECT backend, stable_id, pci_bus_id, uuid FROM devices ORDER BY backend").fetchall()
         con.close()
-        ok(p.returncode == 0 and len(rows) == 2 and rows[0][0] == "cuda" and rows[0][2] == "0000:41:00.0"
-           and rows[1][1] == da["stable_id"], "store: one row per stable device (cuda by UUID, sim once for two runs)",
+        ok(p.returncode == 0 and len(rows) == 2 and rows[0][0] == "cuda" and rows[0][2] == "0000:3b:00.0"
+           and rows[1][1] == da["stable_id"], "store: one row per stable device (cuda by PCI bus id, sim once for two runs)",
            str(rows) + p.stderr)
 finally:
     shutil.rmtree(tmp, ignore_errors=True)

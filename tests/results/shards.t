@@ -112,6 +112,10 @@ try:
     p = dh("conformance", *SEL, "--bundle", B("s1"), "-q", env=ENV)
     ok(p.returncode == 2 and len(p.stderr.splitlines()) == 1 and "already holds a bundle" in p.stderr,
        "--bundle into a folder that holds a bundle: exit 2, one line", p.stderr)
+    for cmd in ("conformance", "bench"):
+        p = dh(cmd, "--device", "sim:9", "--bundle", B("baddev-" + cmd), env=ENV)
+        ok(p.returncode == 2 and not os.path.exists(B("baddev-" + cmd)),
+           "%s --bundle with a bad --device: exit 2, no bundle folder left" % cmd, p.stderr)
     # bad shard values
     for bad in ("0/3", "4/3", "1/0", "x", "1/3/3", "2/", "-1/3"):
         p = dh("conformance", "--device", "sim:0", "--shard", bad, env=ENV)

@@ -158,9 +158,10 @@ static void test_unknown_option(void** state) {
   assert_string_equal(dh_error_kind(), "KeyError");
   assert_string_equal(dh_error_message(),
                       "t.json: unknown option 'foo' for kind 'cuda'; known options: arch, "
-                      "device, device_name, from_device, host, keys, kind, "
+                      "device, device_name, expect, from_device, host, keys, kind, "
                       "l2_cache_size_bytes, libs, max_num_threads, max_shared_memory_per_block, "
-                      "max_threads_per_block, model, multi_processor_count, "
+                      "max_threads_per_block, memory_bandwidth_gbps, memory_bandwidth_source, "
+                      "model, multi_processor_count, "
                       "registers_per_block, tag, target_device_type, thread_warp_size");
   assert_null(t);
 }
@@ -432,8 +433,9 @@ static void test_declared(void** state) {
   dh_target_free(t);
   t = NULL;
   assert_ok(dh_target_parse_file(data("h100_override.json"), &t));
-  const char* want[] = {"arch", "device", "kind", "l2_cache_size_bytes",
+  const char* want[] = {"arch", "device", "expect", "kind", "l2_cache_size_bytes",
                         "max_shared_memory_per_block", "max_threads_per_block",
+                        "memory_bandwidth_gbps", "memory_bandwidth_source",
                         "multi_processor_count", "registers_per_block", "tag",
                         "thread_warp_size"};
   assert_int_equal(dh_target_declared_count(t), sizeof want / sizeof want[0]);

@@ -218,22 +218,22 @@ EXPORT CUresult cuDeviceGet(CUdevice* d, int ordinal) {
   *d = ordinal;
   return CUDA_SUCCESS;
 }
+EXPORT CUresult cuDeviceCanAccessPeer(int* can, CUdevice d, CUdevice peer) {
+  if (!g_inited) return CUDA_ERROR_NOT_INITIALIZED;
+  if (!can || d < 0 || d >= g_ndev || peer < 0 || peer >= g_ndev) return CUDA_ERROR_INVALID_DEVICE;
+  *can = d != peer; /* every fake device reaches every other */
+  return CUDA_SUCCESS;
+}
 EXPORT CUresult cuDeviceGetName(char* name, int len, CUdevice d) {
   if (d < 0 || d >= g_ndev || !name || len <= 0) return CUDA_ERROR_INVALID_VALUE;
   strncpy(name, "Fake NVIDIA H100 80GB HBM3 (devharness test driver)", (size_t)len - 1);
   name[len - 1] = '\0';
   return CUDA_SUCCESS;
 }
-/* device identity (backend.h device_identity): bus 0x41 + ordinal, a UUID whose last
- * byte is the ordinal */
+/* Upper-case hex, as the driver writes it ("0000:3B:00.0" style); device d is on bus 0x3b + d. */
 EXPORT CUresult cuDeviceGetPCIBusId(char* id, int len, CUdevice d) {
-  if (d < 0 || d >= g_ndev || !id || len <= 0) return CUDA_ERROR_INVALID_VALUE;
-  snprintf(id, (size_t)len, "0000:%02X:00.0", 0x41 + d);
-  return CUDA_SUCCESS;
-}
-EXPORT CUresult cuDeviceGetUuid_v2(CUuuid* u, CUdevice d) {
-  if (d < 0 || d >= g_ndev || !u) return CUDA_ERROR_INVALID_VALUE;
-  for (int i = 0; i < 16; i++) u->bytes[i] = (char)(i < 15 ? 0xd0 + i : d);
+  if (d < 0 || d >= g_ndev || !id || len < 13) return CUDA_ERROR_INVALID_VALUE;
+  snprintf(id, (size_t)len, "0000:%02X:00.0", 0x3b + d);
   return CUDA_SUCCESS;
 }
 EXPORT CUresult cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice d) {

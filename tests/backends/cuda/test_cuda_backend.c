@@ -572,6 +572,27 @@ static void check_device(const dh_backend_t* b, int fake) {
             rv.type_index == DH_TYPE_FLOAT &&
             (fake ? rv.v_float64 == 2.0 * 2619000e3 * 5120 / 8 : rv.v_float64 > 1e10),
         "memory_peak_bandwidth = 2 x clock x bus width / 8 (%g B/s)", rv.v_float64);
+  rv = dh_any_none();
+  {
+    dh_byte_array_t id = {NULL, 0};
+    int got = dh_device_call(d, DH_FUNC_PCI_BUS_ID, args, 1, &rv) == 0 && dh_any_as_str(&rv, &id) == 0;
+    unsigned dom, bus, dv, fn;
+    CHECK(got && id.size == 12 && sscanf(id.data, "%4x:%2x:%2x.%1x", &dom, &bus, &dv, &fn) == 4 &&
+              (!fake || memcmp(id.data, "0000:3b:00.0", 12) == 0) && strpbrk(id.data, "ABCDEF") == NULL,
+          "pci_bus_id: dddd:bb:dd.f in lower case from cuDeviceGetPCIBusId (%.*s)", (int)id.size,
+          id.data ? id.data : "");
+  }
+  if (fake) { /* the fake has two devices that reach each other */
+    dh_any_t pargs[2] = {dh_any_device(d), dh_any_int(d.device_id == 0 ? 1 : 0)};
+    dh_byte_array_t pa = {NULL, 0};
+    rv = dh_any_none();
+    CHECK(dh_device_call(d, DH_FUNC_PEER_ACCESS, pargs, 2, &rv) == 0 && dh_any_as_str(&rv, &pa) == 0 &&
+              pa.size > 30 && strncmp(pa.data, "yes (cuDeviceCanAccessPeer = 1;", 31) == 0,
+          "peer_access to the other device: %.*s", (int)pa.size, pa.data ? pa.data : "");
+    dh_any_release(&rv);
+    pargs[1] = dh_any_int(99);
+    CHECK_ERR(dh_device_call(d, DH_FUNC_PEER_ACCESS, pargs, 2, &rv), "IndexError", "99", "peer_access(99)");
+  }
   CHECK_ERR(dh_device_call(d, DH_FUNC_NOOP, args, 0, &rv), "TypeError", "Device", "noop()");
   CHECK_OK(b->stream_sync(d, s1), "sync after noop");
   CHECK_OK(b->set_stream(d, NULL), "set_stream NULL");

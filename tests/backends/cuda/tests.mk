@@ -32,4 +32,8 @@ endif
 # Whole conformance suite + `devharness info` against the fake driver (needs the CLI).
 ifneq ($(DH_CUDA_ENABLED),)
 TEST_SCRIPTS += tests/backends/cuda/conformance_fake.sh
+# cuda:0's ceilings from a fake sysfs tree and the fake driver's PCI bus id
+TEST_SCRIPTS += tests/backends/cuda/ceilings_fake.t
+# On a GPU machine: the host link read from sysfs = what nvidia-smi -q reports (SKIP here)
+TEST_SCRIPTS += tests/backends/cuda/link_nvidia_smi.t
 endif

@@ -525,6 +525,30 @@ static void test_trap(void** state) {
   dh_func_release(&trap);
 }
 
+/* peer_access (backend.h DH_FUNC_PEER_ACCESS): every sim device reaches every other;
+ * a peer id out of range is an error. */
+static void test_peer_access(void** state) {
+  (void)state;
+  dh_function_t pa;
+  assert_int_equal(dh_func_get("sim.peer_access", &pa), 0);
+  dh_any_t args[2] = {dh_any_device(D0), dh_any_int(1)}, rv = dh_any_none();
+  dh_byte_array_t text = {NULL, 0};
+  assert_int_equal(dh_func_call(&pa, args, 2, &rv), 0);
+  assert_int_equal(dh_any_as_str(&rv, &text), 0);
+  assert_true(text.size > 4 && strncmp(text.data, "yes (", 5) == 0);
+  dh_any_release(&rv);
+  args[1] = dh_any_int(0);
+  assert_int_equal(dh_func_call(&pa, args, 2, &rv), 0);
+  assert_int_equal(dh_any_as_str(&rv, &text), 0);
+  assert_true(text.size == 11 && strncmp(text.data, "same device", 11) == 0);
+  dh_any_release(&rv);
+  args[1] = dh_any_int(999);
+  assert_int_equal(dh_func_call(&pa, args, 2, &rv), -1);
+  args[1] = dh_any_float(1);
+  assert_dh_error(dh_func_call(&pa, args, 2, &rv), "TypeError");
+  dh_func_release(&pa);
+}
+
 static void test_module_functions(void** state) {
   (void)state;
   dh_function_t echo, raise, noop, fill;
@@ -631,6 +655,7 @@ int main(void) {
       cmocka_unit_test(test_concurrent_alloc_free),
       cmocka_unit_test(test_module_functions),
       cmocka_unit_test(test_trap),
+      cmocka_unit_test(test_peer_access),
       cmocka_unit_test(test_raw_twin),
       cmocka_unit_test(test_alloc_host_page_aligned),
   };

@@ -25,6 +25,10 @@ STRICT_FAILS = sorted([
     "attr.unknown_kind", "attr.unknown_kind_kind",    # no default branch: None
     "device.set_invalid", "device.set_invalid_kind",  # SetDevice is a no-op
     "mem.default_alignment",                          # alignment < 64 honoured as asked
+    # TVM's CopyDataFromTo(DLTensor*) refuses through ICHECK: InternalError, where
+    # strict asks ValueError (src/runtime/device_api.cc:146-150); the tvm profile
+    # accepts any kind
+    "copy.size_mismatch", "copy.non_contiguous",
 ])
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 from taplib import ok  # noqa: E402  (tests/taplib.py)
