@@ -154,7 +154,9 @@ install: all
 	install -m 644 include/devharness/*.h $(DESTDIR)$(PREFIX)/include/devharness/
 	cp -r targets $(DESTDIR)$(PREFIX)/share/devharness/
 	install -m 755 bench/scripts/plot.py bench/scripts/compare.py bench/scripts/dh_args.py \
-	    bench/scripts/benchjson.py bench/scripts/matrix_heatmap.py $(DESTDIR)$(PREFIX)/share/devharness/
+	    bench/scripts/benchjson.py bench/scripts/matrix_heatmap.py bench/scripts/dh_store.py \
+	    bench/scripts/history.py bench/scripts/dashboard.py $(DESTDIR)$(PREFIX)/share/devharness/
+	install -m 644 bench/scripts/dashboard.html.j2 $(DESTDIR)$(PREFIX)/share/devharness/
 	install -m 755 $(LIBDIR)/devharness_bench_ffi_noop.so $(DESTDIR)$(PREFIX)/lib/
 	install -d $(DESTDIR)$(PREFIX)/lib/devharness/tvm_ffi/lib $(DESTDIR)$(PREFIX)/lib/devharness/tvm_ffi/include
 	install -m 755 $(TVM_FFI_LIBDIR)/libtvm_ffi.so $(DESTDIR)$(PREFIX)/lib/devharness/tvm_ffi/lib/

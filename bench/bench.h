@@ -38,14 +38,34 @@ int dh_bench_main(int argc, char** argv);
  * 1 failure, 2 bad input); 2 when the script or python3 cannot be found. */
 int dh_plot_main(int argc, char** argv);
 
-/* `compare BASE.json NEW.json [--threshold 0.05] [--alpha 0.05]`: Mann-Whitney U test
- * per benchmark over the repetitions of both runs (bench/scripts/compare.py, scipy).
- * Prints a table. Exit: 0 no significant regression, 1 at least one benchmark is slower
- * by more than threshold with p < alpha, 2 bad input (missing file, bad JSON, fewer than
- * 9 repetitions in either run for every common benchmark). Script found like plot's
+/* `compare BASE.json NEW.json` / `compare --baseline store:last=N NEW`: the regression
+ * gate (bench/scripts/compare.py, scipy): Mann-Whitney U per benchmark over the
+ * repetitions, Benjamini-Hochberg over the harness rows, a minimum effect (default 5 %)
+ * and an absolute floor (default 2 ns), plus a device-wide shift of the harness/twin
+ * ratios (Wilcoxon signed-rank); raw twins are shown as context, never gate; a run
+ * whose context says devharness.health.noisy = "yes" calls no regression. Prints a
+ * table. Exit: 0 no significant regression (or a noisy run), 1 at least one
+ * regression, 2 bad input (missing file, bad JSON or store, fewer than 9 repetitions
+ * in either run for every common harness benchmark). Script found like plot's
  * ($DEVHARNESS_COMPARE_PY, .../bench/scripts/compare.py,
- * .../share/devharness/compare.py). */
+ * .../share/devharness/compare.py); run by $DEVHARNESS_PYTHON, else the build tree's
+ * venv (<exe dir>/../venv/bin/python), else /usr/bin/python3. */
 int dh_compare_main(int argc, char** argv);
+
+/* `history [--store PATH] [--device ID] [--clause GLOB] [--last N] [--json]`: the
+ * verdict timeline per device x clause of the results store (docs/results.md), the
+ * flips since the previous run, flaky clauses and change points of benchmark series
+ * (bench/scripts/history.py, ruptures; interpreter as compare's). Exit: 0 no new
+ * failure, 1 a clause flipped to fail since the previous run (flaky clauses never
+ * count), 2 bad input (missing or foreign store, bad option). */
+int dh_history_main(int argc, char** argv);
+
+/* `dashboard [--store PATH] -o DIR`: a static HTML dashboard of the store
+ * (bench/scripts/dashboard.py, jinja2, inline SVG; no network at view time): the
+ * latest verdicts per device, flips, flaky clauses, benchmark series with change
+ * points. Written to a temporary folder, then renamed to DIR. Exit: 0 written,
+ * 1 cannot write DIR, 2 bad input. */
+int dh_dashboard_main(int argc, char** argv);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,8 @@
 /*
- * bench/launchers.c — `devharness plot` and `devharness compare`: thin launchers of
- * bench/scripts/plot.py and bench/scripts/compare.py under /usr/bin/python3
- * (bench/bench.h).
+ * bench/launchers.c — `devharness plot`, `compare`, `history` and `dashboard`: thin
+ * launchers of bench/scripts/plot.py (under /usr/bin/python3, Debian's matplotlib) and
+ * compare.py, history.py, dashboard.py (under the project venv's Python, which has the
+ * pinned scipy, ruptures and jinja2 of ci/python-requirements.txt) (bench/bench.h).
  */
 #include <errno.h>
 #include <limits.h>
@@ -38,9 +39,25 @@ static int find_script(const char* env, const char* name, char* buf, size_t size
   return -1;
 }
 
-/* Runs python3 SCRIPT argv[1..]; returns its exit status (DH_EXIT_USAGE if it cannot
- * start or is killed). */
-static int run_script(const char* cmd, const char* env, const char* name, int argc,
+/* The interpreter of a script: $DEVHARNESS_PYTHON; with `venv`, <exe dir>/../venv/bin/python
+ * when it is there (the build tree's build/venv); else /usr/bin/python3. */
+static const char* pick_python(int venv, char* buf, size_t size) {
+  const char* py = getenv("DEVHARNESS_PYTHON");
+  if (py && *py) return py;
+  if (venv) {
+    snprintf(buf, size, "%s", dh_cmdline_self_path());
+    char* slash = strrchr(buf, '/');
+    if (slash && (size_t)(slash - buf) + sizeof "/../venv/bin/python" <= size) {
+      snprintf(slash, size - (size_t)(slash - buf), "/../venv/bin/python");
+      if (access(buf, X_OK) == 0) return buf;
+    }
+  }
+  return "/usr/bin/python3";
+}
+
+/* Runs python SCRIPT argv[1..] (python: pick_python(venv)); returns its exit status
+ * (DH_EXIT_USAGE if it cannot start or is killed). */
+static int run_script(const char* cmd, const char* env, const char* name, int venv, int argc,
                       char** argv) {
   char path[PATH_MAX * 2 + 64];
   if (find_script(env, name, path, sizeof path) != 0) {
@@ -48,8 +65,8 @@ static int run_script(const char* cmd, const char* env, const char* name, int ar
             env);
     return DH_EXIT_USAGE;
   }
-  const char* py = getenv("DEVHARNESS_PYTHON");
-  if (!py || !*py) py = "/usr/bin/python3";
+  char pybuf[PATH_MAX];
+  const char* py = pick_python(venv, pybuf, sizeof pybuf);
   char** args = calloc((size_t)argc + 3, sizeof *args);
   if (!args) return DH_EXIT_USAGE;
   args[0] = (char*)py;
@@ -78,9 +95,17 @@ static int run_script(const char* cmd, const char* env, const char* name, int ar
 }
 
 int dh_plot_main(int argc, char** argv) {
-  return run_script("plot", "DEVHARNESS_PLOT_PY", "plot.py", argc, argv);
+  return run_script("plot", "DEVHARNESS_PLOT_PY", "plot.py", 0, argc, argv);
 }
 
 int dh_compare_main(int argc, char** argv) {
-  return run_script("compare", "DEVHARNESS_COMPARE_PY", "compare.py", argc, argv);
+  return run_script("compare", "DEVHARNESS_COMPARE_PY", "compare.py", 1, argc, argv);
+}
+
+int dh_history_main(int argc, char** argv) {
+  return run_script("history", "DEVHARNESS_HISTORY_PY", "history.py", 1, argc, argv);
+}
+
+int dh_dashboard_main(int argc, char** argv) {
+  return run_script("dashboard", "DEVHARNESS_DASHBOARD_PY", "dashboard.py", 1, argc, argv);
 }

@@ -9,7 +9,7 @@ here=$(dirname "$0")
 use_sudo=0
 [ "${1:-}" = "--sudo" ] && use_sudo=1
 missing=""
-for prog in make cc c++ pkg-config glslc prove clinfo vulkaninfo xmllint tap-parser; do
+for prog in make cc c++ pkg-config glslc prove clinfo vulkaninfo xmllint tap-parser chromium; do
     command -v "$prog" >/dev/null 2>&1 || missing="$missing $prog"
 done
 if command -v pkg-config >/dev/null 2>&1; then

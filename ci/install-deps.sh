@@ -19,7 +19,7 @@ python3-tap libxml2-utils libxml2-dev python3-junitparser node-tap-parser
 libsqlite3-dev nettle-dev uuid-dev
 ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
 libvulkan-dev mesa-vulkan-drivers vulkan-tools glslc spirv-tools vulkan-validationlayers
-valgrind
+valgrind chromium
 "
 # shellcheck disable=SC2086
 list=$(echo $PACKAGES)

@@ -119,7 +119,7 @@ try:
     syn = os.path.join(tmp, "syn.json")
     json.dump({"context": {}, "benchmarks": bms}, open(syn, "w"))
     p = run(["compare", syn, syn, "--quiet"])
-    ok(p.returncode == 0 and re.fullmatch(r"1 tested, 0 regression\(s\) \(.*\)\n", p.stdout),
+    ok(p.returncode == 0 and re.fullmatch(r"1 harness rows tested, 0 regression\(s\) \(.*\)\n", p.stdout),
        "compare --quiet: the verdict line alone", "exit %d %r %r" % (p.returncode, p.stdout, p.stderr[-300:]))
     p = run(["plot", syn, "-o", os.path.join(tmp, "plots"), "--quiet"])
     if p.returncode == 2 and "matplotlib" in p.stderr:

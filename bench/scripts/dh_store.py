@@ -1,0 +1,131 @@
+"""bench/scripts/dh_store.py — the read side of the devharness results store (SQLite,
+schema cli/store_schema.sql, docs/results.md "The store"), for compare.py
+(--baseline store:last=N), history.py and dashboard.py: one reader, so all three see
+the same runs in the same order.
+
+Opens the store read-only (never migrates, never writes). Runs are ordered by
+started_at, then run_id (import order) for runs that started in the same second.
+Every error is a ValueError with one line naming the store.
+"""
+import os
+import sqlite3
+
+KNOWN_SCHEMA = 2  # the last migration of cli/store_schema.sql this reader understands
+UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+DEFAULT_STORE = "results/devharness.sqlite"
+
+
+def open_store(path):
+    """A read-only sqlite3 connection to the store at `path` (rows as sqlite3.Row).
+    ValueError: missing file, not SQLite, no schema_version table, or a schema newer
+    than KNOWN_SCHEMA (written by a newer devharness)."""
+    if not os.path.isfile(path):
+        raise ValueError(f"{path}: no such store (record runs with devharness run or "
+                         f"devharness store import)")
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+        db.row_factory = sqlite3.Row
+        v = db.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
+    except sqlite3.DatabaseError as e:
+        raise ValueError(f"{path}: not a devharness store: {e}") from e
+    if v is None or v < 1:
+        raise ValueError(f"{path}: not a devharness store: schema_version is empty")
+    if v > KNOWN_SCHEMA:
+        raise ValueError(f"{path}: store schema version {v} is newer than this devharness "
+                         f"reads ({KNOWN_SCHEMA}); use a newer devharness")
+    return db
+
+
+def query(db, path, sql, args=()):
+    """db.execute(sql, args).fetchall(), a DatabaseError turned into one ValueError line."""
+    try:
+        return db.execute(sql, args).fetchall()
+    except sqlite3.DatabaseError as e:
+        raise ValueError(f"{path}: cannot read the store: {e}") from e
+
+
+def devices(db, path, device=None):
+    """Every device of the store as dicts {device_id, stable_id, backend, name, spec}
+    (spec: the spec it had in its latest run), optionally only those whose stable_id
+    or latest spec equals `device`. Ordered by latest spec, then stable_id."""
+    rows = query(db, path, """
+        SELECT d.device_id, d.stable_id, d.backend, d.name,
+               (SELECT rd.spec FROM run_devices rd JOIN runs r USING (run_id)
+                WHERE rd.device_id = d.device_id
+                ORDER BY r.started_at DESC, r.run_id DESC LIMIT 1) AS spec
+        FROM devices d""")
+    out = [dict(r) for r in rows]
+    for d in out:
+        d["spec"] = d["spec"] or ""
+    if device is not None:
+        out = [d for d in out if device in (d["stable_id"], d["spec"])]
+    return sorted(out, key=lambda d: (d["spec"], d["stable_id"]))
+
+
+def clause_runs(db, path, device_id):
+    """The runs that recorded clause results of `device_id`, oldest first: a list of
+    dicts {run_id, uuid, started_at, git_commit, driver_version, target}."""
+    rows = query(db, path, """
+        SELECT r.run_id, r.uuid, r.started_at, r.git_commit, rd.driver_version, rd.target
+        FROM runs r JOIN run_devices rd USING (run_id)
+        WHERE rd.device_id = ? AND EXISTS (SELECT 1 FROM clause_results c
+                                          WHERE c.run_id = r.run_id AND c.device_id = ?)
+        ORDER BY r.started_at, r.run_id""", (device_id, device_id))
+    return [dict(r) for r in rows]
+
+
+def clause_results(db, path, device_id, run_ids):
+    """{(run_id, clause): (status, waived, message)} of `device_id` in `run_ids`."""
+    out = {}
+    for i in range(0, len(run_ids), 500):
+        part = run_ids[i:i + 500]
+        marks = ",".join("?" * len(part))
+        for r in query(db, path, f"""
+                SELECT run_id, clause, status, waived, message FROM clause_results
+                WHERE device_id = ? AND run_id IN ({marks})""", (device_id, *part)):
+            out[(r["run_id"], r["clause"])] = (r["status"], r["waived"], r["message"])
+    return out
+
+
+def bench_runs(db, path, device_id):
+    """The runs that recorded benchmark results of `device_id`, oldest first: dicts
+    {run_id, uuid, started_at, git_commit, spec}."""
+    rows = query(db, path, """
+        SELECT r.run_id, r.uuid, r.started_at, r.git_commit, rd.spec
+        FROM runs r JOIN run_devices rd USING (run_id)
+        WHERE rd.device_id = ? AND EXISTS (SELECT 1 FROM bench_results b
+                                          WHERE b.run_id = r.run_id AND b.device_id = ?)
+        ORDER BY r.started_at, r.run_id""", (device_id, device_id))
+    return [dict(r) for r in rows]
+
+
+def bench_results(db, path, device_id, run_ids):
+    """{run_id: {name: row}} of `device_id` in `run_ids`; row is a dict with median_ns,
+    q1_ns, q3_ns (converted from the row's unit), repetitions, twin, bytes_per_second."""
+    out = {}
+    for i in range(0, len(run_ids), 500):
+        part = run_ids[i:i + 500]
+        marks = ",".join("?" * len(part))
+        for r in query(db, path, f"""
+                SELECT run_id, name, twin, unit, repetitions, median, q1, q3, bytes_per_second
+                FROM bench_results WHERE device_id = ? AND run_id IN ({marks})""",
+                       (device_id, *part)):
+            f = UNIT_NS.get(r["unit"])
+            if f is None:
+                raise ValueError(f"{path}: bench_results of run {r['run_id']}: unknown unit "
+                                 f"{r['unit']!r}")
+            out.setdefault(r["run_id"], {})[r["name"]] = {
+                "median_ns": r["median"] * f, "q1_ns": r["q1"] * f, "q3_ns": r["q3"] * f,
+                "repetitions": r["repetitions"], "twin": r["twin"],
+                "bytes_per_second": r["bytes_per_second"]}
+    return out
+
+
+def respec(name, old_spec, new_spec):
+    """A benchmark name recorded with device spec old_spec, written with new_spec (a
+    device can be sim:1 in one run and sim:0 in the next; its stable_id says it is the
+    same device)."""
+    if not old_spec or old_spec == new_spec:
+        return name
+    parts = name.split("/")
+    return "/".join(new_spec if p == old_spec else p for p in parts)
