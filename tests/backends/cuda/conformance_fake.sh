@@ -27,13 +27,13 @@ else
     printf '%s\n' "$out" | sed 's/^/# /' | head -20
 fi
 out=$(env -u LD_LIBRARY_PATH "$DEVHARNESS" info 2>&1)
-if printf '%s\n' "$out" | grep -A3 '^backend cuda ' | grep -q 'unavailable: .*libcuda.so.1\|unavailable: cuInit failed'; then
+if printf '%s\n' "$out" | awk '/^backend cuda /{p=1} p && /^$/{exit} p' | grep -q 'unavailable: .*libcuda.so.1\|unavailable: cuInit failed'; then
     echo "ok 2 - without the fake, devharness info says why cuda has no device"
-elif printf '%s\n' "$out" | grep -A2 '^backend cuda ' | grep -q 'cuda:0'; then
+elif printf '%s\n' "$out" | awk '/^backend cuda /{p=1} p && /^$/{exit} p' | grep -q 'cuda:0'; then
     echo "ok 2 # SKIP a real NVIDIA driver and GPU are present"
 else
     echo "not ok 2 - without the fake, devharness info says why cuda has no device"
-    printf '%s\n' "$out" | grep -A4 '^backend cuda ' | sed 's/^/# /'
+    printf '%s\n' "$out" | awk '/^backend cuda /{p=1} p && /^$/{exit} p' | sed 's/^/# /'
 fi
 out=$(LD_LIBRARY_PATH="$fake" "$DEVHARNESS" conformance --device cuda:0 --target nvidia/h100 2>&1)
 rc=$?
