@@ -42,3 +42,7 @@ RATIO_ARGS ?=
 ratio-table: all
 	python3 bench/scripts/ratio-table.py --devharness $(BINDIR)/devharness \
 	    --out-dir $(BUILD)/ratio-table $(RATIO_ARGS)
+
+# The venv's Python for compare, history and dashboard when the program's own build
+# folder has none (bench/launchers.c pick_python: a sanitizer build sharing the venv).
+$(call obj,bench/launchers.c): CPPFLAGS += -DDH_BUILD_VENV_PYTHON='"$(abspath $(VENV_PY))"'

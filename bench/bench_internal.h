@@ -74,6 +74,9 @@ void* dh_bench_keep(size_t size);
 void* dh_bench_keep_copy(const void* ctx, size_t size);
 /* Frees everything dh_bench_keep handed out and the cached buffers below. */
 void dh_bench_free_all(void);
+/* Frees the device tensors the module suite allocated for its calls
+ * (bench/suites/module.c); call once the benchmarks have run. */
+void dh_bench_module_release(void);
 
 /* Kept buffer sets (bench/buffer_cache.c). Benchmarks keep their buffers and raw-twin
  * contexts here, keyed by (owner, size), for the WHOLE run: with interleaved

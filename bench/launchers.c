@@ -39,8 +39,14 @@ static int find_script(const char* env, const char* name, char* buf, size_t size
   return -1;
 }
 
+#ifndef DH_BUILD_VENV_PYTHON
+#define DH_BUILD_VENV_PYTHON "" /* bench/bench.mk: the venv this program was built against */
+#endif
+
 /* The interpreter of a script: $DEVHARNESS_PYTHON; with `venv`, <exe dir>/../venv/bin/python
- * when it is there (the build tree's build/venv); else /usr/bin/python3. */
+ * when it is there (the build tree's build/venv), else the venv the build used
+ * (DH_BUILD_VENV_PYTHON: a build in another folder, e.g. the sanitizer builds of
+ * mk/sanitizers.mk, which share the main build's venv); else /usr/bin/python3. */
 static const char* pick_python(int venv, char* buf, size_t size) {
   const char* py = getenv("DEVHARNESS_PYTHON");
   if (py && *py) return py;
@@ -51,6 +57,7 @@ static const char* pick_python(int venv, char* buf, size_t size) {
       snprintf(slash, size - (size_t)(slash - buf), "/../venv/bin/python");
       if (access(buf, X_OK) == 0) return buf;
     }
+    if (DH_BUILD_VENV_PYTHON[0] && access(DH_BUILD_VENV_PYTHON, X_OK) == 0) return DH_BUILD_VENV_PYTHON;
   }
   return "/usr/bin/python3";
 }

@@ -235,6 +235,7 @@ int dh_bench_main(int argc, char** argv) {
     if (dh_bundle_write_info(&a.bundle, a.device) != 0 || dh_bundle_finish(&a.bundle, &m) != 0)
       rc = rc == DH_EXIT_OK ? DH_EXIT_VIOLATION : rc;
   }
+  dh_bench_module_release();
   dh_bench_free_all();
   dh_bench_results_free();
   dh_bench_expect_free();

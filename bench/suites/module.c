@@ -22,6 +22,7 @@
 #include <dlfcn.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <tvm/ffi/c_api.h>
 
@@ -49,6 +50,30 @@ typedef struct module_ctx {
 
 static dh_module_t* g_lib;
 static void* g_dl;
+/* Every tensor make_args allocated, freed by dh_bench_module_release at the end of the
+ * run (the benchmarks' user data points at them until then). */
+static struct { DLDevice dev; void* p; }* g_tensors;
+static size_t g_ntensors, g_captensors;
+
+static int keep_tensor(DLDevice dev, void* p) {
+  if (g_ntensors == g_captensors) {
+    size_t cap = g_captensors ? 2 * g_captensors : 16;
+    void* n = realloc(g_tensors, cap * sizeof *g_tensors);
+    if (n == NULL) return -1;
+    g_tensors = n;
+    g_captensors = cap;
+  }
+  g_tensors[g_ntensors].dev = dev;
+  g_tensors[g_ntensors++].p = p;
+  return 0;
+}
+
+void dh_bench_module_release(void) {
+  for (size_t i = 0; i < g_ntensors; i++) dh_device_free_data_space(g_tensors[i].dev, g_tensors[i].p);
+  free(g_tensors);
+  g_tensors = NULL;
+  g_ntensors = g_captensors = 0;
+}
 
 static int call_once(module_ctx_t* c, dh_any_t* rv) {
   *rv = dh_any_none();
@@ -107,8 +132,8 @@ static int schema_kinds(const char* name, char* kinds, char* why, size_t why_siz
   return rc;
 }
 
-/* Arguments of `kinds` on dev into c (tensors allocated there, never freed: they live
- * as long as the benchmark's user data). `last1`: the last tensor has one element. */
+/* Arguments of `kinds` on dev into c (tensors allocated there, kept until
+ * dh_bench_module_release). `last1`: the last tensor has one element. */
 static int make_args(module_ctx_t* c, const char* kinds, int last1) {
   int nt = 0, k = 0;
   for (const char* p = kinds; *p; p++) nt += *p == 'T';
@@ -119,6 +144,10 @@ static int make_args(module_ctx_t* c, const char* kinds, int last1) {
       int64_t n = last1 && ++k == nt ? 1 : DH_MODULE_N;
       void* p;
       if (dh_device_alloc_data_space(c->dev, (size_t)n * 4, 0, f32, &p) != 0) return -1;
+      if (keep_tensor(c->dev, p) != 0) {
+        dh_device_free_data_space(c->dev, p);
+        return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "bench: out of memory");
+      }
       c->shape[i] = n;
       c->strides[i] = 1;
       c->t[i] = (DLTensor){p, c->dev, 1, f32, &c->shape[i], &c->strides[i], 0};
