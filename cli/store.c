@@ -144,6 +144,23 @@ static void make_parent(const char* path) {
   }
 }
 
+/* PRAGMA foreign_keys = ON and journal_mode = WAL. Switching a new file to WAL while
+ * another process does the same answers SQLITE_BUSY at once, without the busy handler
+ * (two imports into a new store at once: tests/results/store.t), so that step is
+ * retried every 10 ms for up to the busy timeout. */
+static int set_modes(sqlite3* db, int timeout_ms, char** err) {
+  int rc = sqlite3_exec(db, "PRAGMA foreign_keys = ON;", NULL, NULL, err);
+  for (int waited = 0; rc == SQLITE_OK; waited += 10) {
+    rc = sqlite3_exec(db, "PRAGMA journal_mode = WAL;", NULL, NULL, err);
+    if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || waited >= timeout_ms) break;
+    sqlite3_free(*err);
+    *err = NULL;
+    sqlite3_sleep(10);
+    rc = SQLITE_OK;
+  }
+  return rc;
+}
+
 sqlite3* dh_store_open(const char* cmd, const char* path, int* exit_code) {
   sqlite3* db = NULL;
   *exit_code = DH_EXIT_VIOLATION;
@@ -154,12 +171,13 @@ sqlite3* dh_store_open(const char* cmd, const char* path, int* exit_code) {
     return NULL;
   }
   const char* ms = getenv("DEVHARNESS_STORE_BUSY_MS");
-  sqlite3_busy_timeout(db, ms && atoi(ms) > 0 ? atoi(ms) : 10000);
+  int busy_ms = ms && atoi(ms) > 0 ? atoi(ms) : 10000;
+  sqlite3_busy_timeout(db, busy_ms);
   char* err = NULL;
-  if (sqlite3_exec(db, "PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL;", NULL, NULL, &err) != SQLITE_OK) {
+  if (set_modes(db, busy_ms, &err) != SQLITE_OK) {
     int notdb = sqlite3_errcode(db) == SQLITE_NOTADB;
     fprintf(stderr, "devharness %s: store %s: %s\n", cmd, dh_cmdline_quote(path),
-            notdb ? "not an SQLite database (corrupt, or another file)" : err ? err : "cannot set WAL mode");
+            notdb ? "not an SQLite database (corrupt, or another file)" : err ? err : sqlite3_errmsg(db));
     if (notdb) *exit_code = DH_EXIT_USAGE;
     sqlite3_free(err);
     sqlite3_close(db);
