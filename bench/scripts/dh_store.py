@@ -62,16 +62,23 @@ def devices(db, path, device=None):
     return sorted(out, key=lambda d: (d["spec"], d["stable_id"]))
 
 
+def _runs_with(db, path, device_id, table, column):
+    """The runs of `device_id` that have rows in `table` (clause_results or
+    bench_results: fixed names, never user text), oldest first, as dicts of run_id,
+    uuid, started_at, git_commit and run_devices.`column`."""
+    rows = query(db, path, f"""
+        SELECT r.run_id, r.uuid, r.started_at, r.git_commit, rd.{column}
+        FROM runs r JOIN run_devices rd USING (run_id)
+        WHERE rd.device_id = ? AND EXISTS (SELECT 1 FROM {table} x
+                                          WHERE x.run_id = r.run_id AND x.device_id = ?)
+        ORDER BY r.started_at, r.run_id""", (device_id, device_id))
+    return [dict(r) for r in rows]
+
+
 def clause_runs(db, path, device_id):
     """The runs that recorded clause results of `device_id`, oldest first: a list of
     dicts {run_id, uuid, started_at, git_commit, driver_version, target}."""
-    rows = query(db, path, """
-        SELECT r.run_id, r.uuid, r.started_at, r.git_commit, rd.driver_version, rd.target
-        FROM runs r JOIN run_devices rd USING (run_id)
-        WHERE rd.device_id = ? AND EXISTS (SELECT 1 FROM clause_results c
-                                          WHERE c.run_id = r.run_id AND c.device_id = ?)
-        ORDER BY r.started_at, r.run_id""", (device_id, device_id))
-    return [dict(r) for r in rows]
+    return _runs_with(db, path, device_id, "clause_results", "driver_version, rd.target")
 
 
 def clause_results(db, path, device_id, run_ids):
@@ -90,13 +97,7 @@ def clause_results(db, path, device_id, run_ids):
 def bench_runs(db, path, device_id):
     """The runs that recorded benchmark results of `device_id`, oldest first: dicts
     {run_id, uuid, started_at, git_commit, spec}."""
-    rows = query(db, path, """
-        SELECT r.run_id, r.uuid, r.started_at, r.git_commit, rd.spec
-        FROM runs r JOIN run_devices rd USING (run_id)
-        WHERE rd.device_id = ? AND EXISTS (SELECT 1 FROM bench_results b
-                                          WHERE b.run_id = r.run_id AND b.device_id = ?)
-        ORDER BY r.started_at, r.run_id""", (device_id, device_id))
-    return [dict(r) for r in rows]
+    return _runs_with(db, path, device_id, "bench_results", "spec")
 
 
 def bench_results(db, path, device_id, run_ids):
