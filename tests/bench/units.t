@@ -51,7 +51,10 @@ def main():
     for d, gbps, name in best:
         gbps = float(gbps)
         t, j = table.get(name, 0.0), rows.get(name, 0.0)
-        ok(close(t / 1e9, gbps) and close(j / 1e9, gbps),
+        # the summary prints two decimals: below 1 GB/s (a loaded machine) its rounding
+        # alone exceeds 0.5 %, so half its last digit is allowed too
+        near = lambda x: close(x, gbps) or (x > 0 and abs(x - gbps) <= 0.00501)
+        ok(near(t / 1e9) and near(j / 1e9),
            "%s: the same row, the same number: table %.4g GB/s, bench.json %.4g GB/s, summary %.2f GB/s"
            % (name, t / 1e9, j / 1e9, gbps),
            "table %r json %r summary %r (a table with 1024-based prefixes reads %.4g)" % (t, j, gbps, t / 1.073741824e9))
