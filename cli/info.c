@@ -200,6 +200,8 @@ static json_t* backend_json(const dh_backend_t* b, const dh_device_list_t* sel) 
   json_object_set_new(j, "device_type", json_integer(b->device_type));
   json_object_set_new(j, "device_type_name", json_string(dh_device_type_name(b->device_type)));
   json_object_set_new(j, "target_kind", b->target_kind ? json_string(b->target_kind) : json_null());
+  /* init first: a backend with query_caps (backend.h ABI 1.5) has its caps found then */
+  const char* reason = dh_backend_unavailable_reason(b);
   json_t* caps = json_array();
   for (size_t i = 0; i < sizeof kCaps / sizeof kCaps[0]; ++i) {
     if (b->caps & kCaps[i].bit) json_array_append_new(caps, json_string(kCaps[i].name));
@@ -207,7 +209,6 @@ static json_t* backend_json(const dh_backend_t* b, const dh_device_list_t* sel) 
   json_object_set_new(j, "caps", caps);
   json_object_set_new(j, "raw_twin", b->raw && b->raw->api_name ? json_string(b->raw->api_name) : json_null());
   json_object_set_new(j, "functions", functions_json(b));
-  const char* reason = dh_backend_unavailable_reason(b);
   json_object_set_new(j, "available", json_boolean(reason == NULL));
   json_object_set_new(j, "unavailable_reason", reason ? json_string(reason) : json_null());
   json_t* devices = json_array();

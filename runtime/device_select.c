@@ -46,21 +46,29 @@ static int count_devices(const dh_backend_t* b, char* reason, size_t rsize) {
   return n;
 }
 
-/* In the probe child: "<count>\n<reason>" to the pipe. */
+/* In the probe child: "<count>\n<caps>\n<reason>" to the pipe (caps: the backend's
+ * after init, which query_caps may have found: backend.h ABI 1.5). */
 static void probe_child(void* arg, int fd) {
-  char reason[512], answer[600];
-  int n = count_devices(arg, reason, sizeof reason);
-  int len = snprintf(answer, sizeof answer, "%d\n%s", n, reason);
+  char reason[512], answer[640];
+  const dh_backend_t* b = arg;
+  int n = count_devices(b, reason, sizeof reason);
+  int len = snprintf(answer, sizeof answer, "%d\n%u\n%s", n, (unsigned)b->caps, reason);
   dh_write_all(fd, answer, (size_t)(len < (int)sizeof answer ? len : (int)sizeof answer - 1));
 }
 
-/* The count and reason of backend b, in a child when params ask for it. *failed when
- * the probe itself failed (crashed, hung, exited): the reason says how. */
+/* The count, caps and reason of backend b, in a child when params ask for it (*caps:
+ * the declared ones when the probe failed). *failed when the probe itself failed
+ * (crashed, hung, exited): the reason says how. */
 static int probe(const dh_device_select_params_t* p, const dh_backend_t* b, char* reason, size_t rsize,
-                 int* failed) {
+                 uint32_t* caps, int* failed) {
   *failed = 0;
+  *caps = b->caps;
   if (p->progress) p->progress(b, p->progress_user);
-  if (!(p->flags & DH_SELECT_PROBE_IN_CHILD)) return count_devices(b, reason, rsize);
+  if (!(p->flags & DH_SELECT_PROBE_IN_CHILD)) {
+    int n = count_devices(b, reason, rsize);
+    *caps = b->caps; /* after init */
+    return n;
+  }
   dh_child_result_t r;
   dh_child_run(probe_child, (void*)b, p->probe_timeout_s > 0 ? p->probe_timeout_s : DEFAULT_PROBE_TIMEOUT_S, &r);
   int n = 0;
@@ -74,6 +82,11 @@ static int probe(const dh_device_select_params_t* p, const dh_backend_t* b, char
   } else {
     char* nl = memchr(r.data, '\n', r.size);
     n = atoi(r.data);
+    if (nl != NULL) { /* "<caps>\n" */
+      char* nl2 = memchr(nl + 1, '\n', r.size - (size_t)(nl + 1 - r.data));
+      *caps = (uint32_t)strtoul(nl + 1, NULL, 10);
+      nl = nl2;
+    }
     size_t k = nl ? r.size - (size_t)(nl + 1 - r.data) : 0;
     if (k >= rsize) k = rsize - 1;
     if (nl) memcpy(reason, nl + 1, k);
@@ -85,7 +98,7 @@ static int probe(const dh_device_select_params_t* p, const dh_backend_t* b, char
 
 /* Appends one entry; -1 with OutOfMemoryError. */
 static int add_entry(dh_device_list_t* list, size_t* cap, const dh_backend_t* b, int32_t id, int count,
-                     int failed, const char* reason) {
+                     uint32_t caps, int failed, const char* reason) {
   if (list->count == *cap) {
     size_t ncap = *cap ? *cap * 2 : 16;
     dh_device_entry_t* e = realloc(list->entries, ncap * sizeof *e);
@@ -98,6 +111,7 @@ static int add_entry(dh_device_list_t* list, size_t* cap, const dh_backend_t* b,
   e->backend = b;
   e->device = (DLDevice){(DLDeviceType)b->device_type, id};
   e->device_count = count;
+  e->caps = caps;
   e->probe_failed = failed;
   if (id >= 0) {
     snprintf(e->name, sizeof e->name, "%s:%d", b->name, (int)id);
@@ -119,12 +133,13 @@ static int select_one(const dh_device_select_params_t* p, dh_device_list_t* out,
   const dh_backend_t* b = NULL;
   if (dh_device_api_get(name, &b) != 0) return dh_error_prefix("device spec '%s'", shown);
   char reason[512];
-  int failed = 0, count = probe(p, b, reason, sizeof reason, &failed);
-  if (count == 0) return add_entry(out, cap, b, -1, 0, failed, reason); /* its no-device entry */
+  uint32_t caps = 0;
+  int failed = 0, count = probe(p, b, reason, sizeof reason, &caps, &failed);
+  if (count == 0) return add_entry(out, cap, b, -1, 0, caps, failed, reason); /* its no-device entry */
   if (id >= count)
     return dh_error_set(DH_KIND_INDEX_ERROR, "device spec '%s': backend %s has no device %lld (%d device%s%s%s)",
                         shown, name, (long long)id, count, count == 1 ? "" : "s", reason[0] ? ": " : "", reason);
-  return add_entry(out, cap, b, id, count, failed, reason);
+  return add_entry(out, cap, b, id, count, caps, failed, reason);
 }
 
 int dh_device_select(const dh_device_select_params_t* params, dh_device_list_t* out_list) {
@@ -141,9 +156,10 @@ int dh_device_select(const dh_device_select_params_t* params, dh_device_list_t* 
     for (size_t i = 0; rc == 0 && i < dh_backend_count(); i++) {
       const dh_backend_t* b = dh_backend_at(i);
       char reason[512];
-      int failed = 0, n = probe(&p, b, reason, sizeof reason, &failed);
-      if (n == 0) rc = add_entry(out_list, &cap, b, -1, 0, failed, reason);
-      for (int id = 0; rc == 0 && id < n; id++) rc = add_entry(out_list, &cap, b, id, n, failed, reason);
+      uint32_t caps = 0;
+      int failed = 0, n = probe(&p, b, reason, sizeof reason, &caps, &failed);
+      if (n == 0) rc = add_entry(out_list, &cap, b, -1, 0, caps, failed, reason);
+      for (int id = 0; rc == 0 && id < n; id++) rc = add_entry(out_list, &cap, b, id, n, caps, failed, reason);
     }
   }
   if (rc != 0) dh_device_list_free(out_list);

@@ -532,12 +532,30 @@ int dh_device_api_get(const char* name, const dh_backend_t** out_backend) {
 
 /*---------------------------------------------------------------- init */
 
+/* ABI 1.5: the flags b's query_caps answers replace its declared caps (written before
+ * init_state is published, so every reader after init sees them). 0, or -1 with the
+ * backend's error or an ABIError for a flag no DH_CAP_* defines. */
+static int query_caps(dh_backend_t* b) {
+  uint32_t caps = 0;
+  dh_error_clear();
+  if (b->query_caps(&caps) != 0) {
+    if (dh_error_kind() == NULL) return dh_error_set(DH_KIND_RUNTIME_ERROR, "%s: query_caps returned -1 without an error", b->name);
+    return dh_error_prefix("%s: query_caps", b->name);
+  }
+  if (caps & ~(uint32_t)DH_CAP_ALL)
+    return dh_error_set(DH_KIND_ABI_ERROR, "%s: query_caps answered 0x%x, which has flags no DH_CAP_* defines (0x%x)",
+                        b->name, (unsigned)caps, (unsigned)(caps & ~(uint32_t)DH_CAP_ALL));
+  b->caps = caps;
+  return 0;
+}
+
 int dh__slot_init_slow(dh__slot* slot) {
   pthread_mutex_lock(&slot->init_mu);
   int state = atomic_load_explicit(&slot->init_state, memory_order_acquire);
   if (state == 0) {
     dh_error_clear();
     int rc = slot->backend.init();
+    if (rc == 0 && slot->backend.query_caps != NULL) rc = query_caps(&slot->backend);
     if (rc == 0) {
       state = 1;
     } else {

@@ -1,8 +1,9 @@
 /*
- * backends/tvm/tvm_device.c — the tvm-* backends' devices: loading TVM's libraries and
- * the adapter (init), availability, the device mapping, and the attribute entries
- * (TVM's DeviceAPI::GetAttr and GetTargetProperty, through tvm_adapter.cc). The lowest
- * file of the backend (tvm_internal.h lists the files).
+ * backends/tvm/tvm_device.c — the tvm plugin's devices: loading TVM's libraries and the
+ * adapter, a device set's init (its library, DeviceAPI, devices and capabilities),
+ * availability, the device mapping, and the attribute entries (TVM's DeviceAPI::GetAttr
+ * and GetTargetProperty, through tvm_adapter.cc). Calls down into tvm_tracker.c only
+ * (tvm_internal.h lists the files).
  */
 #include <dlfcn.h>
 #include <libgen.h>
@@ -19,8 +20,6 @@
 #include "backends/tvm/tvm_internal.h"
 
 const dh_tvm_adapter_t* dh_tvm_a;
-void* dh_tvm_api;
-int32_t dh_tvm_count;
 char dh_tvm_reason[3 * PATH_MAX];
 
 /*---------------------------------------------------------------- strings */
@@ -81,35 +80,17 @@ static void plugin_dir(char* out, size_t size) {
   }
 }
 
-static int count_devices(void) {
-#if DH_TVM_CUDA
-  /* TVM's CUDA kExist is device_id < cudaGetDeviceCount; ids from 0 up to the first 0. */
-  int32_t n = 0;
-  for (; n < 64; n++) {
-    dh_tvm_value_t v;
-    dh_tvm_err_t e;
-    if (dh_tvm_a->get_attr(dh_tvm_api, (DLDevice){DH_TVM_TVM_TYPE, n}, 0, &v, &e) != 0) {
-      if (n == 0) snprintf(dh_tvm_reason, sizeof dh_tvm_reason, "TVM GetAttr(kExist) on cuda:0 failed: %s: %s", e.kind, e.message);
-      break;
-    }
-    if (v.type != DH_TVM_VALUE_INT || v.v_int != 1) break;
-  }
-  if (n == 0 && !dh_tvm_reason[0]) snprintf(dh_tvm_reason, sizeof dh_tvm_reason, "TVM's CUDA DeviceAPI reports no device");
-  return n;
-#else
-  /* TVM's CPU DeviceAPI serves the host and answers kExist 1 for every id (apache/tvm
-   * 0.27 src/runtime/cpu_device_api.cc:56-58); devharness lists the host once. */
-  return 1;
-#endif
+const char* dh_tvm_root(void) {
+  const char* root = getenv("DEVHARNESS_TVM_ROOT");
+  return root != NULL && root[0] != '\0' ? root : DH_TVM_ROOT_DEFAULT;
 }
 
 /* TVM's libraries and the adapter, by path (the body of dh_tvm_load). */
 static int load_tvm(void) {
   const char* hint = " (set DEVHARNESS_TVM_ROOT / DEVHARNESS_TVM_FFI_ROOT to the tvm and tvm_ffi package "
                      "folders, or run `make deps` for the project venv)";
-  const char* root = getenv("DEVHARNESS_TVM_ROOT");
+  const char* root = dh_tvm_root();
   const char* ffi_root = getenv("DEVHARNESS_TVM_FFI_ROOT");
-  if (root == NULL || root[0] == '\0') root = DH_TVM_ROOT_DEFAULT;
   if (ffi_root == NULL || ffi_root[0] == '\0') ffi_root = DH_TVM_FFI_ROOT_DEFAULT;
   if (root[0] == '\0' || ffi_root[0] == '\0') {
     snprintf(dh_tvm_reason, sizeof dh_tvm_reason, "apache-tvm not configured: built without a project venv%s", hint);
@@ -126,8 +107,7 @@ static int load_tvm(void) {
    * with the first (an abort in `devharness info` of an installed tree). */
   void* ffi_loaded = dlopen("libtvm_ffi.so", RTLD_NOW | RTLD_NOLOAD);
   if (ffi_loaded == NULL && open_lib(ffi_lib, "libtvm_ffi.so", hint) == NULL) return -1;
-  if (open_lib(rt_lib, "libtvm_runtime.so", hint) == NULL) return -1;
-  if (DH_TVM_EXTRA_LIB != NULL && open_lib(rt_lib, DH_TVM_EXTRA_LIB, "") == NULL) return -1;
+  if (open_lib(rt_lib, DH_TVM_CORE_LIB, hint) == NULL) return -1;
   char adapter[PATH_MAX];
   const char* env_adapter = getenv("DEVHARNESS_TVM_ADAPTER");
   if (env_adapter && env_adapter[0]) {
@@ -169,24 +149,6 @@ int dh_tvm_load(void) {
   int rc = load_locked_ok();
   pthread_mutex_unlock(&g_load_mu);
   return rc;
-}
-
-int dh_tvm_init(void) {
-  if (dh_tvm_load() != 0) return 0;
-  dh_tvm_err_t e;
-  void* api = NULL;
-  if (dh_tvm_a->get_api((DLDevice){DH_TVM_TVM_TYPE, 0}, &api, &e) != 0) {
-    snprintf(dh_tvm_reason, sizeof dh_tvm_reason, "TVM DeviceAPI::Get: %s: %s", e.kind, e.message);
-    return 0;
-  }
-  if (api == NULL) {
-    snprintf(dh_tvm_reason, sizeof dh_tvm_reason, "TVM has no device_api.%s registered", DH_TVM_TVM_TYPE == kDLCPU ? "cpu" : "cuda");
-    return 0;
-  }
-  dh_tvm_api = api;
-  dh_tvm_count = count_devices();
-  if (dh_tvm_count > 0) dh_tvm_reason[0] = '\0';
-  return 0;
 }
 
 /*---------------------------------------------------------------- device sets */
@@ -266,6 +228,27 @@ int dh_tvm_rpc_open(const char* host, int port, const char* key, int* out_index,
   return -1;
 }
 
+/* init of one of TVM's own sets: its runtime library from TVM's lib folder (the core
+ * one is loaded already), then device_api.<name>. Caller holds g_load_mu, TVM loaded. */
+static void own_set_init(dh_tvm_set_t* s) {
+  if (strcmp(s->own_lib, DH_TVM_CORE_LIB) != 0) {
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/lib", dh_tvm_root());
+    dh_tvm_reason[0] = '\0';
+    if (open_lib(dir, s->own_lib, "") == NULL) { /* never closed, as TVM's */
+      set_why(s, "%s", dh_tvm_reason);
+      return;
+    }
+  }
+  dh_tvm_err_t e;
+  void* api = NULL;
+  if (dh_tvm_a->get_api_by_name(s->api_name, &api, &e) != 0)
+    set_why(s, "TVM %s: %s: %s", s->api_name, e.kind, e.message);
+  else if (api == NULL)
+    set_why(s, "%s is not registered after loading %s/lib/%s", s->api_name, dh_tvm_root(), s->own_lib);
+  s->api = api;
+}
+
 /* init of a TVM RPC set: a session of this process to its server, then the remote
  * device type's DeviceAPI (TVM's RPCDeviceAPI). Caller holds g_load_mu, TVM loaded. */
 static void rpc_set_init(dh_tvm_set_t* s) {
@@ -282,8 +265,6 @@ static void rpc_set_init(dh_tvm_set_t* s) {
     return;
   }
   s->api = api;
-  /* a remote CPU answers kExist 1 for any id, as tvm-cpu's: one device, the host */
-  s->count = s->base_type == kDLCPU ? 1 : count_set(s);
 }
 
 int dh_tvm_set_init(int i) {
@@ -294,6 +275,8 @@ int dh_tvm_set_init(int i) {
     set_why(s, "%s", dh_tvm_reason);
   } else if (s->rpc_port > 0) {
     rpc_set_init(s);
+  } else if (s->own_lib[0]) {
+    own_set_init(s);
   } else if (load_libs() != 0) {
     set_why(s, "%s", g_libs_reason);
   } else {
@@ -304,11 +287,35 @@ int dh_tvm_set_init(int i) {
     else if (api == NULL)
       set_why(s, "%s is not registered after loading %s", s->api_name, dh_tvm_libs[s->lib]);
     s->api = api;
-    if (api != NULL) s->count = count_set(s);
   }
+  /* TVM's CPU DeviceAPI (own or remote) answers kExist 1 for any id (apache/tvm 0.27
+   * src/runtime/cpu_device_api.cc:56-58): one device, the host */
+  if (s->api != NULL) s->count = s->base_type == kDLCPU ? 1 : count_set(s);
   pthread_mutex_unlock(&g_load_mu);
   return 0;
 }
+
+int dh_tvm_set_caps(int i, uint32_t* out_caps) {
+  dh_tvm_set_t* s = &dh_tvm_sets[i];
+  *out_caps = 0;
+  if (s->api == NULL || s->count <= 0) return 0;
+  dh_tvm_err_t e;
+  void* stream = NULL;
+  DLDevice d0 = {(DLDeviceType)s->tvm_type, 0};
+  if (dh_tvm_a->pointer_arithmetic_on_host(s->api)) *out_caps |= DH_CAP_HOST_POINTER_ARITHMETIC;
+  if (dh_tvm_a->create_stream(s->api, d0, &stream, &e) == 0 && stream != NULL)
+    dh_tvm_a->free_stream(s->api, d0, stream, &e);
+  else
+    *out_caps |= DH_CAP_SINGLE_QUEUE;
+  return 0;
+}
+
+const char* dh_tvm_set_reason(int i) {
+  const dh_tvm_set_t* s = &dh_tvm_sets[i];
+  return s->api != NULL && s->count > 0 ? NULL : s->reason;
+}
+
+int32_t dh_tvm_set_count(int i) { return dh_tvm_sets[i].api ? dh_tvm_sets[i].count : 0; }
 
 dh_tvm_set_t* dh_tvm_set_of(int32_t t) {
   for (int i = 0; i < dh_tvm_num_sets; i++)
@@ -317,38 +324,26 @@ dh_tvm_set_t* dh_tvm_set_of(int32_t t) {
 }
 
 void* dh_tvm_api_of(DLDevice dev) {
-  if ((int32_t)dev.device_type == DH_TVM_DEVICE_TYPE) return dh_tvm_api;
   dh_tvm_set_t* s = dh_tvm_set_of((int32_t)dev.device_type);
-  return s ? s->api : dh_tvm_api;
-}
-
-const char* dh_tvm_unavailable_reason(void) { return dh_tvm_count > 0 ? NULL : dh_tvm_reason; }
-
-int dh_tvm_device_count(int32_t* out) {
-  *out = dh_tvm_count;
-  return 0;
+  return s ? s->api : NULL;
 }
 
 /*---------------------------------------------------------------- mapping */
 
-/* TVM's device for a devharness device: kDLCPU stays, DH_TVM_DEVICE_TYPE becomes DH_TVM_TVM_TYPE. */
+/* TVM's device for a devharness device: kDLCPU stays, a set's type becomes TVM's. */
 DLDevice dh_tvm_to_tvm(DLDevice d) {
-  if ((int32_t)d.device_type == DH_TVM_DEVICE_TYPE) {
-    d.device_type = (DLDeviceType)DH_TVM_TVM_TYPE;
-  } else {
-    const dh_tvm_set_t* s = dh_tvm_set_of((int32_t)d.device_type);
-    if (s != NULL) d.device_type = (DLDeviceType)s->tvm_type;
-  }
+  const dh_tvm_set_t* s = dh_tvm_set_of((int32_t)d.device_type);
+  if (s != NULL) d.device_type = (DLDeviceType)s->tvm_type;
   return d;
 }
 
 int dh_tvm_ready(DLDevice dev, const char* op) {
   const dh_tvm_set_t* s = dh_tvm_set_of((int32_t)dev.device_type);
-  if (s != NULL && s->api == NULL)
+  if (s == NULL)
+    return dh_error_set(DH_KIND_INDEX_ERROR, "device type %d: %s: not a device set of the tvm plugin",
+                        (int)dev.device_type, op);
+  if (s->api == NULL)
     return dh_error_set(DH_KIND_INDEX_ERROR, "%s:%d: %s: no device: %s", s->name, (int)dev.device_id, op, s->reason);
-  if (s == NULL && (dh_tvm_a == NULL || dh_tvm_api == NULL))
-    return dh_error_set(DH_KIND_INDEX_ERROR, "%s:%d: %s: no device: %s", DH_TVM_BACKEND_NAME, (int)dev.device_id, op,
-                        dh_tvm_reason);
   return 0;
 }
 

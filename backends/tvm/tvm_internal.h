@@ -1,17 +1,22 @@
 /*
- * backends/tvm/tvm_internal.h — private declarations shared by the tvm-* backends'
- * files. Not installed. Every C file here is compiled once per flavour, with
- * -DDH_TVM_CUDA=0 (libdevharness_tvm-cpu.so) or 1 (libdevharness_tvm-cuda.so), by
- * backends/tvm/backend.mk. Each file calls only the ones below it
- * (tests/layering/call_graph.t checks each flavour):
- *   tvm_backend.c   the vtable and dh_backend_entry
- *   tvm_raw.c       tvm-cpu's raw twin (backends/common/host_memcpy_twin.c)
- *   tvm_libs.c      any TVM DeviceAPI: DEVHARNESS_TVM_LIBS probed, one backend per
- *                   device_api.<name> (more_backends; cpu flavour only)
+ * backends/tvm/tvm_internal.h — private declarations shared by the files of the tvm
+ * plugin (libdevharness_tvm.so). Not installed. Every backend of the plugin is a device
+ * set: TVM's own DeviceAPIs (tvm-cpu, tvm-cuda: one per runtime library in TVM's lib
+ * folder), those of the libraries named by DEVHARNESS_TVM_LIBS (tvm-<name>) and those
+ * of the TVM RPC servers named by DEVHARNESS_TVM_RPC (tvm-rpc-<name>), all found by the
+ * same code and asked for their capabilities at init (README.md "Device sets"). Each
+ * file calls only the ones below it (tests/layering/call_graph.t checks it):
+ *   tvm_backend.c   dh_backend_entry (set 0, tvm-cpu), more_backends and each set's
+ *                   vtable
+ *   tvm_raw.c       the raw twin of TVM's own CPU set (backends/common/host_memcpy_twin.c)
+ *   tvm_libs.c      finding the sets: TVM's own runtime libraries by file, each library
+ *                   of DEVHARNESS_TVM_LIBS and each server of DEVHARNESS_TVM_RPC probed
+ *                   in a forked child
  *   tvm_stream.c    stream entries
  *   tvm_memory.c    data space, workspaces, copies
- *   tvm_device.c    loading TVM and the adapter (init), the device sets of the
- *                   libraries, availability, attributes
+ *   tvm_device.c    loading TVM and the adapter, a set's init (its DeviceAPI, devices and
+ *                   capabilities), availability, attributes
+ *   tvm_tracker.c   TVM's RPC tracker protocol, client side
  *   tvm_adapter.cc  the C++ adapter over tvm::runtime::DeviceAPI, a library of its own
  *                   (tvm/libdh_tvm_adapter.so) that tvm_device.c dlopens
  */
@@ -25,9 +30,6 @@
 #include "backends/tvm/tvm_adapter.h"
 #include "devharness/backend.h"
 
-#ifndef DH_TVM_CUDA
-#error "compile with -DDH_TVM_CUDA=0 (tvm-cpu) or 1 (tvm-cuda): backends/tvm/backend.mk"
-#endif
 #ifndef DH_TVM_ROOT_DEFAULT
 #define DH_TVM_ROOT_DEFAULT ""
 #endif
@@ -35,43 +37,21 @@
 #define DH_TVM_FFI_ROOT_DEFAULT ""
 #endif
 
+/* TVM's own sets are served under devharness device type 48 + TVM's DLDeviceType
+ * (tvm-cpu 49, tvm-cuda 50), so they load beside the cpu and cuda backends (README.md
+ * "Device types"). */
 #define DH_TVM_TYPE_BASE 48
-#if DH_TVM_CUDA
-#define DH_TVM_TVM_TYPE kDLCUDA
-#define DH_TVM_BACKEND_NAME "tvm-cuda"
-#define DH_TVM_EXTRA_LIB "libtvm_runtime_cuda.so"
-/* No DH_CAP_ASYNC_COPY: with no pinned host memory (alloc_host) every copy the suite
- * can ask of TVM's CUDA CopyDataFromTo touches pageable host memory or stays on the
- * device, and the D2H into pageable memory returns once done (cap.async_copy failed on
- * an H200 while it was claimed). */
-#define DH_TVM_CAPS 0u
-#define DH_TVM_TARGET_KIND "cuda"
-#else
-#define DH_TVM_TVM_TYPE kDLCPU
-#define DH_TVM_BACKEND_NAME "tvm-cpu"
-#define DH_TVM_EXTRA_LIB NULL
-/* TVM's CPU DeviceAPI keeps the base CreateStream (nullptr: one queue) and answers
- * SupportsDevicePointerArithmeticsOnHost() true (apache/tvm 0.27
- * src/runtime/device_api.cc:163, src/runtime/cpu_device_api.cc:124). */
-#define DH_TVM_CAPS (DH_CAP_SINGLE_QUEUE | DH_CAP_HOST_POINTER_ARITHMETIC)
-#define DH_TVM_TARGET_KIND NULL
-#endif
-#define DH_TVM_DEVICE_TYPE (DH_TVM_TYPE_BASE + DH_TVM_TVM_TYPE)
+/* TVM's core runtime library, which registers device_api.cpu (apache/tvm 0.27
+ * src/runtime/cpu_device_api.cc), and the prefix of the per-device runtime libraries
+ * beside it (libtvm_runtime_cuda.so registers device_api.cuda). */
+#define DH_TVM_CORE_LIB "libtvm_runtime.so"
+#define DH_TVM_LIB_PREFIX "libtvm_runtime_"
 
-
-#if DH_TVM_CUDA
-#define DH_TVM_MORE_BACKENDS NULL
-#define DH_TVM_RAW_TWIN NULL /* the cuda backend's CUDA-driver twin is the raw API for the same GPU */
-#else
 extern const dh_raw_twin_t dh_tvm_raw_twin; /* tvm_raw.c */
-#define DH_TVM_RAW_TWIN (&dh_tvm_raw_twin)
-#define DH_TVM_MORE_BACKENDS dh_tvm_more_backends
-#endif
 
-/* ---- tvm_device.c: the device sets of the libraries named by DEVHARNESS_TVM_LIBS
- * and of the TVM RPC servers named by DEVHARNESS_TVM_RPC (found by tvm_libs.c in the
- * cpu flavour; README.md "Any TVM DeviceAPI", "Remote devices over TVM RPC") */
-#define DH_TVM_MAX_SETS 8 /* device sets from libraries, per process */
+/* ---- tvm_device.c: the device sets (found by tvm_libs.c; README.md "Device sets",
+ * "Any TVM DeviceAPI", "Remote devices over TVM RPC") */
+#define DH_TVM_MAX_SETS 12 /* device sets per process, TVM's own included */
 #define DH_TVM_MAX_LIBS 8 /* libraries in DEVHARNESS_TVM_LIBS */
 typedef struct dh_tvm_set {
   char name[48];                   /* backend name: "tvm-" + the DeviceAPI's name */
@@ -80,8 +60,11 @@ typedef struct dh_tvm_set {
   int32_t dh_type;                 /* devharness device type (README.md "Device types") */
   int32_t tvm_type;                /* TVM's DLDeviceType of the name */
   int32_t count;                   /* devices (kExist from id 0), after dh_tvm_set_init */
-  uint32_t caps;                   /* found by the probe (tvm_libs.c) */
-  int lib;                         /* index into dh_tvm_libs of the library that registers it */
+  char own_lib[64];                /* TVM's own sets: the file of TVM's lib folder that
+                                      registers api_name (DH_TVM_CORE_LIB or
+                                      libtvm_runtime_<name>.so), else "" */
+  int lib;                         /* index into dh_tvm_libs of the library that registers
+                                      it; -1 for TVM's own and RPC sets */
   char rpc_host[256];              /* TVM RPC sets: the server, or the tracker when rpc_key
                                       is set (rpc_port > 0), else "" */
   int rpc_port;
@@ -101,35 +84,53 @@ extern int dh_tvm_num_libs;
 /* Loads TVM's libraries and the adapter, once per process (thread-safe): 0, or -1 with
  * dh_tvm_reason saying why. */
 int dh_tvm_load(void);
-/* init of set i: dh_tvm_load, every accepted library (once), then the set's DeviceAPI
- * and its device count. Returns 0 (a set with no device says why in its reason). */
+/* The tvm package folder whose lib/ holds TVM's runtime libraries:
+ * DEVHARNESS_TVM_ROOT, else the project venv's (compiled in); "" when neither. */
+const char* dh_tvm_root(void);
+/* init of set i: dh_tvm_load, then the set's library (TVM's own runtime library, or
+ * every accepted one of DEVHARNESS_TVM_LIBS once, or a session to its RPC server), its
+ * DeviceAPI and its device count. Returns 0 (a set with no device says why in its
+ * reason). */
 int dh_tvm_set_init(int i);
+/* query_caps of set i (backend.h ABI 1.5), after its init: asked of its DeviceAPI,
+ * never assumed per name: DH_CAP_HOST_POINTER_ARITHMETIC when
+ * SupportsDevicePointerArithmeticsOnHost() is true, DH_CAP_SINGLE_QUEUE when
+ * CreateStream on device 0 gives NULL (TVM's default: device_api.cc:163) or fails. A
+ * set without a device has none. Always 0. */
+int dh_tvm_set_caps(int i, uint32_t* out_caps);
+/* unavailable_reason and device_count of set i. */
+const char* dh_tvm_set_reason(int i);
+int32_t dh_tvm_set_count(int i);
 /* The set serving devharness device type t, or NULL. */
 dh_tvm_set_t* dh_tvm_set_of(int32_t t);
-/* TVM's DeviceAPI* for a devharness device of this plugin (the flavour's or a set's). */
+/* TVM's DeviceAPI* for a devharness device of this plugin, NULL before its set's init. */
 void* dh_tvm_api_of(DLDevice dev);
 
-extern const dh_tvm_adapter_t* dh_tvm_a; /* the adapter's table; NULL without a device */
-extern void* dh_tvm_api;                 /* TVM's DeviceAPI* for DH_TVM_TVM_TYPE */
-extern int32_t dh_tvm_count;             /* devices */
-extern char dh_tvm_reason[3 * PATH_MAX]; /* why no device */
+extern const dh_tvm_adapter_t* dh_tvm_a; /* the adapter's table; NULL until loaded */
+extern char dh_tvm_reason[3 * PATH_MAX]; /* why TVM or the adapter did not load */
 
 /* Stores TVM's error e of operation op (its kind, else RuntimeError); returns -1. */
 int dh_tvm_err(const char* op, const dh_tvm_err_t* e);
-/* TVM's device for a devharness device: kDLCPU stays, DH_TVM_DEVICE_TYPE becomes DH_TVM_TVM_TYPE. */
+/* TVM's device for a devharness device: kDLCPU stays, a set's type becomes TVM's. */
 DLDevice dh_tvm_to_tvm(DLDevice d);
-/* 0 when TVM is loaded; else -1 IndexError naming op and the reason. */
+/* 0 when dev's set has its DeviceAPI; else -1 IndexError naming op and the reason. */
 int dh_tvm_ready(DLDevice dev, const char* op);
-/* The vtable entries (backend.h "Declaring and binding a backend's entries"); no
- * shutdown entry (the vtable leaves it NULL). */
-int dh_tvm_init(void);
-int dh_tvm_device_count(int32_t* out);
-DH_BACKEND_DECLARE_DEVICE_ENTRIES(dh_tvm);
+/* The shared vtable entries (backend.h "Declaring and binding a backend's entries");
+ * the lifecycle ones are per set (tvm_backend.c); no shutdown entry. */
+int dh_tvm_get_attr(DLDevice dev, int32_t kind, dh_any_t* out);
+int dh_tvm_get_target_property(DLDevice dev, const char* name, dh_any_t* out);
+int dh_tvm_set_device(DLDevice dev);
 
-/* ---- tvm_libs.c (cpu flavour; NULL entry in tvm-cuda) */
-/* more_backends (backend.h, ABI 1.3): probes each library of DEVHARNESS_TVM_LIBS in a
- * forked child and returns one backend per device_api.<name> it registers. */
-size_t dh_tvm_more_backends(const dh_backend_t** out, size_t max, dh_backend_refuse_fn refuse);
+/* ---- tvm_libs.c: finding the sets */
+/* TVM's own sets, once per process: set 0 is tvm-cpu (device_api.cpu of
+ * DH_TVM_CORE_LIB), then one set tvm-<name> per libtvm_runtime_<name>.so in
+ * <dh_tvm_root()>/lib whose <name> is a TVM device type name (DLDeviceType2Str) of a
+ * device (not a host-memory kind). Reads file names only: nothing is loaded. */
+void dh_tvm_find_own_sets(void);
+/* The sets of DEVHARNESS_TVM_RPC's servers and DEVHARNESS_TVM_LIBS's libraries, once
+ * per process, each probed in a forked child; a library or server that fails is
+ * refused through refuse with one line naming it and why. */
+void dh_tvm_find_more_sets(dh_backend_refuse_fn refuse);
 
 /* ---- tvm_memory.c */
 DH_BACKEND_DECLARE_MEMORY_ENTRIES(dh_tvm);

@@ -1,21 +1,26 @@
 /*
- * backends/tvm/tvm_libs.c — any TVM DeviceAPI: the libraries named by
- * DEVHARNESS_TVM_LIBS (colon-separated; `--tvm-lib PATH` of every command appends to
- * it) become device sets tvm-<name>, one per `device_api.<name>` each registers in
- * tvm-ffi's global table (README.md "Any TVM DeviceAPI"). The tvm-cpu plugin's
- * more_backends entry (backend.h, ABI 1.3); tvm-cuda has none.
+ * backends/tvm/tvm_libs.c — finding the tvm plugin's device sets (README.md "Device
+ * sets"), all described the same way (dh_tvm_set_t), none asked anything here: what a
+ * set can do is asked of its DeviceAPI when it is initialised (tvm_device.c
+ * dh_tvm_set_caps, the plugin's query_caps).
  *
- * Each library is first tried in a forked child with a timeout: TVM's runtime is
- * loaded there, the names device_api.* listed, the library dlopened, the names listed
- * again; each new name is asked for its device count (kExist from id 0), whether
- * CreateStream gives NULL (one queue: DH_CAP_SINGLE_QUEUE) and
- * SupportsDevicePointerArithmeticsOnHost (DH_CAP_HOST_POINTER_ARITHMETIC). A library
- * that does not load, ends the child (an abort on a duplicate registration), hangs or
- * registers no device_api.<name> is refused with one line naming it and why; this
- * process never maps it. TVM itself is loaded here only when a set is initialised
- * (tvm_device.c dh_tvm_set_init), in the process that uses it.
- * Calls down into tvm_stream.c, tvm_memory.c and tvm_device.c.
+ * - TVM's own: set 0 is device_api.cpu of TVM's core runtime library; then one set per
+ *   libtvm_runtime_<name>.so in TVM's lib folder whose <name> is a TVM device type
+ *   (libtvm_runtime_cuda.so: tvm-cuda). Found by file name: TVM is loaded only when a
+ *   set is initialised, in the process that uses it.
+ * - Any TVM DeviceAPI: the libraries named by DEVHARNESS_TVM_LIBS (colon-separated;
+ *   `--tvm-lib PATH` of every command appends to it) become sets tvm-<name>, one per
+ *   `device_api.<name>` each registers in tvm-ffi's global table (README.md "Any TVM
+ *   DeviceAPI"). Each library is first tried in a forked child with a timeout: TVM's
+ *   runtime is loaded there, the names device_api.* listed, the library dlopened, the
+ *   names listed again. A library that does not load, ends the child (an abort on a
+ *   duplicate registration), hangs or registers no device_api.<name> is refused with one
+ *   line naming it and why; this process never maps it.
+ * - TVM RPC: each server (or tracker key) of DEVHARNESS_TVM_RPC, probed the same way,
+ *   gives a set per remote device type that has a device.
+ * Calls down into tvm_device.c (tvm_internal.h lists the files).
  */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -33,7 +38,6 @@
 
 #include "backends/tvm/tvm_internal.h"
 
-#if !DH_TVM_CUDA
 
 #define PROBE_TIMEOUT_S 30 /* per library (DEVHARNESS_TVM_PROBE_TIMEOUT_S overrides, 1..3600) */
 #define PROBE_MAX 65536    /* bytes of the probe's answer kept */
@@ -46,8 +50,16 @@ static void say(int fd, const char* fmt, const char* a, long b, unsigned c) {
   if (n > 0 && write(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0) _exit(3);
 }
 
-/* Answers, one line each: "S\t<device_api.name>\t<tvm type>\t<caps>", then "K" (done)
- * or "E\t<why>". Runs in the child; fd is the pipe (also its stderr). */
+/* TVM's device type names of DLDeviceType2Str (apache/tvm 0.27
+ * include/tvm/runtime/device_api.h), indexed by type, for the types that are devices:
+ * the host-memory kinds (kDLCUDAHost 3, kDLROCMHost 11, kDLCUDAManaged 13) are where
+ * a device's allocations live, not devices, and have no set. */
+static const char* const kTvmDevices[20] = {NULL,     "cpu",    "cuda",    NULL, "opencl", NULL,
+                                            NULL,     "vulkan", "metal",   NULL, "rocm",   NULL,
+                                            "ext_dev", NULL,    "oneapi",  "webgpu", "hexagon"};
+
+/* Answers, one line each: "S\t<device_api.name>\t<tvm type>", then "K" (done) or
+ * "E\t<why>". Runs in the child; fd is the pipe (also its stderr). */
 static void probe(const char* lib, int fd) {
   char before[16384], after[16384];
   dh_tvm_err_t e;
@@ -81,21 +93,7 @@ static void probe(const char* lib, int fd) {
     snprintf(wrapped, sizeof wrapped, "\n%s", before);
     if (strstr(wrapped, key) != NULL) continue; /* TVM's own, registered before */
     int type = dh_tvm_a->device_type_of(name + strlen("device_api."));
-    unsigned caps = 0;
-    void* api = NULL;
-    if (type > 0 && dh_tvm_a->get_api_by_name(name, &api, &e) == 0 && api != NULL) {
-      DLDevice d0 = {(DLDeviceType)type, 0};
-      dh_tvm_value_t v;
-      void* stream = NULL;
-      if (dh_tvm_a->pointer_arithmetic_on_host(api)) caps |= DH_CAP_HOST_POINTER_ARITHMETIC;
-      /* CreateStream on device 0 when it exists: NULL (TVM's default) means one queue */
-      if (dh_tvm_a->get_attr(api, d0, 0, &v, &e) == 0 && v.type == DH_TVM_VALUE_INT && v.v_int != 0 &&
-          dh_tvm_a->create_stream(api, d0, &stream, &e) == 0 && stream != NULL)
-        dh_tvm_a->free_stream(api, d0, stream, &e);
-      else
-        caps |= DH_CAP_SINGLE_QUEUE;
-    }
-    say(fd, "S\t%s\t%ld\t%u\n", name, type, caps);
+    say(fd, "S\t%s\t%ld\n", name, type, 0);
     found++;
   }
   if (!found) {
@@ -144,24 +142,15 @@ static void probe_rpc(const char* spec, int fd) {
     return;
   }
   for (int t = 1; t < 20; t++) {
-    static const char* const kNames[20] = {NULL,     "cpu",     "cuda",   NULL,     "opencl", NULL,      NULL,
-                                           "vulkan", "metal",   NULL,     "rocm",   NULL,     "ext_dev", NULL,
-                                           "oneapi", "webgpu",  "hexagon"};
     void* api = NULL;
     dh_tvm_value_t v;
     DLDevice d0 = {(DLDeviceType)((idx + 1) * 128 + t), 0};
-    if (kNames[t] == NULL || dh_tvm_a->get_api(d0, &api, &e) != 0 || api == NULL ||
+    if (kTvmDevices[t] == NULL || dh_tvm_a->get_api(d0, &api, &e) != 0 || api == NULL ||
         dh_tvm_a->get_attr(api, d0, 0, &v, &e) != 0 || v.type != DH_TVM_VALUE_INT || v.v_int == 0)
       continue;
-    unsigned caps = dh_tvm_a->pointer_arithmetic_on_host(api) ? DH_CAP_HOST_POINTER_ARITHMETIC : 0;
-    void* stream = NULL;
-    if (dh_tvm_a->create_stream(api, d0, &stream, &e) == 0 && stream != NULL)
-      dh_tvm_a->free_stream(api, d0, stream, &e);
-    else
-      caps |= DH_CAP_SINGLE_QUEUE;
     char name[64];
-    snprintf(name, sizeof name, "device_api.%s", kNames[t]);
-    say(fd, "S\t%s\t%ld\t%u\n", name, t, caps);
+    snprintf(name, sizeof name, "device_api.%s", kTvmDevices[t]);
+    say(fd, "S\t%s\t%ld\n", name, t, 0);
     found++;
   }
   if (!found) {
@@ -231,85 +220,19 @@ static char* run_probe(void (*probe)(const char*, int), const char* lib, char* n
 
 /*---------------------------------------------------------------- device sets */
 
-/* A set's lifecycle entries: the shared vtable entries cannot tell which set is meant
- * (init, unavailable_reason and device_count take no device), so each set has its own
- * small ones, one per slot of dh_tvm_sets. */
-static const char* set_reason(int i) {
-  const dh_tvm_set_t* s = &dh_tvm_sets[i];
-  return s->api != NULL && s->count > 0 ? NULL : s->reason;
-}
-#define SET_ENTRIES(i)                                                 \
-  static int set_init_##i(void) { return dh_tvm_set_init(i); }         \
-  static const char* set_reason_##i(void) { return set_reason(i); }    \
-  static int set_count_##i(int32_t* out) {                              \
-    *out = dh_tvm_sets[i].api ? dh_tvm_sets[i].count : 0;              \
-    return 0;                                                           \
-  }
-SET_ENTRIES(0)
-SET_ENTRIES(1)
-SET_ENTRIES(2)
-SET_ENTRIES(3)
-SET_ENTRIES(4)
-SET_ENTRIES(5)
-SET_ENTRIES(6)
-SET_ENTRIES(7)
-#define SET_ROW(i) {set_init_##i, set_reason_##i, set_count_##i}
-static const struct {
-  int (*init)(void);
-  const char* (*reason)(void);
-  int (*count)(int32_t*);
-} k_set_entries[DH_TVM_MAX_SETS] = {SET_ROW(0), SET_ROW(1), SET_ROW(2), SET_ROW(3),
-                                    SET_ROW(4), SET_ROW(5), SET_ROW(6), SET_ROW(7)};
-
 /* The devharness device type of a set (README.md "Device types"): TVM's own DLPack type
  * where no loaded backend serves it, else 48 + it (as tvm-cpu 49, tvm-cuda 50), else
  * the highest free type from 63 down to 32; 0 when none is free. */
 static int32_t pick_type(int32_t tvm_type) {
   for (int k = 0; k < 34; k++) {
     int32_t t = k == 0 ? tvm_type : k == 1 ? 48 + tvm_type : 63 - (k - 2);
-    if (t <= 0 || t >= 64 || t == DH_TVM_DEVICE_TYPE || dh_tvm_set_of(t) != NULL) continue;
+    if (t <= 0 || t >= 64 || dh_tvm_set_of(t) != NULL) continue;
     const dh_backend_t* other = NULL;
     int taken = dh_device_api_get_by_type(t, &other) == 0;
     dh_error_clear();
     if (!taken) return t;
   }
   return 0;
-}
-
-/* A set's backend: the shared entries of this folder, the set's own lifecycle. */
-static void fill_backend(int i) {
-  dh_tvm_set_t* s = &dh_tvm_sets[i];
-  dh_backend_t* b = &s->backend;
-  memset(b, 0, sizeof *b);
-  b->struct_size = sizeof *b;
-  b->abi_major = DH_BACKEND_ABI_MAJOR;
-  b->abi_minor = DH_BACKEND_ABI_MINOR;
-  b->name = s->name;
-  b->description = s->description;
-  b->device_type = s->dh_type;
-  /* streams keyed by TVM's own type in tvm-ffi's environment (0 for an RPC set, whose
-   * type is known only once init has connected: its own type then) */
-  b->ffi_device_type = s->tvm_type;
-  b->caps = s->caps;
-  b->init = k_set_entries[i].init;
-  b->unavailable_reason = k_set_entries[i].reason;
-  b->device_count = k_set_entries[i].count;
-  b->get_attr = dh_tvm_get_attr;
-  b->get_target_property = dh_tvm_get_target_property;
-  b->set_device = dh_tvm_set_device;
-  b->alloc_data_space = dh_tvm_alloc_data_space;
-  b->free_data_space = dh_tvm_free_data_space;
-  b->alloc_workspace = dh_tvm_alloc_workspace;
-  b->free_workspace = dh_tvm_free_workspace;
-  b->copy_data_from_to = dh_tvm_copy_data_from_to;
-  b->copy_tensor_from_to = dh_tvm_copy_tensor_from_to;
-  b->create_stream = dh_tvm_create_stream;
-  b->free_stream = dh_tvm_free_stream;
-  b->set_stream = dh_tvm_set_stream;
-  b->get_current_stream = dh_tvm_get_current_stream;
-  b->stream_sync = dh_tvm_stream_sync;
-  b->sync_stream_from_to = dh_tvm_sync_stream_from_to;
-  b->default_profile = "tvm";
 }
 
 /* One "S" line of the probe: a new set of library lib (or, when port > 0, of the
@@ -321,8 +244,7 @@ static void add_set(const char* origin, int lib, const char* host, int port, cha
   char msg[PATH_MAX + 512], name[48];
   char* api_name = strtok(line + 2, "\t");
   char* type_s = strtok(NULL, "\t");
-  char* caps_s = strtok(NULL, "\t");
-  if (api_name == NULL || type_s == NULL || caps_s == NULL) return;
+  if (api_name == NULL || type_s == NULL) return;
   int32_t type = (int32_t)strtol(type_s, NULL, 10), dh_type = type > 0 ? pick_type(type) : 0;
   const char* short_name = api_name + strlen("device_api.");
   if (port > 0 && lib == 0) /* the first server: tvm-rpc-cpu; the k-th: tvm-rpc<k>-cpu */
@@ -370,9 +292,7 @@ static void add_set(const char* origin, int lib, const char* host, int port, cha
   s->base_type = type;
   s->tvm_type = port > 0 ? 0 : type; /* RPC: set by init, from the session's index */
   s->dh_type = dh_type;
-  s->caps = (uint32_t)strtoul(caps_s, NULL, 10);
   s->lib = port > 0 ? -1 : lib;
-  fill_backend(dh_tvm_num_sets);
   dh_tvm_num_sets++;
 }
 
@@ -466,7 +386,54 @@ static void take_library(const char* given, dh_backend_refuse_fn refuse) {
   }
 }
 
-size_t dh_tvm_more_backends(const dh_backend_t** out, size_t max, dh_backend_refuse_fn refuse) {
+/* TVM's own set of device_api.<name> (TVM type `type`) from file `lib` of TVM's lib
+ * folder (dir). */
+static void add_own_set(const char* dir, const char* lib, const char* name, int32_t type) {
+  if (dh_tvm_num_sets >= DH_TVM_MAX_SETS) return;
+  dh_tvm_set_t* s = &dh_tvm_sets[dh_tvm_num_sets++];
+  memset(s, 0, sizeof *s);
+  snprintf(s->name, sizeof s->name, "tvm-%s", name);
+  snprintf(s->api_name, sizeof s->api_name, "device_api.%s", name);
+  snprintf(s->own_lib, sizeof s->own_lib, "%s", lib);
+  snprintf(s->description, sizeof s->description, "TVM's own %s DeviceAPI (apache-tvm %s/%s)", name,
+           dir[0] ? dir : "(no TVM package)", lib);
+  snprintf(s->reason, sizeof s->reason, "not initialised");
+  s->dh_type = DH_TVM_TYPE_BASE + type;
+  s->tvm_type = s->base_type = type;
+  s->lib = -1;
+}
+
+static int cmp_name(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
+
+void dh_tvm_find_own_sets(void) {
+  static int found; /* once per process (a plugin loaded again keeps its sets) */
+  if (found) return;
+  found = 1;
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s%s", dh_tvm_root(), dh_tvm_root()[0] ? "/lib" : "");
+  add_own_set(dir, DH_TVM_CORE_LIB, "cpu", kDLCPU);
+  DIR* d = dir[0] ? opendir(dir) : NULL;
+  char* names[64];
+  size_t n = 0;
+  for (struct dirent* e; d != NULL && (e = readdir(d)) != NULL && n < 64;) {
+    size_t len = strlen(e->d_name), plen = strlen(DH_TVM_LIB_PREFIX);
+    if (len > plen + 3 && strncmp(e->d_name, DH_TVM_LIB_PREFIX, plen) == 0 && strcmp(e->d_name + len - 3, ".so") == 0)
+      names[n++] = strdup(e->d_name);
+  }
+  if (d != NULL) closedir(d);
+  qsort(names, n, sizeof *names, cmp_name); /* readdir's order is the file system's */
+  for (size_t i = 0; i < n; i++) {
+    if (names[i] == NULL) continue;
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int)(strlen(names[i]) - strlen(DH_TVM_LIB_PREFIX) - 3),
+             names[i] + strlen(DH_TVM_LIB_PREFIX));
+    for (int32_t t = 2; t < 20; t++) /* libtvm_runtime_extra.so and the like: no device type, no set */
+      if (kTvmDevices[t] != NULL && strcmp(kTvmDevices[t], name) == 0) add_own_set(dir, names[i], name, t);
+    free(names[i]);
+  }
+}
+
+void dh_tvm_find_more_sets(dh_backend_refuse_fn refuse) {
   /* once per process: a plugin loaded again after dh_plugins_unload_all (it stays
    * mapped) gives the same sets without probing again */
   static int probed;
@@ -496,11 +463,4 @@ size_t dh_tvm_more_backends(const dh_backend_t** out, size_t max, dh_backend_ref
     }
     p = e ? e + 1 : NULL;
   }
-  size_t n = 0;
-  for (int i = 0; i < dh_tvm_num_sets && n < max; i++) out[n++] = &dh_tvm_sets[i].backend;
-  return n;
 }
-
-#else
-typedef int dh_tvm_libs_none; /* tvm-cuda: no more_backends (an empty file is not C) */
-#endif /* !DH_TVM_CUDA */

@@ -1,7 +1,8 @@
 /*
- * backends/tvm/tvm_raw.c — tvm-cpu's raw twin (tvm-cuda has none: the cuda backend's
- * CUDA-driver twin is the raw API for the same GPU). Calls down into tvm_device.c and
- * the shared backends/common/host_memcpy_twin.c.
+ * backends/tvm/tvm_raw.c — the raw twin of TVM's own CPU set, tvm-cpu (TVM's other sets
+ * have none: the cuda backend's CUDA-driver twin is the raw API for the GPU under
+ * tvm-cuda). Calls down into tvm_device.c and the shared
+ * backends/common/host_memcpy_twin.c.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -11,7 +12,6 @@
 #include "backends/tvm/tvm_internal.h"
 #include "backends/common/host_memcpy_twin.h"
 
-#if !DH_TVM_CUDA
 /*---------------------------------------------------------------- raw twin */
 
 /* "memcpy": what TVM's CPU CopyDataFromTo does (apache/tvm 0.27
@@ -29,4 +29,3 @@ static int raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_t flags
 
 const dh_raw_twin_t dh_tvm_raw_twin =
     DH_RAW_TWIN("memcpy", raw_setup, dh_common_host_memcpy_twin_run, dh_common_host_memcpy_twin_teardown);
-#endif

@@ -124,6 +124,7 @@ static int device_from_entry(const dc_opts_t* o, const dh_device_entry_t* e, con
   d->backend = e->backend;
   d->id = e->device.device_id;
   d->count = e->device_count;
+  d->caps = e->caps;
   d->probe_failed = e->probe_failed;
   dc_fmt(d->name, sizeof d->name, "%s", e->name);
   dc_fmt(d->reason, sizeof d->reason, "%s", e->reason);

@@ -99,6 +99,9 @@ typedef struct dc_device {
   const dh_backend_t* backend;
   int id;            /* device id, or -1 for a backend without devices */
   int count;         /* devices of the backend */
+  uint32_t caps;     /* the backend's DH_CAP_* as its device probe found them (query_caps,
+                        backend.h ABI 1.5), which this process, never initialising the
+                        backend, cannot read from backend->caps */
   char name[96];     /* "sim:0" or "cuda (no device)" */
   char backend_name[64]; /* the backend's name as reports show it (dc_device_clean) */
   char reason[512];  /* why no device / probe failure */

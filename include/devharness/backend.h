@@ -53,7 +53,7 @@ extern "C" {
  *===========================================================================*/
 
 #define DH_BACKEND_ABI_MAJOR 1
-#define DH_BACKEND_ABI_MINOR 4
+#define DH_BACKEND_ABI_MINOR 5
 /* Name of the exported entry symbol. */
 #define DH_BACKEND_ENTRY_SYMBOL "dh_backend_entry"
 /* Device types (dh_backend_t.device_type). 1..DH_DEVICE_TYPE_OUT_OF_TREE_FIRST-1 are
@@ -127,6 +127,9 @@ typedef enum dh_attr_kind {
 #define DH_CAP_EVENT_TIMING (1u << 3)
 /* alloc_host/free_host give pinned (page-locked) host memory. */
 #define DH_CAP_PINNED_HOST (1u << 4)
+/* Every flag above; query_caps (ABI 1.5) may answer no other bit. */
+#define DH_CAP_ALL (DH_CAP_SINGLE_QUEUE | DH_CAP_HOST_POINTER_ARITHMETIC | DH_CAP_ASYNC_COPY | \
+                    DH_CAP_EVENT_TIMING | DH_CAP_PINNED_HOST)
 
 /*===========================================================================
  * Module functions every backend provides (packed calls, devharness/function.h)
@@ -336,7 +339,8 @@ typedef struct dh_backend {
   const char* name;        /* "sim": [a-z][a-z0-9_-]*, registered as devharness.device_api.<name> */
   const char* description; /* one line for `devharness info`; may be NULL */
   int32_t device_type;     /* DLDeviceType served (sim: kDLExtDev); unique per process */
-  uint32_t caps;           /* DH_CAP_* */
+  uint32_t caps;           /* DH_CAP_*, as declared; a backend with query_caps (ABI 1.5)
+                              has them replaced by its answer once init has run */
   const char* target_kind; /* target kind checked against this backend's devices
                               ("cpu", "sim", "opencl", ...); NULL = none */
   const char* target_kind_json; /* optional JSON definition of target_kind for kinds
@@ -483,6 +487,23 @@ typedef struct dh_backend {
    * tensors, valid for the call only. NULL: the core checks and calls copy_data_from_to.
    * Clauses copy.size_mismatch and copy.non_contiguous test it (docs/contract.md). */
   int (*copy_tensor_from_to)(const DLTensor* from, const DLTensor* to, dh_stream_t stream);
+
+  /*-- ABI 1.5: optional, NULL in a 1.0 to 1.4 plugin --*/
+  /* The backend's capabilities (DH_CAP_*) as found by asking what it serves, for a
+   * bridge that cannot know them when it is compiled: backends/tvm/ asks TVM's
+   * DeviceAPI (CreateStream on device 0 gives NULL: DH_CAP_SINGLE_QUEUE;
+   * SupportsDevicePointerArithmeticsOnHost: DH_CAP_HOST_POINTER_ARITHMETIC; apache/tvm
+   * 0.27 include/tvm/runtime/device_api.h:209,293, src/runtime/device_api.cc:163).
+   * Called once by the core, right after init returned 0 and before any other entry,
+   * under the same serialisation as init; stores the flags in *out_caps and returns 0,
+   * or -1 with an error, which makes init fail with that error (the backend then has
+   * no device and the message is its reason). A flag outside DH_CAP_ALL is refused the
+   * same way (ABIError). From then on the core's copy of the struct (the dh_backend_t*
+   * every dh_* call hands out) carries the answer in caps, in this process; a process
+   * that never initialises the backend (the conformance runner's parent) reads the
+   * found flags from dh_device_select's probe (dh_device_entry_t.caps). NULL: caps is
+   * what the backend declared. */
+  int (*query_caps)(uint32_t* out_caps);
 } dh_backend_t;
 
 /* Smallest struct_size the loader accepts: every required field, through

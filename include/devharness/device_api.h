@@ -204,6 +204,10 @@ typedef struct dh_device_entry {
   DLDevice device;             /* {backend->device_type, id}; device_id -1 for a backend
                                   without a device */
   int device_count;            /* devices the backend has (0 for a no-device entry) */
+  uint32_t caps;               /* the backend's DH_CAP_* once initialised: what its
+                                  query_caps found (backend.h ABI 1.5), from the probe
+                                  child with DH_SELECT_PROBE_IN_CHILD; else, and when the
+                                  probe failed, backend->caps */
   int probe_failed;            /* DH_SELECT_PROBE_IN_CHILD: the probe crashed, hung or
                                   exited (a contract violation; reason says how) */
   char name[96];               /* "sim:0", or "cuda (no device)" */

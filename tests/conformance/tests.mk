@@ -19,8 +19,9 @@ CONF_FAULTS := wrongbyte ignoreoffset hostread nowait earlysync overlap existerr
 # Built the same way for other tests, not part of the proof of power (faulty.t,
 # power.py): badtext fails stream.free_null with bytes no report may pass on raw
 # (tests/conformance/consumers.t); alone detects cases running beside each other
-# (tests/conformance/run_alone.t).
-CONF_REPORT_FAULTS := badtext alone
+# (tests/conformance/run_alone.t); querycaps answers query_caps (backend.h ABI 1.5)
+# differently from the caps it declares (tests/conformance/query_caps.t).
+CONF_REPORT_FAULTS := badtext alone querycaps
 CONF_FAULTY_DIR := $(TESTDIR)/conformance
 CONF_FAULTY_LIBS := $(foreach f,$(CONF_FAULTS) $(CONF_REPORT_FAULTS),$(CONF_FAULTY_DIR)/libdevharness_faulty_$(f).so)
 
@@ -70,7 +71,7 @@ ALL_TARGETS += $(CONF_NEW_CODE_VARS)
 TEST_SCRIPTS += tests/conformance/new_clause.sh tests/conformance/new_report_format.sh
 TEST_SCRIPTS += tests/conformance/faulty.t tests/conformance/suite.t tests/conformance/profiles.t \
     tests/conformance/power.py tests/conformance/reports.t tests/conformance/summary.t \
-    tests/conformance/consumers.t tests/conformance/run_alone.t
+    tests/conformance/consumers.t tests/conformance/run_alone.t tests/conformance/query_caps.t
 .PHONY: conformance-faulty
 conformance-faulty: $(CONF_FAULTY_LIBS)
 

@@ -14,7 +14,7 @@ import sys
 
 DH = os.environ.get("DEVHARNESS", "")
 BUILD = os.environ.get("BUILD", "build")
-PLUGIN = os.path.join(BUILD, "lib", "devharness", "libdevharness_tvm-cpu.so")
+PLUGIN = os.path.join(BUILD, "lib", "devharness", "libdevharness_tvm.so")
 VENV_PY = os.environ.get("DEVHARNESS_VENV_PY") or os.path.join(BUILD, "venv", "bin", "python")
 # What TVM 0.27's CPU DeviceAPI does not do of devharness's strict rules (the ground
 # truth this test holds; see backends/tvm/README.md for the upstream lines).
