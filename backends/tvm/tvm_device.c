@@ -302,7 +302,14 @@ int dh_tvm_set_caps(int i, uint32_t* out_caps) {
   dh_tvm_err_t e;
   void* stream = NULL;
   DLDevice d0 = {(DLDeviceType)s->tvm_type, 0};
-  if (dh_tvm_a->pointer_arithmetic_on_host(s->api)) *out_caps |= DH_CAP_HOST_POINTER_ARITHMETIC;
+  /* TVM's SupportsDevicePointerArithmeticsOnHost promises arithmetic on the host only:
+   * TVM's CUDA DeviceAPI answers true for CUDA device addresses (apache/tvm 0.27
+   * src/backend/cuda/runtime/cuda_device_api.cc, CUDADeviceAPI; seen through this bridge
+   * on an H200). DH_CAP_HOST_POINTER_ARITHMETIC promises host addresses as well
+   * (cap.host_pointer reads through one), which only the memory of a kDLCPU device is
+   * (DLPack): both must hold. */
+  if (s->tvm_type == kDLCPU && dh_tvm_a->pointer_arithmetic_on_host(s->api))
+    *out_caps |= DH_CAP_HOST_POINTER_ARITHMETIC;
   if (dh_tvm_a->create_stream(s->api, d0, &stream, &e) == 0 && stream != NULL)
     dh_tvm_a->free_stream(s->api, d0, stream, &e);
   else

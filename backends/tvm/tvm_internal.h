@@ -94,7 +94,9 @@ const char* dh_tvm_root(void);
 int dh_tvm_set_init(int i);
 /* query_caps of set i (backend.h ABI 1.5), after its init: asked of its DeviceAPI,
  * never assumed per name: DH_CAP_HOST_POINTER_ARITHMETIC when
- * SupportsDevicePointerArithmeticsOnHost() is true, DH_CAP_SINGLE_QUEUE when
+ * SupportsDevicePointerArithmeticsOnHost() is true of a kDLCPU device (TVM's flag
+ * promises arithmetic only, and TVM's CUDA answers true: README.md "Capabilities"),
+ * DH_CAP_SINGLE_QUEUE when
  * CreateStream on device 0 gives NULL (TVM's default: device_api.cc:163) or fails. A
  * set without a device has none. Always 0. */
 int dh_tvm_set_caps(int i, uint32_t* out_caps);

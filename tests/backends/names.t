@@ -9,8 +9,7 @@ dh_backend_t vtable is named after its field (`.alloc_data_space =
 dh_<backend>_alloc_data_space`).
 
 Points, for each folder of backends/:
-  - its objects under $BUILD/obj/backends/<folder>/ (sub-folders included: tvm builds
-    one per flavour), read with `nm -P`: every defined global symbol (T, D, B, R) has the
+  - its objects under $BUILD/obj/backends/<folder>/ (sub-folders included), read with `nm -P`: every defined global symbol (T, D, B, R) has the
     prefix. Objects whose source is gone are left out; a folder with no object (its SDK
     is absent) is a SKIP with the reason;
   - its `<folder>_backend.c`: every `.field = dh_...` of the vtable names that field
@@ -216,7 +215,7 @@ def plugin_folder(path):
     if base == "libdh_tvm_adapter.so":
         return "tvm"
     name = base[len("libdevharness_"):-len(".so")]
-    return name.split("-")[0]  # tvm-cpu, tvm-cuda: the tvm folder
+    return name.split("-")[0]  # a plugin named <folder>-<flavour> belongs to <folder>
 
 
 def check_plugins():

@@ -16,7 +16,7 @@ helpers of a shared header make no edge.
 
 By default the objects are those of $BUILD/obj (BUILD=build) whose source is in the
 folder (a renamed or removed source's stale object is left out). A backend folder built
-once per flavour (backends/tvm: cpu/ and cuda/ sub-folders of its objects) is one graph
+once per flavour (one sub-folder of its objects per flavour; no folder is, today) is one graph
 per flavour. A folder whose objects are not built (a backend's SDK is absent) is a SKIP
 with the reason. The first point checks the cycle finder itself. Prints TAP."""
 import glob
@@ -139,8 +139,8 @@ def built_objects(srcdir, objdir):
 
 def check_source_folder(rel):
     """rel (e.g. "runtime", "backends/sim"): one graph, or one per flavour sub-folder (an
-    object sub-folder with no source folder of its name, e.g. backends/tvm's cpu/ and
-    cuda/ builds of the same files)."""
+    object sub-folder with no source folder of its name: builds of the same files with
+    different flags)."""
     top = os.path.join(OBJDIR, rel)
     variants = [("", top)]
     if os.path.isdir(top):

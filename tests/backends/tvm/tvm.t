@@ -7,10 +7,12 @@ reason cites the upstream file:line; `--profile strict` fails exactly the devhar
 rules TVM's CPU DeviceAPI does not keep. An absent package gives a loaded backend whose
 clauses all SKIP with the reason. Prints TAP; needs $DEVHARNESS and $BUILD.
 """
+import json
 import os
 import re
 import subprocess
 import sys
+import tempfile
 
 DH = os.environ.get("DEVHARNESS", "")
 BUILD = os.environ.get("BUILD", "build")
@@ -71,7 +73,7 @@ def main():
         ok(rc2 == 0 and re.search(r"backend tvm-cpu .*\n(.*\n)?\s*unavailable: \S", out),
            "tvm-cpu has no device and `info` says why", out + err2)
         return 0
-    print("1..11")
+    print("1..15")
     plugins = ["--plugin", PLUGIN]
 
     rc, out, err = run(["conformance"] + plugins + ["--device", "tvm-cpu:0", "--profile", "tvm"])
@@ -87,6 +89,20 @@ def main():
        "no waived deviation under profile tvm (got %s)" % [c for c, _ in todo], out)
     ok("# profile: tvm (--profile)" in out and "# profile tvm: tvm-cpu:0" in out,
        "TAP and the run summary name profile tvm", out[-600:])
+
+    # caps are asked of TVM's DeviceAPI at init (query_caps, backend.h ABI 1.5), never
+    # declared: the plugin's struct claims none
+    skips = {cid: rest for good, cid, rest in res if good and "# SKIP" in rest}
+    ran = {cid for good, cid, rest in res if "# SKIP" not in rest}
+    ok("single queue" in skips.get("stream.sync_from_to", "") and "mem.alignment" in ran,
+       "the runner holds tvm-cpu:0 to what TVM's CPU DeviceAPI answered at init: one queue "
+       "(stream.sync_from_to skips: %r), host addresses (mem.alignment runs)"
+       % skips.get("stream.sync_from_to", "ran"), out)
+    rc, out, err = run(["info", "--json", "--device", "tvm-cpu:0"])
+    caps = [b.get("caps") for b in json.loads(out or "{}").get("backends", []) if b.get("name") == "tvm-cpu"]
+    ok(caps == [["single_queue", "host_pointer_arithmetic"]],
+       "info: tvm-cpu's caps are those TVM's CPU DeviceAPI answers (CreateStream NULL, "
+       "SupportsDevicePointerArithmeticsOnHost true): %s" % caps, out + err)
 
     rc, out, err = run(["conformance"] + plugins + ["--device", "tvm-cpu:0"])
     ok(rc == 0 and "# profile: tvm (the backend's default)" in out,
@@ -117,6 +133,29 @@ def main():
     ok(rc == 3 and "# Subtest: tvm-cpu (no device)" in out and res and
        all(good and "# SKIP " + why in rest for good, _, rest in res),
        "absent package: loaded backend, every clause SKIPs with %r" % why, out[:1500] + err)
+
+    # TVM's own sets come from TVM's lib folder by file: libtvm_runtime_<device>.so, a
+    # device type name, is a set; libtvm_runtime_extra.so is not
+    rt = os.path.join(os.path.dirname(os.path.abspath(PLUGIN)), "..", "..", "venv", "devharness", "tvm", "lib")
+    real = os.environ.get("DEVHARNESS_TVM_ROOT") or os.path.realpath(os.path.join(rt, ".."))
+    with tempfile.TemporaryDirectory(prefix="dh-tvmroot-") as tmp:
+        os.mkdir(os.path.join(tmp, "lib"))
+        for name, target in (("libtvm_runtime.so", "libtvm_runtime.so"),
+                             ("libtvm_runtime_extra.so", "libtvm_runtime_extra.so"),
+                             ("libtvm_runtime_vulkan.so", "libtvm_runtime_extra.so")):
+            os.symlink(os.path.join(real, "lib", target), os.path.join(tmp, "lib", name))
+        rc, out, err = run(["info", "--json"], env={"DEVHARNESS_TVM_ROOT": tmp})
+        got = {b.get("name"): b for b in json.loads(out or "{}").get("backends", [])}
+        names = sorted(n for n in got if n.startswith("tvm-"))
+        vk = got.get("tvm-vulkan", {})
+        ok(names == ["tvm-cpu", "tvm-vulkan"] and got["tvm-cpu"].get("available") is True,
+           "TVM's own sets are its runtime libraries by file: tvm-cpu, tvm-vulkan from "
+           "libtvm_runtime_vulkan.so; none for libtvm_runtime_extra.so nor the absent cuda one (%s)" % names,
+           out + err)
+        ok("device_api.vulkan is not registered after loading" in str(vk.get("unavailable_reason"))
+           and vk.get("caps") == [],
+           "a runtime library that registers no device_api.<its name>: no device, the reason says so, "
+           "no caps assumed (%s)" % vk.get("unavailable_reason"), out + err)
 
     # (only tvm-cuda is initialised: other backends' drivers stay out of this check)
     rc, out, err = run(["info", "--device", "tvm-cuda:0"])
