@@ -3,12 +3,16 @@
 # strict lists what TVM's CPU DeviceAPI does not do), the absent-package path, and
 # TVM's own Python agreeing with what the bridge reports. tvm_lib.t: any TVM DeviceAPI
 # through --tvm-lib / DEVHARNESS_TVM_LIBS, with the example of examples/tvm-device-api/
-# and the libraries below that must be refused.
+# the libraries below that must be refused, and one whose capabilities differ from the
+# example's (tvmlib_caps.cc).
 TEST_SCRIPTS += tests/backends/tvm/tvm.t tests/backends/tvm/tvm_lib.t tests/backends/tvm/tvm_rpc.t
 DH_TVMLIB_TEST_LIBS := $(BUILD)/tests/tvm/libtvmlib_dup.so $(BUILD)/tests/tvm/libtvmlib_none.so \
-    $(BUILD)/tests/tvm/libtvmlib_hang.so
+    $(BUILD)/tests/tvm/libtvmlib_hang.so $(BUILD)/tests/tvm/libtvmlib_caps.so
 test: $(DH_TVMLIB_TEST_LIBS)
 $(BUILD)/tests/tvm/libtvmlib_dup.so: tests/backends/tvm/tvmlib_dup.cc | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CXX) $(DH_EXAMPLE_CXXFLAGS) -o $@ $< $(DH_EXAMPLE_LDFLAGS)
+$(BUILD)/tests/tvm/libtvmlib_caps.so: tests/backends/tvm/tvmlib_caps.cc | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CXX) $(DH_EXAMPLE_CXXFLAGS) -o $@ $< $(DH_EXAMPLE_LDFLAGS)
 $(BUILD)/tests/tvm/libtvmlib_none.so: tests/backends/tvm/tvmlib_none.c | $(DEPS_STAMP)

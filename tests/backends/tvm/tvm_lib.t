@@ -26,6 +26,7 @@ FAULTY = os.path.join(BUILD, "examples", "libdh_example_device_api_faulty.so")
 DUP = os.path.join(BUILD, "tests", "tvm", "libtvmlib_dup.so")
 NONE = os.path.join(BUILD, "tests", "tvm", "libtvmlib_none.so")
 HANG = os.path.join(BUILD, "tests", "tvm", "libtvmlib_hang.so")
+CAPS = os.path.join(BUILD, "tests", "tvm", "libtvmlib_caps.so")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 from taplib import ok  # noqa: E402  (tests/taplib.py)
 
@@ -54,7 +55,7 @@ def main():
     if not DH or not os.path.exists(DH):
         print("1..0 # SKIP DEVHARNESS not set or missing")
         return 0
-    missing = [p for p in (EXAMPLE, FAULTY, DUP, NONE, HANG) if not os.path.exists(p)]
+    missing = [p for p in (EXAMPLE, FAULTY, DUP, NONE, HANG, CAPS) if not os.path.exists(p)]
     if missing:
         print("1..0 # SKIP not built (make examples; the venv has no TVM headers?): %s" % missing)
         return 0
@@ -62,7 +63,7 @@ def main():
     if rc != 0:
         print("1..0 # SKIP TVM's runtime does not load here: %s" % (out + err).strip()[-300:])
         return 0
-    print("1..13")
+    print("1..14")
 
     rc, out, err = run(["conformance", "--tvm-lib", EXAMPLE, "--device", "tvm-ext_dev:0", "--profile", "tvm"])
     res = cases(out)
@@ -88,6 +89,16 @@ def main():
        "(CreateStream NULL: single_queue; no host pointer arithmetic)", out[-3000:] + err)
     ok(m and "tvm-ext_dev:1" not in out,
        "TVM's numbering: kExist stops at id 1, one device", out[-2000:])
+
+    # caps are asked of each DeviceAPI at init: a real stream is not one queue, and TVM's
+    # SupportsDevicePointerArithmeticsOnHost (true here, as TVM's CUDA answers) is not
+    # host addresses on a device that is not kDLCPU
+    rc, out, err = run(["info", "--tvm-lib", CAPS, "--device", "tvm-metal:0"])
+    m = re.search(r"^backend tvm-metal \(.*\n\s+caps: (.*)\n\s+tvm-metal:0\b", out, re.M)
+    ok(rc == 0 and m and m.group(1).strip() == "none",
+       "a DeviceAPI whose CreateStream gives a stream and whose SupportsDevicePointerArithmeticsOnHost is "
+       "true, on kDLMetal: neither single_queue nor host_pointer_arithmetic (caps: %s)"
+       % (m.group(1) if m else "?"), out[-3000:] + err)
 
     rc, out, err = run(["info", "--device", "tvm-ext_dev:0"], env={"DEVHARNESS_TVM_LIBS": "/nonexistent.so:" + EXAMPLE})
     ok(rc == 0 and "device_name                  devharness example DeviceAPI" in out and
