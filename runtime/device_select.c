@@ -66,8 +66,7 @@ static int probe(const dh_device_select_params_t* p, const dh_backend_t* b, char
   if (p->progress) p->progress(b, p->progress_user);
   if (!(p->flags & DH_SELECT_PROBE_IN_CHILD)) {
     int n = count_devices(b, reason, rsize);
-    *caps = b->caps; /* after init */
-    return n;
+    return (*caps = b->caps), n; /* caps after init */
   }
   dh_child_result_t r;
   dh_child_run(probe_child, (void*)b, p->probe_timeout_s > 0 ? p->probe_timeout_s : DEFAULT_PROBE_TIMEOUT_S, &r);
@@ -82,11 +81,8 @@ static int probe(const dh_device_select_params_t* p, const dh_backend_t* b, char
   } else {
     char* nl = memchr(r.data, '\n', r.size);
     n = atoi(r.data);
-    if (nl != NULL) { /* "<caps>\n" */
-      char* nl2 = memchr(nl + 1, '\n', r.size - (size_t)(nl + 1 - r.data));
-      *caps = (uint32_t)strtoul(nl + 1, NULL, 10);
-      nl = nl2;
-    }
+    if (nl != NULL) *caps = (uint32_t)strtoul(nl + 1, NULL, 10); /* "<caps>\n" */
+    if (nl != NULL) nl = memchr(nl + 1, '\n', r.size - (size_t)(nl + 1 - r.data));
     size_t k = nl ? r.size - (size_t)(nl + 1 - r.data) : 0;
     if (k >= rsize) k = rsize - 1;
     if (nl) memcpy(reason, nl + 1, k);

@@ -534,14 +534,13 @@ int dh_device_api_get(const char* name, const dh_backend_t** out_backend) {
 
 /* ABI 1.5: the flags b's query_caps answers replace its declared caps (written before
  * init_state is published, so every reader after init sees them). 0, or -1 with the
- * backend's error or an ABIError for a flag no DH_CAP_* defines. */
+ * backend's error (RuntimeError if it set none) or an ABIError for an unknown flag. */
 static int query_caps(dh_backend_t* b) {
   uint32_t caps = 0;
-  dh_error_clear();
-  if (b->query_caps(&caps) != 0) {
-    if (dh_error_kind() == NULL) return dh_error_set(DH_KIND_RUNTIME_ERROR, "%s: query_caps returned -1 without an error", b->name);
-    return dh_error_prefix("%s: query_caps", b->name);
-  }
+  dh_error_clear(); /* what init left is not query_caps's */
+  if (b->query_caps(&caps) != 0)
+    return dh_error_kind() ? dh_error_prefix("%s: query_caps", b->name)
+                           : dh_error_set(DH_KIND_RUNTIME_ERROR, "%s: query_caps returned -1 without an error", b->name);
   if (caps & ~(uint32_t)DH_CAP_ALL)
     return dh_error_set(DH_KIND_ABI_ERROR, "%s: query_caps answered 0x%x, which has flags no DH_CAP_* defines (0x%x)",
                         b->name, (unsigned)caps, (unsigned)(caps & ~(uint32_t)DH_CAP_ALL));

@@ -19,9 +19,15 @@ DH_TVM_OBJS    := $(call obj,$(DH_TVM_SRCS)) $(call obj,$(DH_HOST_MEMCPY_TWIN_SR
 $(call obj,$(DH_TVM_SRCS)): CFLAGS += -fvisibility=hidden
 $(call obj,$(DH_TVM_SRCS)): CPPFLAGS += -DDH_TVM_ROOT_DEFAULT='"$(TVM_ROOT)"' -DDH_TVM_FFI_ROOT_DEFAULT='"$(TVM_FFI_ROOT)"'
 
+# TVM's own cpu and cuda were once plugins of their own: a build or install tree of then
+# still has them, and they would claim tvm-cpu and tvm-cuda before this plugin (whose
+# sets would then be refused as duplicates), so building or installing it removes them.
+DH_TVM_OLD_PLUGINS := libdevharness_tvm-cpu.so libdevharness_tvm-cuda.so
+
 PLUGINS += $(PLUGINDIR)/libdevharness_tvm.so
 $(PLUGINDIR)/libdevharness_tvm.so: $(DH_TVM_OBJS) $(RUNTIME_LIB)
 	@mkdir -p $(@D)
+	rm -f $(addprefix $(@D)/,$(DH_TVM_OLD_PLUGINS))
 	$(CC) -shared $(LDFLAGS) -o $@ $(filter %.o,$^) -L$(LIBDIR) -ldevharness -Wl,-rpath,'$$ORIGIN/..' -ljansson -ldl
 
 $(call obj,backends/tvm/tvm_adapter.cc): CPPFLAGS += -isystem $(TVM_ROOT)/include -isystem $(TVM_FFI_ROOT)/include
@@ -35,6 +41,7 @@ install: install-tvm-adapter
 .PHONY: install-tvm-adapter
 install-tvm-adapter: $(DH_TVM_ADAPTER)
 	install -d $(DESTDIR)$(PREFIX)/lib/devharness/tvm
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/devharness/,$(DH_TVM_OLD_PLUGINS))
 	install -m 755 $(DH_TVM_ADAPTER) $(DESTDIR)$(PREFIX)/lib/devharness/tvm/
 $(DH_TVM_ADAPTER): $(call obj,backends/tvm/tvm_adapter.cc)
 	@mkdir -p $(@D)
