@@ -116,7 +116,9 @@ typedef enum dh_attr_kind {
  * nullptr); stream clauses that need two queues are skipped. */
 #define DH_CAP_SINGLE_QUEUE (1u << 0)
 /* Data-space pointers are host addresses; pointer arithmetic is allowed (TVM
- * SupportsDevicePointerArithmeticsOnHost) and alignment is checkable. */
+ * SupportsDevicePointerArithmeticsOnHost) and alignment is checkable. More than TVM's
+ * flag, which promises the arithmetic only (TVM's CUDA DeviceAPI answers true for
+ * device addresses): clause cap.host_pointer reads bytes through such a pointer. */
 #define DH_CAP_HOST_POINTER_ARITHMETIC (1u << 1)
 /* copy_data_from_to may return before the copy is done (it is queued on the stream);
  * clause cap.async_copy checks it with a D2H into host memory from alloc_host when
