@@ -255,8 +255,14 @@ static void add_set(const char* origin, int lib, const char* host, int port, cha
     snprintf(name, sizeof name, "tvm-%.40s", short_name);
   for (int j = 0; j < dh_tvm_num_sets; j++) {
     if (port == 0 && dh_tvm_sets[j].rpc_port == 0 && strcmp(dh_tvm_sets[j].api_name, api_name) == 0) {
-      snprintf(msg, sizeof msg, "%s: refused: registers %s, as %s before it (one registration per name)", origin,
-               api_name, dh_tvm_libs[dh_tvm_sets[j].lib]);
+      const dh_tvm_set_t* t = &dh_tvm_sets[j];
+      char first[PATH_MAX + 64];
+      if (t->lib >= 0)
+        snprintf(first, sizeof first, "%s before it", dh_tvm_libs[t->lib]);
+      else
+        snprintf(first, sizeof first, "TVM's own %s", t->own_lib);
+      snprintf(msg, sizeof msg, "%s: refused: registers %s, as %s (one registration per name)", origin, api_name,
+               first);
       refuse(origin, msg);
       return;
     }
@@ -417,13 +423,13 @@ void dh_tvm_find_own_sets(void) {
   size_t n = 0;
   for (struct dirent* e; d != NULL && (e = readdir(d)) != NULL && n < 64;) {
     size_t len = strlen(e->d_name), plen = strlen(DH_TVM_LIB_PREFIX);
-    if (len > plen + 3 && strncmp(e->d_name, DH_TVM_LIB_PREFIX, plen) == 0 && strcmp(e->d_name + len - 3, ".so") == 0)
-      names[n++] = strdup(e->d_name);
+    if (len > plen + 3 && strncmp(e->d_name, DH_TVM_LIB_PREFIX, plen) == 0 && strcmp(e->d_name + len - 3, ".so") == 0 &&
+        (names[n] = strdup(e->d_name)) != NULL)
+      n++;
   }
   if (d != NULL) closedir(d);
   qsort(names, n, sizeof *names, cmp_name); /* readdir's order is the file system's */
   for (size_t i = 0; i < n; i++) {
-    if (names[i] == NULL) continue;
     char name[32];
     snprintf(name, sizeof name, "%.*s", (int)(strlen(names[i]) - strlen(DH_TVM_LIB_PREFIX) - 3),
              names[i] + strlen(DH_TVM_LIB_PREFIX));

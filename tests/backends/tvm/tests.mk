@@ -7,11 +7,14 @@
 # example's (tvmlib_caps.cc).
 TEST_SCRIPTS += tests/backends/tvm/tvm.t tests/backends/tvm/tvm_lib.t tests/backends/tvm/tvm_rpc.t
 DH_TVMLIB_TEST_LIBS := $(BUILD)/tests/tvm/libtvmlib_dup.so $(BUILD)/tests/tvm/libtvmlib_none.so \
-    $(BUILD)/tests/tvm/libtvmlib_hang.so $(BUILD)/tests/tvm/libtvmlib_caps.so
+    $(BUILD)/tests/tvm/libtvmlib_hang.so $(BUILD)/tests/tvm/libtvmlib_caps.so $(BUILD)/tests/tvm/libtvmlib_dupcuda.so
 test: $(DH_TVMLIB_TEST_LIBS)
 $(BUILD)/tests/tvm/libtvmlib_dup.so: tests/backends/tvm/tvmlib_dup.cc | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CXX) $(DH_EXAMPLE_CXXFLAGS) -o $@ $< $(DH_EXAMPLE_LDFLAGS)
+$(BUILD)/tests/tvm/libtvmlib_dupcuda.so: tests/backends/tvm/tvmlib_dup.cc | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CXX) $(DH_EXAMPLE_CXXFLAGS) -DTVMLIB_DUP_NAME='"device_api.cuda"' -o $@ $< $(DH_EXAMPLE_LDFLAGS)
 $(BUILD)/tests/tvm/libtvmlib_caps.so: tests/backends/tvm/tvmlib_caps.cc | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CXX) $(DH_EXAMPLE_CXXFLAGS) -o $@ $< $(DH_EXAMPLE_LDFLAGS)

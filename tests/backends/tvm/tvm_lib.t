@@ -27,6 +27,7 @@ DUP = os.path.join(BUILD, "tests", "tvm", "libtvmlib_dup.so")
 NONE = os.path.join(BUILD, "tests", "tvm", "libtvmlib_none.so")
 HANG = os.path.join(BUILD, "tests", "tvm", "libtvmlib_hang.so")
 CAPS = os.path.join(BUILD, "tests", "tvm", "libtvmlib_caps.so")
+DUPCUDA = os.path.join(BUILD, "tests", "tvm", "libtvmlib_dupcuda.so")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 from taplib import ok  # noqa: E402  (tests/taplib.py)
 
@@ -55,7 +56,7 @@ def main():
     if not DH or not os.path.exists(DH):
         print("1..0 # SKIP DEVHARNESS not set or missing")
         return 0
-    missing = [p for p in (EXAMPLE, FAULTY, DUP, NONE, HANG, CAPS) if not os.path.exists(p)]
+    missing = [p for p in (EXAMPLE, FAULTY, DUP, NONE, HANG, CAPS, DUPCUDA) if not os.path.exists(p)]
     if missing:
         print("1..0 # SKIP not built (make examples; the venv has no TVM headers?): %s" % missing)
         return 0
@@ -63,7 +64,7 @@ def main():
     if rc != 0:
         print("1..0 # SKIP TVM's runtime does not load here: %s" % (out + err).strip()[-300:])
         return 0
-    print("1..14")
+    print("1..15")
 
     rc, out, err = run(["conformance", "--tvm-lib", EXAMPLE, "--device", "tvm-ext_dev:0", "--profile", "tvm"])
     res = cases(out)
@@ -99,6 +100,12 @@ def main():
        "a DeviceAPI whose CreateStream gives a stream and whose SupportsDevicePointerArithmeticsOnHost is "
        "true, on kDLMetal: neither single_queue nor host_pointer_arithmetic (caps: %s)"
        % (m.group(1) if m else "?"), out[-3000:] + err)
+
+    # a name of TVM's own sets (tvm-cuda: device_api.cuda of libtvm_runtime_cuda.so)
+    rc, out, err = run(["info", "--tvm-lib", DUPCUDA, "--device", "tvm-cpu:0"])
+    ok(rc == 0 and "registers device_api.cuda, as TVM's own libtvm_runtime_cuda.so (one registration per name)" in out,
+       "a library registering device_api.cuda is refused as TVM's own tvm-cuda's name; tvm-cpu:0 still lists "
+       "(exit %s)" % rc, out[-2500:] + err)
 
     rc, out, err = run(["info", "--device", "tvm-ext_dev:0"], env={"DEVHARNESS_TVM_LIBS": "/nonexistent.so:" + EXAMPLE})
     ok(rc == 0 and "device_name                  devharness example DeviceAPI" in out and
