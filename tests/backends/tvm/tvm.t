@@ -136,8 +136,8 @@ def main():
 
     # TVM's own sets come from TVM's lib folder by file: libtvm_runtime_<device>.so, a
     # device type name, is a set; libtvm_runtime_extra.so is not
-    rt = os.path.join(os.path.dirname(os.path.abspath(PLUGIN)), "..", "..", "venv", "devharness", "tvm", "lib")
-    real = os.environ.get("DEVHARNESS_TVM_ROOT") or os.path.realpath(os.path.join(rt, ".."))
+    venv = os.environ.get("VENV") or os.path.join(BUILD, "venv")  # a sanitizer build uses build/'s venv
+    real = os.environ.get("DEVHARNESS_TVM_ROOT") or os.path.realpath(os.path.join(venv, "devharness", "tvm"))
     with tempfile.TemporaryDirectory(prefix="dh-tvmroot-") as tmp:
         os.mkdir(os.path.join(tmp, "lib"))
         for name, target in (("libtvm_runtime.so", "libtvm_runtime.so"),
