@@ -401,8 +401,11 @@ static void add_own_set(const char* dir, const char* lib, const char* name, int3
   snprintf(s->name, sizeof s->name, "tvm-%s", name);
   snprintf(s->api_name, sizeof s->api_name, "device_api.%s", name);
   snprintf(s->own_lib, sizeof s->own_lib, "%s", lib);
-  snprintf(s->description, sizeof s->description, "TVM's own %s DeviceAPI (apache-tvm %s/%s)", name,
-           dir[0] ? dir : "(no TVM package)", lib);
+  if (dir[0])
+    snprintf(s->description, sizeof s->description, "TVM's own %s DeviceAPI (apache-tvm %s/%s)", name, dir, lib);
+  else
+    snprintf(s->description, sizeof s->description, "TVM's own %s DeviceAPI (apache-tvm %s: no package configured)",
+             name, lib);
   snprintf(s->reason, sizeof s->reason, "not initialised");
   s->dh_type = DH_TVM_TYPE_BASE + type;
   s->tvm_type = s->base_type = type;
