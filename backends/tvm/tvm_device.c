@@ -204,18 +204,24 @@ static int32_t count_set(dh_tvm_set_t* s) {
   return n;
 }
 
-int dh_tvm_rpc_timeout_s(void) {
+int dh_tvm_probe_timeout_s(void) {
   const char* e = getenv("DEVHARNESS_TVM_PROBE_TIMEOUT_S");
   long v = e && *e ? strtol(e, NULL, 10) : 0;
-  v = v >= 1 && v <= 3600 ? v : 30;
-  return v > 1 ? (int)(v * 3 / 4) : 1; /* inside the probe's own timeout, so the probe says why */
+  return v >= 1 && v <= 3600 ? (int)v : 30;
+}
+
+/* How long a tracker request may wait for a free server: three quarters of the probe's
+ * timeout, so that a probe child says why before its own timeout ends it. */
+static int rpc_timeout_s(void) {
+  int v = dh_tvm_probe_timeout_s();
+  return v > 1 ? v * 3 / 4 : 1;
 }
 
 int dh_tvm_rpc_open(const char* host, int port, const char* key, int* out_index, dh_tvm_err_t* e) {
   if (key == NULL || !*key) return dh_tvm_a->rpc_connect(host, port, "", out_index, e);
   dh_tvm_tracker_reply_t r;
   char why[512];
-  if (dh_tvm_tracker_request(host, port, key, dh_tvm_rpc_timeout_s(), &r, why, sizeof why) != 0) {
+  if (dh_tvm_tracker_request(host, port, key, rpc_timeout_s(), &r, why, sizeof why) != 0) {
     snprintf(e->kind, sizeof e->kind, "RPCError");
     snprintf(e->message, sizeof e->message, "tracker %.128s:%d: %.700s", host, port, why);
     return -1;

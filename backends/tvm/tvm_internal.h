@@ -70,7 +70,8 @@ typedef struct dh_tvm_set {
   int rpc_port;
   char rpc_key[64];                /* TVM RPC sets through a tracker: the key asked for
                                       (KEY@HOST:PORT in DEVHARNESS_TVM_RPC), else "" */
-  int32_t base_type;               /* TVM RPC sets: the remote DLDeviceType (tvm_type is
+  int32_t base_type;               /* TVM's DLDeviceType of the name: tvm_type, but for an
+                                      RPC set the remote one (whose tvm_type is
                                       (session index + 1) * 128 + it, after init) */
   void* api;                       /* TVM's DeviceAPI*, after dh_tvm_set_init */
   char reason[1024];               /* why no device */
@@ -150,10 +151,9 @@ typedef struct dh_tvm_tracker_reply {
 } dh_tvm_tracker_reply_t;
 int dh_tvm_tracker_request(const char* host, int port, const char* key, int timeout_s, dh_tvm_tracker_reply_t* out,
                            char* err, size_t esize);
-/* How long a tracker request may wait for a free server: three quarters of
- * DEVHARNESS_TVM_PROBE_TIMEOUT_S (1..3600 s, default 30), so that a probe child says why
- * before its own timeout ends it (tvm_device.c). */
-int dh_tvm_rpc_timeout_s(void);
+/* Seconds a probe child (tvm_libs.c) may take: DEVHARNESS_TVM_PROBE_TIMEOUT_S, 1..3600,
+ * else 30; a tracker request waits three quarters of it (tvm_device.c). */
+int dh_tvm_probe_timeout_s(void);
 /* A TVM RPC session to the server host:port (key "") or to the server of `key` that the
  * tracker at host:port hands out; *out_index its session table index (tvm_device.c).
  * 0, or -1 with e naming host:port and why. */

@@ -39,7 +39,6 @@
 #include "backends/tvm/tvm_internal.h"
 
 
-#define PROBE_TIMEOUT_S 30 /* per library (DEVHARNESS_TVM_PROBE_TIMEOUT_S overrides, 1..3600) */
 #define PROBE_MAX 65536    /* bytes of the probe's answer kept */
 
 /*---------------------------------------------------------------- the probe child */
@@ -103,12 +102,6 @@ static void probe(const char* lib, int fd) {
   say(fd, "K\n", "", 0, 0);
 }
 
-static int probe_timeout_s(void) {
-  const char* e = getenv("DEVHARNESS_TVM_PROBE_TIMEOUT_S");
-  long v = e && *e ? strtol(e, NULL, 10) : 0;
-  return v >= 1 && v <= 3600 ? (int)v : PROBE_TIMEOUT_S;
-}
-
 /* "[KEY@]HOST:PORT" of DEVHARNESS_TVM_RPC split into key ("" for a server, else the
  * key to ask the tracker HOST:PORT for), host and port; -1 when malformed. */
 static int split_rpc(const char* spec, char* key, size_t ksize, char* host, size_t hsize, long* port) {
@@ -162,7 +155,7 @@ static void probe_rpc(const char* spec, int fd) {
 
 /* What the child said (malloc'd, NUL-terminated) and how it ended, in note. */
 static char* run_probe(void (*probe)(const char*, int), const char* lib, char* note, size_t note_size) {
-  const int timeout_s = probe_timeout_s();
+  const int timeout_s = dh_tvm_probe_timeout_s();
   int p[2];
   note[0] = '\0';
   if (pipe(p) != 0) {
