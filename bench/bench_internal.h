@@ -65,6 +65,15 @@ dh_gb_bench_t* dh_bench_register_timed(const char* name, dh_gb_fn_t fn, void* us
  * would measure glibc, not the harness (docs/benchmarks.md "Method"). Written to the
  * JSON context. */
 #define DH_BENCH_BUFFER_ALIGN 4096
+/* n bytes rounded up to a whole number of DH_BENCH_BUFFER_ALIGN (for aligned_alloc). */
+#define DH_BENCH_ROUND_UP(n) (((n) + DH_BENCH_BUFFER_ALIGN - 1) & ~(size_t)(DH_BENCH_BUFFER_ALIGN - 1))
+/* A device buffer of n bytes on dev (owned by the caller: dh_device_free_data_space),
+ * DH_BENCH_BUFFER_ALIGN-aligned where the device takes that alignment; a device that
+ * refuses it (TVM's CUDA DeviceAPI accepts only alignments that divide 256: apache/tvm
+ * 5d4dc87 src/backend/cuda/runtime/cuda_device_api.cc:162, so tvm-cuda:0 refused every
+ * copy buffer) gets TVM's kAllocAlignment instead; running out of memory is not
+ * retried. 0, or -1 with the error set (bench/buffer_cache.c). */
+int dh_bench_alloc_device(DLDevice dev, size_t n, void** out);
 
 /* Allocates a zeroed object of `size` bytes that lives until dh_bench_free_all
  * (benchmark user data). Returns NULL when out of memory. */

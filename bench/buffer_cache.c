@@ -8,7 +8,16 @@
 #include <string.h>
 
 #include "bench_internal.h"
+#include "devharness/device_api.h"
 #include "devharness/error.h"
+
+int dh_bench_alloc_device(DLDevice dev, size_t n, void** out) {
+  DLDataType u8 = {kDLUInt, 8, 1};
+  if (dh_device_alloc_data_space(dev, n, DH_BENCH_BUFFER_ALIGN, u8, out) == 0) return 0;
+  if (strcmp(dh_error_kind(), DH_KIND_OUT_OF_MEMORY_ERROR) == 0) return -1;
+  dh_error_clear();
+  return dh_device_alloc_data_space(dev, n, DH_ALLOC_ALIGNMENT, u8, out);
+}
 
 /*--- kept allocations ---*/
 static void** g_kept;

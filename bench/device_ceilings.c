@@ -22,8 +22,10 @@ static int pci_function(const dh_bench_device_t* d, char* id, size_t idsize, cha
   dh_byte_array_t s;
   if (dh_device_call(d->dev, DH_FUNC_PCI_BUS_ID, &arg, 1, &rv) == 0 && dh_any_as_str(&rv, &s) == 0) {
     snprintf(id, idsize, "%.*s", (int)s.size, s.data);
+    dh_any_release(&rv); /* an id of 8 bytes or more is a Str object */
     return id[0] ? 0 : 1;
   }
+  dh_any_release(&rv);
   snprintf(why, size, "%s.%s: %s", d->backend->name, DH_FUNC_PCI_BUS_ID,
            dh_error_message() && *dh_error_message() ? dh_error_message() : "not offered");
   dh_error_clear();

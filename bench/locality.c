@@ -15,10 +15,6 @@
 #include "devharness/error.h"
 #include "run.h"
 
-/* The backend function reporting a device's PCI function (backend.h
- * DH_FUNC_PCI_BUS_ID where the header has it). */
-static const char kPciBusIdFunc[] = DH_FUNC_PCI_BUS_ID; /* devharness/backend.h */
-
 /* sysfs numa_node of PCI function bus ("dddd:bb:dd.f"): >= 0, -1 when the firmware gives
  * none, -2 when unreadable (why says which). */
 static int sysfs_node(const char* bus, char* why, size_t size) {
@@ -38,7 +34,7 @@ static int sysfs_node(const char* bus, char* why, size_t size) {
 /* The device's PCI bus id into bus, 1 when it reports a well-formed one. */
 static int device_bus_id(const dh_bench_device_t* d, char* bus, size_t size) {
   dh_any_t arg = dh_any_device(d->dev), rv = dh_any_none();
-  if (dh_device_call(d->dev, kPciBusIdFunc, &arg, 1, &rv) != 0) {
+  if (dh_device_call(d->dev, DH_FUNC_PCI_BUS_ID, &arg, 1, &rv) != 0) {
     dh_error_clear();
     return 0;
   }

@@ -229,7 +229,7 @@ int dh_bench_main(int argc, char** argv) {
   }
   if (ran && a.bundle_dir && rc == DH_EXIT_USAGE) {
     dh_bench_out_discard(a.out_tmp); /* a usage error found late (a bad --device): */
-    rmdir(a.bundle.dir);             /* no bundle folder, when it is empty */
+    dh_bundle_discard(&a.bundle);    /* no bundle, not even its folder */
   } else if (ran && a.bundle_dir) { /* --bundle: info.json, then the manifest, last */
     dh_bundle_meta_t m = {1, 1, "default", NULL, 0, rc};
     if (dh_bundle_write_info(&a.bundle, a.device) != 0 || dh_bundle_finish(&a.bundle, &m) != 0)

@@ -25,17 +25,15 @@ void dh_run_health_take(int which) {
   g_taken[which] = 1;
 }
 
-/* The bench step's own verdict from bench.json's context (bench/main.c), 1 when there. */
-static int bench_verdict(const char* bench_json, int* noisy, char* reasons, size_t size) {
+/* The reasons of the bench step's own verdict from bench.json's context (bench/main.c),
+ * 1 when there is a verdict. */
+static int bench_verdict(const char* bench_json, char* reasons, size_t size) {
   json_t* root = json_load_file(bench_json, 0, NULL);
   json_t* ctx = json_object_get(root, "context");
   const char* n = json_string_value(json_object_get(ctx, "devharness.health.noisy"));
   const char* r = json_string_value(json_object_get(ctx, "devharness.health.reasons"));
   int have = n != NULL;
-  if (have) {
-    *noisy = strcmp(n, "yes") == 0;
-    snprintf(reasons, size, "%s", r ? r : "");
-  }
+  if (have) snprintf(reasons, size, "%s", r ? r : "");
   json_decref(root);
   return have;
 }
@@ -66,9 +64,8 @@ static json_t* health_doc(const run_dir_t* d) {
   }
   char reasons[4096] = "", bench_reasons[2048] = "";
   if (g_taken[0] && g_taken[1]) dh_health_reasons("conformance", &g_snaps[0], &g_snaps[1], reasons, sizeof reasons);
-  int bench_noisy = 0;
   if (g_taken[2] && g_taken[3]) {
-    if (bench_verdict(d->bench, &bench_noisy, bench_reasons, sizeof bench_reasons))
+    if (bench_verdict(d->bench, bench_reasons, sizeof bench_reasons))
       add_bench_reasons(bench_reasons, reasons, sizeof reasons);
     else /* bench.json without a verdict (it failed): the run's own snapshots */
       dh_health_reasons("bench", &g_snaps[2], &g_snaps[3], reasons, sizeof reasons);

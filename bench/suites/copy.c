@@ -79,23 +79,9 @@ static void copy_release(dh_bench_cache_t* c) {
   if (c->p[2]) dh_device_free_data_space(dev, c->p[2]);
 }
 
-/* A device buffer of an bytes, DH_BENCH_BUFFER_ALIGN-aligned where the device takes
- * that alignment; a device that refuses it (TVM's CUDA DeviceAPI accepts only
- * alignments that divide 256: apache/tvm 5d4dc87
- * src/backend/cuda/runtime/cuda_device_api.cc:162, so tvm-cuda:0 refused every copy
- * buffer) gets TVM's kAllocAlignment instead; running out of memory is not retried.
- * 0, or -1 with the error set. */
-static int alloc_dev_buf(const copy_ctx_t* x, size_t an, void** out) {
-  DLDataType u8 = {kDLUInt, 8, 1};
-  if (dh_device_alloc_data_space(x->d->dev, an, DH_BENCH_BUFFER_ALIGN, u8, out) == 0) return 0;
-  if (strcmp(dh_error_kind(), "OutOfMemoryError") == 0) return -1;
-  dh_error_clear();
-  return dh_device_alloc_data_space(x->d->dev, an, DH_ALLOC_ALIGNMENT, u8, out);
-}
-
 static int alloc_host_buf(const copy_ctx_t* x, size_t an, void** out) {
   if (x->pinned) return dh_device_alloc_host(x->d->dev, an, out);
-  size_t rounded = (an + DH_BENCH_BUFFER_ALIGN - 1) & ~(size_t)(DH_BENCH_BUFFER_ALIGN - 1);
+  size_t rounded = DH_BENCH_ROUND_UP(an);
   *out = aligned_alloc(DH_BENCH_BUFFER_ALIGN, rounded);
   if (!*out) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "cannot allocate %zu host bytes", an);
   return 0;
@@ -131,14 +117,14 @@ static int harness_buffers_new(const copy_ctx_t* x, size_t n, dh_bench_cache_t**
     if (alloc_host_buf(x, an, &c->p[3]) != 0) goto fail;
     memset(c->p[3], 0xa5, an);
   }
-  if (alloc_dev_buf(x, an, &c->p[1]) != 0) goto fail;
-  if (two_dev && alloc_dev_buf(x, an, &c->p[2]) != 0) goto fail;
+  if (dh_bench_alloc_device(x->d->dev, an, &c->p[1]) != 0) goto fail;
+  if (two_dev && dh_bench_alloc_device(x->d->dev, an, &c->p[2]) != 0) goto fail;
   /* Every device buffer holds data before it is timed: a never-written buffer of a
    * host-memory backend maps the kernel's zero page, so reading it would cost nothing. */
   void* tmp = NULL;
   if (!pattern) {
     tmp = aligned_alloc(DH_BENCH_BUFFER_ALIGN,
-                        (an + DH_BENCH_BUFFER_ALIGN - 1) & ~(size_t)(DH_BENCH_BUFFER_ALIGN - 1));
+                        DH_BENCH_ROUND_UP(an));
     if (!tmp) {
       dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "cannot allocate %zu host bytes", an);
       goto fail;

@@ -113,20 +113,6 @@ static void mx_release(dh_bench_cache_t* c) {
   free(c->p[5]);
 }
 
-static size_t rounded(size_t n) {
-  return (n + DH_BENCH_BUFFER_ALIGN - 1) & ~(size_t)(DH_BENCH_BUFFER_ALIGN - 1);
-}
-
-/* A device buffer, DH_BENCH_BUFFER_ALIGN-aligned where the device takes that alignment,
- * else TVM's kAllocAlignment (as the copy suite). 0, or -1 with the error set. */
-static int alloc_dev(DLDevice dev, size_t n, void** out) {
-  DLDataType u8 = {kDLUInt, 8, 1};
-  if (dh_device_alloc_data_space(dev, n, DH_BENCH_BUFFER_ALIGN, u8, out) == 0) return 0;
-  if (strcmp(dh_error_kind(), DH_KIND_OUT_OF_MEMORY_ERROR) == 0) return -1;
-  dh_error_clear();
-  return dh_device_alloc_data_space(dev, n, DH_ALLOC_ALIGNMENT, u8, out);
-}
-
 static uint8_t pattern(size_t i, unsigned seed) { return (uint8_t)(i * 131u + seed); }
 
 /* Writes device buffer p on dev with pattern `seed` (0: zeros) through host buffer tmp. */
@@ -162,11 +148,11 @@ static int make_buffers(dh_bench_matrix_cell_t* x, dh_bench_cache_t* c, uint8_t*
   static const unsigned kSeed[4] = {0x5a, 0, 0xa5, 0};
   size_t n = x->bytes;
   for (int i = 0; i < (x->bidir ? 4 : 2); ++i) {
-    if (alloc_dev(on[i], n, &c->p[i]) != 0) return not_measured(x, "buffers");
+    if (dh_bench_alloc_device(on[i], n, &c->p[i]) != 0) return not_measured(x, "buffers");
     if (write_pattern(on[i], c->p[i], tmp, n, kSeed[i]) != 0) return not_measured(x, "write");
   }
   for (int i = 4; x->path == DH_MX_STAGED && i < (x->bidir ? 6 : 5); ++i) {
-    if (!(c->p[i] = aligned_alloc(DH_BENCH_BUFFER_ALIGN, rounded(n)))) {
+    if (!(c->p[i] = aligned_alloc(DH_BENCH_BUFFER_ALIGN, DH_BENCH_ROUND_UP(n)))) {
       dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "cannot allocate %zu host bytes", n);
       return not_measured(x, "staging buffer");
     }
@@ -192,7 +178,7 @@ static int first_copy(dh_bench_matrix_cell_t* x, dh_bench_cache_t* c, uint8_t* t
 
 static int new_set(dh_bench_matrix_cell_t* x, dh_bench_cache_t** out) {
   dh_bench_cache_t* c = dh_bench_cache_slot();
-  uint8_t* tmp = aligned_alloc(DH_BENCH_BUFFER_ALIGN, rounded(x->bytes));
+  uint8_t* tmp = aligned_alloc(DH_BENCH_BUFFER_ALIGN, DH_BENCH_ROUND_UP(x->bytes));
   if (!c || !tmp) {
     dh_bench_cache_drop(c);
     free(tmp);
