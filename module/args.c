@@ -91,10 +91,15 @@ static int64_t tensor_len(int p, int k, int ntensors) {
   return p == 2 || (p == 1 && k == ntensors - 1) ? 1 : DM_N;
 }
 
+int dm_count_tensors(const dm_func_t* f) {
+  int n = 0;
+  for (int i = 0; i < f->nparams; i++) n += f->kinds[i] == DM_TENSOR || f->kinds[i] == DM_TENSOR_OBJ;
+  return n;
+}
+
 int dm_args_make(const dm_func_t* f, DLDevice dev, const dm_layout_t* l, dm_scalar_t sc, dm_args_t* a) {
   memset(a, 0, sizeof *a);
-  int ntensors = 0, k = 0;
-  for (int i = 0; i < f->nparams; i++) ntensors += f->kinds[i] == DM_TENSOR || f->kinds[i] == DM_TENSOR_OBJ;
+  int ntensors = dm_count_tensors(f), k = 0;
   for (int i = 0; i < f->nparams; i++) {
     a->n = i + 1;
     switch (f->kinds[i]) {

@@ -54,13 +54,12 @@ static int settle(DLDevice dev) {
 
 /* One call with arguments of layout l: 0 returned (and the device settled), -1
  * raised, -2 the arguments could not be made (the error says why). */
-static int try_call(call_ctx_t* c, DLDevice dev, const dm_layout_t* l, dm_scalar_t sc, int extra) {
+static int try_call(call_ctx_t* c, DLDevice dev, const dm_layout_t* l, dm_scalar_t sc) {
   dm_args_t a;
   int rc = dm_args_make(&c->f, dev, l, sc, &a) == 0 ? 0 : -2;
   if (rc == 0) {
-    a.v[a.n] = dh_any_int(0);
     dh_any_t rv = dh_any_none();
-    rc = dh_func_call(&c->fn, a.v, a.n + extra, &rv);
+    rc = dh_func_call(&c->fn, a.v, a.n, &rv);
     if (rc == 0) dh_any_release(&rv), rc = settle(dev);
   }
   dm_args_free(&a);
@@ -84,7 +83,7 @@ static int resolve(call_ctx_t* c, const dm_target_t* t, char* why, size_t why_si
         c->f.kinds[i] = kInfer[s][i] == 'T' ? DM_TENSOR : kInfer[s][i] == 'F' ? DM_FLOAT : DM_INT;
     }
     for (size_t i = 0; i < (t->func->has_schema ? nl : 3); i++) {
-      if (try_call(c, t->dev, &ls[i], kPlain, 0) == 0) {
+      if (try_call(c, t->dev, &ls[i], kPlain) == 0) {
         c->layout = ls[i];
         if (!t->func->has_schema) snprintf(c->inferred, sizeof c->inferred, "no type schema; inferred %s", kInfer[s]);
         return 0;
@@ -109,12 +108,6 @@ static int open_call(const dm_target_t* t, call_ctx_t* c, dm_verdict_t* v) {
     return -1;
   }
   return 0;
-}
-
-static int count_tensors(const dm_func_t* f) {
-  int n = 0;
-  for (int i = 0; i < f->nparams; i++) n += f->kinds[i] == DM_TENSOR || f->kinds[i] == DM_TENSOR_OBJ;
-  return n;
 }
 
 /* An error was raised with a kind and a message: "" when so, else what is missing. */
@@ -147,11 +140,11 @@ static void case_call_valid(const dm_target_t* t, dm_verdict_t* v) {
 static void case_scalar_edges(const dm_target_t* t, dm_verdict_t* v) {
   call_ctx_t c;
   if (open_call(t, &c, v) != 0) return;
-  if (c.f.nparams == count_tensors(&c.f)) return verdict(v, 's', "no scalar parameter");
+  if (c.f.nparams == dm_count_tensors(&c.f)) return verdict(v, 's', "no scalar parameter");
   static const dm_scalar_t edges[] = {{INT64_MIN, -INFINITY}, {-1, -0.0}, {0, NAN}, {INT64_MAX, DBL_MAX}, {1, INFINITY}};
   int errors = 0;
   for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
-    int rc = try_call(&c, t->dev, &c.layout, edges[i], 0);
+    int rc = try_call(&c, t->dev, &c.layout, edges[i]);
     if (rc != 0 && *raised_ok(rc)) return verdict(v, 'n', "edge %zu: %s", i, raised_ok(rc));
     errors += rc != 0;
     dh_error_clear();
@@ -208,7 +201,7 @@ static void case_wrong_type(const dm_target_t* t, dm_verdict_t* v) {
 /* Calls with layout l; "" when an error with kind and message was raised, else what
  * happened. */
 static const char* expect_raise(call_ctx_t* c, DLDevice dev, const dm_layout_t* l, char* msg, size_t msg_size) {
-  int rc = try_call(c, dev, l, kPlain, 0);
+  int rc = try_call(c, dev, l, kPlain);
   const char* bad = rc == -2 ? "devharness could not make the arguments" : raised_ok(rc);
   if (rc != 0) error_text(msg, msg_size);
   else snprintf(msg, msg_size, "no error");
@@ -220,7 +213,7 @@ static void case_wrong_device(const dm_target_t* t, dm_verdict_t* v) {
   call_ctx_t c;
   char msg[600], alt[64];
   if (open_call(t, &c, v) != 0) return;
-  int nt = count_tensors(&c.f);
+  int nt = dm_count_tensors(&c.f);
   if (nt < 2) return verdict(v, 's', "%d tensor parameter(s): no other tensor to disagree with", nt);
   if (t->alt.device_id < 0) return verdict(v, 's', "no other device to put a tensor on");
   dm_layout_t l = c.layout;
@@ -236,7 +229,7 @@ static void case_wrong_dtype(const dm_target_t* t, dm_verdict_t* v) {
   call_ctx_t c;
   char msg[600];
   if (open_call(t, &c, v) != 0) return;
-  if (count_tensors(&c.f) == 0) return verdict(v, 's', "no tensor parameter");
+  if (dm_count_tensors(&c.f) == 0) return verdict(v, 's', "no tensor parameter");
   dm_layout_t l = c.layout;
   l.odd_tensor = 0;
   int f32 = l.dtype.code == kDLFloat && l.dtype.bits == 32;
@@ -261,7 +254,7 @@ static long outside_written(const dm_args_t* a, int i, const uint8_t* buf) {
 static void case_non_contiguous(const dm_target_t* t, dm_verdict_t* v) {
   call_ctx_t c;
   if (open_call(t, &c, v) != 0) return;
-  if (count_tensors(&c.f) == 0) return verdict(v, 's', "no tensor parameter");
+  if (dm_count_tensors(&c.f) == 0) return verdict(v, 's', "no tensor parameter");
   dm_layout_t l = c.layout;
   l.stride = 2;
   dm_args_t a;
@@ -306,7 +299,7 @@ static void env_stream_check(call_ctx_t* c, const dm_target_t* t, dh_function_t*
   if (dh_device_create_stream(t->dev, &s) != 0 || dh_env_set_stream(t->dev, s) != 0)
     return verdict(v, 'n', "cannot create or set a stream: %s", dh_error_message());
   int rc = kernel_log(log, t->dev, -1, &n0);
-  int call = rc == 0 ? try_call(c, t->dev, &c->layout, kPlain, 0) : 0;
+  int call = rc == 0 ? try_call(c, t->dev, &c->layout, kPlain) : 0;
   if (rc == 0) rc = kernel_log(log, t->dev, -1, &n1);
   if (rc != 0 || call != 0) return verdict(v, 'n', "%s: %s", call ? "the call raised" : "stream log", dh_error_message());
   if (n1.v_int64 == n0.v_int64) return verdict(v, 's', "no kernel reached the stream log: ordering not observable");

@@ -111,6 +111,8 @@ typedef struct dm_scalar {
   double fval;
 } dm_scalar_t;
 
+/* args.c: how many of f's parameters are tensors (DLTensor* or ffi.Tensor). */
+int dm_count_tensors(const dm_func_t* f);
 /* args.c: builds the arguments of f for layout l on dev (tensors filled with
  * DM_CANARY bytes, scalars from sc). 0, or -1 with the error (allocation or copy
  * failed, a parameter no argument can be made for). dm_args_free frees everything

@@ -158,10 +158,9 @@ int dh_cuda_func_memory_peak_bandwidth(void* self, const dh_any_t* args, int32_t
 }
 
 /* pci_bus_id(Device dev) -> Str: cuDeviceGetPCIBusId ("0000:01:00.0", upper-case hex
- * from the driver), lower-cased as sysfs names the function; kept per device. */
+ * from the driver), lower-cased as sysfs names the function; an owned copy. */
 int dh_cuda_func_pci_bus_id(void* self, const dh_any_t* args, int32_t num_args, dh_any_t* result) {
   (void)self;
-  static char ids[DH_CUDA_MAX_DEVICES][32];
   if (num_args != 1 || !args || args[0].type_index != DH_TYPE_DEVICE)
     return dh_error_set(DH_KIND_TYPE_ERROR, "cuda.%s: expected (Device dev), got %d argument%s",
                         DH_FUNC_PCI_BUS_ID, (int)num_args, num_args == 1 ? "" : "s");
@@ -170,12 +169,11 @@ int dh_cuda_func_pci_bus_id(void* self, const dh_any_t* args, int32_t num_args, 
   if (!dh_cuda_drv.device_get_pci_bus_id)
     return dh_error_set(DH_KIND_RUNTIME_ERROR, "cuda.%s: libcuda.so.1 has no cuDeviceGetPCIBusId",
                         DH_FUNC_PCI_BUS_ID);
-  char* id = ids[dev.device_id];
-  CUresult r = dh_cuda_drv.device_get_pci_bus_id(id, (int)sizeof ids[0], dh_cuda_devices[dev.device_id].dev);
+  char id[32] = "";
+  CUresult r = dh_cuda_drv.device_get_pci_bus_id(id, (int)sizeof id, dh_cuda_devices[dev.device_id].dev);
   if (r != CUDA_SUCCESS) return dh_cuda_fail(r, "cuDeviceGetPCIBusId(device %d)", (int)dev.device_id);
   for (char* p = id; *p; ++p) *p = (char)tolower((unsigned char)*p);
-  if (result) *result = dh_any_str(id);
-  return 0;
+  return result ? dh_any_string(id, strlen(id), result) : 0;
 }
 
 /* peer_access(Device dev, Int peer) -> Str: whether dev can address peer's memory
