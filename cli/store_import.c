@@ -177,9 +177,10 @@ static int bench_device(void* user, const char* spec, sqlite3_int64* id) {
 }
 
 int dh_store_import(const char* cmd, sqlite3* db, const char* store_path, const dh_results_bundle_t* b) {
-  import_t im = {cmd, store_path, db, b, 0, json_object()};
+  import_t im = {cmd, store_path, db, b, 0, NULL};
   sqlite3_int64 have = 0, machine_id = 0;
   if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) return db_fail(&im, "cannot lock the store");
+  im.ids = json_object(); /* after BEGIN: every way out below releases it */
   if (run_sql(&im, &have, "SELECT run_id FROM runs WHERE uuid = ?", "s", jtext(b->manifest, "run_uuid")) != 0)
     goto fail;
   if (have) {

@@ -102,6 +102,10 @@ static int make_dirs(const char* dir) {
   return 0;
 }
 
+void dh_bundle_discard(const dh_bundle_t* b) {
+  if (b->created) rmdir(b->dir); /* only when empty: rmdir refuses otherwise */
+}
+
 int dh_bundle_begin(dh_bundle_t* b, const char* cmd, const char* dir, int argc, char** argv) {
   memset(b, 0, sizeof *b);
   b->cmd = cmd;
@@ -111,6 +115,7 @@ int dh_bundle_begin(dh_bundle_t* b, const char* cmd, const char* dir, int argc, 
   if (dir[0] == '\0' || strlen(dir) > PATH_MAX - 128)
     return dh_cmdline_usage_error(cmd, "--bundle: '%s': expected a folder path", dh_cmdline_quote(dir));
   snprintf(b->dir, sizeof b->dir, "%s", dir);
+  b->created = access(dir, F_OK) != 0;
   if (make_dirs(dir) != 0)
     return dh_cmdline_usage_error(cmd, "--bundle: cannot create %s: %s", dh_cmdline_quote(dir), strerror(errno));
   char m[PATH_MAX];

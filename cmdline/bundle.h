@@ -25,6 +25,7 @@ typedef struct dh_bundle {
   time_t started;     /* wall clock when the command started */
   int argc;           /* the command's argv (argv[0] = the command name), borrowed */
   char** argv;
+  int created;        /* 1 when dh_bundle_begin made dir (it did not exist before) */
 } dh_bundle_t;
 
 /* What the manifest records besides the bundle itself. */
@@ -40,6 +41,11 @@ typedef struct dh_bundle_meta {
  * start time. dir must not already hold a manifest.json (a bundle is written once).
  * Returns 0, or 2 (DH_EXIT_USAGE) after one line naming dir. */
 int dh_bundle_begin(dh_bundle_t* b, const char* cmd, const char* dir, int argc, char** argv);
+
+/* Gives up a bundle begun but never written (a usage error found late, such as a bad
+ * --device): removes its folder when dh_bundle_begin created it and it is still empty;
+ * a folder the user made is left as it was. Never fails. */
+void dh_bundle_discard(const dh_bundle_t* b);
 
 /* Writes DIR/info.json with `devharness info --json [--device SPEC]` run in a child
  * (this process initialises no backend). device_spec may be NULL. Returns 0, or -1

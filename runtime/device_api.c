@@ -212,10 +212,10 @@ void dh_device_raw_teardown(dh_raw_context_t* raw) {
   raw->ctx = NULL;
 }
 
-/* A tensor of copy_tensor_from_to: non-NULL, shape given when ndim > 0, data given when
- * it has elements. Everything else about it is the backend's to judge. */
+/* A tensor of copy_tensor_from_to (never NULL: tensor_slot sends NULL tensors to the
+ * core's checks): shape given when ndim > 0, data given when it has elements. Everything
+ * else about it is the backend's to judge. */
 static int tensor_given(const DLTensor* t, const char* side) {
-  if (t == NULL) return dh_error_set(DH_KIND_VALUE_ERROR, "copy_data_from_to: %s is NULL", side);
   if (t->ndim < 0 || (t->ndim > 0 && t->shape == NULL))
     return dh_error_set(DH_KIND_VALUE_ERROR, "copy_data_from_to: %s has ndim %d and %s shape", side, (int)t->ndim,
                         t->shape == NULL ? "no" : "a");

@@ -398,7 +398,7 @@ static int conformance_main(run_t* r, int argc, char** argv) {
   r->o.progress = isatty(2) && r->o.verbosity >= 0;
   if ((rc = bundle_begin(r, argc, argv)) != DH_EXIT_OK) return rc;
   if ((rc = discover(r)) != DH_EXIT_OK) {
-    if (r->o.bundle_dir) rmdir(g_bundle.dir); /* a bad --device: no bundle, not even its folder (when empty) */
+    if (r->o.bundle_dir) dh_bundle_discard(&g_bundle); /* a bad --device: no bundle, not even its folder */
     return rc;
   }
   return bundle_end(r, run_all(r));

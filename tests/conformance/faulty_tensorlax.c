@@ -7,10 +7,8 @@
 #include "devharness/tensor.h"
 
 static size_t packed_bytes(const DLTensor* t) {
-  uint64_t n = 1;
-  for (int32_t i = 0; i < t->ndim; i++) n *= (uint64_t)t->shape[i];
   size_t b = 0;
-  return dh_dtype_nbytes(n, t->dtype, &b) == 0 ? b : 0;
+  return dh_tensor_nbytes(t, &b) == 0 ? b : 0;
 }
 
 static int lax_copy(const DLTensor* from, const DLTensor* to, dh_stream_t stream) {
