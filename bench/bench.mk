@@ -21,9 +21,9 @@ ALL_TARGETS += $(BENCH_DRIVER) $(BENCH_FFI_NOOP)
 
 # The object of cmdline/cmdline.c: the exit codes and option helpers every command shares
 # (cmdline/cmdline.h).
-$(BENCH_DRIVER): $(BENCH_OBJS) $(OBJDIR)/bench/driver.o $(OBJDIR)/cmdline/cmdline.o $(OBJDIR)/cmdline/bundle.o $(BASE_LIB) $(RUNTIME_LIB)
+$(BENCH_DRIVER): $(BENCH_OBJS) $(OBJDIR)/bench/driver.o $(OBJDIR)/cmdline/cmdline.o $(OBJDIR)/store/bundle.o $(BASE_LIB) $(RUNTIME_LIB)
 	@mkdir -p $(@D)
-	$(CXX) $(LDFLAGS) -o $@ $(BENCH_OBJS) $(OBJDIR)/bench/driver.o $(OBJDIR)/cmdline/cmdline.o $(OBJDIR)/cmdline/bundle.o $(BASE_LIB) $(RUNTIME_LINK) $(BENCH_LDLIBS) $(CMDLINE_LDLIBS)
+	$(CXX) $(LDFLAGS) -o $@ $(BENCH_OBJS) $(OBJDIR)/bench/driver.o $(OBJDIR)/cmdline/cmdline.o $(OBJDIR)/store/bundle.o $(BASE_LIB) $(RUNTIME_LINK) $(BENCH_LDLIBS) $(STORE_BUNDLE_LDLIBS)
 
 # A module exporting __tvm_ffi_noop; needs nothing from the runtime.
 $(BENCH_FFI_NOOP): $(OBJDIR)/bench/ffi_noop.o

@@ -11,7 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/results.h"
-#include "cmdline/bundle.h"
+#include "store/bundle.h"
 
 static const char kMergeUsage[] =
     "usage: devharness merge BUNDLE... -o DIR\n"

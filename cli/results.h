@@ -1,8 +1,6 @@
 /*
- * cli/results.h — the read side of result bundles and the SQLite results store
+ * cli/results.h — the SQLite results store, merge and verify
  * (docs/results.md), internal to cli/:
- *   bundle_read.c   a bundle loaded and checked (manifest schema and version, every
- *                   file's size and SHA-256), its conformance cases and bench.json
  *   store.c         the store opened: WAL, foreign keys, busy timeout, migrations from
  *                   cli/store_schema.sql (compiled in), backup before migrating
  *   store_import.c  one bundle recorded in one transaction, idempotent by run UUID
@@ -19,24 +17,7 @@
 #include <limits.h>
 #include <sqlite3.h>
 
-/* A bundle read from disk; every json_t is owned (dh_results_bundle_free). */
-typedef struct dh_results_bundle {
-  char dir[PATH_MAX];
-  json_t* manifest; /* manifest.json, checked: schema, version, required fields */
-  json_t* cases_doc; /* conformance.cases.json, or NULL without one */
-  json_t* cases;    /* its "cases" array (borrowed from cases_doc), or NULL */
-  json_t* bench;    /* bench.json, or NULL without one */
-} dh_results_bundle_t;
-
-/* Loads DIR/manifest.json and checks it (schema "devharness.bundle", a version not
- * newer than this devharness reads, the fields docs/results.md requires) and every file
- * it lists (present, same size, same SHA-256), then loads the cases and bench.json.
- * Returns 0, or -1 after one line "devharness CMD: DIR: what is wrong". */
-int dh_results_bundle_load(const char* cmd, const char* dir, dh_results_bundle_t* b);
-void dh_results_bundle_free(dh_results_bundle_t* b);
-
-/* The stable_id the bundle's manifest gives the device with this spec, or NULL. */
-const char* dh_results_stable_id(const dh_results_bundle_t* b, const char* spec);
+#include "store/bundle.h"
 
 /* Opens (creating it and its folder when missing) the store at path: WAL, foreign
  * keys on, busy timeout (10 s; DEVHARNESS_STORE_BUSY_MS overrides), then migrates it

@@ -30,7 +30,7 @@
 
 #include "cli/cli.h"
 #include "cli/run.h"
-#include "cmdline/bundle.h"
+#include "store/bundle.h"
 #include "base/text.h"
 #include "devharness/devharness.h"
 

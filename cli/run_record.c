@@ -5,7 +5,7 @@
 #include "cli/cli.h"
 #include "cli/results.h"
 #include "cli/run.h"
-#include "cmdline/bundle.h"
+#include "store/bundle.h"
 
 int dh_run_bundle_begin(struct dh_bundle* b, const run_dir_t* d, int argc, char** argv) {
   return dh_bundle_begin(b, "run", d->partial, argc, argv) == 0 ? 0 : -1;

@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "cli/results.h"
-#include "cmdline/bundle.h"
+#include "store/bundle.h"
 #include "cmdline/cmdline.h"
 
 typedef struct import {

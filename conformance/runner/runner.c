@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmdline/bundle.h"
+#include "store/bundle.h"
 #include "cmdline/cmdline.h"
 #include "conformance/conformance.h"
 #include "report/report.h"

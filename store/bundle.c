@@ -1,7 +1,7 @@
-/* cmdline/bundle.c — writes a result bundle's info.json and manifest.json
- * (cmdline/bundle.h; docs/results.md). SHA-256 from nettle, UUIDs from libuuid, the
+/* store/bundle.c — writes a result bundle's info.json and manifest.json
+ * (store/bundle.h; docs/results.md). SHA-256 from nettle, UUIDs from libuuid, the
  * machine from uname(2) and the hwloc host block of info.json. */
-#include "cmdline/bundle.h"
+#include "store/bundle.h"
 
 #include <errno.h>
 #include <fcntl.h>

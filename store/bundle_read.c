@@ -1,11 +1,10 @@
-/* cli/bundle_read.c — a result bundle read and checked (cli/results.h; docs/results.md). */
+/* store/bundle_read.c — a result bundle read and checked (store/bundle.h; docs/results.md). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/results.h"
-#include "cmdline/bundle.h"
 #include "cmdline/cmdline.h"
+#include "store/bundle.h"
 
 static int bad(const char* cmd, const char* dir, const char* fmt, const char* what) {
   fprintf(stderr, "devharness %s: %s: ", cmd, dh_cmdline_quote(dir));

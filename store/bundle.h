@@ -1,14 +1,18 @@
 /*
- * cmdline/bundle.h — the write side of a result bundle (docs/results.md "The bundle"):
- * the folder a command's --bundle DIR names, its info.json and, written last, its
- * manifest.json (schema docs/bundle.schema.json). Shared by `conformance`, `bench` and
- * `run`; the read side (merge, verify, store import) is cli/bundle_read.c.
+ * store/bundle.h — a result bundle (docs/results.md "The bundle"), written and read:
+ *   bundle.c       the write side: the folder a command's --bundle DIR names, its
+ *                  info.json and, written last, its manifest.json (schema
+ *                  docs/bundle.schema.json); used by `conformance`, `bench` and `run`
+ *   bundle_read.c  the read side: a bundle loaded and checked (manifest schema and
+ *                  version, every file's size and SHA-256), its conformance cases and
+ *                  bench.json; used by merge, verify and store import
  * Not thread-safe: call from the command's main thread. Every function prints one line
  * "devharness CMD: ..." on stderr when it fails.
  */
-#ifndef DEVHARNESS_CMDLINE_BUNDLE_H_
-#define DEVHARNESS_CMDLINE_BUNDLE_H_
+#ifndef DEVHARNESS_STORE_BUNDLE_H_
+#define DEVHARNESS_STORE_BUNDLE_H_
 
+#include <jansson.h>
 #include <limits.h>
 #include <stddef.h>
 #include <time.h>
@@ -67,4 +71,23 @@ void dh_bundle_new_uuid(char out[37]);
 /* t as ISO 8601 UTC, "2026-11-27T11:00:03Z", into out[21]. */
 void dh_bundle_iso_time(time_t t, char out[21]);
 
-#endif /* DEVHARNESS_CMDLINE_BUNDLE_H_ */
+/* A bundle read from disk; every json_t is owned (dh_results_bundle_free). */
+typedef struct dh_results_bundle {
+  char dir[PATH_MAX];
+  json_t* manifest; /* manifest.json, checked: schema, version, required fields */
+  json_t* cases_doc; /* conformance.cases.json, or NULL without one */
+  json_t* cases;    /* its "cases" array (borrowed from cases_doc), or NULL */
+  json_t* bench;    /* bench.json, or NULL without one */
+} dh_results_bundle_t;
+
+/* Loads DIR/manifest.json and checks it (schema "devharness.bundle", a version not
+ * newer than this devharness reads, the fields docs/results.md requires) and every file
+ * it lists (present, same size, same SHA-256), then loads the cases and bench.json.
+ * Returns 0, or -1 after one line "devharness CMD: DIR: what is wrong". */
+int dh_results_bundle_load(const char* cmd, const char* dir, dh_results_bundle_t* b);
+void dh_results_bundle_free(dh_results_bundle_t* b);
+
+/* The stable_id the bundle's manifest gives the device with this spec, or NULL. */
+const char* dh_results_stable_id(const dh_results_bundle_t* b, const char* spec);
+
+#endif /* DEVHARNESS_STORE_BUNDLE_H_ */

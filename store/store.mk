@@ -1,0 +1,15 @@
+# store/store.mk — the results room (store/README.md): result bundles written and read,
+# the SQLite results store, merge and verify; linked into the devharness command. The
+# bench driver (bench/bench.mk) links the bundle's write side alone ($(OBJDIR)/store/bundle.o
+# with STORE_BUNDLE_LDLIBS: fragments are read in alphabetical order, bench/ before
+# store/, so a prerequisite there names the object, not a variable of this file).
+STORE_SRCS := $(sort $(wildcard store/*.c))
+CLI_OBJS += $(call obj,$(STORE_SRCS))
+
+# store/bundle.c writes result bundles (docs/results.md): SHA-256 from nettle (Debian
+# nettle-dev), UUIDs from libuuid (uuid-dev); the checkout's commit at build time goes
+# into every manifest.
+DH_GIT_COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
+$(OBJDIR)/store/bundle.o: CPPFLAGS += -DDH_GIT_COMMIT='"$(DH_GIT_COMMIT)"'
+STORE_BUNDLE_LDLIBS := -lnettle -luuid -ljansson
+CLI_LDLIBS += $(STORE_BUNDLE_LDLIBS)
