@@ -5,10 +5,10 @@
 #include "base/text.h"
 #include "bench/bench.h"
 #include "cli/cli.h"
-#include "cli/results.h"
 #include "conformance/conformance.h"
 #include "devharness/devharness.h"
 #include "module/command.h"
+#include "store/store.h"
 
 /* Every subcommand: its name, its entry (argv[0] = the name; returns the exit code)
  * and its line in the top-level --help. */

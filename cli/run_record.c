@@ -3,9 +3,9 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
-#include "cli/results.h"
 #include "cli/run.h"
 #include "store/bundle.h"
+#include "store/store.h"
 
 int dh_run_bundle_begin(struct dh_bundle* b, const run_dir_t* d, int argc, char** argv) {
   return dh_bundle_begin(b, "run", d->partial, argc, argv) == 0 ? 0 : -1;
@@ -22,19 +22,10 @@ int dh_run_bundle_finish(const struct dh_bundle* b, const run_opts_t* o, const r
 
 int dh_run_record(const run_opts_t* o, const run_dir_t* d) {
   if (o->no_store) return 0;
-  char path[PATH_MAX];
+  char path[PATH_MAX], uuid[64];
   if (o->store) snprintf(path, sizeof path, "%s", o->store);
   else snprintf(path, sizeof path, "%.4000s/devharness.sqlite", o->output);
-  int code = 0, rc = -1;
-  sqlite3* db = dh_store_open("run", path, &code);
-  dh_results_bundle_t b;
-  if (db && dh_results_bundle_load("run", d->partial, &b) == 0) {
-    rc = dh_store_import("run", db, path, &b) < 0 ? -1 : 0;
-    if (rc == 0 && o->verbosity >= 0)
-      printf("store: run %s recorded in %s\n", json_string_value(json_object_get(b.manifest, "run_uuid")), path);
-    dh_results_bundle_free(&b);
-  }
-  if (db) sqlite3_close(db);
-
-  return rc;
+  if (dh_store_record("run", path, d->partial, uuid) != 0) return -1;
+  if (o->verbosity >= 0) printf("store: run %s recorded in %s\n", uuid, path);
+  return 0;
 }

@@ -12,4 +12,14 @@ CLI_OBJS += $(call obj,$(STORE_SRCS))
 DH_GIT_COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
 $(OBJDIR)/store/bundle.o: CPPFLAGS += -DDH_GIT_COMMIT='"$(DH_GIT_COMMIT)"'
 STORE_BUNDLE_LDLIBS := -lnettle -luuid -ljansson
-CLI_LDLIBS += $(STORE_BUNDLE_LDLIBS)
+CLI_LDLIBS += $(STORE_BUNDLE_LDLIBS) -lsqlite3
+
+# The store's schema and migrations (store/schema.sql) compiled in as one string.
+STORE_SCHEMA_C := $(OBJDIR)/gen/store/schema
+$(STORE_SCHEMA_C).c: store/schema.sql
+	@mkdir -p $(@D)
+	{ echo 'const char dh_store_schema_sql[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/  "/' -e 's/$$/\\n"/' $<; echo ';'; } > $@.tmp && mv $@.tmp $@
+$(STORE_SCHEMA_C).o: $(STORE_SCHEMA_C).c
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+CLI_OBJS += $(STORE_SCHEMA_C).o

@@ -1,5 +1,5 @@
 """bench/scripts/dh_store.py — the read side of the devharness results store (SQLite,
-schema cli/store_schema.sql, docs/results.md "The store"), for compare.py
+schema store/schema.sql, docs/results.md "The store"), for compare.py
 (--baseline store:last=N), history.py and dashboard.py: one reader, so all three see
 the same runs in the same order.
 
@@ -10,7 +10,7 @@ Every error is a ValueError with one line naming the store.
 import os
 import sqlite3
 
-KNOWN_SCHEMA = 2  # the last migration of cli/store_schema.sql this reader understands
+KNOWN_SCHEMA = 2  # the last migration of store/schema.sql this reader understands
 UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 DEFAULT_STORE = "results/devharness.sqlite"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The results store (docs/results.md "The store"; cli/store_schema.sql): `store import`
+"""The results store (docs/results.md "The store"; store/schema.sql): `store import`
 records conformance, bench and merged bundles and is idempotent by run UUID (importing
 twice leaves every row count unchanged); `run` writes its results folder as a bundle
 and records it; the store is WAL with foreign keys, at the schema's latest version.
@@ -40,7 +40,7 @@ def counts(path=STORE):
 
 
 def latest_version():
-    text = open(os.path.join(ROOT, "cli", "store_schema.sql")).read()
+    text = open(os.path.join(ROOT, "store", "schema.sql")).read()
     return max(int(line.split()[2].rstrip(":")) for line in text.splitlines() if line.startswith("-- migration "))
 
 
@@ -144,7 +144,7 @@ try:
        and counts(B("newer.sqlite")) == before, "a store of a newer schema: exit 2, left alone", p.stderr)
 
     # a store of an older schema: migrated on open, a copy of the old one kept
-    text = open(os.path.join(ROOT, "cli", "store_schema.sql")).read()
+    text = open(os.path.join(ROOT, "store", "schema.sql")).read()
     first_mig = text.split("\n-- migration 2:")[0].split("\n-- migration 1:", 1)[1].split("\n", 1)[1]
     if latest_version() >= 2:
         old = B("old.sqlite")

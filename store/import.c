@@ -1,5 +1,5 @@
-/* cli/store_import.c — one result bundle recorded in the store in one transaction,
- * idempotent by run UUID (cli/results.h; docs/results.md "The store"). */
+/* store/import.c — one result bundle recorded in the store in one transaction,
+ * idempotent by run UUID (store/internal.h; docs/results.md "The store"). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,9 +7,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/results.h"
-#include "store/bundle.h"
 #include "cmdline/cmdline.h"
+#include "store/bundle.h"
+#include "store/internal.h"
 
 typedef struct import {
   const char* cmd;
@@ -167,10 +167,6 @@ static int add_cases(import_t* im) {
   return rc;
 }
 
-/* bench.json (cli/store_bench.c). */
-int dh_store_import_bench(sqlite3* db, sqlite3_int64 run_id, json_t* bench, const dh_results_bundle_t* b,
-                          int (*dev)(void* user, const char* spec, sqlite3_int64* id), void* user);
-
 static int bench_device(void* user, const char* spec, sqlite3_int64* id) {
   *id = device_of(user, spec, NULL);
   return *id ? 0 : -1;
@@ -205,4 +201,18 @@ fail:
   sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
   json_decref(im.ids);
   return -1;
+}
+
+int dh_store_record(const char* cmd, const char* path, const char* dir, char uuid[64]) {
+  int code = 0, rc = -1;
+  uuid[0] = '\0';
+  sqlite3* db = dh_store_open(cmd, path, &code);
+  dh_results_bundle_t b;
+  if (db && dh_results_bundle_load(cmd, dir, &b) == 0) {
+    rc = dh_store_import(cmd, db, path, &b) < 0 ? -1 : 0;
+    snprintf(uuid, 64, "%s", jtext(b.manifest, "run_uuid"));
+    dh_results_bundle_free(&b);
+  }
+  if (db) sqlite3_close(db);
+  return rc;
 }

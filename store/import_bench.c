@@ -1,16 +1,14 @@
-/* cli/store_bench.c — bench.json's rows as bench_results of one run (docs/results.md
- * "The store"): the per-repetition rows of each benchmark (Google Benchmark's
- * run_type "iteration", grouped by run_name) as median and quartiles of real_time, its
- * device found by the `backend:id` part of its name, the raw twin by a `raw` or `raw_*`
- * part. Rows naming no device of the bundle are not stored. */
+/* store/import_bench.c — bench.json's rows as bench_results of one run
+ * (store/internal.h; docs/results.md "The store"): the per-repetition rows of each
+ * benchmark (Google Benchmark's run_type "iteration", grouped by run_name) as median
+ * and quartiles of real_time, its device found by the `backend:id` part of its name,
+ * the raw twin by a `raw` or `raw_*` part. Rows naming no device of the bundle are not
+ * stored. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/results.h"
-
-int dh_store_import_bench(sqlite3* db, sqlite3_int64 run_id, json_t* bench, const dh_results_bundle_t* b,
-                          int (*dev)(void* user, const char* spec, sqlite3_int64* id), void* user);
+#include "store/internal.h"
 
 static int cmp_double(const void* a, const void* b) {
   double x = *(const double*)a, y = *(const double*)b;

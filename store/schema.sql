@@ -1,6 +1,6 @@
--- cli/store_schema.sql — the schema of the devharness results store (SQLite 3),
+-- store/schema.sql — the schema of the devharness results store (SQLite 3),
 -- documented in docs/results.md "The store". Compiled into the devharness command
--- (cli/store.c) and read as is by anything else that opens a store.
+-- (store/store.c) and read as is by anything else that opens a store.
 --
 -- Migration scheme. This file is the list of every migration, oldest first. Each
 -- starts with a line

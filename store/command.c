@@ -1,11 +1,11 @@
-/* cli/store_cmd.c — `devharness store import|stats`: result bundles recorded in the
- * SQLite results store, and its row counts (cli/results.h; docs/results.md). */
+/* store/command.c — `devharness store import|stats`: result bundles recorded in the
+ * SQLite results store, and its row counts (store/store.h; docs/results.md). */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "cli/results.h"
+#include "cmdline/cmdline.h"
+#include "store/internal.h"
 
 static const char kStoreUsage[] =
     "usage: devharness store import [--store PATH] BUNDLE...\n"

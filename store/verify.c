@@ -1,14 +1,15 @@
-/* cli/verify.c — `devharness verify BUNDLE...`: every (device, clause) case of a
+/* store/verify.c — `devharness verify BUNDLE...`: every (device, clause) case of a
  * sharded conformance run ran exactly once across its shard bundles (or the parts a
- * merged bundle lists), every shard is there, every bundle is whole (cli/results.h;
+ * merged bundle lists), every shard is there, every bundle is whole (store/store.h;
  * docs/results.md "Shards"). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "cli/results.h"
+#include "cmdline/cmdline.h"
+#include "store/bundle.h"
+#include "store/store.h"
 
 static const char kVerifyUsage[] =
     "usage: devharness verify BUNDLE...\n"

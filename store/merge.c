@@ -1,5 +1,5 @@
-/* cli/merge.c — `devharness merge BUNDLE... -o DIR`: shard bundles of one conformance
- * run joined into one bundle (cli/results.h; docs/results.md "Shards"). */
+/* store/merge.c — `devharness merge BUNDLE... -o DIR`: shard bundles of one conformance
+ * run joined into one bundle (store/store.h; docs/results.md "Shards"). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -9,9 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "cli/results.h"
+#include "cmdline/cmdline.h"
 #include "store/bundle.h"
+#include "store/store.h"
 
 static const char kMergeUsage[] =
     "usage: devharness merge BUNDLE... -o DIR\n"
