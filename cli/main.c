@@ -33,9 +33,9 @@ static const struct {
     {"history", dh_history_main, "history [--store PATH]", "verdict timelines, flips, flaky clauses, change points"},
     {"dashboard", dh_dashboard_main, "dashboard -o DIR", "static HTML dashboard of the results store"},
     {"run", dh_cli_run, "run [--output DIR]", "the main job: info + conformance + quick bench, results folder"},
-    {"store", dh_cli_store, "store import|stats", "record result bundles in the SQLite results store"},
-    {"merge", dh_cli_merge, "merge BUNDLE... -o DIR", "join the shard bundles of one conformance run"},
-    {"verify", dh_cli_verify, "verify BUNDLE...", "check every (device, clause) case ran exactly once"},
+    {"store", dh_store_cmd_store, "store import|stats", "record result bundles in the SQLite results store"},
+    {"merge", dh_store_cmd_merge, "merge BUNDLE... -o DIR", "join the shard bundles of one conformance run"},
+    {"verify", dh_store_cmd_verify, "verify BUNDLE...", "check every (device, clause) case ran exactly once"},
 };
 #define NUM_COMMANDS (sizeof kCommands / sizeof kCommands[0])
 

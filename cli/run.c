@@ -291,7 +291,7 @@ int dh_cli_run(int argc, char** argv) {
   int rc = parse_run_opts(argc, argv, &o);
   if (rc >= 0) return rc;
   static run_dir_t d;
-  static dh_bundle_t bundle;
+  static dh_store_bundle_t bundle;
   if (dh_run_dir_create(o.output, &d) != 0) return DH_EXIT_USAGE;
   dh_run_bundle_begin(&bundle, &d, argc, argv);
 

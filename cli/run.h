@@ -114,9 +114,9 @@ void dh_run_print_health(FILE* out, const char* final_dir);
  * default OUTPUT/devharness.sqlite; not with --no-store) before it is published: a run
  * that cannot be recorded is not published. Each returns 0, or -1 after one line on
  * stderr. */
-struct dh_bundle;
-int dh_run_bundle_begin(struct dh_bundle* b, const run_dir_t* d, int argc, char** argv);
-int dh_run_bundle_finish(const struct dh_bundle* b, const run_opts_t* o, const run_step_t* steps, int total);
+struct dh_store_bundle;
+int dh_run_bundle_begin(struct dh_store_bundle* b, const run_dir_t* d, int argc, char** argv);
+int dh_run_bundle_finish(const struct dh_store_bundle* b, const run_opts_t* o, const run_step_t* steps, int total);
 int dh_run_record(const run_opts_t* o, const run_dir_t* d);
 
 #endif /* DEVHARNESS_CLI_RUN_H_ */

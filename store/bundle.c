@@ -24,18 +24,18 @@
 #define DH_GIT_COMMIT ""
 #endif
 
-static int fail(const dh_bundle_t* b, const char* what, const char* path) {
+static int fail(const dh_store_bundle_t* b, const char* what, const char* path) {
   fprintf(stderr, "devharness %s: --bundle: %s %s: %s\n", b->cmd, what, dh_cmdline_quote(path), strerror(errno));
   return -1;
 }
 
-void dh_bundle_new_uuid(char out[37]) {
+void dh_store_new_uuid(char out[37]) {
   uuid_t u;
   uuid_generate_random(u);
   uuid_unparse_lower(u, out);
 }
 
-void dh_bundle_iso_time(time_t t, char out[21]) {
+void dh_store_iso_time(time_t t, char out[21]) {
   struct tm tm;
   gmtime_r(&t, &tm);
   strftime(out, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -54,7 +54,7 @@ static void sha256_text(const char* s, char hex[65]) {
   hex_digest(&c, hex);
 }
 
-int dh_bundle_file_sha256(const char* path, char hex[65], long long* bytes) {
+int dh_store_file_sha256(const char* path, char hex[65], long long* bytes) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return -1;
   struct sha256_ctx c;
@@ -102,11 +102,11 @@ static int make_dirs(const char* dir) {
   return 0;
 }
 
-void dh_bundle_discard(const dh_bundle_t* b) {
+void dh_store_bundle_discard(const dh_store_bundle_t* b) {
   if (b->created) rmdir(b->dir); /* only when empty: rmdir refuses otherwise */
 }
 
-int dh_bundle_begin(dh_bundle_t* b, const char* cmd, const char* dir, int argc, char** argv) {
+int dh_store_bundle_begin(dh_store_bundle_t* b, const char* cmd, const char* dir, int argc, char** argv) {
   memset(b, 0, sizeof *b);
   b->cmd = cmd;
   b->argc = argc;
@@ -125,7 +125,7 @@ int dh_bundle_begin(dh_bundle_t* b, const char* cmd, const char* dir, int argc, 
                                   dh_cmdline_quote(dir));
   if (access(dir, W_OK) != 0)
     return dh_cmdline_usage_error(cmd, "--bundle: %s is not writable: %s", dh_cmdline_quote(dir), strerror(errno));
-  dh_bundle_new_uuid(b->uuid);
+  dh_store_new_uuid(b->uuid);
   return 0;
 }
 
@@ -140,7 +140,7 @@ static const char* devharness_path(char out[PATH_MAX]) {
   return self;
 }
 
-int dh_bundle_write_info(const dh_bundle_t* b, const char* device_spec) {
+int dh_store_bundle_write_info(const dh_store_bundle_t* b, const char* device_spec) {
   char path[PATH_MAX], tmp[PATH_MAX], exe[PATH_MAX];
   snprintf(path, sizeof path, "%.3900s/info.json", b->dir);
   snprintf(tmp, sizeof tmp, "%.3900s/.info.json.tmp.%ld", b->dir, (long)getpid());
@@ -264,7 +264,7 @@ static int walk_file(const char* path, const struct stat* st, int type, struct F
   if (strcmp(rel, "manifest.json") == 0 || base[0] == '.') return 0; /* the manifest, temporary files */
   char hex[65];
   long long bytes;
-  if (dh_bundle_file_sha256(path, hex, &bytes) != 0) {
+  if (dh_store_file_sha256(path, hex, &bytes) != 0) {
     g_walk.err = errno;
     return 1;
   }
@@ -284,7 +284,7 @@ static json_t* files_json(const char* dir) {
   return g_walk.files;
 }
 
-static void waivers_digest(const dh_bundle_meta_t* m, char hex[65]) {
+static void waivers_digest(const dh_store_bundle_meta_t* m, char hex[65]) {
   hex[0] = '\0';
   if (m->n_waivers == 0) return;
   struct sha256_ctx c;
@@ -299,7 +299,7 @@ static void waivers_digest(const dh_bundle_meta_t* m, char hex[65]) {
   hex_digest(&c, hex);
 }
 
-int dh_bundle_finish(const dh_bundle_t* b, const dh_bundle_meta_t* m) {
+int dh_store_bundle_finish(const dh_store_bundle_t* b, const dh_store_bundle_meta_t* m) {
   char path[PATH_MAX], tmp[PATH_MAX], start[21], end[21], wd[65];
   snprintf(path, sizeof path, "%.3900s/info.json", b->dir);
   json_error_t jerr;
@@ -318,13 +318,13 @@ int dh_bundle_finish(const dh_bundle_t* b, const dh_bundle_meta_t* m) {
   json_t* argv = json_array();
   json_array_append_new(argv, json_string("devharness"));
   for (int i = 0; i < b->argc; i++) json_array_append_new(argv, json_string(b->argv[i]));
-  dh_bundle_iso_time(b->started, start);
-  dh_bundle_iso_time(time(NULL), end);
+  dh_store_iso_time(b->started, start);
+  dh_store_iso_time(time(NULL), end);
   waivers_digest(m, wd);
   json_t* man = json_pack("{s:s, s:i, s:s, s:s, s:o, s:s, s:s, s:i, s:{s:s, s:s}, s:{s:i, s:i}, s:s, s:s}",
-                          "schema", DH_BUNDLE_SCHEMA, "schema_version", DH_BUNDLE_SCHEMA_VERSION, "run_uuid",
-                          b->uuid, "command", b->cmd, "command_line", argv, "started_at", start, "ended_at",
-                          end, "exit_code", m->exit_code, "devharness", "version", DH_VERSION_STRING,
+                          "schema", DH_STORE_BUNDLE_SCHEMA, "schema_version", DH_STORE_BUNDLE_SCHEMA_VERSION,
+                          "run_uuid", b->uuid, "command", b->cmd, "command_line", argv, "started_at", start,
+                          "ended_at", end, "exit_code", m->exit_code, "devharness", "version", DH_VERSION_STRING,
                           "git_commit", DH_GIT_COMMIT, "shard", "index", m->shard_index, "total",
                           m->shard_total, "profile", m->profile ? m->profile : "default", "waivers_digest", wd);
   json_object_set_new(man, "devices",

@@ -50,15 +50,15 @@ static const char* missing_field(json_t* m) {
 static int check_manifest(const char* cmd, const char* dir, json_t* m) {
   const char* schema = json_string_value(json_object_get(m, "schema"));
   json_t* ver = json_object_get(m, "schema_version");
-  if (!schema || strcmp(schema, DH_BUNDLE_SCHEMA) != 0)
-    return bad(cmd, dir, "manifest.json: schema is not \"%s\"", DH_BUNDLE_SCHEMA);
+  if (!schema || strcmp(schema, DH_STORE_BUNDLE_SCHEMA) != 0)
+    return bad(cmd, dir, "manifest.json: schema is not \"%s\"", DH_STORE_BUNDLE_SCHEMA);
   if (!json_is_integer(ver) || json_integer_value(ver) < 1)
     return bad(cmd, dir, "manifest.json: %s is not a positive integer", "schema_version");
-  if (json_integer_value(ver) > DH_BUNDLE_SCHEMA_VERSION) {
+  if (json_integer_value(ver) > DH_STORE_BUNDLE_SCHEMA_VERSION) {
     fprintf(stderr,
             "devharness %s: %s: manifest.json: bundle schema version %lld is newer than this devharness "
             "reads (%d); use a newer devharness\n",
-            cmd, dh_cmdline_quote(dir), (long long)json_integer_value(ver), DH_BUNDLE_SCHEMA_VERSION);
+            cmd, dh_cmdline_quote(dir), (long long)json_integer_value(ver), DH_STORE_BUNDLE_SCHEMA_VERSION);
     return -1;
   }
   const char* miss = missing_field(m);
@@ -75,7 +75,7 @@ static int check_files(const char* cmd, const char* dir, json_t* files) {
     long long bytes = 0;
     if (strstr(name, "..") || name[0] == '/') return bad(cmd, dir, "manifest.json: file name '%s' leaves the bundle", name);
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    if (dh_bundle_file_sha256(path, hex, &bytes) != 0) {
+    if (dh_store_file_sha256(path, hex, &bytes) != 0) {
       snprintf(msg, sizeof msg, "%s: %s", name, strerror(errno));
       return bad(cmd, dir, "%s (listed in manifest.json)", msg);
     }
@@ -90,7 +90,7 @@ static int check_files(const char* cmd, const char* dir, json_t* files) {
   return 0;
 }
 
-int dh_results_bundle_load(const char* cmd, const char* dir, dh_results_bundle_t* b) {
+int dh_store_bundle_load(const char* cmd, const char* dir, dh_store_loaded_bundle_t* b) {
   memset(b, 0, sizeof *b);
   snprintf(b->dir, sizeof b->dir, "%s", dir);
   if ((b->manifest = load_json(cmd, dir, "manifest.json")) == NULL) return -1;
@@ -107,18 +107,18 @@ int dh_results_bundle_load(const char* cmd, const char* dir, dh_results_bundle_t
   if (json_object_get(files, "bench.json") && (b->bench = load_json(cmd, dir, "bench.json")) == NULL) goto fail;
   return 0;
 fail:
-  dh_results_bundle_free(b);
+  dh_store_bundle_free(b);
   return -1;
 }
 
-void dh_results_bundle_free(dh_results_bundle_t* b) {
+void dh_store_bundle_free(dh_store_loaded_bundle_t* b) {
   json_decref(b->manifest);
   json_decref(b->cases_doc);
   json_decref(b->bench);
   b->manifest = b->cases_doc = b->cases = b->bench = NULL;
 }
 
-const char* dh_results_stable_id(const dh_results_bundle_t* b, const char* spec) {
+const char* dh_store_bundle_stable_id(const dh_store_loaded_bundle_t* b, const char* spec) {
   size_t i;
   json_t* d;
   json_array_foreach(json_object_get(b->manifest, "devices"), i, d) {

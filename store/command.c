@@ -51,14 +51,14 @@ static int import(const char* store, int n, char** dirs) {
   if (!db) return code;
   int rc = DH_EXIT_OK, added = 0, skipped = 0;
   for (int i = 0; i < n; i++) {
-    dh_results_bundle_t b;
+    dh_store_loaded_bundle_t b;
     char uuid[64];
     if (already_there(db, dirs[i], uuid)) {
       printf("skipped %s: run %s is already in the store\n", dirs[i], uuid);
       skipped++;
       continue;
     }
-    if (dh_results_bundle_load("store import", dirs[i], &b) != 0) {
+    if (dh_store_bundle_load("store import", dirs[i], &b) != 0) {
       if (rc == DH_EXIT_OK) rc = DH_EXIT_USAGE;
       continue;
     }
@@ -73,7 +73,7 @@ static int import(const char* store, int n, char** dirs) {
     } else {
       rc = DH_EXIT_VIOLATION;
     }
-    dh_results_bundle_free(&b);
+    dh_store_bundle_free(&b);
   }
   sqlite3_close(db);
   printf("devharness store import: %d imported, %d already there, %d refused into %s\n", added, skipped,
@@ -102,7 +102,7 @@ static int stats(const char* store) {
   return DH_EXIT_OK;
 }
 
-int dh_cli_store(int argc, char** argv) {
+int dh_store_cmd_store(int argc, char** argv) {
   static const struct option kOpts[] = {
       {"store", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   const char* store = DH_STORE_DEFAULT;

@@ -11,16 +11,16 @@
 #include "store/bundle.h"
 #include "store/internal.h"
 
-typedef struct import {
+typedef struct dh_store_importer {
   const char* cmd;
   const char* path; /* the store, for messages */
   sqlite3* db;
-  const dh_results_bundle_t* b;
+  const dh_store_loaded_bundle_t* b;
   sqlite3_int64 run_id;
   json_t* ids; /* stable_id -> device_id of this bundle's devices */
-} import_t;
+} dh_store_importer_t;
 
-static int db_fail(const import_t* im, const char* what) {
+static int db_fail(const dh_store_importer_t* im, const char* what) {
   fprintf(stderr, "devharness %s: %s: not imported into %s: %s: %s\n", im->cmd, dh_cmdline_quote(im->b->dir),
           dh_cmdline_quote(im->path), what, sqlite3_errmsg(im->db));
   return -1;
@@ -42,7 +42,7 @@ static void bind_all(sqlite3_stmt* st, const char* fmt, va_list ap) {
 
 /* Runs sql with the bound arguments; the first column of its first row into *out when
  * out is not NULL (0 when no row). SQLITE_DONE/SQLITE_ROW are success: returns 0, or -1. */
-static int run_sql(import_t* im, sqlite3_int64* out, const char* sql, const char* fmt, ...) {
+static int run_sql(dh_store_importer_t* im, sqlite3_int64* out, const char* sql, const char* fmt, ...) {
   sqlite3_stmt* st = NULL;
   if (sqlite3_prepare_v2(im->db, sql, -1, &st, NULL) != SQLITE_OK) return db_fail(im, "prepare");
   va_list ap;
@@ -62,7 +62,7 @@ static const char* jtext(json_t* o, const char* key) {
 }
 static sqlite3_int64 jint(json_t* o, const char* key) { return (sqlite3_int64)json_integer_value(json_object_get(o, key)); }
 
-static int add_machine(import_t* im, sqlite3_int64* machine_id) {
+static int add_machine(dh_store_importer_t* im, sqlite3_int64* machine_id) {
   json_t* m = json_object_get(im->b->manifest, "machine");
   if (run_sql(im, NULL,
               "INSERT OR IGNORE INTO machines (fingerprint, hostname, os, kernel, arch, cpu_model, cores, pus, "
@@ -75,11 +75,11 @@ static int add_machine(import_t* im, sqlite3_int64* machine_id) {
                  jtext(m, "fingerprint"));
 }
 
-static int add_run(import_t* im, sqlite3_int64 machine_id) {
+static int add_run(dh_store_importer_t* im, sqlite3_int64 machine_id) {
   json_t* m = im->b->manifest;
   char* argv = json_dumps(json_object_get(m, "command_line"), JSON_COMPACT);
   char now[21];
-  dh_bundle_iso_time(time(NULL), now);
+  dh_store_iso_time(time(NULL), now);
   json_t* shard = json_object_get(m, "shard");
   int rc = run_sql(im, NULL,
                    "INSERT INTO runs (uuid, machine_id, command, command_line, started_at, ended_at, "
@@ -96,7 +96,7 @@ static int add_run(import_t* im, sqlite3_int64 machine_id) {
 }
 
 /* The device row of a stable id (created when new), or 0 after a message. */
-static sqlite3_int64 device_row(import_t* im, json_t* d) {
+static sqlite3_int64 device_row(dh_store_importer_t* im, json_t* d) {
   sqlite3_int64 id = 0;
   if (run_sql(im, NULL, "INSERT OR IGNORE INTO devices (stable_id, backend, name, pci_bus_id, uuid) VALUES (?,?,?,?,?)",
               "sssss", jtext(d, "stable_id"), jtext(d, "backend"), jtext(d, "name"), jtext(d, "pci_bus_id"),
@@ -106,7 +106,7 @@ static sqlite3_int64 device_row(import_t* im, json_t* d) {
   return id;
 }
 
-static int add_devices(import_t* im) {
+static int add_devices(dh_store_importer_t* im) {
   size_t i;
   json_t* d;
   json_array_foreach(json_object_get(im->b->manifest, "devices"), i, d) {
@@ -124,13 +124,13 @@ static int add_devices(import_t* im) {
 
 /* The device_id of a case's or benchmark's device: its stable_id when it carries one
  * (merged bundles), else the manifest's device with that spec; 0 when unknown. */
-static sqlite3_int64 device_of(import_t* im, const char* spec, const char* stable) {
-  if (!stable || !stable[0]) stable = dh_results_stable_id(im->b, spec);
+static sqlite3_int64 device_of(dh_store_importer_t* im, const char* spec, const char* stable) {
+  if (!stable || !stable[0]) stable = dh_store_bundle_stable_id(im->b, spec);
   return stable ? (sqlite3_int64)json_integer_value(json_object_get(im->ids, stable)) : 0;
 }
 
 /* One case into the prepared INSERT st. */
-static int add_case(import_t* im, sqlite3_stmt* st, json_t* c, json_int_t shard) {
+static int add_case(dh_store_importer_t* im, sqlite3_stmt* st, json_t* c, json_int_t shard) {
   sqlite3_int64 dev = device_of(im, jtext(c, "device"), jtext(c, "stable_id"));
   if (dev == 0) return 0; /* a backend without a device: no device row to hold it */
   json_t* sh = json_object_get(c, "shard");
@@ -149,7 +149,7 @@ static int add_case(import_t* im, sqlite3_stmt* st, json_t* c, json_int_t shard)
   return db_fail(im, what);
 }
 
-static int add_cases(import_t* im) {
+static int add_cases(dh_store_importer_t* im) {
   sqlite3_stmt* st = NULL;
   if (sqlite3_prepare_v2(im->db,
                          "INSERT INTO clause_results (run_id, device_id, clause, status, waived, message, "
@@ -172,8 +172,8 @@ static int bench_device(void* user, const char* spec, sqlite3_int64* id) {
   return *id ? 0 : -1;
 }
 
-int dh_store_import(const char* cmd, sqlite3* db, const char* store_path, const dh_results_bundle_t* b) {
-  import_t im = {cmd, store_path, db, b, 0, NULL};
+int dh_store_import(const char* cmd, sqlite3* db, const char* store_path, const dh_store_loaded_bundle_t* b) {
+  dh_store_importer_t im = {.cmd = cmd, .path = store_path, .db = db, .b = b};
   sqlite3_int64 have = 0, machine_id = 0;
   if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) return db_fail(&im, "cannot lock the store");
   im.ids = json_object(); /* after BEGIN: every way out below releases it */
@@ -207,11 +207,11 @@ int dh_store_record(const char* cmd, const char* path, const char* dir, char uui
   int code = 0, rc = -1;
   uuid[0] = '\0';
   sqlite3* db = dh_store_open(cmd, path, &code);
-  dh_results_bundle_t b;
-  if (db && dh_results_bundle_load(cmd, dir, &b) == 0) {
+  dh_store_loaded_bundle_t b;
+  if (db && dh_store_bundle_load(cmd, dir, &b) == 0) {
     rc = dh_store_import(cmd, db, path, &b) < 0 ? -1 : 0;
     snprintf(uuid, 64, "%s", jtext(b.manifest, "run_uuid"));
-    dh_results_bundle_free(&b);
+    dh_store_bundle_free(&b);
   }
   if (db) sqlite3_close(db);
   return rc;

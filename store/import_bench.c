@@ -25,7 +25,7 @@ static double quantile(const double* v, size_t n, double q) {
 }
 
 /* The device spec and twin flag from a benchmark name's '/'-separated parts. */
-static void name_parts(const char* name, const dh_results_bundle_t* b, char* spec, size_t n, int* twin) {
+static void name_parts(const char* name, const dh_store_loaded_bundle_t* b, char* spec, size_t n, int* twin) {
   spec[0] = '\0';
   *twin = 0;
   char buf[1024];
@@ -33,7 +33,7 @@ static void name_parts(const char* name, const dh_results_bundle_t* b, char* spe
   char* save = NULL;
   for (char* t = strtok_r(buf, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
     if (strcmp(t, "raw") == 0 || strncmp(t, "raw_", 4) == 0) *twin = 1;
-    if (!spec[0] && strchr(t, ':') && dh_results_stable_id(b, t)) snprintf(spec, n, "%s", t);
+    if (!spec[0] && strchr(t, ':') && dh_store_bundle_stable_id(b, t)) snprintf(spec, n, "%s", t);
   }
 }
 
@@ -98,7 +98,7 @@ static json_t* group_rows(json_t* bench) {
   return groups;
 }
 
-int dh_store_import_bench(sqlite3* db, sqlite3_int64 run_id, json_t* bench, const dh_results_bundle_t* b,
+int dh_store_import_bench(sqlite3* db, sqlite3_int64 run_id, json_t* bench, const dh_store_loaded_bundle_t* b,
                           int (*dev)(void* user, const char* spec, sqlite3_int64* id), void* user) {
   sqlite3_stmt* st = NULL;
   if (sqlite3_prepare_v2(db,

@@ -28,13 +28,13 @@ int dh_store_latest_version(void);
 
 /* Records one loaded bundle in one transaction. Returns 0 recorded, 1 already there
  * (same run_uuid: nothing changed), -1 after one line (rolled back, store unchanged). */
-int dh_store_import(const char* cmd, sqlite3* db, const char* store_path, const dh_results_bundle_t* b);
+int dh_store_import(const char* cmd, sqlite3* db, const char* store_path, const dh_store_loaded_bundle_t* b);
 
 /* bench.json's benchmark rows of bundle b as bench_results of run_id, inside the
  * caller's transaction (import_bench.c). dev maps a benchmark's device spec to its
  * device_id (0 and *id set, or -1: not a device of the bundle, the rows are skipped).
  * Returns 0, or -1 (sqlite3_errmsg(db) says why; nothing printed). */
-int dh_store_import_bench(sqlite3* db, sqlite3_int64 run_id, json_t* bench, const dh_results_bundle_t* b,
+int dh_store_import_bench(sqlite3* db, sqlite3_int64 run_id, json_t* bench, const dh_store_loaded_bundle_t* b,
                           int (*dev)(void* user, const char* spec, sqlite3_int64* id), void* user);
 
 #endif /* DEVHARNESS_STORE_INTERNAL_H_ */

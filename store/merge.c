@@ -46,14 +46,14 @@ static void union_strings(json_t* dst, json_t* src) {
 }
 
 /* Adds part b (shard index idx) to the merged cases document and manifest. */
-static void add_part(json_t* doc, json_t* man, const dh_results_bundle_t* b) {
+static void add_part(json_t* doc, json_t* man, const dh_store_loaded_bundle_t* b) {
   json_t* m = b->manifest;
   json_t* shard = json_object_get(m, "shard");
   size_t i, j;
   json_t *c, *d;
   json_array_foreach(b->cases, i, c) {
     json_t* k = json_deep_copy(c);
-    const char* sid = dh_results_stable_id(b, json_string_value(json_object_get(c, "device")));
+    const char* sid = dh_store_bundle_stable_id(b, json_string_value(json_object_get(c, "device")));
     json_object_set_new(k, "stable_id", json_string(sid ? sid : ""));
     json_object_set(k, "shard", json_object_get(shard, "index"));
     json_array_append_new(json_object_get(doc, "cases"), k);
@@ -80,10 +80,10 @@ static void add_part(json_t* doc, json_t* man, const dh_results_bundle_t* b) {
 }
 
 /* The merged manifest, from the first part; parts added by add_part. */
-static json_t* manifest_from(const dh_results_bundle_t* first, int argc, char** argv) {
+static json_t* manifest_from(const dh_store_loaded_bundle_t* first, int argc, char** argv) {
   json_t* man = json_deep_copy(first->manifest);
   char uuid[37];
-  dh_bundle_new_uuid(uuid);
+  dh_store_new_uuid(uuid);
   json_t* cl = json_array();
   json_array_append_new(cl, json_string("devharness"));
   for (int i = 0; i < argc; i++) json_array_append_new(cl, json_string(argv[i]));
@@ -105,7 +105,7 @@ static int write_merged(const char* out, json_t* doc, json_t* man) {
   snprintf(tmp, sizeof tmp, "%.4000s.partial-%ld", out, (long)getpid());
   if (mkdir(tmp, 0755) != 0) goto fail;
   snprintf(path, sizeof path, "%s/conformance.cases.json", tmp);
-  if (json_dump_file(doc, path, JSON_INDENT(1)) != 0 || dh_bundle_file_sha256(path, hex, &bytes) != 0) goto fail;
+  if (json_dump_file(doc, path, JSON_INDENT(1)) != 0 || dh_store_file_sha256(path, hex, &bytes) != 0) goto fail;
   json_object_set_new(json_object_get(man, "files"), "conformance.cases.json",
                       json_pack("{s:I, s:s}", "bytes", (json_int_t)bytes, "sha256", hex));
   snprintf(path, sizeof path, "%s/manifest.json", tmp);
@@ -120,11 +120,11 @@ fail:
 }
 
 static int merge(const char* out, int n, char** dirs, int argc, char** argv) {
-  dh_results_bundle_t* parts = calloc((size_t)n, sizeof *parts);
+  dh_store_loaded_bundle_t* parts = calloc((size_t)n, sizeof *parts);
   json_t *doc = NULL, *man = NULL;
   int rc = DH_EXIT_USAGE, loaded = 0;
   for (; parts && loaded < n; loaded++) {
-    if (dh_results_bundle_load("merge", dirs[loaded], &parts[loaded]) != 0) goto done;
+    if (dh_store_bundle_load("merge", dirs[loaded], &parts[loaded]) != 0) goto done;
     json_t* tot = json_object_get(json_object_get(parts[loaded].manifest, "shard"), "total");
     if (!parts[loaded].cases) {
       fprintf(stderr, "devharness merge: %s: no conformance cases (conformance.cases.json) to merge\n", dh_cmdline_quote(dirs[loaded]));
@@ -147,14 +147,14 @@ static int merge(const char* out, int n, char** dirs, int argc, char** argv) {
     printf("devharness merge: %d bundle%s, %zu cases -> %s (run %s)\n", n, n == 1 ? "" : "s",
            json_array_size(json_object_get(doc, "cases")), out, json_string_value(json_object_get(man, "run_uuid")));
 done:
-  for (int i = 0; parts && i < loaded; i++) dh_results_bundle_free(&parts[i]);
+  for (int i = 0; parts && i < loaded; i++) dh_store_bundle_free(&parts[i]);
   free(parts);
   json_decref(doc);
   json_decref(man);
   return rc;
 }
 
-int dh_cli_merge(int argc, char** argv) {
+int dh_store_cmd_merge(int argc, char** argv) {
   static const struct option kOpts[] = {
       {"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   const char* out = NULL;

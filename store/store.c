@@ -95,7 +95,7 @@ static int apply(const char* cmd, const char* path, sqlite3* db, int n) {
   size_t len;
   char title[256], now[21], *sql = NULL;
   if (migration(n, &text, &len, title, sizeof title) != 0) return store_error(cmd, path, db, "migration missing");
-  dh_bundle_iso_time(time(NULL), now);
+  dh_store_iso_time(time(NULL), now);
   sql = sqlite3_mprintf("%.*s\n;INSERT INTO schema_version VALUES (%d, %Q, %Q);", (int)len, text, n, now, title);
   char* err = NULL;
   int rc = sql ? sqlite3_exec(db, sql, NULL, NULL, &err) : SQLITE_NOMEM;

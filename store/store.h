@@ -21,8 +21,8 @@
  * already there, -1 after one line "devharness CMD: ..." on stderr (store unchanged). */
 int dh_store_record(const char* cmd, const char* path, const char* dir, char uuid[64]);
 
-int dh_cli_store(int argc, char** argv);
-int dh_cli_merge(int argc, char** argv);
-int dh_cli_verify(int argc, char** argv);
+int dh_store_cmd_store(int argc, char** argv);
+int dh_store_cmd_merge(int argc, char** argv);
+int dh_store_cmd_verify(int argc, char** argv);
 
 #endif /* DEVHARNESS_STORE_STORE_H_ */

@@ -25,16 +25,16 @@ static const char kVerifyUsage[] =
 
 enum { MAX_SHOWN = 20 }; /* problem lines of one kind printed before a count */
 
-typedef struct tally {
+typedef struct dh_store_tally {
   json_t* count;  /* "device\tclause" -> times it ran */
   json_t* shards; /* "index" -> times given */
   json_t* devices, *clauses;
   long long total; /* the shard total, 0 before the first bundle */
   int problems;
   size_t ndev, ncl; /* distinct devices and clauses of the selection */
-} tally_t;
+} dh_store_tally_t;
 
-static void problem(tally_t* t, int* shown, const char* fmt, const char* a, const char* b) {
+static void problem(dh_store_tally_t* t, int* shown, const char* fmt, const char* a, const char* b) {
   t->problems++;
   if ((*shown)++ < MAX_SHOWN) {
     fputs("devharness verify: ", stdout);
@@ -43,7 +43,7 @@ static void problem(tally_t* t, int* shown, const char* fmt, const char* a, cons
   }
 }
 
-static void add_shard(tally_t* t, json_t* index, json_t* total, const char* dir) {
+static void add_shard(dh_store_tally_t* t, json_t* index, json_t* total, const char* dir) {
   char key[32];
   if (t->total == 0) t->total = json_integer_value(total);
   if (json_integer_value(total) != t->total) {
@@ -54,7 +54,7 @@ static void add_shard(tally_t* t, json_t* index, json_t* total, const char* dir)
   json_object_set_new(t->shards, key, json_integer(json_integer_value(json_object_get(t->shards, key)) + 1));
 }
 
-static void add_bundle(tally_t* t, const dh_results_bundle_t* b) {
+static void add_bundle(dh_store_tally_t* t, const dh_store_loaded_bundle_t* b) {
   json_t* m = b->manifest;
   size_t i;
   json_t *s, *c;
@@ -75,7 +75,7 @@ static void add_bundle(tally_t* t, const dh_results_bundle_t* b) {
 }
 
 /* Shards 1..total each once; every device x clause of the selection once. */
-static size_t judge(tally_t* t) {
+static size_t judge(dh_store_tally_t* t) {
   int shown = 0;
   char a[32], b[32];
   snprintf(b, sizeof b, "%lld", t->total);
@@ -110,7 +110,7 @@ static size_t judge(tally_t* t) {
   return expected;
 }
 
-int dh_cli_verify(int argc, char** argv) {
+int dh_store_cmd_verify(int argc, char** argv) {
   static const struct option kOpts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   dh_cmdline_getopt_begin();
   int c;
@@ -120,17 +120,18 @@ int dh_cli_verify(int argc, char** argv) {
     return DH_EXIT_OK;
   }
   if (optind >= argc) return dh_cmdline_usage_error("verify", "no bundle given (see --help)");
-  tally_t t = {json_object(), json_object(), json_array(), json_array(), 0, 0, 0, 0};
+  dh_store_tally_t t = {
+      .count = json_object(), .shards = json_object(), .devices = json_array(), .clauses = json_array()};
   int damaged = 0;
   for (int i = optind; i < argc; i++) {
-    dh_results_bundle_t b;
-    if (dh_results_bundle_load("verify", argv[i], &b) != 0) {
+    dh_store_loaded_bundle_t b;
+    if (dh_store_bundle_load("verify", argv[i], &b) != 0) {
       damaged++;
       continue;
     }
     if (!b.cases) printf("devharness verify: %s: no conformance cases (conformance.cases.json)\n", dh_cmdline_quote(argv[i])), damaged++;
     else add_bundle(&t, &b);
-    dh_results_bundle_free(&b);
+    dh_store_bundle_free(&b);
   }
   size_t expected = judge(&t);
   int rc = t.problems || damaged ? DH_EXIT_VIOLATION : DH_EXIT_OK;
