@@ -7,20 +7,17 @@
 #include "store/bundle.h"
 #include "store/store.h"
 
-int dh_run_bundle_begin(struct dh_store_bundle* b, const run_dir_t* d, int argc, char** argv) {
+int dh_cli_run_bundle_begin(struct dh_store_bundle* b, const dh_cli_run_dir_t* d, int argc, char** argv) {
   return dh_store_bundle_begin(b, "run", d->partial, argc, argv) == 0 ? 0 : -1;
 }
 
-int dh_run_bundle_finish(const struct dh_store_bundle* b, const run_opts_t* o, const run_step_t* steps, int total) {
-  (void)o;
-  FILE* sink = fopen("/dev/null", "w"); /* the exit code only: the table is printed later */
-  int worst = sink ? dh_run_print_steps(sink, steps, total) : DH_EXIT_VIOLATION;
-  if (sink) fclose(sink);
-  dh_store_bundle_meta_t m = {.shard_index = 1, .shard_total = 1, .profile = "default", .exit_code = worst};
+int dh_cli_run_bundle_finish(const struct dh_store_bundle* b, const dh_cli_run_step_t* steps, int total) {
+  dh_store_bundle_meta_t m = {
+      .shard_index = 1, .shard_total = 1, .profile = "default", .exit_code = dh_cli_run_steps_verdict(steps, total)};
   return b->uuid[0] && dh_store_bundle_finish(b, &m) == 0 ? 0 : -1;
 }
 
-int dh_run_record(const run_opts_t* o, const run_dir_t* d) {
+int dh_cli_run_record(const dh_cli_run_opts_t* o, const dh_cli_run_dir_t* d) {
   if (o->no_store) return 0;
   char path[PATH_MAX], uuid[64];
   if (o->store) snprintf(path, sizeof path, "%s", o->store);
