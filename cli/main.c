@@ -31,9 +31,9 @@
       "regression gate between two benchmark runs, or a run and the store")                        \
   ROW(module, dh_module_main, "module check|list LIB.so",                                          \
       "a tvm-ffi kernel library checked from its own type signatures (TAP, JUnit)")                \
-  ROW(history, dh_history_main, "history [--store PATH]",                                          \
+  ROW(history, dh_store_cmd_history, "history [--store PATH]",                                     \
       "verdict timelines, flips, flaky clauses, change points")                                    \
-  ROW(dashboard, dh_dashboard_main, "dashboard -o DIR",                                            \
+  ROW(dashboard, dh_store_cmd_dashboard, "dashboard -o DIR",                                       \
       "static HTML dashboard of the results store")                                                \
   ROW(run, dh_cli_run, "run [--output DIR]",                                                       \
       "the main job: info + conformance + quick bench, results folder")                            \

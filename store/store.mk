@@ -23,3 +23,7 @@ $(STORE_SCHEMA_C).c: store/schema.sql
 $(STORE_SCHEMA_C).o: $(STORE_SCHEMA_C).c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 CLI_OBJS += $(STORE_SCHEMA_C).o
+
+# The read side in Python (store/py/): history, dashboard and the store reader
+# compare.py uses too, staged with the tools (Makefile SHARE_FILES).
+SHARE_FILES += store/py/dh_store.py store/py/history.py store/py/dashboard.py store/py/dashboard.html.j2

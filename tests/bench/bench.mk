@@ -62,7 +62,7 @@ $(BENCH_NEW_SUITE_VARS): Makefile bench/bench.mk tests/bench/bench.mk cmdline/cm
 	$(file >>$@,CXX := $(call dh_bench_mk_value,$(CXX)))
 	$(file >>$@,COMPILE_FLAGS := $(call dh_bench_mk_value,$(CPPFLAGS) $(CFLAGS)))
 	$(file >>$@,LINK_FLAGS := $(call dh_bench_mk_value,$(LDFLAGS)))
-	$(file >>$@,LINK_OBJS := $(abspath $(filter-out $(OBJDIR)/bench/suites.o,$(BENCH_OBJS)) $(OBJDIR)/bench/driver.o $(OBJDIR)/cmdline/cmdline.o $(OBJDIR)/store/bundle.o $(BASE_LIB)))
+	$(file >>$@,LINK_OBJS := $(abspath $(filter-out $(OBJDIR)/bench/suites.o,$(BENCH_OBJS)) $(OBJDIR)/bench/driver.o $(OBJDIR)/cmdline/cmdline.o $(OBJDIR)/cmdline/script.o $(OBJDIR)/store/bundle.o $(BASE_LIB)))
 	$(file >>$@,LINK_LIBS := $(call dh_bench_mk_value,-L$(abspath $(LIBDIR)) -ldevharness -Wl$(comma)-rpath$(comma)$(abspath $(LIBDIR)) $(BENCH_LDLIBS) $(STORE_BUNDLE_LDLIBS)))
 ALL_TARGETS += $(BENCH_NEW_SUITE_VARS)
 TEST_SCRIPTS += tests/bench/new_suite.sh

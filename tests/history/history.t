@@ -52,10 +52,10 @@ def body(tmp):
     import re
     sql = open(os.path.join(HERE, "..", "..", "store", "schema.sql"), encoding="utf-8").read()
     last = max(int(n) for n in re.findall(r"^-- migration (\d+):", sql, re.M))
-    known = re.search(r"^KNOWN_SCHEMA = (\d+)", open(os.path.join(HERE, "..", "..", "bench", "scripts",
+    known = re.search(r"^KNOWN_SCHEMA = (\d+)", open(os.path.join(HERE, "..", "..", "store", "py",
                                                                "dh_store.py")).read(), re.M)
     ok(known and int(known.group(1)) == last,
-       f"bench/scripts/dh_store.py reads the store schema up to the last migration of store/schema.sql ({last})",
+       f"store/py/dh_store.py reads the store schema up to the last migration of store/schema.sql ({last})",
        known and known.group(0))
     store = os.path.join(tmp, "nightly.sqlite")
     fx = subprocess.run([VENV_PY, os.path.join(HERE, "fixture_store.py"), store],

@@ -1,5 +1,6 @@
-"""bench/scripts/dh_args.py — argument parsing shared by devharness's Python helpers
-(plot.py, compare.py): one-line errors and exit status 2, as every devharness command."""
+"""cmdline/py/dh_args.py — argument parsing shared by devharness's Python tools (bench's
+plot.py, compare.py, matrix_heatmap.py, ratio-table.py; the store's history.py,
+dashboard.py): one-line errors and exit status 2, as every devharness command."""
 import argparse
 import sys
 

@@ -1,4 +1,4 @@
-"""bench/scripts/dh_store.py — the read side of the devharness results store (SQLite,
+"""store/py/dh_store.py — the read side of the devharness results store (SQLite,
 schema store/schema.sql, docs/results.md "The store"), for compare.py
 (--baseline store:last=N), history.py and dashboard.py: one reader, so all three see
 the same runs in the same order.
