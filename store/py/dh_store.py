@@ -10,8 +10,9 @@ Every error is a ValueError with one line naming the store.
 import os
 import sqlite3
 
+from dh_units import UNIT_NS
+
 KNOWN_SCHEMA = 2  # the last migration of store/schema.sql this reader understands
-UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 DEFAULT_STORE = "results/devharness.sqlite"
 
 
