@@ -87,7 +87,7 @@ static int stats(const char* store) {
   if (!db) return code;
   static const char* const kTables[] = {"machines", "runs", "devices", "run_devices", "clause_results",
                                         "bench_results"};
-  printf("store %s: schema version %d\n", store, dh_store_latest_version());
+  printf("store %s: schema version %d\n", store, DH_STORE_SCHEMA_VERSION);
   for (size_t i = 0; i < sizeof kTables / sizeof kTables[0]; i++) {
     char sql[128];
     sqlite3_stmt* st = NULL;

@@ -16,6 +16,10 @@
 
 #include "store/bundle.h"
 #include "store/store.h"
+/* DH_STORE_SCHEMA_VERSION: the version of the newest migration in store/schema.sql,
+ * generated from it by store/schema_facts.awk (as the Python reader's SCHEMA_VERSION
+ * is), into $(OBJDIR)/gen/store/. */
+#include "store/schema_facts.h"
 
 /* Opens (creating it and its folder when missing) the store at path: WAL, foreign
  * keys on, busy timeout (10 s; DEVHARNESS_STORE_BUSY_MS overrides), then migrates it
@@ -23,9 +27,6 @@
  * a newer schema is refused. Returns the connection, or NULL after one line with *exit
  * set (2 newer schema or not a store, 1 cannot open or migrate). */
 sqlite3* dh_store_open(const char* cmd, const char* path, int* exit_code);
-/* The schema version of the newest migration in store/schema.sql. */
-int dh_store_latest_version(void);
-
 /* Records one loaded bundle in one transaction. Returns 0 recorded, 1 already there
  * (same run_uuid: nothing changed), -1 after one line (rolled back, store unchanged). */
 int dh_store_import(const char* cmd, sqlite3* db, const char* store_path, const dh_store_loaded_bundle_t* b);

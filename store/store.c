@@ -34,13 +34,6 @@ static int migration(int n, const char** start, size_t* len, char* title, size_t
   return -1;
 }
 
-int dh_store_latest_version(void) {
-  int n = 0;
-  for (const char* p = strstr(dh_store_schema_sql, kMark); p; p = strstr(p + 1, kMark))
-    if (atoi(p + sizeof kMark - 1) > n) n = atoi(p + sizeof kMark - 1);
-  return n;
-}
-
 static int store_error(const char* cmd, const char* path, sqlite3* db, const char* what) {
   fprintf(stderr, "devharness %s: store %s: %s: %s\n", cmd, dh_cmdline_quote(path), what,
           db ? sqlite3_errmsg(db) : "out of memory");
@@ -85,7 +78,7 @@ static int backup(const char* cmd, const char* path, int version) {
     return -1;
   }
   fprintf(stderr, "devharness %s: store %s: schema %d -> %d, backup kept in %s\n", cmd, dh_cmdline_quote(path),
-          version, dh_store_latest_version(), dh_cmdline_quote(bak));
+          version, DH_STORE_SCHEMA_VERSION, dh_cmdline_quote(bak));
   return 0;
 }
 
@@ -115,7 +108,7 @@ static int migrate(const char* cmd, const char* path, sqlite3* db, int* exit_cod
   *exit_code = DH_EXIT_VIOLATION;
   if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
     return store_error(cmd, path, db, "cannot lock it to check its schema (another writer?)");
-  int v = store_version(db), latest = dh_store_latest_version(), rc = 0;
+  int v = store_version(db), latest = DH_STORE_SCHEMA_VERSION, rc = 0;
   if (v < 0) {
     fprintf(stderr, "devharness %s: %s is an SQLite file but not a devharness store (no schema_version)\n", cmd,
             dh_cmdline_quote(path));

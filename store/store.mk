@@ -27,3 +27,18 @@ CLI_OBJS += $(STORE_SCHEMA_C).o
 # The read side in Python (store/py/): history, dashboard and the store reader
 # compare.py uses too, staged with the tools (Makefile SHARE_FILES).
 SHARE_FILES += store/py/dh_store.py store/py/history.py store/py/dashboard.py store/py/dashboard.html.j2
+
+# What every reader must agree on with store/schema.sql, taken from it once by
+# store/schema_facts.awk: the newest schema version (and the status values) as a C
+# header for store/*.c and a Python module for store/py/ (staged with the tools).
+STORE_FACTS_H  := $(OBJDIR)/gen/store/schema_facts.h
+STORE_FACTS_PY := $(SHARE_DIR)/dh_store_schema.py
+$(STORE_FACTS_H): store/schema.sql store/schema_facts.awk
+	@mkdir -p $(@D)
+	awk -v lang=c -f store/schema_facts.awk store/schema.sql > $@.tmp && mv $@.tmp $@
+$(STORE_FACTS_PY): store/schema.sql store/schema_facts.awk
+	@mkdir -p $(@D)
+	awk -v lang=py -f store/schema_facts.awk store/schema.sql > $@.tmp && mv $@.tmp $@
+SHARE_GEN += $(STORE_FACTS_PY)
+$(call obj,$(STORE_SRCS)): CPPFLAGS += -I$(OBJDIR)/gen
+$(call obj,$(STORE_SRCS)): | $(STORE_FACTS_H)

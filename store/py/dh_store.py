@@ -10,16 +10,16 @@ Every error is a ValueError with one line naming the store.
 import os
 import sqlite3
 
+from dh_store_schema import SCHEMA_VERSION  # generated from store/schema.sql
 from dh_units import UNIT_NS
 
-KNOWN_SCHEMA = 2  # the last migration of store/schema.sql this reader understands
 DEFAULT_STORE = "results/devharness.sqlite"
 
 
 def open_store(path):
     """A read-only sqlite3 connection to the store at `path` (rows as sqlite3.Row).
     ValueError: missing file, not SQLite, no schema_version table, or a schema newer
-    than KNOWN_SCHEMA (written by a newer devharness)."""
+    than SCHEMA_VERSION (written by a newer devharness)."""
     if not os.path.isfile(path):
         raise ValueError(f"{path}: no such store (record runs with devharness run or "
                          f"devharness store import)")
@@ -31,9 +31,9 @@ def open_store(path):
         raise ValueError(f"{path}: not a devharness store: {e}") from e
     if v is None or v < 1:
         raise ValueError(f"{path}: not a devharness store: schema_version is empty")
-    if v > KNOWN_SCHEMA:
+    if v > SCHEMA_VERSION:
         raise ValueError(f"{path}: store schema version {v} is newer than this devharness "
-                         f"reads ({KNOWN_SCHEMA}); use a newer devharness")
+                         f"reads ({SCHEMA_VERSION}); use a newer devharness")
     return db
 
 
