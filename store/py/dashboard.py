@@ -6,7 +6,7 @@ usage: dashboard.py [--store PATH] -o DIR [--last N] [--series N] [--min-effect 
 Writes DIR/index.html: one self-contained page (inline CSS and SVG, no script, no
 network at view time; opens from file://) rendered with jinja2 from
 dashboard.html.j2 beside this script: the latest verdict of every device x clause
-(pass / fail / skip / xfail / waived, FLAKY marked), the verdict timelines of the last
+(pass / fail / skip / xfail, waived and FLAKY marked), the verdict timelines of the last
 N runs, what flipped since the previous run, the flaky clauses, and every benchmark
 series per device as an SVG line with its persisting change points marked (the same
 analysis as devharness history). The folder is written under DIR.tmp-<pid> and renamed
@@ -58,7 +58,7 @@ def render(h, template_dir):
         for b in d["benchmarks"]:
             b["chart"] = chart(b)
     return env.get_template("dashboard.html.j2").render(
-        h=h, clauses=clauses, letter=history.LETTER,
+        h=h, clauses=clauses, letter=history.letter,
         fmt=lambda ns: f"{ns / 1e6:.3f} ms" if ns >= 1e6 else f"{ns / 1e3:.3f} us" if ns >= 1e3
         else f"{ns:.2f} ns")
 

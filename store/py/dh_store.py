@@ -7,13 +7,19 @@ Opens the store read-only (never migrates, never writes). Runs are ordered by
 started_at, then run_id (import order) for runs that started in the same second.
 Every error is a ValueError with one line naming the store.
 """
+import collections
 import os
 import sqlite3
 
-from dh_store_schema import SCHEMA_VERSION  # generated from store/schema.sql
+from dh_store_schema import SCHEMA_VERSION, STATUSES  # generated from store/schema.sql
 from dh_units import UNIT_NS
 
 DEFAULT_STORE = "results/devharness.sqlite"
+
+# One case as the store records it: status is one of STATUSES (the verdict: pass, fail,
+# skip, xfail), waived whether a waiver decided it (a column of its own, never a
+# status), message the failure, skip or xfail reason ("" none).
+Case = collections.namedtuple("Case", "status waived message")
 
 
 def open_store(path):
@@ -83,7 +89,8 @@ def clause_runs(db, path, device_id):
 
 
 def clause_results(db, path, device_id, run_ids):
-    """{(run_id, clause): (status, waived, message)} of `device_id` in `run_ids`."""
+    """{(run_id, clause): Case} of `device_id` in `run_ids`, the columns as stored.
+    ValueError: a status outside STATUSES (the schema's CHECK forbids it)."""
     out = {}
     for i in range(0, len(run_ids), 500):
         part = run_ids[i:i + 500]
@@ -91,7 +98,10 @@ def clause_results(db, path, device_id, run_ids):
         for r in query(db, path, f"""
                 SELECT run_id, clause, status, waived, message FROM clause_results
                 WHERE device_id = ? AND run_id IN ({marks})""", (device_id, *part)):
-            out[(r["run_id"], r["clause"])] = (r["status"], r["waived"], r["message"])
+            if r["status"] not in STATUSES:
+                raise ValueError(f"{path}: clause_results of run {r['run_id']}: unknown status "
+                                 f"{r['status']!r}")
+            out[(r["run_id"], r["clause"])] = Case(r["status"], bool(r["waived"]), r["message"])
     return out
 
 

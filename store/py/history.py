@@ -32,16 +32,17 @@ import sys
 import dh_store
 from dh_args import OneLineParser, parse
 
-LETTER = {"pass": "P", "fail": "F", "skip": "S", "xfail": "X", "waived": "W", None: "."}
 FLAKY_WINDOW = 10
 MIN_SEGMENT = 3
 
 
-def verdict(res):
-    """'pass' | 'fail' | 'skip' | 'xfail' | 'waived' of a (status, waived, message), None."""
-    if res is None:
-        return None
-    return "waived" if res[1] else res[0]
+def letter(status, waived=False):
+    """A run's letter in a timeline: W when a waiver decided the case (the store's waived
+    column), else its status's first letter, capitalised (P pass, F fail, S skip, X xfail:
+    dh_store.STATUSES, the store's status column); . when the run did not run it."""
+    if status is None:
+        return "."
+    return "W" if waived else status[0].upper()
 
 
 def changes(seq):
@@ -65,8 +66,11 @@ def clause_history(db, path, dev, clause_glob, last):
     clauses = sorted({c for (_, c) in res if fnmatch.fnmatchcase(c, clause_glob)})
     out, since, failing = {}, [], 0
     for c in clauses:
-        tl = [verdict(res.get((r["run_id"], c))) for r in window]
-        flaky = changes([verdict(res.get((r["run_id"], c))) for r in flaky_runs]) >= 2
+        cases = [res.get((r["run_id"], c)) for r in window]
+        tl = [k.status if k else None for k in cases]
+        waived = [bool(k and k.waived) for k in cases]
+        flaky = changes([k.status if k else None
+                         for k in (res.get((r["run_id"], c)) for r in flaky_runs)]) >= 2
         flips = []
         prev = None
         for i, v in enumerate(tl):
@@ -76,7 +80,7 @@ def clause_history(db, path, dev, clause_glob, last):
                 flips.append({"index": i, "run": window[i]["uuid"],
                               "started_at": window[i]["started_at"], "from": prev[1], "to": v})
             prev = (i, v)
-        out[c] = {"timeline": tl, "flaky": flaky, "flips": flips}
+        out[c] = {"timeline": tl, "waived": waived, "flaky": flaky, "flips": flips}
         if len(window) >= 2 and tl[-1] is not None and tl[-2] is not None and tl[-1] != tl[-2]:
             regression = tl[-2] == "pass" and tl[-1] == "fail" and not flaky
             failing += regression
@@ -186,7 +190,8 @@ def print_text(h, quiet):
                 mark = "  FLAKY" if v["flaky"] else ""
                 flips = "".join(f"  [{f['from']}->{f['to']} at run {f['index'] + 1}]"
                                 for f in v["flips"]) if not v["flaky"] else ""
-                say(f"    {c:<{width}}  {''.join(LETTER[x] for x in v['timeline'])}{mark}{flips}")
+                tl = "".join(letter(x, w) for x, w in zip(v["timeline"], v["waived"]))
+                say(f"    {c:<{width}}  {tl}{mark}{flips}")
             if ch["since_previous"]:
                 say("  since the previous run:")
                 for f in ch["since_previous"]:

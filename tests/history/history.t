@@ -12,6 +12,7 @@ import glob
 import html.parser
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -49,7 +50,6 @@ def main():
 
 
 def body(tmp):
-    import re
     sql = open(os.path.join(HERE, "..", "..", "store", "schema.sql"), encoding="utf-8").read()
     last = max(int(n) for n in re.findall(r"^-- migration (\d+):", sql, re.M))
     # one schema version for both languages, generated from the SQL: the Python reader's
@@ -125,6 +125,8 @@ def body(tmp):
         if p.returncode == 0 else None
     ok(cps == [], "no step seeded: no change point in any noise-only series", (p.returncode, cps, p.stderr))
 
+    waived(tmp)
+
     bad = os.path.join(tmp, "bad.sqlite")
     open(bad, "w").write("not sqlite at all\n" * 100)
     newer = os.path.join(tmp, "newer.sqlite")
@@ -161,6 +163,30 @@ def body(tmp):
     p = run("dashboard", "--store", bad, "-o", out)
     ok(p.returncode == 2 and "not a devharness store" in p.stderr, "dashboard of a foreign file: exit 2",
        (p.returncode, p.stderr))
+
+
+def waived(tmp):
+    """A case a waiver decided is read from the store's two columns: its status (skip) is
+    the verdict, so a waiver that starts deciding it is no flip; it is marked W in the
+    timeline and "(waived)" on the dashboard."""
+    store = os.path.join(tmp, "waived.sqlite")
+    subprocess.run([VENV_PY, os.path.join(HERE, "fixture_store.py"), store, "--waived-night", "11"], check=True,
+                   capture_output=True)
+    p = run("history", "--store", store, "--device", "sim:0", "--clause", "launch.*", "--last", "12", "--json")
+    v = json.loads(p.stdout)["devices"][0]["clauses"]["clauses"].get("launch.skip") if p.returncode == 0 else None
+    ok(v and v["timeline"] == ["skip"] * 12 and v["waived"] == [False] * 10 + [True] * 2 and not v["flips"],
+       "a skip decided by a waiver from night 11: status skip every night, waived on nights 11-12, no flip",
+       (p.returncode, v, p.stderr))
+    p = run("history", "--store", store, "--device", "sim:0", "--clause", "launch.*", "--last", "12")
+    ok(p.returncode == 0 and "launch.skip  SSSSSSSSSSWW\n" in p.stdout and "no verdict changed" in p.stdout,
+       "text: the waived nights are W, nothing changed since the previous run", p.stdout + p.stderr)
+    out = os.path.join(tmp, "waived-dash")
+    p = run("dashboard", "--store", store, "-o", out, "--last", "12")
+    page = open(os.path.join(out, "index.html"), encoding="utf-8").read() if p.returncode == 0 else ""
+    cell = re.search(r'<td class="([^"]*)" data-clause="launch.skip" data-device="sim:0">([^<]*)</td>', page)
+    ok(cell and cell.groups() == ("skip waived", "skip (waived)"),
+       "dashboard: the latest cell of a waived skip is class 'skip waived', text 'skip (waived)'",
+       (p.returncode, cell and cell.groups(), p.stderr))
 
 
 def console_lines(stderr):
