@@ -1,11 +1,11 @@
-"""tests/results/bundle_common.py — what the result-bundle tests share: the devharness
+"""tests/store/lib/bundle_common.py — what the result-bundle tests share: the devharness
 command, running it, and validating a manifest with docs/bundle.schema.json through
 check-jsonschema from the project venv ($VENV, as `make test` sets it)."""
 import json
 import os
 import subprocess
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 SCHEMA = os.path.join(ROOT, "docs", "bundle.schema.json")
 DH = os.environ.get("DEVHARNESS", "")
 VENV = os.environ.get("VENV", os.path.join(ROOT, "build", "venv"))

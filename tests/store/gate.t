@@ -1,10 +1,10 @@
 #!/usr/bin/python3
-"""tests/history/gate.t — the regression gate of `devharness compare`
+"""tests/store/gate.t — the regression gate of `devharness compare`
 (bench/scripts/compare.py): Benjamini-Hochberg over the harness rows, the minimum
 effect, the absolute floor, raw twins shown as context and never gating, no regression
 called when a run is marked noisy (devharness.health.noisy = "yes"), `--baseline
-store:last=N` against a real store (tests/history/fixture_store.py), and the issue's
-acceptance on two recorded real runs of this machine (tests/history/data/): the
+store:last=N` against a real store (tests/store/lib/fixture_store.py), and the issue's
+acceptance on two recorded real runs of this machine (tests/store/data/): the
 unchanged pair passes in both orders, and run B with a 20 % slowdown injected into
 every harness time fails against run A (the device-wide harness/twin shift).
 Prints TAP."""
@@ -156,7 +156,7 @@ def synthetic(tmp):
 
 def store_baseline(tmp):
     store = os.path.join(tmp, "nightly.sqlite")
-    subprocess.run([VENV_PY, os.path.join(HERE, "fixture_store.py"), store], check=True, capture_output=True)
+    subprocess.run([VENV_PY, os.path.join(HERE, "lib", "fixture_store.py"), store], check=True, capture_output=True)
     name = "copy/h2d/pageable/sim:0/harness/65536/manual_time"
     ctx = {"device.sim:0": "backend=sim; name=devharness sim; driver=devharness-sim 0.1; target=sim"}
     same = bench_json(os.path.join(tmp, "s1.json"), [(name, 24000.0, 0.01)], ctx=ctx, seed=11)
@@ -201,7 +201,7 @@ def slowed(src, dst, factor):
 
 
 def real_pair(tmp):
-    # Recorded real runs (tests/history/data/README.md): on the shared 2-core VM one
+    # Recorded real runs (tests/store/data/README.md): on the shared 2-core VM one
     # row's 9 repetitions vary by tens of percent and run B went 36 % faster than run A
     # as the load dropped, so no single row can show a 20 % step; the device-wide
     # harness/twin shift must, and neither test may call the unchanged pair different,

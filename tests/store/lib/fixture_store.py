@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tests/history/fixture_store.py — twelve synthetic nightly result bundles (manifest.json,
+"""tests/store/lib/fixture_store.py — twelve synthetic nightly result bundles (manifest.json,
 conformance.cases.json, bench.json; docs/results.md "The bundle") recorded into a real
 results store with `devharness store import`, for the read side's tests (history,
 compare --baseline store:last=N, dashboard).
@@ -125,7 +125,7 @@ def main(argv):
     ap.add_argument("--waived-night", type=int, default=99)
     ap.add_argument("--bundles", default=None)
     ap.add_argument("--devharness", default=os.environ.get("DEVHARNESS") or
-                    os.path.join(HERE, "..", "..", "build", "bin", "devharness"))
+                    os.path.join(HERE, "..", "..", "..", "build", "bin", "devharness"))
     a = ap.parse_args(argv)
     p = build(a.out, a.devharness, a.nights, a.step_night, a.flip_night, a.bundles, waived_night=a.waived_night)
     sys.stdout.write(p.stdout)

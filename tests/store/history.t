@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""tests/history/history.t — `devharness history` and `devharness dashboard` on real
+"""tests/store/history.t — `devharness history` and `devharness dashboard` on real
 stores (twelve nightly result bundles of two devices written by
-tests/history/fixture_store.py and recorded with `devharness store import`): the flip on night 5 is reported at run 5 and
+tests/store/lib/fixture_store.py and recorded with `devharness store import`): the flip on night 5 is reported at run 5 and
 nowhere else, the flaky clause is marked FLAKY and its last flip (pass -> fail) is not
 a regression, a clause that flipped under an older commit is not flaky, the 20 % step
 of one benchmark is a change point at night 7 and no other series has one (noise only,
@@ -64,7 +64,7 @@ def body(tmp):
        f"the Python reader and the C writer both know schema version {last}, the last migration of "
        f"store/schema.sql", (py.stdout + py.stderr, st.stdout + st.stderr))
     store = os.path.join(tmp, "nightly.sqlite")
-    fx = subprocess.run([VENV_PY, os.path.join(HERE, "fixture_store.py"), store],
+    fx = subprocess.run([VENV_PY, os.path.join(HERE, "lib", "fixture_store.py"), store],
                         capture_output=True, text=True)
     if not ok(fx.returncode == 0 and "12 imported" in fx.stdout,
               "twelve nightly bundles recorded with devharness store import", fx.stdout + fx.stderr):
@@ -114,12 +114,12 @@ def body(tmp):
        "--device sim:0 --clause 'copy.*' -q: the verdict line alone", p.stdout + p.stderr)
 
     late = os.path.join(tmp, "late.sqlite")
-    subprocess.run([VENV_PY, os.path.join(HERE, "fixture_store.py"), late, "--flip-night", "12"], check=True, capture_output=True)
+    subprocess.run([VENV_PY, os.path.join(HERE, "lib", "fixture_store.py"), late, "--flip-night", "12"], check=True, capture_output=True)
     p = run("history", "--store", late, "--device", "derived:" + "c" * 64)  # by stable_id
     ok(p.returncode == 1 and "copy.flip: pass -> fail (NEW FAILURE)" in p.stdout,
        "a pass -> fail since the previous run that is not flaky: NEW FAILURE, exit 1", p.stdout + p.stderr)
     quiet = os.path.join(tmp, "quiet.sqlite")
-    subprocess.run([VENV_PY, os.path.join(HERE, "fixture_store.py"), quiet, "--step-night", "99"], check=True, capture_output=True)
+    subprocess.run([VENV_PY, os.path.join(HERE, "lib", "fixture_store.py"), quiet, "--step-night", "99"], check=True, capture_output=True)
     p = run("history", "--store", quiet, "--json")
     cps = [b["name"] for d in json.loads(p.stdout)["devices"] for b in d["benchmarks"] if b["change_points"]] \
         if p.returncode == 0 else None
@@ -170,7 +170,7 @@ def waived(tmp):
     the verdict, so a waiver that starts deciding it is no flip; it is marked W in the
     timeline and "(waived)" on the dashboard."""
     store = os.path.join(tmp, "waived.sqlite")
-    subprocess.run([VENV_PY, os.path.join(HERE, "fixture_store.py"), store, "--waived-night", "11"], check=True,
+    subprocess.run([VENV_PY, os.path.join(HERE, "lib", "fixture_store.py"), store, "--waived-night", "11"], check=True,
                    capture_output=True)
     p = run("history", "--store", store, "--device", "sim:0", "--clause", "launch.*", "--last", "12", "--json")
     v = json.loads(p.stdout)["devices"][0]["clauses"]["clauses"].get("launch.skip") if p.returncode == 0 else None

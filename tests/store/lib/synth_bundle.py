@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tests/results/synth_bundle.py — writes a synthetic result bundle (docs/results.md) of
+"""tests/store/lib/synth_bundle.py — writes a synthetic result bundle (docs/results.md) of
 a fleet-sized night: DEVICES devices x CLAUSES clauses of conformance cases and
 BENCHMARKS benchmarks per device (harness and twin rows, REPS repetitions each), with a
 valid manifest (every file's size and SHA-256), for measuring `devharness store
