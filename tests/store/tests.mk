@@ -10,5 +10,6 @@
 #   history.t           devharness history and dashboard: flips, flaky clauses, change points,
 #                       waived cases, one schema version for C and Python
 #   gate.t              devharness compare's regression gate, --baseline store:last=N included
+#   installed.sh        make install puts what history and dashboard need in share/devharness
 TEST_SCRIPTS += tests/store/shards.t tests/store/store.t tests/store/merge_and_report.t tests/store/identity.t \
-    tests/store/disk_full.t tests/store/history.t tests/store/gate.t
+    tests/store/disk_full.t tests/store/history.t tests/store/gate.t tests/store/installed.sh
