@@ -13,13 +13,10 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from taplib import count, ok  # noqa: E402
-from bundle_common import DH, dh  # noqa: E402
+from bundle_common import DH, dh, require_devharness  # noqa: E402
 
-if not DH or not os.path.exists(DH):
-    print("1..0 # SKIP DEVHARNESS not set or missing")
-    sys.exit(0)
+require_devharness()
 ns = None
 for cand in (["unshare", "-m"], ["unshare", "-rm"]):
     if subprocess.run(cand + ["true"], stderr=subprocess.DEVNULL).returncode == 0:

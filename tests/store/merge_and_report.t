@@ -13,13 +13,10 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from taplib import count, ok  # noqa: E402
-from bundle_common import DH, ROOT, dh  # noqa: E402
+from bundle_common import DH, dh, require_devharness, ROOT  # noqa: E402
 
-if not DH or not os.path.exists(DH):
-    print("1..0 # SKIP DEVHARNESS not set or missing")
-    sys.exit(0)
+require_devharness()
 SCRIPT = os.path.join(ROOT, "ci", "merge-and-report.sh")
 SEL = ["--device", "sim:0", "--filter", "mem.*,stream.*"]
 tmp = tempfile.mkdtemp(prefix="dh-mar-")

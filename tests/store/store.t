@@ -17,13 +17,10 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from taplib import count, ok, skip  # noqa: E402
-from bundle_common import DH, ROOT, dh, have_validator, manifest, schema_errors  # noqa: E402
+from bundle_common import DH, dh, have_validator, manifest, require_devharness, ROOT, schema_errors  # noqa: E402
 
-if not DH or not os.path.exists(DH):
-    print("1..0 # SKIP DEVHARNESS not set or missing")
-    sys.exit(0)
+require_devharness()
 
 TABLES = ("machines", "runs", "devices", "run_devices", "clause_results", "bench_results")
 SEL = ["--device", "sim:0", "--filter", "mem.*,copy.*"]
