@@ -74,6 +74,14 @@ TEST_PROGS   :=
 TEST_SCRIPTS :=
 CLI_OBJS     :=
 ALL_TARGETS  :=
+# The Python tools and what they read, staged flat in SHARE_DIR as `make install` puts
+# them in PREFIX/share/devharness/, so the build tree and an installed tree look alike
+# (cmdline/script.h finds a tool in <exe dir>/../share/devharness/, and the tool imports
+# its modules from its own folder). SHARE_FILES: sources, copied; SHARE_GEN: files a
+# fragment generates into SHARE_DIR.
+SHARE_DIR    := $(BUILD)/share/devharness
+SHARE_FILES  :=
+SHARE_GEN    :=
 
 .PHONY: all run test install clean deps
 all: deps
@@ -117,10 +125,19 @@ $(DEPS_STAMP): ci/check-deps.sh ci/install-deps.sh ci/make-venv.sh ci/python-req
 	@mkdir -p $(@D) && touch $@
 
 # -------------------------------------------------------------------- fragments
-include $(sort $(wildcard base/*.mk runtime/*.mk target/*.mk cmdline/*.mk backends/*/*.mk conformance/*.mk module/*.mk bench/*.mk cli/*.mk mk/*.mk examples/*/*.mk))
+include $(sort $(wildcard base/*.mk runtime/*.mk target/*.mk cmdline/*.mk store/*.mk backends/*/*.mk conformance/*.mk module/*.mk bench/*.mk cli/*.mk mk/*.mk examples/*/*.mk))
 include $(sort $(wildcard tests/*.mk tests/*/*.mk tests/*/*/*.mk))
 
-all: $(RUNTIME_LIB) $(PLUGINS) $(DEVHARNESS) $(ALL_TARGETS)
+# Each of SHARE_FILES copied into SHARE_DIR under its own name.
+define dh_share_copy
+$(SHARE_DIR)/$(notdir $(1)): $(1)
+	@mkdir -p $$(@D)
+	cp $$< $$@
+endef
+$(foreach f,$(SHARE_FILES),$(eval $(call dh_share_copy,$(f))))
+SHARE := $(addprefix $(SHARE_DIR)/,$(notdir $(SHARE_FILES))) $(SHARE_GEN)
+
+all: $(RUNTIME_LIB) $(PLUGINS) $(DEVHARNESS) $(ALL_TARGETS) $(SHARE)
 # Fragments append to CLI_OBJS in any order; the full list is known only here.
 $(DEVHARNESS): $(CLI_OBJS)
 
@@ -153,10 +170,8 @@ install: all
 	$(if $(PLUGINS),install -m 755 $(PLUGINS) $(DESTDIR)$(PREFIX)/lib/devharness/)
 	install -m 644 include/devharness/*.h $(DESTDIR)$(PREFIX)/include/devharness/
 	cp -r targets $(DESTDIR)$(PREFIX)/share/devharness/
-	install -m 755 bench/scripts/plot.py bench/scripts/compare.py bench/scripts/dh_args.py \
-	    bench/scripts/benchjson.py bench/scripts/matrix_heatmap.py bench/scripts/dh_store.py \
-	    bench/scripts/history.py bench/scripts/dashboard.py $(DESTDIR)$(PREFIX)/share/devharness/
-	install -m 644 bench/scripts/dashboard.html.j2 $(DESTDIR)$(PREFIX)/share/devharness/
+	install -m 755 $(filter %.py,$(SHARE)) $(DESTDIR)$(PREFIX)/share/devharness/
+	install -m 644 $(filter-out %.py,$(SHARE)) $(DESTDIR)$(PREFIX)/share/devharness/
 	install -m 755 $(LIBDIR)/devharness_bench_ffi_noop.so $(DESTDIR)$(PREFIX)/lib/
 	install -d $(DESTDIR)$(PREFIX)/lib/devharness/tvm_ffi/lib $(DESTDIR)$(PREFIX)/lib/devharness/tvm_ffi/include
 	install -m 755 $(TVM_FFI_LIBDIR)/libtvm_ffi.so $(DESTDIR)$(PREFIX)/lib/devharness/tvm_ffi/lib/

@@ -33,9 +33,9 @@ int dh_bench_main(int argc, char** argv);
 
 /* `plot RESULTS.json -o DIR`: runs bench/scripts/plot.py (python3 + matplotlib) to draw
  * bandwidth-vs-size and latency charts as PNG and SVG into DIR. The script is found as
- * $DEVHARNESS_PLOT_PY, <exe dir>/../../bench/scripts/plot.py (build tree) or
- * <exe dir>/../share/devharness/plot.py (installed). Exit: the script's (0 ok,
- * 1 failure, 2 bad input); 2 when the script or python3 cannot be found. */
+ * $DEVHARNESS_PLOT_PY or <exe dir>/../share/devharness/plot.py (the build tree's copy or
+ * the installed one; cmdline/script.h). Exit: the script's (0 ok, 1 failure, 2 bad
+ * input); 2 when the script or python3 cannot be found. */
 int dh_plot_main(int argc, char** argv);
 
 /* `compare BASE.json NEW.json` / `compare --baseline store:last=N NEW`: the regression
@@ -47,25 +47,9 @@ int dh_plot_main(int argc, char** argv);
  * table. Exit: 0 no significant regression (or a noisy run), 1 at least one
  * regression, 2 bad input (missing file, bad JSON or store, fewer than 9 repetitions
  * in either run for every common harness benchmark). Script found like plot's
- * ($DEVHARNESS_COMPARE_PY, .../bench/scripts/compare.py,
- * .../share/devharness/compare.py); run by $DEVHARNESS_PYTHON, else the build tree's
- * venv (<exe dir>/../venv/bin/python), else /usr/bin/python3. */
+ * ($DEVHARNESS_COMPARE_PY, .../share/devharness/compare.py); run by $DEVHARNESS_PYTHON,
+ * else the build tree's venv (<exe dir>/../venv/bin/python), else /usr/bin/python3. */
 int dh_compare_main(int argc, char** argv);
-
-/* `history [--store PATH] [--device ID] [--clause GLOB] [--last N] [--json]`: the
- * verdict timeline per device x clause of the results store (docs/results.md), the
- * flips since the previous run, flaky clauses and change points of benchmark series
- * (bench/scripts/history.py, ruptures; interpreter as compare's). Exit: 0 no new
- * failure, 1 a clause flipped to fail since the previous run (flaky clauses never
- * count), 2 bad input (missing or foreign store, bad option). */
-int dh_history_main(int argc, char** argv);
-
-/* `dashboard [--store PATH] -o DIR`: a static HTML dashboard of the store
- * (bench/scripts/dashboard.py, jinja2, inline SVG; no network at view time): the
- * latest verdicts per device, flips, flaky clauses, benchmark series with change
- * points. Written to a temporary folder, then renamed to DIR. Exit: 0 written,
- * 1 cannot write DIR, 2 bad input. */
-int dh_dashboard_main(int argc, char** argv);
 
 #ifdef __cplusplus
 }

@@ -19,11 +19,12 @@ CLI_OBJS += $(BENCH_OBJS)
 CLI_LDLIBS += $(BENCH_LDLIBS)
 ALL_TARGETS += $(BENCH_DRIVER) $(BENCH_FFI_NOOP)
 
-# The object of cmdline/cmdline.c: the exit codes and option helpers every command shares
-# (cmdline/cmdline.h).
-$(BENCH_DRIVER): $(BENCH_OBJS) $(OBJDIR)/bench/driver.o $(OBJDIR)/cmdline/cmdline.o $(OBJDIR)/cmdline/bundle.o $(BASE_LIB) $(RUNTIME_LIB)
+# The objects of the rooms below: cmdline/cmdline.c (the exit codes and option helpers
+# every command shares), cmdline/script.c (plot's and compare's Python launcher) and
+# store/bundle.c (the --bundle write side).
+$(BENCH_DRIVER): $(BENCH_OBJS) $(OBJDIR)/bench/driver.o $(OBJDIR)/cmdline/cmdline.o $(OBJDIR)/cmdline/script.o $(OBJDIR)/store/bundle.o $(BASE_LIB) $(RUNTIME_LIB)
 	@mkdir -p $(@D)
-	$(CXX) $(LDFLAGS) -o $@ $(BENCH_OBJS) $(OBJDIR)/bench/driver.o $(OBJDIR)/cmdline/cmdline.o $(OBJDIR)/cmdline/bundle.o $(BASE_LIB) $(RUNTIME_LINK) $(BENCH_LDLIBS) $(CMDLINE_LDLIBS)
+	$(CXX) $(LDFLAGS) -o $@ $(BENCH_OBJS) $(OBJDIR)/bench/driver.o $(OBJDIR)/cmdline/cmdline.o $(OBJDIR)/cmdline/script.o $(OBJDIR)/store/bundle.o $(BASE_LIB) $(RUNTIME_LINK) $(BENCH_LDLIBS) $(STORE_BUNDLE_LDLIBS)
 
 # A module exporting __tvm_ffi_noop; needs nothing from the runtime.
 $(BENCH_FFI_NOOP): $(OBJDIR)/bench/ffi_noop.o
@@ -43,6 +44,7 @@ ratio-table: all
 	python3 bench/scripts/ratio-table.py --devharness $(BINDIR)/devharness \
 	    --out-dir $(BUILD)/ratio-table $(RATIO_ARGS)
 
-# The venv's Python for compare, history and dashboard when the program's own build
-# folder has none (bench/launchers.c pick_python: a sanitizer build sharing the venv).
-$(call obj,bench/launchers.c): CPPFLAGS += -DDH_BUILD_VENV_PYTHON='"$(abspath $(VENV_PY))"'
+# The Python tools of plot and compare (and matrix_heatmap.py, which plot.py draws
+# with), staged with the modules they import (Makefile SHARE_FILES).
+SHARE_FILES += bench/scripts/plot.py bench/scripts/compare.py bench/scripts/benchjson.py \
+               bench/scripts/matrix_heatmap.py

@@ -229,10 +229,10 @@ int dh_bench_main(int argc, char** argv) {
   }
   if (ran && a.bundle_dir && rc == DH_EXIT_USAGE) {
     dh_bench_out_discard(a.out_tmp); /* a usage error found late (a bad --device): */
-    dh_bundle_discard(&a.bundle);    /* no bundle, not even its folder */
+    dh_store_bundle_discard(&a.bundle);    /* no bundle, not even its folder */
   } else if (ran && a.bundle_dir) { /* --bundle: info.json, then the manifest, last */
-    dh_bundle_meta_t m = {1, 1, "default", NULL, 0, rc};
-    if (dh_bundle_write_info(&a.bundle, a.device) != 0 || dh_bundle_finish(&a.bundle, &m) != 0)
+    dh_store_bundle_meta_t m = {.shard_index = 1, .shard_total = 1, .profile = "default", .exit_code = rc};
+    if (dh_store_bundle_write_info(&a.bundle, a.device) != 0 || dh_store_bundle_finish(&a.bundle, &m) != 0)
       rc = rc == DH_EXIT_OK ? DH_EXIT_VIOLATION : rc;
   }
   dh_bench_module_release();

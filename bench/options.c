@@ -268,7 +268,7 @@ static int build_gb_argv(dh_bench_args_t* a, const char* argv0) {
  * -1 to go on, else the usage exit code. */
 static int bundle_begin(dh_bench_args_t* a, int argc, char** argv) {
   if (!a->bundle_dir) return -1;
-  if (dh_bundle_begin(&a->bundle, "bench", a->bundle_dir, argc, argv) != 0) return DH_EXIT_USAGE;
+  if (dh_store_bundle_begin(&a->bundle, "bench", a->bundle_dir, argc, argv) != 0) return DH_EXIT_USAGE;
   if (!a->out) {
     snprintf(a->bundle_out, sizeof a->bundle_out, "%.4000s/bench.json", a->bundle.dir);
     a->out = a->bundle_out;

@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "bench_internal.h"
-#include "cmdline/bundle.h"
+#include "store/bundle.h"
 
 /*--- options (bench/options.c) ---*/
 typedef struct dh_bench_args {
@@ -20,7 +20,7 @@ typedef struct dh_bench_args {
   const char* device;   /* --device; NULL: every device */
   const char* out;      /* --out FILE.json, or NULL */
   const char* bundle_dir; /* --bundle DIR, or NULL */
-  dh_bundle_t bundle;   /* the bundle being written (cmdline/bundle.h) */
+  dh_store_bundle_t bundle;   /* the bundle being written (store/bundle.h) */
   char bundle_out[PATH_MAX]; /* DIR/bench.json when --bundle names the --out */
   const char* pin_mode; /* --pin: auto, core, node or none */
   const char* timing;   /* --timing: auto, host or device */

@@ -1,6 +1,8 @@
 /*
  * cli/cli.h — the subcommands cli/ itself implements (internal to the command; the
- * others are conformance/conformance.h and bench/bench.h).
+ * others are declared by the rooms that own them: conformance/conformance.h,
+ * module/command.h, bench/bench.h, store/store.h; cli/main.c's DH_CLI_COMMANDS lists
+ * them all).
  *
  * Each subcommand takes argv with argv[0] = the subcommand name, prints its own
  * --help, and returns the process exit code (DH_EXIT_*, cmdline/cmdline.h).

@@ -1,42 +1,61 @@
-/* cli/main.c — the devharness command: one table of subcommands, --help, --version. */
+/* cli/main.c — the devharness command: one table of subcommands (DH_CLI_COMMANDS),
+ * --help, --version. */
 #include <stdio.h>
 #include <string.h>
 
 #include "base/text.h"
 #include "bench/bench.h"
 #include "cli/cli.h"
-#include "cli/results.h"
 #include "conformance/conformance.h"
 #include "devharness/devharness.h"
 #include "module/command.h"
+#include "store/store.h"
 
-/* Every subcommand: its name, its entry (argv[0] = the name; returns the exit code)
- * and its line in the top-level --help. */
-static const struct {
+/* The table of subcommands, in the order of the top-level --help: ROW(name, entry,
+ * usage, summary). `name` is the word after devharness; `entry` its function (argv[0] =
+ * the name; returns the exit code), declared in the header of the room that owns the
+ * command; `usage` the first column of its --help line, `summary` the second. A new
+ * command is one more row above the end mark, backslash included. */
+#define DH_CLI_COMMANDS(ROW)                                                                       \
+  ROW(info, dh_cli_info, "info [--json]",                                                          \
+      "every backend, why one is unavailable, every device and attribute")                         \
+  ROW(targets, dh_cli_targets, "targets list|show|validate|detect",                                \
+      "target kinds and tags; validate target files; detect a live device")                        \
+  ROW(conformance, dh_conformance_main, "conformance [options]",                                   \
+      "clause-by-clause conformance suite (TAP, JUnit)")                                           \
+  ROW(bench, dh_bench_main, "bench [options]",                                                     \
+      "microbenchmarks (Google Benchmark; its flags pass through)")                                \
+  ROW(plot, dh_plot_main, "plot RESULTS.json -o DIR",                                              \
+      "plots of a benchmark run (PNG, SVG)")                                                       \
+  ROW(compare, dh_compare_main, "compare BASE.json NEW.json",                                      \
+      "regression gate between two benchmark runs, or a run and the store")                        \
+  ROW(module, dh_module_main, "module check|list LIB.so",                                          \
+      "a tvm-ffi kernel library checked from its own type signatures (TAP, JUnit)")                \
+  ROW(history, dh_store_cmd_history, "history [--store PATH]",                                     \
+      "verdict timelines, flips, flaky clauses, change points")                                    \
+  ROW(dashboard, dh_store_cmd_dashboard, "dashboard -o DIR",                                       \
+      "static HTML dashboard of the results store")                                                \
+  ROW(run, dh_cli_run, "run [--output DIR]",                                                       \
+      "the main job: info + conformance + quick bench, results folder")                            \
+  ROW(store, dh_store_cmd_store, "store import|stats",                                             \
+      "record result bundles in the SQLite results store")                                         \
+  ROW(merge, dh_store_cmd_merge, "merge BUNDLE... -o DIR",                                         \
+      "join the shard bundles of one conformance run")                                             \
+  ROW(verify, dh_store_cmd_verify, "verify BUNDLE...",                                             \
+      "check every (device, clause) case ran exactly once")                                        \
+  /* end of the table */
+
+/* One row of the table. */
+typedef struct dh_cli_command {
   const char* name;
   int (*fn)(int argc, char** argv);
-  const char* usage; /* first column of its --help line */
-  const char* summary;
-} kCommands[] = {
-    {"info", dh_cli_info, "info [--json]",
-     "every backend, why one is unavailable, every device and attribute"},
-    {"targets", dh_cli_targets, "targets list|show|validate|detect",
-     "target kinds and tags; validate target files; detect a live device"},
-    {"conformance", dh_conformance_main, "conformance [options]",
-     "clause-by-clause conformance suite (TAP, JUnit)"},
-    {"bench", dh_bench_main, "bench [options]", "microbenchmarks (Google Benchmark; its flags pass through)"},
-    {"plot", dh_plot_main, "plot RESULTS.json -o DIR", "plots of a benchmark run (PNG, SVG)"},
-    {"compare", dh_compare_main, "compare BASE.json NEW.json",
-     "regression gate between two benchmark runs, or a run and the store"},
-    {"module", dh_module_main, "module check|list LIB.so",
-     "a tvm-ffi kernel library checked from its own type signatures (TAP, JUnit)"},
-    {"history", dh_history_main, "history [--store PATH]", "verdict timelines, flips, flaky clauses, change points"},
-    {"dashboard", dh_dashboard_main, "dashboard -o DIR", "static HTML dashboard of the results store"},
-    {"run", dh_cli_run, "run [--output DIR]", "the main job: info + conformance + quick bench, results folder"},
-    {"store", dh_cli_store, "store import|stats", "record result bundles in the SQLite results store"},
-    {"merge", dh_cli_merge, "merge BUNDLE... -o DIR", "join the shard bundles of one conformance run"},
-    {"verify", dh_cli_verify, "verify BUNDLE...", "check every (device, clause) case ran exactly once"},
-};
+  const char* usage;   /* first column of its --help line */
+  const char* summary; /* second column */
+} dh_cli_command_t;
+
+#define DH_CLI_COMMAND_ENTRY(n, f, u, s) {.name = #n, .fn = f, .usage = u, .summary = s},
+static const dh_cli_command_t kCommands[] = {DH_CLI_COMMANDS(DH_CLI_COMMAND_ENTRY)};
+#undef DH_CLI_COMMAND_ENTRY
 #define NUM_COMMANDS (sizeof kCommands / sizeof kCommands[0])
 
 static void usage(FILE* out) {

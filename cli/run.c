@@ -30,7 +30,7 @@
 
 #include "cli/cli.h"
 #include "cli/run.h"
-#include "cmdline/bundle.h"
+#include "store/bundle.h"
 #include "base/text.h"
 #include "devharness/devharness.h"
 
@@ -83,7 +83,7 @@ static double now_s(void) {
 /* Runs `self argv...` in folder cwd (NULL: this one) with stdout to out_path (NULL:
  * inherit; relative to cwd) and returns its exit status (128+signal when killed, 127
  * when it could not start). */
-static int g_verbosity; /* run_opts_t.verbosity, for the steps' command lines */
+static int g_verbosity; /* dh_cli_run_opts_t.verbosity, for the steps' command lines */
 
 static int spawn_self_in(char* const* args, const char* out_path, const char* cwd) {
   if (g_verbosity > 0) { /* --verbose: the step's command, as a shell would run it */
@@ -124,8 +124,8 @@ static void progress(int step, int total, const char* title) {
 }
 
 /* Reads the options. Returns -1 to go on, else the exit code (--help, usage error). */
-static int parse_run_opts(int argc, char** argv, run_opts_t* o) {
-  *o = (run_opts_t){"results", NULL, "10", 0, 0, NULL, NULL, 0, 0};
+static int parse_run_opts(int argc, char** argv, dh_cli_run_opts_t* o) {
+  *o = (dh_cli_run_opts_t){"results", NULL, "10", 0, 0, NULL, NULL, 0, 0};
   static const struct option kOpts[] = {{"output", required_argument, NULL, 'o'},
                                         {"device", required_argument, NULL, 'd'},
                                         {"tvm-lib", required_argument, NULL, 'T'},
@@ -215,14 +215,14 @@ static step_args_t args_begin(const char* command) {
   return a;
 }
 
-static void args_device(step_args_t* a, const run_opts_t* o) {
+static void args_device(step_args_t* a, const dh_cli_run_opts_t* o) {
   if (!o->device) return;
   args_add(a, "--device");
   args_add(a, o->device);
 }
 
 /* Step 1: info.json and info.txt. */
-static int step_info(const run_opts_t* o, const run_dir_t* d) {
+static int step_info(const dh_cli_run_opts_t* o, const dh_cli_run_dir_t* d) {
   step_args_t json = args_begin("info"), text = args_begin("info");
   args_add(&json, "--json");
   args_device(&json, o);
@@ -236,7 +236,7 @@ static int step_info(const run_opts_t* o, const run_dir_t* d) {
 /* Step 2: conformance.tap, conformance.junit.xml, conformance.summary.json and
  * conformance.cases.json; every case (--shard 1/1: GitLab sets CI_NODE_INDEX and
  * CI_NODE_TOTAL in parallel:matrix jobs too, and a run is never a shard). */
-static int step_conformance(const run_opts_t* o, const run_dir_t* d) {
+static int step_conformance(const dh_cli_run_opts_t* o, const dh_cli_run_dir_t* d) {
   step_args_t a = args_begin("conformance");
   const char* const pairs[][2] = {{"--tap", d->tap},         {"--junit", d->junit},
                                   {"--summary", d->summary}, {"--cases", d->cases},
@@ -252,7 +252,7 @@ static int step_conformance(const run_opts_t* o, const run_dir_t* d) {
 }
 
 /* Step 3: bench.json and bench.txt. */
-static int step_bench(const run_opts_t* o, const run_dir_t* d) {
+static int step_bench(const dh_cli_run_opts_t* o, const dh_cli_run_dir_t* d) {
   step_args_t a = args_begin("bench");
   if (!o->full_bench) args_add(&a, "--quick");
   args_add(&a, "--out");
@@ -266,9 +266,9 @@ static int step_bench(const run_opts_t* o, const run_dir_t* d) {
 }
 
 /* Runs one step with its progress line and time into *step. */
-static void run_step(run_step_t* step, int num, int total, const char* what,
-                     int (*fn)(const run_opts_t*, const run_dir_t*), const run_opts_t* o,
-                     const run_dir_t* d) {
+static void run_step(dh_cli_run_step_t* step, int num, int total, const char* what,
+                     int (*fn)(const dh_cli_run_opts_t*, const dh_cli_run_dir_t*), const dh_cli_run_opts_t* o,
+                     const dh_cli_run_dir_t* d) {
   progress(num, total, what);
   double t0 = now_s();
   step->rc = fn(o, d);
@@ -277,7 +277,7 @@ static void run_step(run_step_t* step, int num, int total, const char* what,
 
 /* Step 4: plots, run in the results folder, so plot.log names bench.json and plots/,
  * not the temporary .partial folder's paths; not run when the benchmarks failed. */
-static int step_plots(const run_opts_t* o, const run_dir_t* d) {
+static int step_plots(const dh_cli_run_opts_t* o, const dh_cli_run_dir_t* d) {
   (void)o;
   step_args_t a = args_begin("plot");
   args_add(&a, "bench.json");
@@ -287,31 +287,31 @@ static int step_plots(const run_opts_t* o, const run_dir_t* d) {
 }
 
 int dh_cli_run(int argc, char** argv) {
-  run_opts_t o;
+  dh_cli_run_opts_t o;
   int rc = parse_run_opts(argc, argv, &o);
   if (rc >= 0) return rc;
-  static run_dir_t d;
-  static dh_bundle_t bundle;
-  if (dh_run_dir_create(o.output, &d) != 0) return DH_EXIT_USAGE;
-  dh_run_bundle_begin(&bundle, &d, argc, argv);
+  static dh_cli_run_dir_t d;
+  static dh_store_bundle_t bundle;
+  if (dh_cli_run_dir_create(o.output, &d) != 0) return DH_EXIT_USAGE;
+  dh_cli_run_bundle_begin(&bundle, &d, argc, argv);
 
   const int total = o.no_bench ? 2 : 4;
-  run_step_t steps[4] = {{"info", 0, 0, 0}, {"conformance", 0, 0, 0}, {"bench", 0, 0, 0}, {"plots", 0, 0, 0}};
+  dh_cli_run_step_t steps[4] = {{.title = "info"}, {.title = "conformance"}, {.title = "bench"}, {.title = "plots"}};
   run_step(&steps[0], 1, total, "info: backends, devices, attributes", step_info, &o, &d);
   if (steps[0].rc == DH_EXIT_USAGE) {
     fprintf(stderr, "devharness run: info failed (bad --device?); no results written\n");
-    dh_run_dir_remove(&d);
+    dh_cli_run_dir_remove(&d);
     return DH_EXIT_USAGE;
   }
-  dh_run_health_take(0);
+  dh_cli_run_health_take(0);
   run_step(&steps[1], 2, total, "conformance: every clause on every device", step_conformance, &o, &d);
-  dh_run_health_take(1);
+  dh_cli_run_health_take(1);
   if (!o.no_bench) {
-    dh_run_health_take(2);
+    dh_cli_run_health_take(2);
     run_step(&steps[2], 3, total, o.full_bench ? "bench: full benchmark run" : "bench: quick benchmarks",
              step_bench, &o, &d);
-    dh_run_health_take(3);
-    steps[2].below_floor = steps[2].rc == DH_EXIT_VIOLATION && dh_run_bench_below_floor(d.bench);
+    dh_cli_run_health_take(3);
+    steps[2].below_floor = steps[2].rc == DH_EXIT_VIOLATION && dh_cli_run_bench_below_floor(d.bench);
     if (steps[2].rc == 0 || steps[2].below_floor) {
       run_step(&steps[3], 4, total, "plots: bandwidth and latency", step_plots, &o, &d);
     } else {
@@ -321,24 +321,25 @@ int dh_cli_run(int argc, char** argv) {
   }
 
   char latest[PATH_MAX], f_tap[PATH_MAX], why[PATH_MAX + 128];
-  dh_run_health_write(&d); /* a failure is said; the other files still count */
-  if (dh_run_check_complete(&d, steps, total, why, sizeof why) != 0 ||
-      (dh_run_bundle_finish(&bundle, &o, steps, total) != 0 && snprintf(why, sizeof why, "no manifest.json") > 0) ||
-      (dh_run_record(&o, &d) != 0 && snprintf(why, sizeof why, "not recorded in the store") > 0)) {
-    dh_run_dir_keep_failed(o.output, &d);
-    dh_run_print_steps(o.verbosity < 0 ? stderr : stdout, steps, total);
+  dh_cli_run_health_write(&d); /* a failure is said; the other files still count */
+  if (dh_cli_run_check_complete(&d, steps, total, why, sizeof why) != 0 ||
+      (dh_cli_run_bundle_finish(&bundle, steps, total) != 0 && snprintf(why, sizeof why, "no manifest.json") > 0) ||
+      (dh_cli_run_record(&o, &d) != 0 && snprintf(why, sizeof why, "not recorded in the store") > 0)) {
+    dh_cli_run_dir_keep_failed(o.output, &d);
+    dh_cli_run_print_steps(o.verbosity < 0 ? stderr : stdout, steps, total);
     fprintf(stderr, "devharness run: results incomplete (%s); kept in %s, not published (latest unchanged)\n",
             why, d.final_dir);
     return DH_EXIT_VIOLATION;
   }
-  if (dh_run_dir_publish(o.output, &d, latest) != 0) return DH_EXIT_USAGE;
+  if (dh_cli_run_dir_publish(o.output, &d, latest) != 0) return DH_EXIT_USAGE;
   FILE* out = stdout;
   FILE* sink = o.verbosity < 0 ? fopen("/dev/null", "w") : NULL; /* --quiet: tables unprinted */
   if (sink) out = sink;
-  int fail_total = dh_run_print_devices(out, &o, &d, f_tap);
-  dh_run_print_health(out, d.final_dir);
-  int below = o.expect ? dh_run_print_expect(out, &d) : 0;
-  int worst = dh_run_print_steps(out, steps, total);
+  int fail_total = dh_cli_run_print_devices(out, &o, &d, f_tap);
+  dh_cli_run_print_health(out, d.final_dir);
+  int below = o.expect ? dh_cli_run_print_expect(out, &d) : 0;
+  dh_cli_run_print_steps(out, steps, total);
+  int worst = dh_cli_run_steps_verdict(steps, total);
   if (below > 0) worst = DH_EXIT_VIOLATION;
   if (sink) fclose(sink);
   if (o.verbosity >= 0) {

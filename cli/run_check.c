@@ -57,9 +57,9 @@ static int json_whole(const char* path) {
 }
 
 /* Writes into why what is missing from the folder's files; 0 when nothing is. */
-static int files_whole(const run_dir_t* d, const run_step_t* steps, int total, char* why, size_t size) {
+static int files_whole(const dh_cli_run_dir_t* d, const dh_cli_run_step_t* steps, int total, char* why, size_t size) {
   char plot_log[PATH_MAX];
-  dh_run_path_join(plot_log, d->partial, "plot.log");
+  dh_cli_run_path_join(plot_log, d->partial, "plot.log");
   const struct {
     int wanted;
     const char* path;
@@ -90,7 +90,7 @@ static int files_whole(const run_dir_t* d, const run_step_t* steps, int total, c
  * conformance violations (1), for bench a device below an --expect floor (1, its
  * bench.json says so); -1 (not run) only for the plots after a bench that had
  * no device. */
-static int step_done(const run_step_t* steps, int i) {
+static int step_done(const dh_cli_run_step_t* steps, int i) {
   int rc = steps[i].rc;
   if (rc == DH_EXIT_OK || rc == DH_EXIT_NO_DEVICE) return 1;
   if (i == 1 && rc == DH_EXIT_VIOLATION) return 1;
@@ -120,7 +120,7 @@ static void sync_folder(const char* dir) {
   const char* const subdirs[] = {"", "plots"};
   for (size_t s = 0; s < 2; s++) {
     char path[PATH_MAX];
-    if (subdirs[s][0]) dh_run_path_join(path, dir, subdirs[s]);
+    if (subdirs[s][0]) dh_cli_run_path_join(path, dir, subdirs[s]);
     else snprintf(path, sizeof path, "%s", dir);
     int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0) continue;
@@ -130,7 +130,8 @@ static void sync_folder(const char* dir) {
   }
 }
 
-int dh_run_check_complete(const run_dir_t* d, const run_step_t* steps, int total, char* why, size_t size) {
+int dh_cli_run_check_complete(const dh_cli_run_dir_t* d, const dh_cli_run_step_t* steps, int total, char* why,
+                              size_t size) {
   for (int i = 0; i < total; i++) {
     if (step_done(steps, i)) continue;
     if (steps[i].rc == -1) snprintf(why, size, "step %s did not run", steps[i].title);

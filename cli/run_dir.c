@@ -19,7 +19,7 @@
 #include "cli/cli.h"
 #include "cli/run.h"
 
-void dh_run_path_join(char out[PATH_MAX], const char* dir, const char* name) {
+void dh_cli_run_path_join(char out[PATH_MAX], const char* dir, const char* name) {
   size_t d = strlen(dir), n = strlen(name);
   memcpy(out, dir, d);
   out[d] = '/';
@@ -56,7 +56,7 @@ static void remove_stale_partials(const char* output) {
     if (strncmp(e->d_name, ".run-", 5) != 0 || n < 13 || strcmp(e->d_name + n - 8, ".partial") != 0) continue;
     char path[PATH_MAX];
     if (strlen(output) + n + 2 > sizeof path) continue;
-    dh_run_path_join(path, output, e->d_name);
+    dh_cli_run_path_join(path, output, e->d_name);
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) continue;
     if (flock(fd, LOCK_EX | LOCK_NB) == 0 && remove_tree(path) == 0) {
@@ -69,7 +69,7 @@ static void remove_stale_partials(const char* output) {
   closedir(dir);
 }
 
-int dh_run_dir_create(const char* output, run_dir_t* d) {
+int dh_cli_run_dir_create(const char* output, dh_cli_run_dir_t* d) {
   char q[DH_TEXT_BUF];
   d->lock_fd = -1;
   if (strlen(output) >= PATH_MAX - 256) {
@@ -85,9 +85,9 @@ int dh_run_dir_create(const char* output, run_dir_t* d) {
   strftime(d->stamp, sizeof d->stamp, "%Y%m%d-%H%M%S", localtime(&t));
   char name[96];
   snprintf(name, sizeof name, ".run-%s-%d.partial", d->stamp, (int)getpid());
-  dh_run_path_join(d->partial, output, name);
+  dh_cli_run_path_join(d->partial, output, name);
   snprintf(name, sizeof name, "run-%s", d->stamp);
-  dh_run_path_join(d->final_dir, output, name);
+  dh_cli_run_path_join(d->final_dir, output, name);
   if (mkdir(d->partial, 0755) != 0) {
     fprintf(stderr, "devharness run: --output %s: not writable: %s\n", dh_text_quote(output, q, sizeof q), strerror(errno));
     return DH_EXIT_USAGE;
@@ -95,14 +95,14 @@ int dh_run_dir_create(const char* output, run_dir_t* d) {
   /* held until this process ends (close-on-exec: the steps it starts do not hold it) */
   d->lock_fd = open(d->partial, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (d->lock_fd >= 0) flock(d->lock_fd, LOCK_EX | LOCK_NB);
-  dh_run_path_join(d->info_txt, d->partial, "info.txt");
-  dh_run_path_join(d->info_json, d->partial, "info.json");
-  dh_run_path_join(d->tap, d->partial, "conformance.tap");
-  dh_run_path_join(d->junit, d->partial, "conformance.junit.xml");
-  dh_run_path_join(d->summary, d->partial, "conformance.summary.json");
-  dh_run_path_join(d->bench, d->partial, "bench.json");
-  dh_run_path_join(d->bench_txt, d->partial, "bench.txt");
-  dh_run_path_join(d->cases, d->partial, "conformance.cases.json");
+  dh_cli_run_path_join(d->info_txt, d->partial, "info.txt");
+  dh_cli_run_path_join(d->info_json, d->partial, "info.json");
+  dh_cli_run_path_join(d->tap, d->partial, "conformance.tap");
+  dh_cli_run_path_join(d->junit, d->partial, "conformance.junit.xml");
+  dh_cli_run_path_join(d->summary, d->partial, "conformance.summary.json");
+  dh_cli_run_path_join(d->bench, d->partial, "bench.json");
+  dh_cli_run_path_join(d->bench_txt, d->partial, "bench.txt");
+  dh_cli_run_path_join(d->cases, d->partial, "conformance.cases.json");
   return 0;
 }
 
@@ -115,7 +115,7 @@ static int rename_unique(const char* output, const char* partial, const char* ba
   for (int k = 1; k < 1000; k++) {
     if (k == 1) snprintf(name, 96, "%s", base);
     else snprintf(name, 96, "%s-%d", base, k);
-    dh_run_path_join(out, output, name);
+    dh_cli_run_path_join(out, output, name);
     if (mkdir(out, 0755) != 0) {
       if (errno == EEXIST) continue;
       return -1;
@@ -130,7 +130,7 @@ static int rename_unique(const char* output, const char* partial, const char* ba
   return -1;
 }
 
-int dh_run_dir_publish(const char* output, run_dir_t* d, char latest[PATH_MAX]) {
+int dh_cli_run_dir_publish(const char* output, dh_cli_run_dir_t* d, char latest[PATH_MAX]) {
   char base[64], name[96], q[DH_TEXT_BUF];
   snprintf(base, sizeof base, "run-%s", d->stamp);
   if (rename_unique(output, d->partial, base, d->final_dir, name) != 0) {
@@ -139,9 +139,9 @@ int dh_run_dir_publish(const char* output, run_dir_t* d, char latest[PATH_MAX]) 
     return DH_EXIT_USAGE;
   }
   char latest_tmp[PATH_MAX], tmp_name[96];
-  dh_run_path_join(latest, output, "latest");
+  dh_cli_run_path_join(latest, output, "latest");
   snprintf(tmp_name, sizeof tmp_name, ".latest-%d", (int)getpid());
-  dh_run_path_join(latest_tmp, output, tmp_name);
+  dh_cli_run_path_join(latest_tmp, output, tmp_name);
   unlink(latest_tmp);
   if (symlink(name, latest_tmp) != 0 || rename(latest_tmp, latest) != 0) {
     fprintf(stderr, "devharness run: warning: cannot update %s: %s\n", latest, strerror(errno));
@@ -154,7 +154,7 @@ int dh_run_dir_publish(const char* output, run_dir_t* d, char latest[PATH_MAX]) 
   return 0;
 }
 
-int dh_run_dir_keep_failed(const char* output, run_dir_t* d) {
+int dh_cli_run_dir_keep_failed(const char* output, dh_cli_run_dir_t* d) {
   char base[64], name[96];
   snprintf(base, sizeof base, "run-%s.failed", d->stamp);
   if (rename_unique(output, d->partial, base, d->final_dir, name) != 0) {
@@ -164,4 +164,4 @@ int dh_run_dir_keep_failed(const char* output, run_dir_t* d) {
   return 0;
 }
 
-int dh_run_dir_remove(const run_dir_t* d) { return remove_tree(d->partial); }
+int dh_cli_run_dir_remove(const dh_cli_run_dir_t* d) { return remove_tree(d->partial); }

@@ -19,7 +19,7 @@
 static dh_health_t g_snaps[4];
 static int g_taken[4];
 
-void dh_run_health_take(int which) {
+void dh_cli_run_health_take(int which) {
   if (which < 0 || which > 3) return;
   dh_health_take(&g_snaps[which]);
   g_taken[which] = 1;
@@ -51,7 +51,7 @@ static void add_bench_reasons(const char* bench_reasons, char* reasons, size_t s
 }
 
 /* health.json: every snapshot, the verdict and its reasons. */
-static json_t* health_doc(const run_dir_t* d) {
+static json_t* health_doc(const dh_cli_run_dir_t* d) {
   static const char* const kNames[4][2] = {
       {"conformance", "before"}, {"conformance", "after"}, {"bench", "before"}, {"bench", "after"}};
   json_t* doc = json_object();
@@ -75,10 +75,10 @@ static json_t* health_doc(const run_dir_t* d) {
   return doc;
 }
 
-int dh_run_health_write(const run_dir_t* d) {
+int dh_cli_run_health_write(const dh_cli_run_dir_t* d) {
   char path[PATH_MAX], tmp[PATH_MAX];
-  dh_run_path_join(path, d->partial, "health.json");
-  dh_run_path_join(tmp, d->partial, ".health.json.tmp");
+  dh_cli_run_path_join(path, d->partial, "health.json");
+  dh_cli_run_path_join(tmp, d->partial, ".health.json.tmp");
   json_t* doc = health_doc(d);
   FILE* f = fopen(tmp, "w");
   int ok = f && json_dumpf(doc, f, JSON_INDENT(2)) == 0 && fputc('\n', f) != EOF && fflush(f) == 0 &&
@@ -93,9 +93,9 @@ int dh_run_health_write(const run_dir_t* d) {
   return -1;
 }
 
-void dh_run_print_health(FILE* out, const char* final_dir) {
+void dh_cli_run_print_health(FILE* out, const char* final_dir) {
   char path[PATH_MAX];
-  dh_run_path_join(path, final_dir, "health.json");
+  dh_cli_run_path_join(path, final_dir, "health.json");
   json_t* doc = json_load_file(path, 0, NULL);
   if (!doc) return;
   const char* reasons = json_string_value(json_object_get(doc, "reasons"));

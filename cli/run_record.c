@@ -3,38 +3,26 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
-#include "cli/results.h"
 #include "cli/run.h"
-#include "cmdline/bundle.h"
+#include "store/bundle.h"
+#include "store/store.h"
 
-int dh_run_bundle_begin(struct dh_bundle* b, const run_dir_t* d, int argc, char** argv) {
-  return dh_bundle_begin(b, "run", d->partial, argc, argv) == 0 ? 0 : -1;
+int dh_cli_run_bundle_begin(struct dh_store_bundle* b, const dh_cli_run_dir_t* d, int argc, char** argv) {
+  return dh_store_bundle_begin(b, "run", d->partial, argc, argv) == 0 ? 0 : -1;
 }
 
-int dh_run_bundle_finish(const struct dh_bundle* b, const run_opts_t* o, const run_step_t* steps, int total) {
-  (void)o;
-  FILE* sink = fopen("/dev/null", "w"); /* the exit code only: the table is printed later */
-  int worst = sink ? dh_run_print_steps(sink, steps, total) : DH_EXIT_VIOLATION;
-  if (sink) fclose(sink);
-  dh_bundle_meta_t m = {1, 1, "default", NULL, 0, worst};
-  return b->uuid[0] && dh_bundle_finish(b, &m) == 0 ? 0 : -1;
+int dh_cli_run_bundle_finish(const struct dh_store_bundle* b, const dh_cli_run_step_t* steps, int total) {
+  dh_store_bundle_meta_t m = {
+      .shard_index = 1, .shard_total = 1, .profile = "default", .exit_code = dh_cli_run_steps_verdict(steps, total)};
+  return b->uuid[0] && dh_store_bundle_finish(b, &m) == 0 ? 0 : -1;
 }
 
-int dh_run_record(const run_opts_t* o, const run_dir_t* d) {
+int dh_cli_run_record(const dh_cli_run_opts_t* o, const dh_cli_run_dir_t* d) {
   if (o->no_store) return 0;
-  char path[PATH_MAX];
+  char path[PATH_MAX], uuid[64];
   if (o->store) snprintf(path, sizeof path, "%s", o->store);
   else snprintf(path, sizeof path, "%.4000s/devharness.sqlite", o->output);
-  int code = 0, rc = -1;
-  sqlite3* db = dh_store_open("run", path, &code);
-  dh_results_bundle_t b;
-  if (db && dh_results_bundle_load("run", d->partial, &b) == 0) {
-    rc = dh_store_import("run", db, path, &b) < 0 ? -1 : 0;
-    if (rc == 0 && o->verbosity >= 0)
-      printf("store: run %s recorded in %s\n", json_string_value(json_object_get(b.manifest, "run_uuid")), path);
-    dh_results_bundle_free(&b);
-  }
-  if (db) sqlite3_close(db);
-
-  return rc;
+  if (dh_store_record("run", path, d->partial, uuid) != 0) return -1;
+  if (o->verbosity >= 0) printf("store: run %s recorded in %s\n", uuid, path);
+  return 0;
 }

@@ -53,11 +53,11 @@ static void print_device_row(FILE* out, json_t* dev, int w, json_t* bench) {
   fprintf(out, "\n");
 }
 
-int dh_run_print_devices(FILE* out, const run_opts_t* o, const run_dir_t* d, char f_tap[PATH_MAX]) {
+int dh_cli_run_print_devices(FILE* out, const dh_cli_run_opts_t* o, const dh_cli_run_dir_t* d, char f_tap[PATH_MAX]) {
   char f_summary[PATH_MAX], f_bench[PATH_MAX];
-  dh_run_path_join(f_tap, d->final_dir, "conformance.tap");
-  dh_run_path_join(f_summary, d->final_dir, "conformance.summary.json");
-  dh_run_path_join(f_bench, d->final_dir, "bench.json");
+  dh_cli_run_path_join(f_tap, d->final_dir, "conformance.tap");
+  dh_cli_run_path_join(f_summary, d->final_dir, "conformance.summary.json");
+  dh_cli_run_path_join(f_bench, d->final_dir, "bench.json");
   json_t* summary = json_load_file(f_summary, 0, NULL);
   json_t* devices = summary_devices(summary);
   json_t* bench = o->no_bench ? NULL : json_load_file(f_bench, 0, NULL);
@@ -91,21 +91,27 @@ int dh_run_print_devices(FILE* out, const run_opts_t* o, const run_dir_t* d, cha
   return fail_total;
 }
 
-int dh_run_print_steps(FILE* out, const run_step_t* steps, int total) {
-  fprintf(out, "\nsteps:\n");
+int dh_cli_run_steps_verdict(const dh_cli_run_step_t* steps, int total) {
   int worst = DH_EXIT_OK;
   for (int i = 0; i < total; ++i) {
     /* exit 3 of a step: no selected device at all (info, conformance and bench say so
      * when the backend --device names has none) */
     int no_dev = steps[i].rc == DH_EXIT_NO_DEVICE;
-    const char* verdict = steps[i].rc == 0 ? "ok" : steps[i].rc == -1 ? "not run" : no_dev ? "NO DEVICE"
-                          : steps[i].below_floor                     ? "BELOW FLOOR"
-                                                                     : "FAILED";
-    fprintf(out, "  %-12s %-11s exit %-3d %6.1f s\n", steps[i].title, verdict, steps[i].rc, steps[i].seconds);
     if (no_dev && worst == DH_EXIT_OK) worst = DH_EXIT_NO_DEVICE;
     else if (steps[i].rc > 0 && !no_dev) worst = DH_EXIT_VIOLATION; /* -1: not run, the step before said why */
   }
   return worst;
+}
+
+void dh_cli_run_print_steps(FILE* out, const dh_cli_run_step_t* steps, int total) {
+  fprintf(out, "\nsteps:\n");
+  for (int i = 0; i < total; ++i) {
+    int no_dev = steps[i].rc == DH_EXIT_NO_DEVICE;
+    const char* verdict = steps[i].rc == 0 ? "ok" : steps[i].rc == -1 ? "not run" : no_dev ? "NO DEVICE"
+                          : steps[i].below_floor                     ? "BELOW FLOOR"
+                                                                     : "FAILED";
+    fprintf(out, "  %-12s %-11s exit %-3d %6.1f s\n", steps[i].title, verdict, steps[i].rc, steps[i].seconds);
+  }
 }
 
 
@@ -115,7 +121,7 @@ static json_t* expect_of(json_t* bench) {
   return json_is_object(e) ? e : NULL;
 }
 
-int dh_run_bench_below_floor(const char* path) {
+int dh_cli_run_bench_below_floor(const char* path) {
   json_t* bench = json_load_file(path, 0, NULL);
   json_t* e = expect_of(bench);
   int failed = e ? (int)json_integer_value(json_object_get(e, "failed")) : 0;
@@ -123,9 +129,9 @@ int dh_run_bench_below_floor(const char* path) {
   return failed > 0;
 }
 
-int dh_run_print_expect(FILE* out, const run_dir_t* d) {
+int dh_cli_run_print_expect(FILE* out, const dh_cli_run_dir_t* d) {
   char f_bench[PATH_MAX];
-  dh_run_path_join(f_bench, d->final_dir, "bench.json");
+  dh_cli_run_path_join(f_bench, d->final_dir, "bench.json");
   json_t* bench = json_load_file(f_bench, 0, NULL);
   json_t* e = expect_of(bench);
   json_t* checks = json_object_get(e, "checks");

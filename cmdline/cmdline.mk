@@ -4,10 +4,9 @@
 CMDLINE_SRCS := $(sort $(wildcard cmdline/*.c))
 CLI_OBJS += $(call obj,$(CMDLINE_SRCS))
 
-# cmdline/bundle.c writes result bundles (docs/results.md): SHA-256 from nettle
-# (Debian nettle-dev), UUIDs from libuuid (uuid-dev); the checkout's commit at build
-# time goes into every manifest.
-DH_GIT_COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
-$(OBJDIR)/cmdline/bundle.o: CPPFLAGS += -DDH_GIT_COMMIT='"$(DH_GIT_COMMIT)"'
-CMDLINE_LDLIBS := -lnettle -luuid -ljansson
-CLI_LDLIBS += $(CMDLINE_LDLIBS)
+# cmdline/script.c runs the Python tools: the venv's Python for compare, history and
+# dashboard when the program's own build folder has none (pick_python: a sanitizer build
+# sharing the venv). cmdline/py/: the modules every tool may import: dh_args.py
+# (one-line argparse errors, exit 2), dh_units.py (Google Benchmark's time units).
+$(call obj,cmdline/script.c): CPPFLAGS += -DDH_BUILD_VENV_PYTHON='"$(abspath $(VENV_PY))"'
+SHARE_FILES += cmdline/py/dh_args.py cmdline/py/dh_units.py

@@ -3,7 +3,7 @@ for compare.py and plot.py: one reader, so both see the same runs."""
 import json
 import math
 
-UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+from dh_units import UNIT_NS
 
 
 def finite(x):

@@ -85,7 +85,7 @@ def bh_adjust(pvalues):
 
 
 def bh_formula(pvalues):
-    """Benjamini-Hochberg adjusted p-values without scipy (tests/history/gate.t checks
+    """Benjamini-Hochberg adjusted p-values without scipy (tests/store/gate.t checks
     that they equal scipy's)."""
     m = len(pvalues)
     order = sorted(range(m), key=lambda i: pvalues[i])

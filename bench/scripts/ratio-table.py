@@ -26,7 +26,8 @@ import statistics
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# dh_args.py is the command-line room's (cmdline/py/); this script runs from the checkout
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "cmdline", "py"))
 from dh_args import OneLineParser  # noqa: E402
 
 SIZES = [4, 65536, 1 << 20, 256 << 20]

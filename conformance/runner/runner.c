@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmdline/bundle.h"
+#include "store/bundle.h"
 #include "cmdline/cmdline.h"
 #include "conformance/conformance.h"
 #include "report/report.h"
@@ -353,12 +353,12 @@ static int run_all(run_t* r) {
 
 /* --bundle DIR: the folder and the report files that go into it (the paths given with
  * --tap, --junit, --summary or --cases win). */
-static dh_bundle_t g_bundle;
+static dh_store_bundle_t g_bundle;
 static char g_bundle_paths[DC_REPORTERS_MAX][PATH_MAX];
 
 static int bundle_begin(run_t* r, int argc, char** argv) {
   if (!r->o.bundle_dir) return DH_EXIT_OK;
-  int rc = dh_bundle_begin(&g_bundle, "conformance", r->o.bundle_dir, argc, argv);
+  int rc = dh_store_bundle_begin(&g_bundle, "conformance", r->o.bundle_dir, argc, argv);
   if (rc != 0) return rc;
   static const char* const kFiles[][2] = {{"tap", "conformance.tap"}, {"junit", "conformance.junit.xml"},
                                           {"summary", "conformance.summary.json"},
@@ -377,8 +377,13 @@ static int bundle_begin(run_t* r, int argc, char** argv) {
 static int bundle_end(run_t* r, int rc) {
   if (!r->o.bundle_dir) return rc;
   const char* profile = r->o.profile == 0 ? "default" : dc_profile_name(r->o.profile);
-  dh_bundle_meta_t m = {r->o.shard_index, r->o.shard_total, profile, r->o.waiver_paths, r->o.n_waiver_paths, rc};
-  if (dh_bundle_write_info(&g_bundle, r->o.device_spec) != 0 || dh_bundle_finish(&g_bundle, &m) != 0)
+  dh_store_bundle_meta_t m = {.shard_index = r->o.shard_index,
+                              .shard_total = r->o.shard_total,
+                              .profile = profile,
+                              .waiver_paths = r->o.waiver_paths,
+                              .n_waivers = r->o.n_waiver_paths,
+                              .exit_code = rc};
+  if (dh_store_bundle_write_info(&g_bundle, r->o.device_spec) != 0 || dh_store_bundle_finish(&g_bundle, &m) != 0)
     return rc == DH_EXIT_OK || rc == DH_EXIT_NO_DEVICE ? DH_EXIT_VIOLATION : rc;
   return rc;
 }
@@ -398,7 +403,7 @@ static int conformance_main(run_t* r, int argc, char** argv) {
   r->o.progress = isatty(2) && r->o.verbosity >= 0;
   if ((rc = bundle_begin(r, argc, argv)) != DH_EXIT_OK) return rc;
   if ((rc = discover(r)) != DH_EXIT_OK) {
-    if (r->o.bundle_dir) dh_bundle_discard(&g_bundle); /* a bad --device: no bundle, not even its folder */
+    if (r->o.bundle_dir) dh_store_bundle_discard(&g_bundle); /* a bad --device: no bundle, not even its folder */
     return rc;
   }
   return bundle_end(r, run_all(r));

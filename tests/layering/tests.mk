@@ -5,5 +5,6 @@
 #   vtable_calls.t  nothing outside runtime/ (and conformance/clauses/abi.c) calls a backend's vtable
 #   sizes.t       no product function over 80 lines; runtime/ at most 2,500 lines
 #   cxx_headers.t the public headers compile as C++ (g++, clang++; -Wall -Wextra -Werror)
+#   store.t       nothing outside store/ opens the results store (sqlite3.h, sqlite3_open*, sqlite3.connect)
 TEST_SCRIPTS += tests/layering/call_graph.t tests/layering/exports.t tests/layering/includes.t \
-    tests/layering/vtable_calls.t tests/layering/sizes.t tests/layering/cxx_headers.t
+    tests/layering/vtable_calls.t tests/layering/sizes.t tests/layering/cxx_headers.t tests/layering/store.t

@@ -1,0 +1,93 @@
+/*
+ * store/bundle.h — a result bundle (docs/results.md "The bundle"), written and read:
+ *   bundle.c       the write side: the folder a command's --bundle DIR names, its
+ *                  info.json and, written last, its manifest.json (schema
+ *                  docs/bundle.schema.json); used by `conformance`, `bench` and `run`
+ *   bundle_read.c  the read side: a bundle loaded and checked (manifest schema and
+ *                  version, every file's size and SHA-256), its conformance cases and
+ *                  bench.json; used by merge, verify and store import
+ * Not thread-safe: call from the command's main thread. Every function prints one line
+ * "devharness CMD: ..." on stderr when it fails.
+ */
+#ifndef DEVHARNESS_STORE_BUNDLE_H_
+#define DEVHARNESS_STORE_BUNDLE_H_
+
+#include <jansson.h>
+#include <limits.h>
+#include <stddef.h>
+#include <time.h>
+
+/* The manifest's schema and the newest version this devharness writes and reads. */
+#define DH_STORE_BUNDLE_SCHEMA "devharness.bundle"
+#define DH_STORE_BUNDLE_SCHEMA_VERSION 1
+
+/* One bundle being written: set by dh_store_bundle_begin. */
+typedef struct dh_store_bundle {
+  const char* cmd;    /* the command: "conformance", "bench", "run" (static storage) */
+  char dir[PATH_MAX]; /* the bundle folder */
+  char uuid[40];      /* RFC 4122 v4, lowercase text */
+  time_t started;     /* wall clock when the command started */
+  int argc;           /* the command's argv (argv[0] = the command name), borrowed */
+  char** argv;
+  int created;        /* 1 when dh_store_bundle_begin made dir (it did not exist before) */
+} dh_store_bundle_t;
+
+/* What the manifest records besides the bundle itself. */
+typedef struct dh_store_bundle_meta {
+  int shard_index, shard_total;    /* 1-based; 1 of 1 when not sharded */
+  const char* profile;             /* "default", "tvm" or "strict" */
+  const char* const* waiver_paths; /* the --waivers files, in order (digested) */
+  size_t n_waivers;
+  int exit_code;                   /* the command's exit code */
+} dh_store_bundle_meta_t;
+
+/* Creates dir (and missing parents, mode 0755) and fills *b with a fresh UUID and the
+ * start time. dir must not already hold a manifest.json (a bundle is written once).
+ * Returns 0, or 2 (DH_EXIT_USAGE) after one line naming dir. */
+int dh_store_bundle_begin(dh_store_bundle_t* b, const char* cmd, const char* dir, int argc, char** argv);
+
+/* Gives up a bundle begun but never written (a usage error found late, such as a bad
+ * --device): removes its folder when dh_store_bundle_begin created it and it is still empty;
+ * a folder the user made is left as it was. Never fails. */
+void dh_store_bundle_discard(const dh_store_bundle_t* b);
+
+/* Writes DIR/info.json with `devharness info --json [--device SPEC]` run in a child
+ * (this process initialises no backend). device_spec may be NULL. Returns 0, or -1
+ * after one line (the info exit codes 0 and 3 both count as written). */
+int dh_store_bundle_write_info(const dh_store_bundle_t* b, const char* device_spec);
+
+/* Writes DIR/manifest.json (through a temporary name, renamed last): the meta, the
+ * machine and devices read from DIR/info.json, and the size and SHA-256 of every other
+ * file under DIR. Returns 0, or -1 after one line. */
+int dh_store_bundle_finish(const dh_store_bundle_t* b, const dh_store_bundle_meta_t* m);
+
+/* SHA-256 of a file as 64 lowercase hex digits into hex[65], its size into *bytes.
+ * Returns 0, or -1 (errno set) when it cannot be read. */
+int dh_store_file_sha256(const char* path, char hex[65], long long* bytes);
+
+/* A new RFC 4122 version 4 UUID as lowercase text into out[37] (libuuid). */
+void dh_store_new_uuid(char out[37]);
+
+/* t as ISO 8601 UTC, "2026-11-27T11:00:03Z", into out[21]. */
+void dh_store_iso_time(time_t t, char out[21]);
+
+/* A bundle read from disk; every json_t is owned (dh_store_bundle_free). */
+typedef struct dh_store_loaded_bundle {
+  char dir[PATH_MAX];
+  json_t* manifest; /* manifest.json, checked: schema, version, required fields */
+  json_t* cases_doc; /* conformance.cases.json, or NULL without one */
+  json_t* cases;    /* its "cases" array (borrowed from cases_doc), or NULL */
+  json_t* bench;    /* bench.json, or NULL without one */
+} dh_store_loaded_bundle_t;
+
+/* Loads DIR/manifest.json and checks it (schema "devharness.bundle", a version not
+ * newer than this devharness reads, the fields docs/results.md requires) and every file
+ * it lists (present, same size, same SHA-256), then loads the cases and bench.json.
+ * Returns 0, or -1 after one line "devharness CMD: DIR: what is wrong". */
+int dh_store_bundle_load(const char* cmd, const char* dir, dh_store_loaded_bundle_t* b);
+void dh_store_bundle_free(dh_store_loaded_bundle_t* b);
+
+/* The stable_id the bundle's manifest gives the device with this spec, or NULL. */
+const char* dh_store_bundle_stable_id(const dh_store_loaded_bundle_t* b, const char* spec);
+
+#endif /* DEVHARNESS_STORE_BUNDLE_H_ */

@@ -1,0 +1,129 @@
+/* store/bundle_read.c — a result bundle read and checked (store/bundle.h; docs/results.md). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmdline/cmdline.h"
+#include "store/bundle.h"
+
+static int bad(const char* cmd, const char* dir, const char* fmt, const char* what) {
+  fprintf(stderr, "devharness %s: %s: ", cmd, dh_cmdline_quote(dir));
+  fprintf(stderr, fmt, what);
+  fputc('\n', stderr);
+  return -1;
+}
+
+/* JSON file dir/name; one line with file:line:column when it does not parse. */
+static json_t* load_json(const char* cmd, const char* dir, const char* name) {
+  char path[PATH_MAX + 64];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  json_error_t e;
+  json_t* j = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
+  if (!j) {
+    if (errno == ENOENT && e.line < 1)
+      fprintf(stderr, "devharness %s: %s: no %s (not a result bundle?)\n", cmd, dh_cmdline_quote(dir), name);
+    else
+      fprintf(stderr, "devharness %s: %s:%d:%d: %s\n", cmd, dh_cmdline_quote(path), e.line, e.column,
+              dh_cmdline_quote(e.text));
+  }
+  return j;
+}
+
+/* The manifest's required fields and their JSON types (docs/bundle.schema.json). */
+static const char* missing_field(json_t* m) {
+  static const struct {
+    const char* key;
+    int type;
+  } kFields[] = {{"run_uuid", JSON_STRING},    {"command", JSON_STRING},  {"command_line", JSON_ARRAY},
+                 {"started_at", JSON_STRING},  {"ended_at", JSON_STRING}, {"exit_code", JSON_INTEGER},
+                 {"devharness", JSON_OBJECT},  {"shard", JSON_OBJECT},    {"profile", JSON_STRING},
+                 {"waivers_digest", JSON_STRING}, {"machine", JSON_OBJECT}, {"devices", JSON_ARRAY},
+                 {"files", JSON_OBJECT},       {"shards", JSON_ARRAY}};
+  for (size_t i = 0; i < sizeof kFields / sizeof kFields[0]; i++) {
+    json_t* v = json_object_get(m, kFields[i].key);
+    if (!v || (int)json_typeof(v) != kFields[i].type) return kFields[i].key;
+  }
+  json_t* fp = json_object_get(json_object_get(m, "machine"), "fingerprint");
+  return json_is_string(fp) ? NULL : "machine.fingerprint";
+}
+
+static int check_manifest(const char* cmd, const char* dir, json_t* m) {
+  const char* schema = json_string_value(json_object_get(m, "schema"));
+  json_t* ver = json_object_get(m, "schema_version");
+  if (!schema || strcmp(schema, DH_STORE_BUNDLE_SCHEMA) != 0)
+    return bad(cmd, dir, "manifest.json: schema is not \"%s\"", DH_STORE_BUNDLE_SCHEMA);
+  if (!json_is_integer(ver) || json_integer_value(ver) < 1)
+    return bad(cmd, dir, "manifest.json: %s is not a positive integer", "schema_version");
+  if (json_integer_value(ver) > DH_STORE_BUNDLE_SCHEMA_VERSION) {
+    fprintf(stderr,
+            "devharness %s: %s: manifest.json: bundle schema version %lld is newer than this devharness "
+            "reads (%d); use a newer devharness\n",
+            cmd, dh_cmdline_quote(dir), (long long)json_integer_value(ver), DH_STORE_BUNDLE_SCHEMA_VERSION);
+    return -1;
+  }
+  const char* miss = missing_field(m);
+  if (miss) return bad(cmd, dir, "manifest.json: field '%s' missing or of the wrong type", miss);
+  return 0;
+}
+
+/* Every file the manifest lists is there, whole and unchanged. */
+static int check_files(const char* cmd, const char* dir, json_t* files) {
+  const char* name;
+  json_t* f;
+  json_object_foreach(files, name, f) {
+    char path[PATH_MAX + 256], hex[65], msg[512];
+    long long bytes = 0;
+    if (strstr(name, "..") || name[0] == '/') return bad(cmd, dir, "manifest.json: file name '%s' leaves the bundle", name);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (dh_store_file_sha256(path, hex, &bytes) != 0) {
+      snprintf(msg, sizeof msg, "%s: %s", name, strerror(errno));
+      return bad(cmd, dir, "%s (listed in manifest.json)", msg);
+    }
+    const char* want = json_string_value(json_object_get(f, "sha256"));
+    json_int_t size = json_integer_value(json_object_get(f, "bytes"));
+    if (bytes != size) {
+      snprintf(msg, sizeof msg, "%s is %lld bytes, manifest.json says %lld", name, bytes, (long long)size);
+      return bad(cmd, dir, "%s (truncated or changed)", msg);
+    }
+    if (!want || strcmp(want, hex) != 0) return bad(cmd, dir, "%s: SHA-256 differs from manifest.json (corrupt or changed)", name);
+  }
+  return 0;
+}
+
+int dh_store_bundle_load(const char* cmd, const char* dir, dh_store_loaded_bundle_t* b) {
+  memset(b, 0, sizeof *b);
+  snprintf(b->dir, sizeof b->dir, "%s", dir);
+  if ((b->manifest = load_json(cmd, dir, "manifest.json")) == NULL) return -1;
+  json_t* files = json_object_get(b->manifest, "files");
+  if (check_manifest(cmd, dir, b->manifest) != 0 || check_files(cmd, dir, files) != 0) goto fail;
+  if (json_object_get(files, "conformance.cases.json")) {
+    if ((b->cases_doc = load_json(cmd, dir, "conformance.cases.json")) == NULL) goto fail;
+    b->cases = json_object_get(b->cases_doc, "cases");
+    if (!json_is_array(b->cases)) {
+      bad(cmd, dir, "%s: no \"cases\" array", "conformance.cases.json");
+      goto fail;
+    }
+  }
+  if (json_object_get(files, "bench.json") && (b->bench = load_json(cmd, dir, "bench.json")) == NULL) goto fail;
+  return 0;
+fail:
+  dh_store_bundle_free(b);
+  return -1;
+}
+
+void dh_store_bundle_free(dh_store_loaded_bundle_t* b) {
+  json_decref(b->manifest);
+  json_decref(b->cases_doc);
+  json_decref(b->bench);
+  b->manifest = b->cases_doc = b->cases = b->bench = NULL;
+}
+
+const char* dh_store_bundle_stable_id(const dh_store_loaded_bundle_t* b, const char* spec) {
+  size_t i;
+  json_t* d;
+  json_array_foreach(json_object_get(b->manifest, "devices"), i, d) {
+    const char* s = json_string_value(json_object_get(d, "spec"));
+    if (s && strcmp(s, spec) == 0) return json_string_value(json_object_get(d, "stable_id"));
+  }
+  return NULL;
+}

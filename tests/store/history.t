@@ -1,0 +1,278 @@
+#!/usr/bin/python3
+"""tests/store/history.t — `devharness history` and `devharness dashboard` on real
+stores (twelve nightly result bundles of two devices written by
+tests/store/lib/fixture_store.py and recorded with `devharness store import`): the flip on night 5 is reported at run 5 and
+nowhere else, the flaky clause is marked FLAKY and its last flip (pass -> fail) is not
+a regression, a clause that flipped under an older commit is not flaky, the 20 % step
+of one benchmark is a change point at night 7 and no other series has one (noise only,
+raw twin included), a pass -> fail since the previous run exits 1, bad input exits 2
+with one line, and the dashboard renders all of it into one self-contained page.
+Prints TAP."""
+import glob
+import html.parser
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from taplib import count, ok, skip  # noqa: E402
+
+DH = os.environ.get("DEVHARNESS", os.path.join(HERE, "..", "..", "build", "bin", "devharness"))
+BUILD = os.environ.get("BUILD", "build")
+VENV_PY = os.environ.get("DEVHARNESS_VENV_PY") or os.path.join(HERE, "..", "..", BUILD, "venv", "bin", "python")
+
+
+def run(*args):
+    return subprocess.run([DH, *args], capture_output=True, text=True, timeout=120)
+
+
+def main():
+    if not os.access(DH, os.X_OK):
+        print(f"1..0 # SKIP {DH} not built")
+        return 0
+    probe = subprocess.run([VENV_PY, "-c", "import ruptures, jinja2, scipy"], capture_output=True)
+    if probe.returncode != 0:
+        print(f"1..0 # SKIP the project venv ({VENV_PY}) lacks ruptures/jinja2/scipy: make deps")
+        return 0
+    tmp = tempfile.mkdtemp(prefix="dh_history.")
+    try:
+        body(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"1..{count()}")
+    return 0
+
+
+def body(tmp):
+    sql = open(os.path.join(HERE, "..", "..", "store", "schema.sql"), encoding="utf-8").read()
+    last = max(int(n) for n in re.findall(r"^-- migration (\d+):", sql, re.M))
+    # one schema version for both languages, generated from the SQL: the Python reader's
+    # (as the build stages it) and the C writer's (store stats on a new store)
+    share = os.path.join(BUILD if os.path.isabs(BUILD) else os.path.join(HERE, "..", "..", BUILD),
+                         "share", "devharness")
+    py = subprocess.run([VENV_PY, "-c", "import dh_store; print(dh_store.SCHEMA_VERSION)"], cwd=share,
+                        capture_output=True, text=True)
+    st = run("store", "stats", "--store", os.path.join(tmp, "fresh.sqlite"))
+    c = re.search(r"schema version (\d+)", st.stdout)
+    ok(py.stdout.strip() == str(last) and c and int(c.group(1)) == last,
+       f"the Python reader and the C writer both know schema version {last}, the last migration of "
+       f"store/schema.sql", (py.stdout + py.stderr, st.stdout + st.stderr))
+    store = os.path.join(tmp, "nightly.sqlite")
+    fx = subprocess.run([VENV_PY, os.path.join(HERE, "lib", "fixture_store.py"), store],
+                        capture_output=True, text=True)
+    if not ok(fx.returncode == 0 and "12 imported" in fx.stdout,
+              "twelve nightly bundles recorded with devharness store import", fx.stdout + fx.stderr):
+        return
+    p = run("history", "--store", store, "--last", "12", "--json")
+    ok(p.returncode == 0, "history --json exits 0 (the only flip since night 11 is flaky)",
+       f"exit {p.returncode}\n{p.stderr}")
+    try:
+        h = json.loads(p.stdout)
+    except ValueError as e:
+        ok(False, "history --json prints JSON", str(e))
+        return
+    devs = {d["spec"]: d for d in h["devices"]}
+    ok(sorted(devs) == ["cpu:0", "sim:0"], "both devices, by their latest spec", sorted(devs))
+    sim = devs["sim:0"]
+    cl = sim["clauses"]["clauses"]
+    ok(len(sim["clauses"]["runs"]) == 12, "timeline of 12 runs", len(sim["clauses"]["runs"]))
+    ok(cl["copy.flip"]["timeline"] == ["pass"] * 4 + ["fail"] * 8, "copy.flip timeline: 4 passes, 8 fails",
+       cl["copy.flip"]["timeline"])
+    flips = cl["copy.flip"]["flips"]
+    ok(len(flips) == 1 and flips[0]["index"] == 4 and flips[0]["from"] == "pass" and flips[0]["to"] == "fail"
+       and flips[0]["run"].endswith("000000000005") and not cl["copy.flip"]["flaky"],
+       "copy.flip: one flip, pass -> fail at night 5, not flaky", flips)
+    ok(cl["sync.flaky"]["flaky"], "sync.flaky (3 changes on nights 7-12, one commit) is FLAKY", cl["sync.flaky"])
+    ok(not cl["mem.was_flaky"]["flaky"],
+       "mem.was_flaky (changes only under the older commit) is not flaky", cl["mem.was_flaky"])
+    ok(not cl["copy.steady"]["flaky"] and not cl["copy.steady"]["flips"], "copy.steady: no flip, not flaky")
+    since = sim["clauses"]["since_previous"]
+    ok(len(since) == 1 and since[0]["clause"] == "sync.flaky" and since[0]["flaky"] and not since[0]["regression"],
+       "since the previous run: sync.flaky pass -> fail, flaky, not a regression", since)
+    cps = [(b["name"], [c["index"] for c in b["change_points"]])
+           for d in h["devices"] for b in d["benchmarks"] if b["change_points"]]
+    ok(cps == [("copy/h2d/pageable/sim:0/harness/65536/manual_time", [6])],
+       "one change point in 8 series: the 20 % step of sim:0's h2d harness at night 7", cps)
+    step = [b for b in sim["benchmarks"] if b["change_points"]]
+    ok(step and 0.15 < step[0]["change_points"][0]["change"] < 0.25, "the change point measures about +20 %",
+       step and step[0]["change_points"])
+
+    p = run("history", "--store", store, "--last", "12")
+    ok(p.returncode == 0 and "copy.flip      PPPPFFFFFFFF  [pass->fail at run 5]" in p.stdout
+       and "PPPPPPPFPPPF  FLAKY" in p.stdout and "(FLAKY, not a regression)" in p.stdout
+       and "change point: copy/h2d/pageable/sim:0/harness/65536/manual_time at run 7" in p.stdout,
+       "text: the timeline, the flip at run 5, FLAKY, the change point at run 7", p.stdout + p.stderr)
+    p = run("history", "--store", store, "--device", "sim:0", "--clause", "copy.*", "-q")
+    ok(p.returncode == 0 and p.stdout.strip() == "devharness history: 1 device(s), 0 new failure(s) since "
+       "the previous run, 0 flaky clause(s), 1 change point(s)",
+       "--device sim:0 --clause 'copy.*' -q: the verdict line alone", p.stdout + p.stderr)
+
+    late = os.path.join(tmp, "late.sqlite")
+    subprocess.run([VENV_PY, os.path.join(HERE, "lib", "fixture_store.py"), late, "--flip-night", "12"], check=True, capture_output=True)
+    p = run("history", "--store", late, "--device", "derived:" + "c" * 64)  # by stable_id
+    ok(p.returncode == 1 and "copy.flip: pass -> fail (NEW FAILURE)" in p.stdout,
+       "a pass -> fail since the previous run that is not flaky: NEW FAILURE, exit 1", p.stdout + p.stderr)
+    quiet = os.path.join(tmp, "quiet.sqlite")
+    subprocess.run([VENV_PY, os.path.join(HERE, "lib", "fixture_store.py"), quiet, "--step-night", "99"], check=True, capture_output=True)
+    p = run("history", "--store", quiet, "--json")
+    cps = [b["name"] for d in json.loads(p.stdout)["devices"] for b in d["benchmarks"] if b["change_points"]] \
+        if p.returncode == 0 else None
+    ok(cps == [], "no step seeded: no change point in any noise-only series", (p.returncode, cps, p.stderr))
+
+    waived(tmp)
+
+    bad = os.path.join(tmp, "bad.sqlite")
+    open(bad, "w").write("not sqlite at all\n" * 100)
+    newer = os.path.join(tmp, "newer.sqlite")
+    shutil.copy(store, newer)
+    db = sqlite3.connect(newer)
+    db.execute("INSERT INTO schema_version VALUES (99, 'x', 'from the future')")
+    db.commit()
+    db.close()
+    for path, what in ((os.path.join(tmp, "missing.sqlite"), "no such store"), (bad, "not a devharness store"),
+                       (newer, "newer than this devharness reads")):
+        p = run("history", "--store", path)
+        lines = p.stderr.strip().splitlines()
+        ok(p.returncode == 2 and len(lines) == 1 and path in lines[0] and what in lines[0],
+           f"history on {os.path.basename(path)}: one line '{what}', exit 2", (p.returncode, p.stderr))
+    p = run("history", "--store", store, "--device", "opencl:9")
+    ok(p.returncode == 2 and "no device 'opencl:9'" in p.stderr, "an unknown --device: exit 2, named",
+       (p.returncode, p.stderr))
+    p = run("history", "--last", "x")
+    ok(p.returncode == 2 and "--last" in p.stderr, "--last x: usage error naming the option", p.stderr)
+
+    out = os.path.join(tmp, "dash")
+    p = run("dashboard", "--store", store, "-o", out, "--last", "12")
+    page = os.path.join(out, "index.html")
+    ok(p.returncode == 0 and os.path.isfile(page), "dashboard writes DIR/index.html", p.stdout + p.stderr)
+    if os.path.isfile(page):
+        check_page(open(page, encoding="utf-8").read())
+        browser(page)
+    ok(not glob.glob(out + ".tmp-*") and not glob.glob(out + ".old-*"), "no temporary folder left")
+    p = run("dashboard", "--store", store, "-o", out)
+    ok(p.returncode == 0 and os.path.isfile(page), "dashboard replaces an existing DIR", p.stderr)
+    p = run("dashboard", "--store", store, "-o", os.path.join(bad, "sub"))
+    ok(p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1 and "cannot write" in p.stderr,
+       "dashboard into an unwritable place: one line, exit 1", (p.returncode, p.stderr))
+    p = run("dashboard", "--store", bad, "-o", out)
+    ok(p.returncode == 2 and "not a devharness store" in p.stderr, "dashboard of a foreign file: exit 2",
+       (p.returncode, p.stderr))
+
+
+def waived(tmp):
+    """A case a waiver decided is read from the store's two columns: its status (skip) is
+    the verdict, so a waiver that starts deciding it is no flip; it is marked W in the
+    timeline and "(waived)" on the dashboard."""
+    store = os.path.join(tmp, "waived.sqlite")
+    subprocess.run([VENV_PY, os.path.join(HERE, "lib", "fixture_store.py"), store, "--waived-night", "11"], check=True,
+                   capture_output=True)
+    p = run("history", "--store", store, "--device", "sim:0", "--clause", "launch.*", "--last", "12", "--json")
+    v = json.loads(p.stdout)["devices"][0]["clauses"]["clauses"].get("launch.skip") if p.returncode == 0 else None
+    ok(v and v["timeline"] == ["skip"] * 12 and v["waived"] == [False] * 10 + [True] * 2 and not v["flips"],
+       "a skip decided by a waiver from night 11: status skip every night, waived on nights 11-12, no flip",
+       (p.returncode, v, p.stderr))
+    p = run("history", "--store", store, "--device", "sim:0", "--clause", "launch.*", "--last", "12")
+    ok(p.returncode == 0 and "launch.skip  SSSSSSSSSSWW\n" in p.stdout and "no verdict changed" in p.stdout,
+       "text: the waived nights are W, nothing changed since the previous run", p.stdout + p.stderr)
+    out = os.path.join(tmp, "waived-dash")
+    p = run("dashboard", "--store", store, "-o", out, "--last", "12")
+    page = open(os.path.join(out, "index.html"), encoding="utf-8").read() if p.returncode == 0 else ""
+    cell = re.search(r'<td class="([^"]*)" data-clause="launch.skip" data-device="sim:0">([^<]*)</td>', page)
+    ok(cell and cell.groups() == ("skip waived", "skip (waived)"),
+       "dashboard: the latest cell of a waived skip is class 'skip waived', text 'skip (waived)'",
+       (p.returncode, cell and cell.groups(), p.stderr))
+
+
+def console_lines(stderr):
+    """Chromium's log lines of console messages (INFO:CONSOLE:N] "text", source: ...)."""
+    return [ln for ln in stderr.splitlines() if ":CONSOLE" in ln or "Uncaught" in ln]
+
+
+def browser(page):
+    """The page in headless Chromium from file://: the rendered DOM has the matrix and
+    the charts, no console message; a screenshot is kept in $BUILD/test-output/history/."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        skip("dashboard in headless Chromium", "chromium not installed (ci/install-deps.sh installs it)")
+        skip("dashboard screenshot", "chromium not installed")
+        return
+    flags = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
+             "--window-size=1200,2400"]
+    url = "file://" + os.path.abspath(page)
+    try:
+        p = subprocess.run(flags + ["--dump-dom", url], capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        ok(False, "dashboard in headless Chromium", "chromium --dump-dom ran over 120 s")
+        return
+    pg = Page()
+    pg.feed(p.stdout)
+    console = console_lines(p.stderr)
+    ok(p.returncode == 0 and len(pg.cells) == 9 and pg.svgs == 8 and pg.cps == 1 and not console,
+       "headless Chromium renders the page from file://: 9 matrix cells, 8 charts, 1 change point, "
+       "no console message", (p.returncode, len(pg.cells), pg.svgs, pg.cps, console, p.stderr[-600:]))
+    outdir = os.path.join(HERE, "..", "..", BUILD, "test-output", "history") if not os.path.isabs(BUILD) \
+        else os.path.join(BUILD, "test-output", "history")
+    os.makedirs(outdir, exist_ok=True)
+    shot = os.path.join(outdir, "dashboard.png")
+    if os.path.exists(shot):
+        os.unlink(shot)
+    try:
+        p = subprocess.run(flags + [f"--screenshot={shot}", url], capture_output=True, text=True, timeout=120,
+                           cwd=outdir)
+    except subprocess.TimeoutExpired:
+        ok(False, "dashboard screenshot", "chromium --screenshot ran over 120 s")
+        return
+    ok(p.returncode == 0 and os.path.isfile(shot) and open(shot, "rb").read(8) == b"\x89PNG\r\n\x1a\n",
+       f"screenshot of the dashboard kept: {os.path.normpath(shot)}", p.stderr[-600:])
+    probe = os.path.join(os.path.dirname(page), "console-probe.html")
+    open(probe, "w").write('<html><body><script>console.error("probe-42")</script></body></html>')
+    p = subprocess.run(flags + ["--dump-dom", "file://" + probe], capture_output=True, text=True, timeout=120)
+    ok(any("probe-42" in ln for ln in console_lines(p.stderr)),
+       "the console check sees a console.error of a probe page (it can fail)", p.stderr[-600:])
+
+
+class Page(html.parser.HTMLParser):
+    """Collects the dashboard's matrix cells, charts, change-point marks and external references."""
+
+    def __init__(self):
+        super().__init__()
+        self.cells, self.svgs, self.cps, self.external, self.scripts = [], 0, 0, [], 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "td" and "data-clause" in a:
+            self.cells.append((a["data-device"], a["data-clause"], a.get("class", "")))
+        self.svgs += tag == "svg"
+        self.cps += tag == "line" and a.get("class") == "cp"
+        self.scripts += tag == "script"
+        for k in ("src", "href"):
+            if k in a and "://" in (a[k] or "") and not a[k].startswith("http://www.w3.org/"):
+                self.external.append(a[k])
+        if tag == "svg" and a.get("xmlns", "").startswith("http://www.w3.org/"):
+            pass
+
+
+def check_page(text):
+    pg = Page()
+    pg.feed(text)
+    cells = {(d, c): cls for d, c, cls in pg.cells}
+    ok(len(cells) == 9 and cells.get(("sim:0", "copy.flip")) == "fail"
+       and cells.get(("sim:0", "sync.flaky")) == "fail flaky" and cells.get(("cpu:0", "copy.steady")) == "pass"
+       and cells.get(("sim:0", "launch.skip")) == "skip",
+       "matrix: 9 device x clause cells with the latest verdicts, the flaky one marked", cells)
+    ok(pg.svgs == 8 and pg.cps == 1, "8 benchmark charts (inline SVG), 1 change point marked",
+       (pg.svgs, pg.cps))
+    ok(not pg.external and pg.scripts == 0, "self-contained: no script, nothing fetched over the network",
+       pg.external)
+    ok("sync.flaky: pass &rarr; fail (flaky, not a regression)" in text,
+       "the flip since the previous run is shown as flaky, not a regression")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,15 @@
+# tests/store/tests.mk — the results room (store/; docs/results.md, docs/history.md), on
+# real bundles and real stores. Helpers (not tests) are in tests/store/lib/:
+# bundle_common.py (running devharness, manifests, the schema validator), synth_bundle.py
+# (a synthetic bundle of any size), fixture_store.py (twelve nightly bundles imported).
+#   shards.t            conformance --shard bundles, merge, verify
+#   store.t             store import and stats: rows, idempotence, migrations, backups, locks
+#   merge_and_report.t  ci/merge-and-report.sh: shards merged, verified, recorded
+#   identity.t          stable device identities across runs and machines
+#   disk_full.t         a full disk during store import: one line, exit 1, the store intact
+#   history.t           devharness history and dashboard: flips, flaky clauses, change points,
+#                       waived cases, one schema version for C and Python
+#   gate.t              devharness compare's regression gate, --baseline store:last=N included
+#   installed.sh        make install puts what history and dashboard need in share/devharness
+TEST_SCRIPTS += tests/store/shards.t tests/store/store.t tests/store/merge_and_report.t tests/store/identity.t \
+    tests/store/disk_full.t tests/store/history.t tests/store/gate.t tests/store/installed.sh
