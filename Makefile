@@ -117,7 +117,7 @@ $(DEPS_STAMP): ci/check-deps.sh ci/install-deps.sh ci/make-venv.sh ci/python-req
 	@mkdir -p $(@D) && touch $@
 
 # -------------------------------------------------------------------- fragments
-include $(sort $(wildcard base/*.mk runtime/*.mk target/*.mk cmdline/*.mk backends/*/*.mk conformance/*.mk module/*.mk bench/*.mk cli/*.mk mk/*.mk examples/*/*.mk))
+include $(sort $(wildcard base/*.mk runtime/*.mk target/*.mk cmdline/*.mk machine/*.mk backends/*/*.mk conformance/*.mk module/*.mk bench/*.mk cli/*.mk mk/*.mk examples/*/*.mk))
 include $(sort $(wildcard tests/*.mk tests/*/*.mk tests/*/*/*.mk))
 
 all: $(RUNTIME_LIB) $(PLUGINS) $(DEVHARNESS) $(ALL_TARGETS)

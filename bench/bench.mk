@@ -6,9 +6,9 @@
 # the command around them (bench/main.c), the ffi peer of the call suite and the
 # Google Benchmark wrapper.
 BENCH_SUITE_SRCS := $(sort $(wildcard bench/suites/*.c))
-BENCH_SRCS := bench/gbench.cc bench/main.c bench/options.c bench/pinning.c bench/locality.c bench/health.c bench/health_nvml.c bench/devices.c \
+BENCH_SRCS := bench/gbench.cc bench/main.c bench/options.c bench/pinning.c bench/health.c bench/health_nvml.c bench/devices.c \
               bench/suites.c bench/register.c bench/buffer_cache.c bench/timer.c \
-              bench/summary.c bench/ceilings.c bench/device_ceilings.c bench/expect.c bench/out_file.c bench/launchers.c bench/ffi_peer.c $(BENCH_SUITE_SRCS) \
+              bench/summary.c bench/expect.c bench/out_file.c bench/launchers.c bench/ffi_peer.c $(BENCH_SUITE_SRCS) \
               bench/matrix_table.c
 BENCH_OBJS := $(call obj,$(BENCH_SRCS))
 BENCH_LDLIBS := -lbenchmark -lstdc++ -lhwloc -ljansson -ldl -lm $(TVM_FFI_LINK)
@@ -21,9 +21,9 @@ ALL_TARGETS += $(BENCH_DRIVER) $(BENCH_FFI_NOOP)
 
 # The object of cmdline/cmdline.c: the exit codes and option helpers every command shares
 # (cmdline/cmdline.h).
-$(BENCH_DRIVER): $(BENCH_OBJS) $(OBJDIR)/bench/driver.o $(OBJDIR)/cmdline/cmdline.o $(OBJDIR)/cmdline/bundle.o $(BASE_LIB) $(RUNTIME_LIB)
+$(BENCH_DRIVER): $(BENCH_OBJS) $(MACHINE_OBJS) $(OBJDIR)/bench/driver.o $(OBJDIR)/cmdline/cmdline.o $(OBJDIR)/cmdline/bundle.o $(BASE_LIB) $(RUNTIME_LIB)
 	@mkdir -p $(@D)
-	$(CXX) $(LDFLAGS) -o $@ $(BENCH_OBJS) $(OBJDIR)/bench/driver.o $(OBJDIR)/cmdline/cmdline.o $(OBJDIR)/cmdline/bundle.o $(BASE_LIB) $(RUNTIME_LINK) $(BENCH_LDLIBS) $(CMDLINE_LDLIBS)
+	$(CXX) $(LDFLAGS) -o $@ $(BENCH_OBJS) $(MACHINE_OBJS) $(OBJDIR)/bench/driver.o $(OBJDIR)/cmdline/cmdline.o $(OBJDIR)/cmdline/bundle.o $(BASE_LIB) $(RUNTIME_LINK) $(BENCH_LDLIBS) $(CMDLINE_LDLIBS)
 
 # A module exporting __tvm_ffi_noop; needs nothing from the runtime.
 $(BENCH_FFI_NOOP): $(OBJDIR)/bench/ffi_noop.o

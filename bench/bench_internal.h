@@ -19,13 +19,10 @@
 #include "devharness/backend.h"
 #include "devharness/device_api.h"
 #include "gbench.h"
+#include "machine/locality.h"
 
-/* One device under test. */
-typedef struct dh_bench_device {
-  DLDevice dev;
-  const dh_backend_t* backend;
-  char spec[64]; /* "sim:0" */
-} dh_bench_device_t;
+/* One device under test: dev, backend, spec ("sim:0"); machine/locality.h. */
+typedef dh_machine_device_t dh_bench_device_t;
 
 /* Options every suite sees. */
 typedef struct dh_bench_opts {

@@ -6,17 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ceilings.h"
 #include "cmdline/cmdline.h"
 #include "devharness/error.h"
 #include "devharness/target.h"
 #include "expect.h"
+#include "machine/ceilings.h"
 #include "summary.h"
 
 typedef struct floor_spec {
   char text[160];
   int latency;     /* 0: a copy's bandwidth, 1: a benchmark's time */
-  int dir;         /* copy: DH_DIR_* */
+  int dir;         /* copy: DH_MACHINE_DIR_* */
   char mem[16];    /* copy: pageable, pinned, device */
   long long size;  /* copy: bytes */
   int percent;     /* copy: value is % of the ceiling (else GB/s) */
@@ -72,7 +72,7 @@ static int parse_floor(const char* text, floor_spec_t* f, char* why, size_t size
   int pos4 = -1, pos2 = -1;
   sscanf(text, " %63s %63s %n", w[0], w[1], &pos2);
   sscanf(text, " %63s %63s %63s %63s %n", w[0], w[1], w[2], w[3], &pos4);
-  f->dir = dh_bench_dir_index(w[0]);
+  f->dir = dh_machine_dir_index(w[0]);
   if (f->dir >= 0) {
     static const char* const kPct[] = {"%", "GB/s"};
     squeeze(pos4 >= 0 ? text + pos4 : NULL, rest, sizeof rest); /* "70%", "5GB/s" */
@@ -176,10 +176,10 @@ typedef struct check {
 
 static json_t* eval_copy(const floor_spec_t* f, const char* spec, check_t* c) {
   char name[256], used[300];
-  snprintf(name, sizeof name, "copy/%s/%s/%s/harness/%lld", dh_bench_dir_name(f->dir), f->mem, spec, f->size);
+  snprintf(name, sizeof name, "copy/%s/%s/%s/harness/%lld", dh_machine_dir_name(f->dir), f->mem, spec, f->size);
   double ns = median_of(name, used, sizeof used);
-  double gbps = ns > 0 ? (double)f->size * (f->dir == DH_DIR_BIDIR ? 2 : 1) / ns : NAN;
-  const dh_bench_ceiling_t* ce = dh_bench_ceiling_get(spec, f->dir);
+  double gbps = ns > 0 ? (double)f->size * (f->dir == DH_MACHINE_DIR_BIDIR ? 2 : 1) / ns : NAN;
+  const dh_machine_ceiling_t* ce = dh_machine_ceiling_get(spec, f->dir);
   double ceil = ce ? ce->gbps : 0, floor_gbps = f->percent ? ceil * f->value / 100 : f->value;
   char ceil_text[600];
   if (ceil > 0) snprintf(ceil_text, sizeof ceil_text, "ceiling %.4g GB/s (%s)", ceil, ce->what);

@@ -13,11 +13,11 @@
 
 #include "bench.h"
 #include "bench_internal.h"
-#include "ceilings.h"
 #include "cmdline/cmdline.h"
 #include "devharness/devharness.h"
 #include "expect.h"
 #include "health.h"
+#include "machine/ceilings.h"
 #include "matrix.h"
 #include "run.h"
 #include "suites.h"
@@ -60,7 +60,7 @@ static void describe_method(const dh_bench_args_t* a, int host_timing, const pla
   dh_gb_add_context("devharness.buffers", v);
   dh_gb_add_context("devharness.helper_threads", pl->helper_threads);
   double link_gbps = 0;
-  dh_gb_add_context("ceiling.host_link", dh_bench_find_host_link(&link_gbps));
+  dh_gb_add_context("ceiling.host_link", dh_machine_find_host_link(&link_gbps));
   dh_gb_add_context("devharness.pinning", pl->pinning);
   dh_gb_add_context("devharness.driver_threads", pl->driver_threads);
   dh_gb_add_context("devharness.version", DH_VERSION_STRING);

@@ -23,7 +23,7 @@ static int g_auto_node;
 static char g_auto_why[512] = "the devices' node was not looked for";
 
 void dh_bench_pin_locate(const char* mode, const dh_bench_device_t* devs, size_t ndev) {
-  if (strcmp(mode, "auto") == 0) g_auto_node = dh_bench_device_node(devs, ndev, g_auto_why, sizeof g_auto_why);
+  if (strcmp(mode, "auto") == 0) g_auto_node = dh_machine_device_node(devs, ndev, g_auto_why, sizeof g_auto_why);
 }
 
 /* The first core (else PU) inside cpuset, or NULL. */

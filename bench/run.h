@@ -90,7 +90,7 @@ void dh_bench_place_driver_threads(const char* pin_mode, char* desc, size_t size
 void dh_bench_place_helpers(const char* pin_mode, char* desc, size_t size);
 
 /* --pin auto (the default): finds the NUMA node of the devices under test
- * (dh_bench_device_node) for dh_bench_place_helpers and dh_bench_pin; other modes: no-op.
+ * (dh_machine_device_node) for dh_bench_place_helpers and dh_bench_pin; other modes: no-op.
  * Must run after the devices are found and before those two. */
 void dh_bench_pin_locate(const char* pin_mode, const dh_bench_device_t* devs, size_t ndev);
 
@@ -100,14 +100,6 @@ void dh_bench_pin_locate(const char* pin_mode, const dh_bench_device_t* devs, si
  * (hwloc_set_membind, this thread). Writes what was done, and why that node,
  * to desc. */
 void dh_bench_pin(const char* pin_mode, char* desc, size_t size);
-
-/*--- where the devices are (bench/locality.c) ---*/
-/* The NUMA node (os index) of the devices under test: the sysfs numa_node of the PCI
- * function of the first device whose backend reports one (optional function
- * "pci_bus_id", (Device) -> Str "dddd:bb:dd.f"); else of the only GPU PCI function
- * hwloc sees; else the first NUMA node. why receives one line saying which and why
- * (e.g. "no PCI function: node 0 of 1"), and names a device on another node. */
-int dh_bench_device_node(const dh_bench_device_t* devs, size_t ndev, char* why, size_t size);
 
 /*--- devices under test (bench/devices.c) ---*/
 /* When a suite in `suites` registers per device, selects every device of every loaded
@@ -124,11 +116,12 @@ int dh_bench_find_devices(const char* suites, const char* spec, dh_bench_device_
  * backend reports one; also recorded for the summary). */
 void dh_bench_describe_devices(const dh_bench_device_t* devs, size_t ndev);
 
-/*--- ceilings of the devices (bench/device_ceilings.c) ---*/
-/* Each device's ceiling per direction (bench/ceilings.h: host link of its PCI function
+/*--- ceilings of the devices (bench/devices.c) ---*/
+/* Each device's ceiling per direction (machine/ceilings.h: host link of its PCI function
  * from sysfs, memory bandwidth of the --expect target or the backend, a measured host
  * memcpy for host-memory devices) recorded and written to the context as
- * ceiling.<spec>.<h2d|d2h|d2d|bidir> ("N GB/s: what" or "unknown: why"). After
+ * ceiling.<spec>.<h2d|d2h|d2d|bidir> ("N GB/s: what" or "unknown: why"), after
+ * ceiling.<spec>.host_link when the link was read from sysfs. After
  * dh_bench_expect_load, on the pinned benchmark thread. */
 void dh_bench_find_ceilings(const dh_bench_device_t* devs, size_t ndev);
 

@@ -15,7 +15,7 @@
 #include <dlpack/dlpack.h>
 
 #include "cmdline/cmdline.h"
-#include "ceilings.h"
+#include "machine/ceilings.h"
 #include "summary.h"
 
 /*--- collected results ---*/
@@ -270,7 +270,7 @@ static json_t* summarize_best(void) {
     double bestbw = 0;
     const char* bestname = best_of_group(i, dir, spec, &bestbw);
     if (!bestname) continue;
-    const dh_bench_ceiling_t* c = dh_bench_ceiling_get(spec, dh_bench_dir_index(dir));
+    const dh_machine_ceiling_t* c = dh_machine_ceiling_get(spec, dh_machine_dir_index(dir));
     double ceil = c ? c->gbps : 0;
     const char* ceil_what = c ? c->what : "unknown: no ceiling recorded for this device";
     if (!anybest)

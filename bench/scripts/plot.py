@@ -48,7 +48,7 @@ def size_label(n):
 
 def ceilings(ctx, dev):
     """{direction: (GB/s or None, label)}: the run's ceiling.<device>.<dir> context keys
-    ("N GB/s: what" or "unknown: why", bench/ceilings.h); runs from before them fall back
+    ("N GB/s: what" or "unknown: why", machine/ceilings.h); runs from before them fall back
     to ceiling.host_link and ceiling.<device>.device_memory; a direction with no key at
     all is unknown with that reason."""
     out = {}

@@ -1,8 +1,6 @@
 # tests/bench/bench.mk — tests of the benchmark side (bench/):
 #   bench_gbench           the Google Benchmark C wrapper (bench/gbench.h)
 #   bench_summary          the summary's twin-defect flag needs repetitions (bench/summary.c)
-#   bench_ceilings         PCIe link ceilings from sysfs, per-generation encoding (bench/ceilings.c)
-#   ceilings.t             every device's ceiling in the context, summary and plots (or why not)
 #   bench_health           the noisy verdict of measurement health (bench/health.c)
 #   health.sh              measurement health with a fake NVML, --pin auto, plot/compare/run
 #   bench_cli.sh           bench, compare and plot end to end
@@ -16,9 +14,7 @@
 #                          (with the peerflip.c test plugin: wrong bytes are caught)
 $(eval $(call dh_test,bench_gbench,tests/bench/test_gbench.c bench/gbench.cc,-lbenchmark -lstdc++ -ljansson -lcmocka))
 # bench_summary: the harness/raw table's twin-defect flag (bench/summary.c)
-$(eval $(call dh_test,bench_summary,tests/bench/test_summary.c bench/summary.c bench/ceilings.c,-lhwloc -ljansson -lcmocka -lm))
-# bench_ceilings: PCIe links from a fake sysfs tree, encodings per generation (bench/ceilings.c)
-$(eval $(call dh_test,bench_ceilings,tests/bench/test_ceilings.c bench/ceilings.c,-lhwloc -lcmocka -lm))
+$(eval $(call dh_test,bench_summary,tests/bench/test_summary.c bench/summary.c machine/ceilings.c,-lhwloc -ljansson -lcmocka -lm))
 TEST_SCRIPTS += tests/bench/bench_cli.sh
 # bench_health: the noisy verdict of measurement health on made-up snapshots (bench/health.c)
 $(eval $(call dh_test,bench_health,tests/bench/test_health.c bench/health.c bench/health_nvml.c,-lhwloc -ljansson -ldl -lcmocka))
@@ -67,7 +63,6 @@ $(BENCH_NEW_SUITE_VARS): Makefile bench/bench.mk tests/bench/bench.mk cmdline/cm
 ALL_TARGETS += $(BENCH_NEW_SUITE_VARS)
 TEST_SCRIPTS += tests/bench/new_suite.sh
 TEST_SCRIPTS += tests/bench/units.t
-TEST_SCRIPTS += tests/bench/ceilings.t
 
 # A fake NVML (tests/bench/fake_nvml.c) reporting a throttled GPU, found only through
 # DEVHARNESS_NVML_LIB, for tests/bench/health.sh (measurement health, --pin auto).

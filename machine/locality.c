@@ -1,9 +1,8 @@
 /*
- * bench/locality.c — the NUMA node of the devices under test, for --pin auto
- * (bench/run.h dh_bench_device_node): the sysfs numa_node of the device's PCI function,
- * found through the PCI bus id the backend reports (its optional "pci_bus_id" function,
- * (Device) -> Str "dddd:bb:dd.f", "" for a host-memory device), else through the only
- * GPU PCI function hwloc sees, else the first NUMA node, each time saying why.
+ * machine/locality.c — where the devices under test are (machine/locality.h): the PCI
+ * bus id their backend reports, and their NUMA node for --pin auto: the sysfs numa_node
+ * of the device's PCI function, else of the only GPU PCI function hwloc sees, else the
+ * first NUMA node, each time saying why.
  */
 #include <ctype.h>
 #include <hwloc.h>
@@ -13,7 +12,22 @@
 
 #include "devharness/device_api.h"
 #include "devharness/error.h"
-#include "run.h"
+#include "locality.h"
+
+int dh_machine_pci_bus_id(const dh_machine_device_t* d, char* id, size_t size, char* why, size_t why_size) {
+  dh_any_t arg = dh_any_device(d->dev), rv = dh_any_none();
+  dh_byte_array_t s;
+  if (dh_device_call(d->dev, DH_FUNC_PCI_BUS_ID, &arg, 1, &rv) == 0 && dh_any_as_str(&rv, &s) == 0) {
+    snprintf(id, size, "%.*s", (int)s.size, s.data);
+    dh_any_release(&rv); /* an id of 8 bytes or more is a Str object */
+    return (int)s.size;
+  }
+  dh_any_release(&rv);
+  snprintf(why, why_size, "%s.%s: %s", d->backend->name, DH_FUNC_PCI_BUS_ID,
+           dh_error_message() && *dh_error_message() ? dh_error_message() : "not offered");
+  dh_error_clear();
+  return -1;
+}
 
 /* sysfs numa_node of PCI function bus ("dddd:bb:dd.f"): >= 0, -1 when the firmware gives
  * none, -2 when unreadable (why says which). */
@@ -31,22 +45,13 @@ static int sysfs_node(const char* bus, char* why, size_t size) {
   return node;
 }
 
-/* The device's PCI bus id into bus, 1 when it reports a well-formed one. */
-static int device_bus_id(const dh_bench_device_t* d, char* bus, size_t size) {
-  dh_any_t arg = dh_any_device(d->dev), rv = dh_any_none();
-  if (dh_device_call(d->dev, DH_FUNC_PCI_BUS_ID, &arg, 1, &rv) != 0) {
-    dh_error_clear();
-    return 0;
-  }
-  dh_byte_array_t s;
-  int ok = dh_any_as_str(&rv, &s) == 0 && s.size > 0 && s.size < size;
-  for (size_t i = 0; ok && i < s.size; ++i)
-    ok = isxdigit((unsigned char)s.data[i]) || s.data[i] == ':' || s.data[i] == '.';
-  if (ok) {
-    for (size_t i = 0; i < s.size; ++i) bus[i] = (char)tolower((unsigned char)s.data[i]);
-    bus[s.size] = '\0';
-  }
-  dh_any_release(&rv);
+/* The device's PCI bus id into bus (lower case), 1 when it reports a well-formed one. */
+static int device_bus_id(const dh_machine_device_t* d, char* bus, size_t size) {
+  char why[256];
+  int n = dh_machine_pci_bus_id(d, bus, size, why, sizeof why);
+  int ok = n > 0 && (size_t)n < size && strlen(bus) == (size_t)n;
+  for (int i = 0; ok && i < n; ++i) ok = isxdigit((unsigned char)bus[i]) || bus[i] == ':' || bus[i] == '.';
+  for (int i = 0; ok && i < n; ++i) bus[i] = (char)tolower((unsigned char)bus[i]);
   return ok;
 }
 
@@ -84,7 +89,7 @@ static int first_node(int* count) {
   return node;
 }
 
-int dh_bench_device_node(const dh_bench_device_t* devs, size_t ndev, char* why, size_t size) {
+int dh_machine_device_node(const dh_machine_device_t* devs, size_t ndev, char* why, size_t size) {
   char bus[64], note[256] = "", more[256] = "";
   int nodes, fallback = first_node(&nodes), node = -2;
   const char* who = NULL;

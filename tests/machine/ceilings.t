@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tests/bench/ceilings.t — every device's copy ceilings (docs/benchmarks.md "Ceilings"):
+"""tests/machine/ceilings.t — every device's copy ceilings (docs/benchmarks.md "Ceilings"):
 one quick copy run on sim:0 writes ceiling.sim:0.<dir> for h2d, d2h, d2d and bidir into
 the context (sim's memory is host memory: a host memcpy measured in the run), the
 summary's best copies are measured / ceiling with the same numbers in the JSON, every

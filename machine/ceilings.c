@@ -1,5 +1,5 @@
 /*
- * bench/ceilings.c — the ceilings of copies per device and direction (bench/ceilings.h):
+ * machine/ceilings.c — the ceilings of copies per device and direction (machine/ceilings.h):
  * PCIe links from sysfs, the host link from hwloc, a measured host memcpy, and the table
  * the summary, the expectations and the context read.
  */
@@ -14,21 +14,21 @@
 
 #include "ceilings.h"
 
-static const char* const kDirs[DH_DIR_COUNT] = {"h2d", "d2h", "d2d", "bidir"};
+static const char* const kDirs[DH_MACHINE_DIR_COUNT] = {"h2d", "d2h", "d2d", "bidir"};
 
-int dh_bench_dir_index(const char* name) {
-  for (int i = 0; i < DH_DIR_COUNT; ++i)
+int dh_machine_dir_index(const char* name) {
+  for (int i = 0; i < DH_MACHINE_DIR_COUNT; ++i)
     if (name && strcmp(name, kDirs[i]) == 0) return i;
   return -1;
 }
 
-const char* dh_bench_dir_name(int dir) { return dir >= 0 && dir < DH_DIR_COUNT ? kDirs[dir] : "?"; }
+const char* dh_machine_dir_name(int dir) { return dir >= 0 && dir < DH_MACHINE_DIR_COUNT ? kDirs[dir] : "?"; }
 
 /*--- the table ---*/
 typedef struct dev_ceilings {
   char spec[64];
-  dh_bench_ceiling_t dir[DH_DIR_COUNT];
-  int set[DH_DIR_COUNT];
+  dh_machine_ceiling_t dir[DH_MACHINE_DIR_COUNT];
+  int set[DH_MACHINE_DIR_COUNT];
 } dev_ceilings_t;
 static dev_ceilings_t g_dev[64];
 static size_t g_ndev;
@@ -43,9 +43,9 @@ static dev_ceilings_t* find_dev(const char* spec, int create) {
   return d;
 }
 
-void dh_bench_ceiling_set(const char* spec, int dir, double gbps, const char* fmt, ...) {
+void dh_machine_ceiling_set(const char* spec, int dir, double gbps, const char* fmt, ...) {
   dev_ceilings_t* d = find_dev(spec, 1);
-  if (!d || dir < 0 || dir >= DH_DIR_COUNT) return;
+  if (!d || dir < 0 || dir >= DH_MACHINE_DIR_COUNT) return;
   d->dir[dir].gbps = gbps > 0 && isfinite(gbps) ? gbps : 0;
   va_list ap;
   va_start(ap, fmt);
@@ -54,14 +54,14 @@ void dh_bench_ceiling_set(const char* spec, int dir, double gbps, const char* fm
   d->set[dir] = 1;
 }
 
-const dh_bench_ceiling_t* dh_bench_ceiling_get(const char* spec, int dir) {
+const dh_machine_ceiling_t* dh_machine_ceiling_get(const char* spec, int dir) {
   dev_ceilings_t* d = find_dev(spec, 0);
-  if (!d || dir < 0 || dir >= DH_DIR_COUNT || !d->set[dir]) return NULL;
+  if (!d || dir < 0 || dir >= DH_MACHINE_DIR_COUNT || !d->set[dir]) return NULL;
   return &d->dir[dir];
 }
 
 /*--- PCIe links from sysfs ---*/
-double dh_bench_pcie_gbps(double gts, int width, int* gen, const char** encoding) {
+double dh_machine_pcie_gbps(double gts, int width, int* gen, const char** encoding) {
   static const struct {
     double gts;
     int gen;
@@ -105,7 +105,7 @@ static int bus_id_ok(const char* id) {
   return id && strlen(id) == 12 && sscanf(id, "%4x:%2x:%2x.%1x%c", &dom, &bus, &dev, &fn, &tail) == 4;
 }
 
-int dh_bench_pcie_link_read(const char* bus_id, dh_bench_pcie_link_t* out, char* why, size_t size) {
+int dh_machine_pcie_link_read(const char* bus_id, dh_machine_pcie_link_t* out, char* why, size_t size) {
   memset(out, 0, sizeof *out);
   if (!bus_id_ok(bus_id)) {
     snprintf(why, size, "PCI bus id '%.40s' is not dddd:bb:dd.f", bus_id ? bus_id : "");
@@ -131,7 +131,7 @@ int dh_bench_pcie_link_read(const char* bus_id, dh_bench_pcie_link_t* out, char*
   int width = out->max_width;
   if (out->host_gts > 0 && out->host_gts < gts) gts = out->host_gts;
   if (out->host_width > 0 && out->host_width < width) width = out->host_width;
-  out->gbps = dh_bench_pcie_gbps(gts, width, &out->gen, &out->encoding);
+  out->gbps = dh_machine_pcie_gbps(gts, width, &out->gen, &out->encoding);
   if (out->gbps <= 0) {
     snprintf(why, size, "%s: max_link_speed %.1f GT/s x%d is no PCIe link rate (a virtual function?)", link,
              out->max_gts, out->max_width);
@@ -147,7 +147,7 @@ static double now_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-double dh_bench_host_memcpy_gbps(char* what, size_t size) {
+double dh_machine_host_memcpy_gbps(char* what, size_t size) {
   static double gbps = -1;
   static char desc[256];
   if (gbps < 0) {
@@ -181,7 +181,7 @@ double dh_bench_host_memcpy_gbps(char* what, size_t size) {
 }
 
 /*--- the machine's GPU link from hwloc ---*/
-const char* dh_bench_find_host_link(double* gbps_out) {
+const char* dh_machine_find_host_link(double* gbps_out) {
   static char desc[256];
   static double gbps = -1;
   if (gbps >= 0) {

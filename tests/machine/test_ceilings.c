@@ -1,5 +1,5 @@
 /*
- * tests/bench/test_ceilings.c — bench/ceilings.c: PCIe payload bandwidth per generation
+ * tests/machine/test_ceilings.c — machine/ceilings.c: PCIe payload bandwidth per generation
  * (8b/10b for Gen1-2, 128b/130b for Gen3-5, 242B/256B FLIT for Gen6), the host link of a
  * PCI function read from a fake sysfs tree ($DEVHARNESS_SYSFS_ROOT: current and max link
  * speed and width of the function, max of its upstream port), bad bus ids and missing
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "bench/ceilings.h"
+#include "machine/ceilings.h"
 
 static char g_root[256];
 
@@ -67,21 +67,21 @@ static void test_generations(void** state) {
   (void)state;
   int gen = 0;
   const char* enc = NULL;
-  assert_float_equal(dh_bench_pcie_gbps(2.5, 16, &gen, &enc), 4.0, 1e-9);
+  assert_float_equal(dh_machine_pcie_gbps(2.5, 16, &gen, &enc), 4.0, 1e-9);
   assert_int_equal(gen, 1);
   assert_string_equal(enc, "8b/10b");
-  assert_float_equal(dh_bench_pcie_gbps(5.0, 8, &gen, &enc), 4.0, 1e-9);
+  assert_float_equal(dh_machine_pcie_gbps(5.0, 8, &gen, &enc), 4.0, 1e-9);
   assert_int_equal(gen, 2);
-  assert_float_equal(dh_bench_pcie_gbps(16.0, 16, &gen, &enc), 16.0 * 16 * 128 / 130 / 8, 1e-9);
+  assert_float_equal(dh_machine_pcie_gbps(16.0, 16, &gen, &enc), 16.0 * 16 * 128 / 130 / 8, 1e-9);
   assert_int_equal(gen, 4);
   assert_string_equal(enc, "128b/130b");
-  assert_float_equal(dh_bench_pcie_gbps(32.0, 16, &gen, &enc), 63.015, 1e-3); /* Gen5 x16 */
+  assert_float_equal(dh_machine_pcie_gbps(32.0, 16, &gen, &enc), 63.015, 1e-3); /* Gen5 x16 */
   assert_int_equal(gen, 5);
-  assert_float_equal(dh_bench_pcie_gbps(64.0, 16, &gen, &enc), 64.0 * 16 * 242 / 256 / 8, 1e-9);
+  assert_float_equal(dh_machine_pcie_gbps(64.0, 16, &gen, &enc), 64.0 * 16 * 242 / 256 / 8, 1e-9);
   assert_int_equal(gen, 6);
   assert_string_equal(enc, "242B/256B FLIT");
-  assert_float_equal(dh_bench_pcie_gbps(12.0, 16, NULL, NULL), 0, 0); /* no PCIe rate */
-  assert_float_equal(dh_bench_pcie_gbps(32.0, 0, NULL, NULL), 0, 0);
+  assert_float_equal(dh_machine_pcie_gbps(12.0, 16, NULL, NULL), 0, 0); /* no PCIe rate */
+  assert_float_equal(dh_machine_pcie_gbps(32.0, 0, NULL, NULL), 0, 0);
 }
 
 /* An idle GPU's link trains down (current Gen1); the ceiling is what it trains to under
@@ -89,9 +89,9 @@ static void test_generations(void** state) {
 static void test_sysfs_link(void** state) {
   (void)state;
   fake_function("0000:3b:00.0", "32.0 GT/s PCIe\n", "16\n", "32.0 GT/s PCIe\n", "16\n", "2.5 GT/s PCIe\n", "16\n");
-  dh_bench_pcie_link_t l;
+  dh_machine_pcie_link_t l;
   char why[512] = "";
-  assert_int_equal(dh_bench_pcie_link_read("0000:3b:00.0", &l, why, sizeof why), 0);
+  assert_int_equal(dh_machine_pcie_link_read("0000:3b:00.0", &l, why, sizeof why), 0);
   assert_int_equal(l.gen, 5);
   assert_float_equal(l.gbps, 63.015, 1e-3);
   assert_float_equal(l.cur_gts, 2.5, 1e-9);
@@ -99,40 +99,40 @@ static void test_sysfs_link(void** state) {
   assert_float_equal(l.host_gts, 32.0, 1e-9);
   /* a Gen5 device in a Gen4 x8 slot: Gen4 x8 */
   fake_function("0000:3c:00.0", "16.0 GT/s PCIe\n", "8\n", "32.0 GT/s PCIe\n", "16\n", "16.0 GT/s PCIe\n", "8\n");
-  assert_int_equal(dh_bench_pcie_link_read("0000:3c:00.0", &l, why, sizeof why), 0);
+  assert_int_equal(dh_machine_pcie_link_read("0000:3c:00.0", &l, why, sizeof why), 0);
   assert_int_equal(l.gen, 4);
   assert_float_equal(l.gbps, 16.0 * 8 * 128 / 130 / 8, 1e-9);
 }
 
 static void test_sysfs_refusals(void** state) {
   (void)state;
-  dh_bench_pcie_link_t l;
+  dh_machine_pcie_link_t l;
   char why[512] = "";
-  assert_int_equal(dh_bench_pcie_link_read("../../etc", &l, why, sizeof why), -1);
+  assert_int_equal(dh_machine_pcie_link_read("../../etc", &l, why, sizeof why), -1);
   assert_non_null(strstr(why, "is not dddd:bb:dd.f"));
-  assert_int_equal(dh_bench_pcie_link_read("0000:99:00.0", &l, why, sizeof why), -1);
+  assert_int_equal(dh_machine_pcie_link_read("0000:99:00.0", &l, why, sizeof why), -1);
   assert_non_null(strstr(why, "no such PCI function in sysfs"));
   fake_function("0000:3d:00.0", NULL, NULL, "Unknown\n", "0\n", "Unknown\n", "0\n"); /* a virtual function */
-  assert_int_equal(dh_bench_pcie_link_read("0000:3d:00.0", &l, why, sizeof why), -1);
+  assert_int_equal(dh_machine_pcie_link_read("0000:3d:00.0", &l, why, sizeof why), -1);
   assert_non_null(strstr(why, "no PCIe link rate"));
 }
 
 static void test_table(void** state) {
   (void)state;
-  assert_null(dh_bench_ceiling_get("sim:0", DH_DIR_H2D));
-  dh_bench_ceiling_set("sim:0", DH_DIR_H2D, 12.5, "host memcpy %d", 1);
-  dh_bench_ceiling_set("sim:0", DH_DIR_D2D, 0, "unknown: %s", "why");
-  const dh_bench_ceiling_t* c = dh_bench_ceiling_get("sim:0", dh_bench_dir_index("h2d"));
+  assert_null(dh_machine_ceiling_get("sim:0", DH_MACHINE_DIR_H2D));
+  dh_machine_ceiling_set("sim:0", DH_MACHINE_DIR_H2D, 12.5, "host memcpy %d", 1);
+  dh_machine_ceiling_set("sim:0", DH_MACHINE_DIR_D2D, 0, "unknown: %s", "why");
+  const dh_machine_ceiling_t* c = dh_machine_ceiling_get("sim:0", dh_machine_dir_index("h2d"));
   assert_non_null(c);
   assert_float_equal(c->gbps, 12.5, 0);
   assert_string_equal(c->what, "host memcpy 1");
-  c = dh_bench_ceiling_get("sim:0", DH_DIR_D2D);
+  c = dh_machine_ceiling_get("sim:0", DH_MACHINE_DIR_D2D);
   assert_float_equal(c->gbps, 0, 0);
   assert_string_equal(c->what, "unknown: why");
-  assert_int_equal(dh_bench_dir_index("sideways"), -1);
+  assert_int_equal(dh_machine_dir_index("sideways"), -1);
   char what[256];
   setenv("DEVHARNESS_BENCH_MEMCPY_MIB", "4", 1);
-  double m = dh_bench_host_memcpy_gbps(what, sizeof what);
+  double m = dh_machine_host_memcpy_gbps(what, sizeof what);
   assert_true(m > 0.01 && m < 10000);
   assert_non_null(strstr(what, "4 MiB"));
 }
