@@ -6,7 +6,7 @@
 # the command around them (bench/main.c), the ffi peer of the call suite and the
 # Google Benchmark wrapper.
 BENCH_SUITE_SRCS := $(sort $(wildcard bench/suites/*.c))
-BENCH_SRCS := bench/gbench.cc bench/main.c bench/options.c bench/pinning.c bench/health.c bench/health_nvml.c bench/devices.c \
+BENCH_SRCS := bench/gbench.cc bench/main.c bench/options.c bench/pinning.c bench/devices.c \
               bench/suites.c bench/register.c bench/buffer_cache.c bench/timer.c \
               bench/summary.c bench/expect.c bench/out_file.c bench/launchers.c bench/ffi_peer.c $(BENCH_SUITE_SRCS) \
               bench/matrix_table.c
@@ -21,7 +21,7 @@ ALL_TARGETS += $(BENCH_DRIVER) $(BENCH_FFI_NOOP)
 
 # The object of cmdline/cmdline.c: the exit codes and option helpers every command shares
 # (cmdline/cmdline.h).
-$(BENCH_DRIVER): $(BENCH_OBJS) $(MACHINE_OBJS) $(OBJDIR)/bench/driver.o $(OBJDIR)/cmdline/cmdline.o $(OBJDIR)/cmdline/bundle.o $(BASE_LIB) $(RUNTIME_LIB)
+$(BENCH_DRIVER): $(BENCH_OBJS) $(call obj,$(wildcard machine/*.c)) $(OBJDIR)/bench/driver.o $(OBJDIR)/cmdline/cmdline.o $(OBJDIR)/cmdline/bundle.o $(BASE_LIB) $(RUNTIME_LIB)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) -o $@ $(BENCH_OBJS) $(MACHINE_OBJS) $(OBJDIR)/bench/driver.o $(OBJDIR)/cmdline/cmdline.o $(OBJDIR)/cmdline/bundle.o $(BASE_LIB) $(RUNTIME_LINK) $(BENCH_LDLIBS) $(CMDLINE_LDLIBS)
 

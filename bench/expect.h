@@ -6,7 +6,7 @@
  * Internal to bench/; not thread-safe (the benchmark thread only).
  *
  * A floor is one string: "<dir> <memory> <size> >= <N>%" (the harness copy's median
- * bandwidth at least N % of its ceiling, bench/ceilings.h), "<dir> <memory> <size> >=
+ * bandwidth at least N % of its ceiling, machine/ceilings.h), "<dir> <memory> <size> >=
  * <X> GB/s", or "<benchmark> <= <T> us|ns|ms" (the median time of
  * <benchmark>/<device>/harness, e.g. "launch/roundtrip <= 20 us"). dir: h2d, d2h, d2d,
  * bidir; memory: pageable, pinned, device; size: bytes, or with B, KiB, MiB, GiB.

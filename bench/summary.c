@@ -2,7 +2,7 @@
  * bench/summary.c — what a benchmark run measured (every result Google Benchmark
  * reports) and the summary after it (bench/summary.h): harness/raw ratios, the call
  * overheads over tvm-ffi, the CV of large copies, the best copy per direction against
- * its ceiling (bench/ceilings.h).
+ * its ceiling (machine/ceilings.h).
  */
 #include <errno.h>
 #include <jansson.h>

@@ -98,7 +98,7 @@ int dh_run_bench_below_floor(const char* path);
  * when nothing else failed). Printed to out. */
 int dh_run_print_steps(FILE* out, const run_step_t* steps, int total);
 
-/* Measurement health (cli/run_health.c, bench/health.h): takes snapshot `which` (0/1
+/* Measurement health (cli/run_health.c, machine/health.h): takes snapshot `which` (0/1
  * before/after conformance, 2/3 before/after bench) in this process. */
 void dh_run_health_take(int which);
 /* Writes health.json into the partial folder (temporary + rename, fsynced): every

@@ -17,7 +17,7 @@ Writes into DIR, each as PNG and SVG (matplotlib, Agg backend):
   latency_sync.*         bars: sync latency (us), harness and raw side by side
   latency_launch.*       bars: launch round trip and per-launch throughput cost (us)
   latency_call.*         bars: call cost (ns) per call kind
-A run whose context says devharness.health.noisy = "yes" (bench/health.h) gets a red note
+A run whose context says devharness.health.noisy = "yes" (machine/health.h) gets a red note
 under every plot, "noisy run: <devharness.health.reasons>", and a line saying so.
   matrix_bandwidth.*, matrix_latency.*  heatmaps of the copy matrix (bench --suite
                          matrix), drawn by matrix_heatmap.py (see there)

@@ -1,8 +1,6 @@
 # tests/bench/bench.mk — tests of the benchmark side (bench/):
 #   bench_gbench           the Google Benchmark C wrapper (bench/gbench.h)
 #   bench_summary          the summary's twin-defect flag needs repetitions (bench/summary.c)
-#   bench_health           the noisy verdict of measurement health (bench/health.c)
-#   health.sh              measurement health with a fake NVML, --pin auto, plot/compare/run
 #   bench_cli.sh           bench, compare and plot end to end
 #   bidir_order.sh         the harness's bidirectional pair in its twin's order
 #   installed_scripts.sh   plot and compare find their scripts, installed and in the tree
@@ -16,8 +14,6 @@ $(eval $(call dh_test,bench_gbench,tests/bench/test_gbench.c bench/gbench.cc,-lb
 # bench_summary: the harness/raw table's twin-defect flag (bench/summary.c)
 $(eval $(call dh_test,bench_summary,tests/bench/test_summary.c bench/summary.c machine/ceilings.c,-lhwloc -ljansson -lcmocka -lm))
 TEST_SCRIPTS += tests/bench/bench_cli.sh
-# bench_health: the noisy verdict of measurement health on made-up snapshots (bench/health.c)
-$(eval $(call dh_test,bench_health,tests/bench/test_health.c bench/health.c bench/health_nvml.c,-lhwloc -ljansson -ldl -lcmocka))
 
 # A sim-derived test plugin that logs the order of copies (tests/bench/bidirorder.c),
 # for tests/bench/bidir_order.sh. Outside the plugin folder: found only through
@@ -63,13 +59,4 @@ $(BENCH_NEW_SUITE_VARS): Makefile bench/bench.mk tests/bench/bench.mk cmdline/cm
 ALL_TARGETS += $(BENCH_NEW_SUITE_VARS)
 TEST_SCRIPTS += tests/bench/new_suite.sh
 TEST_SCRIPTS += tests/bench/units.t
-
-# A fake NVML (tests/bench/fake_nvml.c) reporting a throttled GPU, found only through
-# DEVHARNESS_NVML_LIB, for tests/bench/health.sh (measurement health, --pin auto).
-BENCH_FAKE_NVML := $(TESTDIR)/bench/fake-nvml/libnvidia-ml.so.1
-$(BENCH_FAKE_NVML): tests/bench/fake_nvml.c
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -shared $(LDFLAGS) -Wl,-soname,libnvidia-ml.so.1 -o $@ $<
-ALL_TARGETS += $(BENCH_FAKE_NVML)
-TEST_SCRIPTS += tests/bench/health.sh
 TEST_SCRIPTS += tests/bench/matrix.t

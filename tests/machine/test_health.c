@@ -1,9 +1,9 @@
 /*
- * tests/bench/test_health.c — the noisy verdict of bench/health.c on made-up snapshots
+ * tests/machine/test_health.c — the noisy verdict of machine/health.c on made-up snapshots
  * (docs/benchmarks.md "Measurement health"): a governor that changed, a load average
  * above the online CPUs, GPU throttle reasons (gpu_idle and applications_clocks_setting
  * are not throttling; the same reasons before and after are one reason), copies whose
- * CV is above the threshold (three named, then a count and the worst), and the context
+ * CV is above the threshold (three named, then a count and the worst), and the JSON
  * keys of a snapshot. A real snapshot of this machine is taken too: every field filled.
  */
 #include <setjmp.h>
@@ -15,17 +15,9 @@
 
 #include <cmocka.h>
 
-#include "bench/health.h"
+#include "machine/health.h"
 
-/* dh_gb_add_context (bench/gbench.h) as health.c calls it: recorded here. */
-static char g_ctx[4096];
-void dh_gb_add_context(const char* key, const char* value);
-void dh_gb_add_context(const char* key, const char* value) {
-  size_t n = strlen(g_ctx);
-  snprintf(g_ctx + n, sizeof g_ctx - n, "%s=%s\n", key, value);
-}
-
-static dh_health_t g_a, g_b;
+static dh_machine_health_t g_a, g_b;
 
 /* Two quiet snapshots: same governor, load 0.5 on 2 CPUs, no GPU. */
 static void quiet(void) {
@@ -40,7 +32,7 @@ static void test_quiet_is_not_noisy(void** state) {
   (void)state;
   quiet();
   char r[1024] = "";
-  dh_health_reasons("bench", &g_a, &g_b, r, sizeof r);
+  dh_machine_health_reasons("bench", &g_a, &g_b, r, sizeof r);
   assert_string_equal(r, "");
 }
 
@@ -49,13 +41,13 @@ static void test_governor_change(void** state) {
   quiet();
   snprintf(g_b.governor, sizeof g_b.governor, "powersave (CPUs 0,1)");
   char r[1024] = "";
-  dh_health_reasons(NULL, &g_a, &g_b, r, sizeof r);
+  dh_machine_health_reasons(NULL, &g_a, &g_b, r, sizeof r);
   assert_string_equal(r, "CPU governor changed from performance (CPUs 0,1) to powersave (CPUs 0,1)");
   /* without cpufreq nothing can change */
   snprintf(g_a.governor, sizeof g_a.governor, "unknown: no cpufreq (x)");
   snprintf(g_b.governor, sizeof g_b.governor, "unknown: no cpufreq (y)");
   r[0] = '\0';
-  dh_health_reasons(NULL, &g_a, &g_b, r, sizeof r);
+  dh_machine_health_reasons(NULL, &g_a, &g_b, r, sizeof r);
   assert_string_equal(r, "");
 }
 
@@ -64,12 +56,12 @@ static void test_load_above_cpus(void** state) {
   quiet();
   g_b.load1 = 2.5;
   char r[1024] = "";
-  dh_health_reasons("conformance", &g_a, &g_b, r, sizeof r);
+  dh_machine_health_reasons("conformance", &g_a, &g_b, r, sizeof r);
   assert_string_equal(r, "conformance: 1-minute load average 0.50 before, 2.50 after, above the 2 online CPUs "
                          "(other work ran)");
   g_b.load1 = 2.0; /* equal to the CPUs: not above */
   r[0] = '\0';
-  dh_health_reasons("conformance", &g_a, &g_b, r, sizeof r);
+  dh_machine_health_reasons("conformance", &g_a, &g_b, r, sizeof r);
   assert_string_equal(r, "");
 }
 
@@ -81,16 +73,16 @@ static void test_throttle(void** state) {
   g_a.throttle[1] = 0x3;                         /* idle + application clocks: benign */
   g_b.throttle[1] = 0x8 | 0x200;                 /* hw_slowdown and an unnamed bit after */
   char r[1024] = "";
-  dh_health_reasons(NULL, &g_a, &g_b, r, sizeof r);
+  dh_machine_health_reasons(NULL, &g_a, &g_b, r, sizeof r);
   assert_string_equal(r, "gpu0 throttled before and after (NVML clocks-event reasons 0x4: sw_power_cap); "
                          "gpu1 throttled after (NVML clocks-event reasons 0x208: hw_slowdown, other 0x200)");
-  g_a.throttle[0] = g_b.throttle[0] = g_b.throttle[1] = DH_HEALTH_BENIGN_THROTTLE;
+  g_a.throttle[0] = g_b.throttle[0] = g_b.throttle[1] = DH_MACHINE_BENIGN_THROTTLE;
   r[0] = '\0';
-  dh_health_reasons(NULL, &g_a, &g_b, r, sizeof r);
+  dh_machine_health_reasons(NULL, &g_a, &g_b, r, sizeof r);
   assert_string_equal(r, "");
   char names[128];
-  assert_string_equal(dh_health_throttle_names(0, names, sizeof names), "none");
-  assert_string_equal(dh_health_throttle_names(0x60, names, sizeof names), "sw_thermal_slowdown, hw_thermal_slowdown");
+  assert_string_equal(dh_machine_throttle_names(0, names, sizeof names), "none");
+  assert_string_equal(dh_machine_throttle_names(0x60, names, sizeof names), "sw_thermal_slowdown, hw_thermal_slowdown");
 }
 
 static void test_cv(void** state) {
@@ -100,14 +92,14 @@ static void test_cv(void** state) {
                           "copy/d/1048576", "cv", 0.20, "name", "copy/e/1048576", "cv", 0.11);
   assert_non_null(cvs);
   char r[2048] = "";
-  dh_health_cv_reasons(cvs, 10, r, sizeof r);
+  dh_machine_health_cv_reasons(cvs, 10, r, sizeof r);
   assert_string_equal(r, "CV 12.0 % above 10 % on copy/b/1048576; CV 33.0 % above 10 % on copy/c/1048576; "
                          "CV 20.0 % above 10 % on copy/d/1048576; 4 copies >= 1 MiB with CV above 10 % in all "
                          "(worst 33.0 %, copy/c/1048576)");
   r[0] = '\0';
-  dh_health_cv_reasons(cvs, 0, r, sizeof r); /* 0: off */
+  dh_machine_health_cv_reasons(cvs, 0, r, sizeof r); /* 0: off */
   assert_string_equal(r, "");
-  dh_health_cv_reasons(cvs, 40, r, sizeof r);
+  dh_machine_health_cv_reasons(cvs, 40, r, sizeof r);
   assert_string_equal(r, "");
   json_decref(cvs);
 }
@@ -115,8 +107,8 @@ static void test_cv(void** state) {
 static void test_snapshot_of_this_machine(void** state) {
   (void)state;
   setenv("DEVHARNESS_NVML_LIB", "/nonexistent/libnvidia-ml.so.1", 1);
-  dh_health_t h;
-  dh_health_take(&h);
+  dh_machine_health_t h;
+  dh_machine_health_take(&h);
   assert_true(h.governor[0] && h.frequency[0] && h.load[0] && h.thread[0]);
   assert_true(h.cpus_online > 0);
   assert_true(h.load1 >= 0);
@@ -124,12 +116,13 @@ static void test_snapshot_of_this_machine(void** state) {
   static const char kNoNvml[] = "unknown: no NVML (/nonexistent/libnvidia-ml.so.1 not loaded: ";
   assert_int_equal(strncmp(h.nvml, kNoNvml, sizeof kNoNvml - 1), 0);
   assert_int_equal(h.ngpu, 0);
-  g_ctx[0] = '\0';
-  dh_health_add_context("before", &h);
-  assert_non_null(strstr(g_ctx, "devharness.health.before.cpu_governor="));
-  assert_non_null(strstr(g_ctx, "devharness.health.before.load_average="));
-  assert_non_null(strstr(g_ctx, "devharness.health.before.thread=CPU "));
-  assert_non_null(strstr(g_ctx, "devharness.health.before.nvml=unknown: no NVML ("));
+  json_t* o = dh_machine_health_json(&h);
+  assert_string_equal(json_string_value(json_object_get(o, "cpu_governor")), h.governor);
+  assert_string_equal(json_string_value(json_object_get(o, "load_average")), h.load);
+  assert_int_equal(strncmp(json_string_value(json_object_get(o, "thread")), "CPU ", 4), 0);
+  assert_int_equal(strncmp(json_string_value(json_object_get(o, "nvml")), kNoNvml, sizeof kNoNvml - 1), 0);
+  assert_null(json_object_get(o, "gpu0"));
+  json_decref(o);
 }
 
 int main(void) {

@@ -1,8 +1,8 @@
 /*
- * bench/health.c — measurement health snapshots and the noisy verdict (bench/health.h):
+ * machine/health.c — measurement health snapshots and the noisy verdict (machine/health.h):
  * CPU frequency governor and current frequency (sysfs cpufreq), load average
  * (/proc/loadavg), the calling thread's CPU and NUMA node (sched_getcpu, hwloc); NVML is
- * bench/health_nvml.c.
+ * machine/health_nvml.c.
  */
 #include <errno.h>
 #include <hwloc.h>
@@ -12,7 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gbench.h"
 #include "health.h"
 
 /* Reads the first line of path into buf (newline removed). 0, or -1 with errno. */
@@ -35,7 +34,7 @@ static void append(char* buf, size_t size, const char* fmt, const char* a, const
 
 /* The governor of every CPU the process may use: one name with its CPUs when all agree,
  * else "cpuN name" for each. */
-static void take_governor(dh_health_t* h) {
+static void take_governor(dh_machine_health_t* h) {
   cpu_set_t cpus;
   if (sched_getaffinity(0, sizeof cpus, &cpus) != 0) CPU_ZERO(&cpus);
   char first[64] = "", cur[64], path[128], list[128] = "", each[192] = "";
@@ -66,7 +65,7 @@ static void take_governor(dh_health_t* h) {
 }
 
 /* The current frequency of the CPU the calling thread runs on. */
-static void take_frequency(dh_health_t* h, int cpu) {
+static void take_frequency(dh_machine_health_t* h, int cpu) {
   char path[128], khz[64];
   snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", cpu < 0 ? 0 : cpu);
   if (read_line(path, khz, sizeof khz) != 0)
@@ -75,7 +74,7 @@ static void take_frequency(dh_health_t* h, int cpu) {
     snprintf(h->frequency, sizeof h->frequency, "%.0f MHz (CPU %d, scaling_cur_freq)", atof(khz) / 1e3, cpu);
 }
 
-static void take_load(dh_health_t* h) {
+static void take_load(dh_machine_health_t* h) {
   char line[128];
   double l1, l5, l15;
   h->load1 = -1;
@@ -89,7 +88,7 @@ static void take_load(dh_health_t* h) {
 }
 
 /* The calling thread's CPU, its NUMA node and its binding, through hwloc. */
-static void take_thread(dh_health_t* h, int cpu) {
+static void take_thread(dh_machine_health_t* h, int cpu) {
   hwloc_topology_t topo;
   if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
     snprintf(h->thread, sizeof h->thread, "CPU %d, NUMA node unknown: hwloc topology failed", cpu);
@@ -110,17 +109,17 @@ static void take_thread(dh_health_t* h, int cpu) {
   hwloc_topology_destroy(topo);
 }
 
-void dh_health_take(dh_health_t* h) {
+void dh_machine_health_take(dh_machine_health_t* h) {
   memset(h, 0, sizeof *h);
   int cpu = sched_getcpu();
   take_governor(h);
   take_frequency(h, cpu);
   take_load(h);
   take_thread(h, cpu);
-  dh_health_nvml(h);
+  dh_machine_health_nvml(h);
 }
 
-json_t* dh_health_json(const dh_health_t* h) {
+json_t* dh_machine_health_json(const dh_machine_health_t* h) {
   json_t* o = json_object();
   json_object_set_new(o, "cpu_governor", json_string(h->governor));
   json_object_set_new(o, "cpu_frequency", json_string(h->frequency));
@@ -135,18 +134,6 @@ json_t* dh_health_json(const dh_health_t* h) {
   return o;
 }
 
-void dh_health_add_context(const char* when, const dh_health_t* h) {
-  json_t* o = dh_health_json(h);
-  const char* key;
-  json_t* v;
-  json_object_foreach(o, key, v) {
-    char k[96];
-    snprintf(k, sizeof k, "devharness.health.%s.%s", when, key);
-    dh_gb_add_context(k, json_string_value(v));
-  }
-  json_decref(o);
-}
-
 /* Appends "<what>: <text>" to reasons with "; " before it when not first. */
 static void add_reason(char* reasons, size_t size, const char* what, const char* text) {
   if (reasons[0]) append(reasons, size, "%s%s", "; ", "");
@@ -155,22 +142,22 @@ static void add_reason(char* reasons, size_t size, const char* what, const char*
 }
 
 /* Throttle reasons of GPU g, before and after in one reason when they agree. */
-static void throttle_reason(const char* what, const dh_health_t* before, const dh_health_t* after, int g,
+static void throttle_reason(const char* what, const dh_machine_health_t* before, const dh_machine_health_t* after, int g,
                             char* reasons, size_t size) {
-  unsigned long long b = g < before->ngpu ? before->throttle[g] & ~DH_HEALTH_BENIGN_THROTTLE : 0;
-  unsigned long long a = g < after->ngpu ? after->throttle[g] & ~DH_HEALTH_BENIGN_THROTTLE : 0;
+  unsigned long long b = g < before->ngpu ? before->throttle[g] & ~DH_MACHINE_BENIGN_THROTTLE : 0;
+  unsigned long long a = g < after->ngpu ? after->throttle[g] & ~DH_MACHINE_BENIGN_THROTTLE : 0;
   char text[512], names[160];
   for (int s = 0; s < 2; ++s) {
     unsigned long long bits = s ? a : b;
     if (!bits || (s == 1 && a == b)) continue;
     snprintf(text, sizeof text, "gpu%d throttled %s (NVML clocks-event reasons 0x%llx: %s)", g,
              a == b ? "before and after" : s ? "after" : "before", bits,
-             dh_health_throttle_names(bits, names, sizeof names));
+             dh_machine_throttle_names(bits, names, sizeof names));
     add_reason(reasons, size, what, text);
   }
 }
 
-void dh_health_reasons(const char* what, const dh_health_t* before, const dh_health_t* after, char* reasons,
+void dh_machine_health_reasons(const char* what, const dh_machine_health_t* before, const dh_machine_health_t* after, char* reasons,
                        size_t size) {
   char text[512];
   int ngpu = before->ngpu > after->ngpu ? before->ngpu : after->ngpu;
@@ -188,7 +175,7 @@ void dh_health_reasons(const char* what, const dh_health_t* before, const dh_hea
   }
 }
 
-void dh_health_cv_reasons(json_t* copy_cv, double max_cv_percent, char* reasons, size_t size) {
+void dh_machine_health_cv_reasons(json_t* copy_cv, double max_cv_percent, char* reasons, size_t size) {
   if (max_cv_percent <= 0 || !json_is_array(copy_cv)) return;
   size_t i, over = 0;
   json_t* c;

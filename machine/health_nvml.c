@@ -1,8 +1,8 @@
 /*
- * bench/health_nvml.c — NVIDIA GPU telemetry for the health snapshots (bench/health.h):
+ * machine/health_nvml.c — NVIDIA GPU telemetry for the health snapshots (machine/health.h):
  * NVML (libnvidia-ml.so.1, the driver's management library) dlopen'd at run time the
  * way the cuda backend dlopens libcuda.so.1, never linked; $DEVHARNESS_NVML_LIB names
- * another file (the tests' fake, tests/bench/fake_nvml.c). The few entry points used
+ * another file (the tests' fake, tests/machine/fake_nvml.c). The few entry points used
  * are declared here by their documented C ABI (NVML API Reference, nvml.h of CUDA 12:
  * nvmlReturn_t is an int enum, 0 = NVML_SUCCESS; nvmlDevice_t an opaque pointer).
  * Loaded and initialised once per process (nvmlInit_v2 is reference counted; the
@@ -44,7 +44,7 @@ static const struct {
                 {0x40ULL, "hw_thermal_slowdown"}, {0x80ULL, "hw_power_brake_slowdown"},
                 {0x100ULL, "display_clock_setting"}};
 
-const char* dh_health_throttle_names(unsigned long long bits, char* buf, size_t size) {
+const char* dh_machine_throttle_names(unsigned long long bits, char* buf, size_t size) {
   size_t n = 0;
   buf[0] = '\0';
   if (!bits) snprintf(buf, size, "none");
@@ -116,7 +116,7 @@ static int power_adapter(nvml_device_t d, int unused, unsigned* v) {
 }
 
 /* One GPU's line and throttle bits. */
-static void one_gpu(dh_health_t* h, unsigned i) {
+static void one_gpu(dh_machine_health_t* h, unsigned i) {
   nvml_device_t d = NULL;
   char name[96] = "?", sm[32], mem[32], temp[32], pw[32], names[192] = "unknown";
   int rc = g_nvml.handle(i, &d);
@@ -129,7 +129,7 @@ static void one_gpu(dh_health_t* h, unsigned i) {
   int have_bits = g_nvml.reasons && g_nvml.reasons(d, &bits) == NVML_OK;
   if (have_bits) {
     h->throttle[i] = bits;
-    dh_health_throttle_names(bits, names, sizeof names);
+    dh_machine_throttle_names(bits, names, sizeof names);
   }
   snprintf(h->gpu[i], sizeof h->gpu[i],
            "%.90s: SM %s, memory %s, %s, %s, clocks-event (throttle) reasons 0x%llx (%s)", name,
@@ -139,7 +139,7 @@ static void one_gpu(dh_health_t* h, unsigned i) {
            reading(power_adapter, d, 0, 1e-3, "W", pw, sizeof pw), bits, names);
 }
 
-void dh_health_nvml(dh_health_t* h) {
+void dh_machine_health_nvml(dh_machine_health_t* h) {
   load();
   h->ngpu = 0;
   if (!g_nvml.ok) {
@@ -154,6 +154,6 @@ void dh_health_nvml(dh_health_t* h) {
   }
   snprintf(h->nvml, sizeof h->nvml, "NVML of driver %s (%s): %u GPU%s", g_nvml.version_text, g_nvml.path, n,
            n == 1 ? "" : "s");
-  for (unsigned i = 0; i < n && i < DH_HEALTH_MAX_GPUS; ++i) one_gpu(h, i);
-  h->ngpu = n < DH_HEALTH_MAX_GPUS ? (int)n : DH_HEALTH_MAX_GPUS;
+  for (unsigned i = 0; i < n && i < DH_MACHINE_MAX_GPUS; ++i) one_gpu(h, i);
+  h->ngpu = n < DH_MACHINE_MAX_GPUS ? (int)n : DH_MACHINE_MAX_GPUS;
 }

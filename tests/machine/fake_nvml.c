@@ -1,7 +1,7 @@
 /*
- * tests/bench/fake_nvml.c — a FAKE NVML (libnvidia-ml.so.1) for the measurement-health
- * tests (tests/bench/health.sh) on machines without an NVIDIA GPU. Never installed;
- * found only through DEVHARNESS_NVML_LIB (bench/health_nvml.c). Exports the entry
+ * tests/machine/fake_nvml.c — a FAKE NVML (libnvidia-ml.so.1) for the measurement-health
+ * tests (tests/machine/health.sh) on machines without an NVIDIA GPU. Never installed;
+ * found only through DEVHARNESS_NVML_LIB (machine/health_nvml.c). Exports the entry
  * points devharness reads, by NVML's documented C ABI (int return codes, 0 success):
  * FAKE_NVML_GPUS GPUs (default 1) named "Fake NVIDIA H100", SM 1755 MHz, memory 2619
  * MHz, 71 C, 312.5 W, and clocks-event (throttle) reasons FAKE_NVML_REASONS (a number

@@ -1,7 +1,7 @@
 #!/bin/sh
-# tests/bench/health.sh — measurement health and NUMA placement (bench/health.h,
-# bench/locality.c; docs/benchmarks.md "Measurement health", "Placement"), on cpu:0 with
-# the fake NVML (tests/bench/fake_nvml.c, through DEVHARNESS_NVML_LIB) reporting a
+# tests/machine/health.sh — measurement health and NUMA placement (machine/health.h,
+# machine/locality.c; docs/benchmarks.md "Measurement health", "Placement"), on cpu:0 with
+# the fake NVML (tests/machine/fake_nvml.c, through DEVHARNESS_NVML_LIB) reporting a
 # throttled GPU: bench's summary and JSON context flag the run noisy with the
 # throttle reasons (the acceptance test of issue 27); an idle GPU does not; no NVML, or
 # an NVML that fails to start, is a line, not a failure; --noisy-cv; --pin auto names
@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 case "$BUILD" in /*) b=$BUILD ;; *) b=$root/$BUILD ;; esac
 dh=${DEVHARNESS:-$b/bin/devharness}
-fake=$b/tests/bench/fake-nvml/libnvidia-ml.so.1
+fake=$b/tests/machine/fake-nvml/libnvidia-ml.so.1
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
 PY=/usr/bin/python3
 if [ ! -x "$dh" ]; then
