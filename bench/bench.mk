@@ -1,6 +1,6 @@
 # bench/bench.mk — microbenchmarks (Google Benchmark C wrapper + suites), linked into the
-# devharness CLI (CLI_OBJS/CLI_LDLIBS) and into a standalone driver
-# $(BUILD)/bin/devharness-bench; the call suite's module $(BUILD)/lib/devharness_bench_ffi_noop.so.
+# devharness command (CLI_OBJS/CLI_LDLIBS); the call suite's module
+# $(BUILD)/lib/devharness_bench_ffi_noop.so.
 
 # Every bench/suites/*.c is a suite (its row: bench/suites.h); the files of bench/ are
 # the command around them (bench/main.c), the ffi peer of the call suite and the
@@ -12,26 +12,16 @@ BENCH_SRCS := bench/gbench.cc bench/main.c bench/options.c bench/pinning.c bench
               bench/matrix_table.c
 BENCH_OBJS := $(call obj,$(BENCH_SRCS))
 BENCH_LDLIBS := -lbenchmark -lstdc++ -lhwloc -ljansson -ldl -lm $(TVM_FFI_LINK)
-BENCH_DRIVER := $(BINDIR)/devharness-bench
 BENCH_FFI_NOOP := $(LIBDIR)/devharness_bench_ffi_noop.so
 
 CLI_OBJS += $(BENCH_OBJS)
 CLI_LDLIBS += $(BENCH_LDLIBS)
-ALL_TARGETS += $(BENCH_DRIVER) $(BENCH_FFI_NOOP)
-
-# The object of cmdline/cmdline.c: the exit codes and option helpers every command shares
-# (cmdline/cmdline.h).
-$(BENCH_DRIVER): $(BENCH_OBJS) $(call obj,$(wildcard machine/*.c)) $(OBJDIR)/bench/driver.o $(OBJDIR)/cmdline/cmdline.o $(OBJDIR)/cmdline/bundle.o $(BASE_LIB) $(RUNTIME_LIB)
-	@mkdir -p $(@D)
-	$(CXX) $(LDFLAGS) -o $@ $(BENCH_OBJS) $(MACHINE_OBJS) $(OBJDIR)/bench/driver.o $(OBJDIR)/cmdline/cmdline.o $(OBJDIR)/cmdline/bundle.o $(BASE_LIB) $(RUNTIME_LINK) $(BENCH_LDLIBS) $(CMDLINE_LDLIBS)
+ALL_TARGETS += $(BENCH_FFI_NOOP)
 
 # A module exporting __tvm_ffi_noop; needs nothing from the runtime.
 $(BENCH_FFI_NOOP): $(OBJDIR)/bench/ffi_noop.o
 	@mkdir -p $(@D)
 	$(CC) -shared $(LDFLAGS) -o $@ $^
-
-.PHONY: bench-driver
-bench-driver: $(BENCH_DRIVER) $(BENCH_FFI_NOOP)
 
 # The harness/raw ratio table (docs/benchmarks.md "Harness/raw ratios on a shared
 # machine"): 3 runs x 9 interleaved repetitions on cpu:0, sim:0, opencl:0 and vulkan:0

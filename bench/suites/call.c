@@ -158,9 +158,9 @@ static void bm_call(dh_gb_state_t* st, void* user) {
   dh_gb_set_label(st, "time per call");
 }
 
-/* Finds the module: $env when set, else <exe_dir>/../lib/<name>,
- * <exe_dir>/../lib/devharness-bench/<name>, <exe_dir>/../../lib/<name>. Writes the path
- * (or the first place looked) into buf; 0 when found. */
+/* Finds the module: $env when set, else <exe_dir>/../lib/<name> (the build tree and an
+ * installed tree), <exe_dir>/../../lib/<name>. Writes the path (or the first place
+ * looked) into buf; 0 when found. */
 static int find_file(const char* exe_dir, const char* env, const char* name, char* buf,
                      size_t buf_size) {
   const char* e = env ? getenv(env) : NULL;
@@ -168,7 +168,7 @@ static int find_file(const char* exe_dir, const char* env, const char* name, cha
     snprintf(buf, buf_size, "%s", e);
     return access(buf, R_OK) == 0 ? 0 : -1;
   }
-  static const char* const kRel[] = {"../lib", "../lib/devharness-bench", "../../lib"};
+  static const char* const kRel[] = {"../lib", "../../lib"};
   for (size_t i = 0; i < sizeof kRel / sizeof kRel[0]; ++i) {
     snprintf(buf, buf_size, "%s/%s/%s", exe_dir ? exe_dir : ".", kRel[i], name);
     if (access(buf, R_OK) == 0) return 0;

@@ -1,8 +1,7 @@
 #!/bin/sh
-# tests/bench/bench_cli.sh — `bench`, `compare` and `plot` end to end (TAP).
-# Uses $DEVHARNESS (the CLI) when its bench subcommand works, else the standalone
-# driver $BUILD/bin/devharness-bench. Fast: the quick call suite, one filtered sim copy
-# benchmark, and synthetic JSON for compare/plot.
+# tests/bench/bench_cli.sh — `devharness bench`, `compare` and `plot` end to end (TAP).
+# Uses $DEVHARNESS, else $BUILD/bin/devharness. Fast: the quick call suite, one filtered
+# sim copy benchmark, and synthetic JSON for compare/plot.
 set -u
 BUILD=${BUILD:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -10,12 +9,7 @@ root=$(cd "$here/../.." && pwd)
 PY=/usr/bin/python3
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
 
-if [ -n "${DEVHARNESS:-}" ] && [ -x "$DEVHARNESS" ] && "$DEVHARNESS" bench --help >/dev/null 2>&1; then
-    DH="$DEVHARNESS"
-else
-    DH="$root/$BUILD/bin/devharness-bench"
-    case "$BUILD" in /*) DH="$BUILD/bin/devharness-bench" ;; esac
-fi
+case "$BUILD" in /*) DH=${DEVHARNESS:-$BUILD/bin/devharness} ;; *) DH=${DEVHARNESS:-$root/$BUILD/bin/devharness} ;; esac
 tmp=$(mktemp -d /tmp/dh_bench_cli.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
