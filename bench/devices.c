@@ -1,5 +1,5 @@
 /*
- * bench/devices.c — the devices a benchmark run measures (bench/run.h): which ones, and
+ * bench/devices.c — the devices a benchmark run measures (bench/steps.h): which ones, and
  * what the run's context says about each, their ceilings (machine/ceilings.h) included.
  */
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include "devharness/error.h"
 #include "expect.h"
 #include "machine/ceilings.h"
-#include "run.h"
+#include "steps.h"
 #include "suites.h"
 #include "summary.h"
 

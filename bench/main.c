@@ -1,6 +1,6 @@
 /*
  * bench/main.c — `devharness bench` (bench/bench.h dh_bench_main): the order of a run.
- * Options, devices and thread placement are bench/run.h's, the suites bench/suites.h's,
+ * Options, devices and thread placement are bench/steps.h's, the suites bench/suites.h's,
  * the summary after the run bench/summary.h's; this file puts them in order and states
  * the run's method in the JSON context.
  */
@@ -19,7 +19,7 @@
 #include "machine/ceilings.h"
 #include "machine/health.h"
 #include "matrix.h"
-#include "run.h"
+#include "steps.h"
 #include "suites.h"
 #include "summary.h"
 

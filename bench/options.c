@@ -1,6 +1,6 @@
 /*
  * bench/options.c — the options of `devharness bench` and the argv handed to Google
- * Benchmark (bench/run.h dh_bench_args_parse).
+ * Benchmark (bench/steps.h dh_bench_args_parse).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cmdline/cmdline.h"
-#include "run.h"
+#include "steps.h"
 #include "suites.h"
 
 /* printf format: %s is the suite list (bench/suites.h). */

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "cmdline/cmdline.h"
-#include "run.h"
+#include "steps.h"
 
 int dh_bench_out_open(const char* out, char** out_tmp) {
   size_t n = strlen(out) + 40;

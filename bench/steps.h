@@ -1,11 +1,13 @@
 /*
- * bench/run.h — the steps of `devharness bench` that bench/main.c takes in turn: the
- * options (bench/options.c), where threads run (bench/pinning.c) and the devices under
- * test (bench/devices.c). The suites table is bench/suites.h, the summary after the run
- * bench/summary.h. Internal to bench/; not thread-safe (the command's main thread).
+ * bench/steps.h — the steps of `devharness bench` that bench/main.c takes in turn: the
+ * options (bench/options.c), the --out file (bench/out_file.c), where threads run
+ * (bench/pinning.c), the devices under test and their ceilings (bench/devices.c). The
+ * suites table is bench/suites.h, the summary after the run bench/summary.h. Internal
+ * to bench/; not thread-safe (the command's main thread). (`devharness run`'s steps are
+ * cli/run.h.)
  */
-#ifndef DEVHARNESS_BENCH_RUN_H_
-#define DEVHARNESS_BENCH_RUN_H_
+#ifndef DEVHARNESS_BENCH_STEPS_H_
+#define DEVHARNESS_BENCH_STEPS_H_
 
 #include <jansson.h>
 #include <limits.h>
@@ -125,4 +127,4 @@ void dh_bench_describe_devices(const dh_bench_device_t* devs, size_t ndev);
  * dh_bench_expect_load, on the pinned benchmark thread. */
 void dh_bench_find_ceilings(const dh_bench_device_t* devs, size_t ndev);
 
-#endif /* DEVHARNESS_BENCH_RUN_H_ */
+#endif /* DEVHARNESS_BENCH_STEPS_H_ */
