@@ -2,14 +2,15 @@
 # devharness command (CLI_OBJS/CLI_LDLIBS); the call suite's module
 # $(BUILD)/lib/devharness_bench_ffi_noop.so.
 
-# Every bench/suites/*.c is a suite (its row: bench/suites.h); the files of bench/ are
-# the command around them (bench/main.c), the ffi peer of the call suite and the
-# Google Benchmark wrapper.
+# Every bench/suites/*.c is a suite (its row: bench/suites.h); bench/measure/ is what
+# the suites measure with (the Google Benchmark wrapper, timers, kept buffers, thread
+# placement, the call suite's tvm-ffi peer; its ffi_noop.c is a module of its own,
+# below); the files of bench/ are the command around them (bench/main.c).
 BENCH_SUITE_SRCS := $(sort $(wildcard bench/suites/*.c))
-BENCH_SRCS := bench/gbench.cc bench/main.c bench/options.c bench/pinning.c bench/devices.c \
-              bench/suites.c bench/register.c bench/buffer_cache.c bench/timer.c \
-              bench/summary.c bench/expect.c bench/out_file.c bench/launchers.c bench/ffi_peer.c $(BENCH_SUITE_SRCS) \
-              bench/matrix_table.c
+BENCH_MEASURE_SRCS := $(filter-out bench/measure/ffi_noop.c,$(sort $(wildcard bench/measure/*.c bench/measure/*.cc)))
+BENCH_SRCS := bench/main.c bench/options.c bench/devices.c bench/launchers.c bench/suites.c \
+              bench/summary.c bench/expect.c bench/out_file.c bench/matrix_table.c \
+              $(BENCH_MEASURE_SRCS) $(BENCH_SUITE_SRCS)
 BENCH_OBJS := $(call obj,$(BENCH_SRCS))
 BENCH_LDLIBS := -lbenchmark -lstdc++ -lhwloc -ljansson -ldl -lm $(TVM_FFI_LINK)
 BENCH_FFI_NOOP := $(LIBDIR)/devharness_bench_ffi_noop.so
@@ -19,7 +20,7 @@ CLI_LDLIBS += $(BENCH_LDLIBS)
 ALL_TARGETS += $(BENCH_FFI_NOOP)
 
 # A module exporting __tvm_ffi_noop; needs nothing from the runtime.
-$(BENCH_FFI_NOOP): $(OBJDIR)/bench/ffi_noop.o
+$(BENCH_FFI_NOOP): $(OBJDIR)/bench/measure/ffi_noop.o
 	@mkdir -p $(@D)
 	$(CC) -shared $(LDFLAGS) -o $@ $^
 

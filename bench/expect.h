@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bench_internal.h"
+#include "bench/measure/measure.h"
 
 /* Loads the target (a file when one exists, else a tag) and checks its floors. Call
  * after the plugins are loaded (their target kinds). DH_EXIT_OK, or DH_EXIT_USAGE after

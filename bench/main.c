@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "bench_internal.h"
+#include "bench/measure/measure.h"
 #include "cmdline/cmdline.h"
 #include "devharness/devharness.h"
 #include "expect.h"
@@ -23,7 +23,7 @@
 #include "suites.h"
 #include "summary.h"
 
-/* What the context says about where threads run (bench/pinning.c). */
+/* What the context says about where threads run (bench/measure/pinning.c). */
 typedef struct placement {
   char driver_threads[256];
   char helper_threads[512];
@@ -65,7 +65,7 @@ static void describe_method(const dh_bench_args_t* a, int host_timing, const pla
   dh_gb_add_context("devharness.driver_threads", pl->driver_threads);
   dh_gb_add_context("devharness.version", DH_VERSION_STRING);
   dh_gb_add_context("devharness.bytes_processed", "bytes copied, counted once");
-  /* one unit everywhere: SI (bench/gbench.cc dh_gb_set_bytes_processed), as the summary and plots */
+  /* one unit everywhere: SI (bench/measure/gbench.cc dh_gb_set_bytes_processed), as the summary and plots */
   dh_gb_add_context("devharness.bandwidth_unit",
                     "bytes_per_second in SI units: k/s, M/s, G/s = 10^3, 10^6, 10^9 bytes/s (G/s = GB/s, "
                     "not GiB/s), as the summary and the plots print GB/s");

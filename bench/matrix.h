@@ -10,7 +10,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "bench_internal.h"
+#include "bench/measure/measure.h"
 
 /* How the bytes of one cell travel from the source device to the destination. */
 typedef enum dh_bench_matrix_path {

@@ -1,7 +1,7 @@
 /*
  * bench/steps.h — the steps of `devharness bench` that bench/main.c takes in turn: the
  * options (bench/options.c), the --out file (bench/out_file.c), where threads run
- * (bench/pinning.c), the devices under test and their ceilings (bench/devices.c). The
+ * (bench/measure/pinning.c), the devices under test and their ceilings (bench/devices.c). The
  * suites table is bench/suites.h, the summary after the run bench/summary.h. Internal
  * to bench/; not thread-safe (the command's main thread). (`devharness run`'s steps are
  * cli/run.h.)
@@ -13,7 +13,7 @@
 #include <limits.h>
 #include <stddef.h>
 
-#include "bench_internal.h"
+#include "bench/measure/measure.h"
 #include "cmdline/bundle.h"
 
 /*--- options (bench/options.c) ---*/
@@ -26,7 +26,7 @@ typedef struct dh_bench_args {
   char bundle_out[PATH_MAX]; /* DIR/bench.json when --bundle names the --out */
   const char* pin_mode; /* --pin: auto, core, node or none */
   const char* timing;   /* --timing: auto, host or device */
-  const char* color;    /* --color: auto, always or never (bench/gbench.cc use_color) */
+  const char* color;    /* --color: auto, always or never (bench/measure/gbench.cc use_color) */
   const char* expect;   /* --expect FILE|TAG (bench/expect.h), or NULL */
   const char* module;   /* --module LIB.so: the tvm-ffi library of the module suite */
   int quick;            /* --quick */
@@ -72,7 +72,7 @@ int dh_bench_out_publish(const char* out, const char* out_tmp, json_t* sum);
 /* Removes out_tmp (NULL: nothing) when the run ends without publishing. */
 void dh_bench_out_discard(const char* out_tmp);
 
-/*--- where threads run (bench/pinning.c) ---*/
+/*--- where threads run (bench/measure/pinning.c) ---*/
 /* Driver worker threads: PoCL's pthread device binds worker i to core i with
  * POCL_AFFINITY=1 (pocl/pocl v3.1 doc/sphinx/source/using.rst, "Tuning pocl behavior
  * with ENV variables"). With the benchmark thread pinned (--pin core/node) it is set,

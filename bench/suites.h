@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "bench_internal.h"
+#include "bench/measure/measure.h"
 
 /* Whether a suite registers benchmarks per device under test. */
 #define DH_BENCH_HOST_ONLY 0  /* host-side only: runs without any device */
@@ -23,7 +23,7 @@
 
 /* The table: ROW(name, devices), in registration order. `name` is the --suite name, the
  * first component of its benchmarks' names, and names the suite's function
- * dh_bench_suite_<name> (bench_internal.h dh_bench_suite_fn), defined in
+ * dh_bench_suite_<name> (bench/measure/measure.h dh_bench_suite_fn), defined in
  * bench/suites/<name>.c. A new suite is one more row above the end mark, backslash
  * included. */
 #define DH_BENCH_SUITES(ROW)           \

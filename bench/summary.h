@@ -9,7 +9,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "gbench.h"
+#include "bench/measure/gbench.h"
 
 /* dh_gb_result_fn: keeps every reported run (name, aggregate, real time, error). */
 void dh_bench_on_result(const dh_gb_result_t* r, void* user);

@@ -13,7 +13,7 @@
  *                             (mixed POD args: Int, Float, OpaquePtr, Bool, Device, DataType)
  *   call/registry_lookup      dh_func_get + dh_func_release by name (tvm-ffi's global table)
  *   call/module/3args         dh_func_call on __tvm_ffi_noop of a shared object
- *                             (bench/ffi_noop.c) loaded with dh_module_load, i.e. through
+ *                             (bench/measure/ffi_noop.c) loaded with dh_module_load, i.e. through
  *                             tvm-ffi's library module
  *   call/tvm_ffi_backend/3args TVMFFIFunctionCall on the cpu backend's "echo" as
  *                             registered in tvm-ffi's global table (echo(Int 1, Float,
@@ -30,12 +30,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/bench_internal.h"
+#include "bench/measure/measure.h"
+#include "bench/suites.h"
+#include "devharness/device_api.h"
 #include "devharness/error.h"
 #include "devharness/function.h"
-#include "devharness/device_api.h"
 #include "devharness/module.h"
-#include "bench/suites.h"
 
 #define DH_CALL_BATCH 64
 #define BARRIER() __asm__ volatile("" ::: "memory")
@@ -194,7 +194,7 @@ int dh_bench_suite_call(const dh_bench_opts_t* o) {
   if (got.handle == NULL && dh_func_get("bench.noop", &got) != 0)
     return dh_error_prefix("bench: call suite");
 
-  /* Module: bench/ffi_noop.c built as devharness_bench_ffi_noop.so. */
+  /* Module: bench/measure/ffi_noop.c built as devharness_bench_ffi_noop.so. */
   char path[4096], mwhy[4400] = "";
   static dh_function_t mfn;
   if (!g_module) {

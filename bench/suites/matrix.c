@@ -28,13 +28,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/matrix.h"
+#include "bench/measure/timer.h"
+#include "bench/suites.h"
 #include "devharness/backend.h"
 #include "devharness/device_api.h"
 #include "devharness/error.h"
 #include "devharness/tensor.h"
-#include "bench/matrix.h"
-#include "bench/suites.h"
-#include "bench/timer.h"
 
 enum { MX_MAX_CELLS = 8192 };
 static dh_bench_matrix_cell_t* g_cells[MX_MAX_CELLS];

@@ -1,5 +1,5 @@
 # tests/bench/bench.mk — tests of the benchmark side (bench/):
-#   bench_gbench           the Google Benchmark C wrapper (bench/gbench.h)
+#   bench_gbench           the Google Benchmark C wrapper (bench/measure/gbench.h)
 #   bench_summary          the summary's twin-defect flag needs repetitions (bench/summary.c)
 #   bench_cli.sh           bench, compare and plot end to end
 #   bidir_order.sh         the harness's bidirectional pair in its twin's order
@@ -10,7 +10,7 @@
 #   units.t                one bandwidth unit (SI GB/s): table, JSON and summary agree
 #   matrix.t               bench --suite matrix: N x N tables, every cell a value or a reason
 #                          (with the peerflip.c test plugin: wrong bytes are caught)
-$(eval $(call dh_test,bench_gbench,tests/bench/test_gbench.c bench/gbench.cc,-lbenchmark -lstdc++ -ljansson -lcmocka))
+$(eval $(call dh_test,bench_gbench,tests/bench/test_gbench.c bench/measure/gbench.cc,-lbenchmark -lstdc++ -ljansson -lcmocka))
 # bench_summary: the harness/raw table's twin-defect flag (bench/summary.c)
 $(eval $(call dh_test,bench_summary,tests/bench/test_summary.c bench/summary.c machine/ceilings.c,-lhwloc -ljansson -lcmocka -lm))
 TEST_SCRIPTS += tests/bench/bench_cli.sh

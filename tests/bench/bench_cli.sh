@@ -196,7 +196,7 @@ else
     skip "CV summary of copies >= 1 MiB, raw/raw_released/bidir pairs, method context" "bench failed"
 fi
 
-# 16: driver threads (bench/pinning.c dh_bench_place_driver_threads): with --pin core bench binds
+# 16: driver threads (bench/measure/pinning.c dh_bench_place_driver_threads): with --pin core bench binds
 # PoCL's workers (POCL_AFFINITY=1) unless the environment sets POCL_AFFINITY (kept, and
 # escaped in the context), and binds nothing with --pin none; the context says which,
 # and the test plugin (tests/bench/bidirorder.c, bidirorder:0) logs what a driver
@@ -259,7 +259,7 @@ else
     skip "bench launch: the harness side runs the backend's noop once per launch" "test plugin not built (make all)"
 fi
 
-# 18: helper threads placed alike (bench/pinning.c dh_bench_place_helpers): every thread through which
+# 18: helper threads placed alike (bench/measure/pinning.c dh_bench_place_helpers): every thread through which
 # the benchmarks make a backend or a twin start a worker (the first stream_sync, which
 # starts the sim's default-stream worker; create_stream; the twin's setup) is bound to
 # the process's PUs less the pinned benchmark thread's with --pin core (the process's

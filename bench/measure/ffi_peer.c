@@ -1,5 +1,5 @@
 /*
- * bench/ffi_peer.c — the tvm-ffi peer of the call benchmarks: the same C no-op safe
+ * bench/measure/ffi_peer.c — the tvm-ffi peer of the call benchmarks: the same C no-op safe
  * call wrapped by tvm-ffi (TVMFFIFunctionCreate) and called through its own
  * TVMFFIFunctionCall, side by side with devharness's dh_func_call, and backend
  * functions called with TVMFFIFunctionCall on the handle devharness registered
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <tvm/ffi/c_api.h>
 
-#include "bench_internal.h"
+#include "bench/measure/measure.h"
 
 static char g_path[4096];
 static char g_version[64];

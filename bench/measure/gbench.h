@@ -1,7 +1,7 @@
 /*
- * bench/gbench.h — a C interface to Google Benchmark (Debian's libbenchmark-dev 1.7.1,
+ * bench/measure/gbench.h — a C interface to Google Benchmark (Debian's libbenchmark-dev 1.7.1,
  * pkg-config "benchmark"). The only C++ in devharness is its implementation,
- * bench/gbench.cc; everything else registers and writes benchmarks in C.
+ * bench/measure/gbench.cc; everything else registers and writes benchmarks in C.
  *
  * Usage:
  *
@@ -33,8 +33,8 @@
  * Errors: no function here throws or aborts for bad input: NULL handles are ignored
  * (builders return NULL, state getters return 0). C++ exceptions never cross into C.
  */
-#ifndef DEVHARNESS_BENCH_GBENCH_H_
-#define DEVHARNESS_BENCH_GBENCH_H_
+#ifndef DEVHARNESS_BENCH_MEASURE_GBENCH_H_
+#define DEVHARNESS_BENCH_MEASURE_GBENCH_H_
 
 #include <stddef.h>
 #include <stdint.h>
@@ -192,4 +192,4 @@ void dh_gb_shutdown(void);
 #ifdef __cplusplus
 }
 #endif
-#endif /* DEVHARNESS_BENCH_GBENCH_H_ */
+#endif /* DEVHARNESS_BENCH_MEASURE_GBENCH_H_ */

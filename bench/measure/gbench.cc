@@ -1,7 +1,7 @@
-// bench/gbench.cc — implementation of the C wrapper around Google Benchmark 1.7.1
-// (bench/gbench.h). The project's only C++ file. No exception escapes into C.
+// bench/measure/gbench.cc — implementation of the C wrapper around Google Benchmark 1.7.1
+// (bench/measure/gbench.h). The project's only C++ file. No exception escapes into C.
 
-#include "gbench.h"
+#include "bench/measure/gbench.h"
 
 #include <benchmark/benchmark.h>
 #include <unistd.h>

@@ -1,11 +1,11 @@
-/* bench/timer.c — the timers and raw-twin runs of the copy, sync and launch suites
- * (bench/timer.h). */
+/* bench/measure/timer.c — the timers and raw-twin runs of the copy, sync and launch suites
+ * (bench/measure/timer.h). */
 #include <string.h>
 #include <time.h>
 
+#include "bench/measure/timer.h"
 #include "devharness/device_api.h"
 #include "devharness/error.h"
-#include "timer.h"
 
 double dh_bench_now(void) {
   struct timespec ts;

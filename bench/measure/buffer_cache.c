@@ -1,5 +1,5 @@
 /*
- * bench/buffer_cache.c — memory a benchmark run keeps (bench/bench_internal.h): the
+ * bench/measure/buffer_cache.c — memory a benchmark run keeps (bench/measure/measure.h): the
  * suites' per-benchmark contexts (dh_bench_keep), and the kept buffer sets, keyed by
  * (owner, size) and released least recently used first beyond a memory budget.
  */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_internal.h"
+#include "bench/measure/measure.h"
 #include "devharness/device_api.h"
 #include "devharness/error.h"
 

@@ -1,10 +1,10 @@
 /*
- * bench/register.c — what every suite file calls to register its benchmarks and to
- * skip one with the error that stopped it (bench/bench_internal.h).
+ * bench/measure/register.c — what every suite file calls to register its benchmarks and to
+ * skip one with the error that stopped it (bench/measure/measure.h).
  */
 #include <stdio.h>
 
-#include "bench_internal.h"
+#include "bench/measure/measure.h"
 #include "devharness/error.h"
 
 dh_gb_bench_t* dh_bench_register(const char* name, dh_gb_fn_t fn, void* user,

@@ -1,24 +1,24 @@
 /*
- * bench/bench_internal.h — what the suites (bench/suites/<name>.c) see of the command
+ * bench/measure/measure.h — what the suites (bench/suites/<name>.c) see of the command
  * around them: the devices and options of the run, registration, kept memory, helper
  * threads and errors. Not installed.
  *
  * Each suite file registers its benchmarks with Google Benchmark through the C wrapper
- * (bench/gbench.h). Naming: <suite>/<operation>[/<memory>]/<device spec>/<impl>[/<size>]
+ * (bench/measure/gbench.h). Naming: <suite>/<operation>[/<memory>]/<device spec>/<impl>[/<size>]
  * where impl is "harness" (through libdevharness: dh_device_* dispatch, packed calls)
  * or "raw" (the backend's dh_raw_twin_t, i.e. the vendor API directly). A pair differs
  * only in that component, so "/harness" <-> "/raw" finds the twin.
  * Not thread-safe: everything runs on the benchmark thread.
  */
-#ifndef DEVHARNESS_BENCH_BENCH_INTERNAL_H_
-#define DEVHARNESS_BENCH_BENCH_INTERNAL_H_
+#ifndef DEVHARNESS_BENCH_MEASURE_MEASURE_H_
+#define DEVHARNESS_BENCH_MEASURE_MEASURE_H_
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bench/measure/gbench.h"
 #include "devharness/backend.h"
 #include "devharness/device_api.h"
-#include "gbench.h"
 #include "machine/locality.h"
 
 /* One device under test: dev, backend, spec ("sim:0"); machine/locality.h. */
@@ -42,7 +42,7 @@ typedef struct dh_bench_opts {
  * It may add its own lines to the run's context (dh_gb_add_context). */
 typedef int dh_bench_suite_fn(const dh_bench_opts_t* o);
 
-/* Registers fn(st, user) as the benchmark `name`, reported in `unit` (bench/register.c).
+/* Registers fn(st, user) as the benchmark `name`, reported in `unit` (bench/measure/register.c).
  * Min time, warm-up and repetitions are not set per benchmark but as --benchmark_* flags
  * (bench/options.c): per-benchmark values would be appended to every benchmark's name.
  * Returns the benchmark (for its arguments), or NULL with dh_error_set when Google
@@ -69,7 +69,7 @@ dh_gb_bench_t* dh_bench_register_timed(const char* name, dh_gb_fn_t fn, void* us
  * refuses it (TVM's CUDA DeviceAPI accepts only alignments that divide 256: apache/tvm
  * 5d4dc87 src/backend/cuda/runtime/cuda_device_api.cc:162, so tvm-cuda:0 refused every
  * copy buffer) gets TVM's kAllocAlignment instead; running out of memory is not
- * retried. 0, or -1 with the error set (bench/buffer_cache.c). */
+ * retried. 0, or -1 with the error set (bench/measure/buffer_cache.c). */
 int dh_bench_alloc_device(DLDevice dev, size_t n, void** out);
 
 /* Allocates a zeroed object of `size` bytes that lives until dh_bench_free_all
@@ -84,7 +84,7 @@ void dh_bench_free_all(void);
  * (bench/suites/module.c); call once the benchmarks have run. */
 void dh_bench_module_release(void);
 
-/* Kept buffer sets (bench/buffer_cache.c). Benchmarks keep their buffers and raw-twin
+/* Kept buffer sets (bench/measure/buffer_cache.c). Benchmarks keep their buffers and raw-twin
  * contexts here, keyed by (owner, size), for the WHOLE run: with interleaved
  * repetitions (--repetitions >= 2) every repetition then finds the buffers it used
  * before, already allocated and written, instead of allocating fresh ones and taking
@@ -116,7 +116,7 @@ void dh_bench_cache_release(void);
  * at least 1 GiB; $DEVHARNESS_BENCH_KEEP_MIB overrides). */
 size_t dh_bench_cache_budget(void);
 
-/* Runs fn(arg) with the calling thread bound to the helper PUs (bench/pinning.c; set
+/* Runs fn(arg) with the calling thread bound to the helper PUs (bench/measure/pinning.c; set
  * once before any benchmark runs, until then no binding changes), then restores its
  * binding, so threads created inside (a backend's default-stream worker started
  * lazily, stream workers, a raw twin's worker) inherit the helper binding: harness and
@@ -133,7 +133,7 @@ void dh_bench_skip_error(dh_gb_state_t* st, const char* what);
 /* Text of the last error for labels: "<kind>: <message>". Thread-local buffer. */
 const char* dh_bench_error_text(void);
 
-/* tvm-ffi peer (bench/ffi_peer.c): the same calls made directly on tvm-ffi's C API
+/* tvm-ffi peer (bench/measure/ffi_peer.c): the same calls made directly on tvm-ffi's C API
  * (libtvm_ffi.so, the library libdevharness itself links), side by side with
  * devharness's dispatch. open: wraps `safe_call` (same ABI as dh_safe_call_t) in a
  * tvm-ffi Function with TVMFFIFunctionCreate. 0 on success, else -1 with the reason
@@ -147,4 +147,4 @@ const char* dh_bench_ffi_peer_path(void);
 /* Version "major.minor.patch" of the loaded library, or "". */
 const char* dh_bench_ffi_peer_version(void);
 
-#endif /* DEVHARNESS_BENCH_BENCH_INTERNAL_H_ */
+#endif /* DEVHARNESS_BENCH_MEASURE_MEASURE_H_ */

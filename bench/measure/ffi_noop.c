@@ -1,5 +1,5 @@
 /*
- * bench/ffi_noop.c — a shared object exporting one packed function under tvm-ffi's
+ * bench/measure/ffi_noop.c — a shared object exporting one packed function under tvm-ffi's
  * symbol convention (__tvm_ffi_<name>, devharness/module.h), for the call suite's
  * "call/module/3args" benchmark: `noop` accepts any arguments and returns None.
  * Built as $(BUILD)/lib/devharness_bench_ffi_noop.so.

@@ -1,16 +1,16 @@
 /*
- * bench/timer.h — timing helpers shared by the copy, sync and launch suites
- * (internal to bench/; bench/timer.c).
+ * bench/measure/timer.h — timing helpers shared by the copy, sync and launch suites
+ * (internal to bench/; bench/measure/timer.c).
  *
  * A "timer" measures one iteration either with the backend's events (device time,
  * DH_CAP_EVENT_TIMING: record start, the work, record end, stream_sync, elapsed) or
  * with the host's monotonic clock around the work and its sync. Raw twins report
  * their own device time (out_device_ms) when their API has timers, else host time.
  */
-#ifndef DEVHARNESS_BENCH_TIMER_H_
-#define DEVHARNESS_BENCH_TIMER_H_
+#ifndef DEVHARNESS_BENCH_MEASURE_TIMER_H_
+#define DEVHARNESS_BENCH_MEASURE_TIMER_H_
 
-#include "bench_internal.h"
+#include "bench/measure/measure.h"
 
 /* Monotonic clock in seconds. */
 double dh_bench_now(void);
@@ -45,4 +45,4 @@ const dh_raw_context_t* dh_bench_raw_ctx(const void* owner, const dh_bench_devic
  * time; *out_device = 1 when device time was used. 0/-1. */
 int dh_bench_raw_run(const dh_raw_context_t* raw, uint32_t repeat, double* out_s, int* out_device);
 
-#endif /* DEVHARNESS_BENCH_TIMER_H_ */
+#endif /* DEVHARNESS_BENCH_MEASURE_TIMER_H_ */

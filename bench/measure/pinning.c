@@ -1,6 +1,6 @@
 /*
- * bench/pinning.c — where the threads of a benchmark run execute (bench/steps.h,
- * bench/bench_internal.h): the benchmark thread bound with hwloc (--pin), the helper
+ * bench/measure/pinning.c — where the threads of a benchmark run execute (bench/steps.h,
+ * bench/measure/measure.h): the benchmark thread bound with hwloc (--pin), the helper
  * PUs on which every thread that starts a backend's or a twin's worker runs, and the
  * binding of driver worker threads (PoCL's). docs/benchmarks.md "Method" gives the
  * reasons and what each choice changed.
@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_internal.h"
+#include "bench/measure/measure.h"
+#include "bench/steps.h"
 #include "cmdline/cmdline.h"
 #include "devharness/device_api.h"
-#include "steps.h"
 
 /* --pin auto: the NUMA node of the devices under test (dh_bench_pin_locate) and why. */
 static int g_auto_node;
