@@ -9,7 +9,7 @@
 BENCH_SUITE_SRCS := $(sort $(wildcard bench/suites/*.c))
 BENCH_MEASURE_SRCS := $(filter-out bench/measure/ffi_noop.c,$(sort $(wildcard bench/measure/*.c bench/measure/*.cc)))
 BENCH_SRCS := bench/main.c bench/options.c bench/devices.c bench/launchers.c bench/suites.c \
-              bench/summary.c bench/expect.c bench/out_file.c bench/matrix_table.c \
+              bench/report/summary.c bench/report/expect.c bench/report/out_file.c bench/report/matrix_table.c \
               $(BENCH_MEASURE_SRCS) $(BENCH_SUITE_SRCS)
 BENCH_OBJS := $(call obj,$(BENCH_SRCS))
 BENCH_LDLIBS := -lbenchmark -lstdc++ -lhwloc -ljansson -ldl -lm $(TVM_FFI_LINK)

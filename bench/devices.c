@@ -5,14 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bench/report/expect.h"
+#include "bench/report/summary.h"
 #include "cmdline/cmdline.h"
 #include "devharness/device_api.h"
 #include "devharness/error.h"
-#include "expect.h"
 #include "machine/ceilings.h"
 #include "steps.h"
 #include "suites.h"
-#include "summary.h"
 
 /* A string attribute of dev for the context: "?" when it cannot be read, "n/a" when it
  * is not a string. */

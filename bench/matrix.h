@@ -1,7 +1,7 @@
 /*
  * bench/matrix.h — the copy matrix of `devharness bench --suite matrix`: the cells the
  * suite registers (bench/suites/matrix.c) and the N x N tables printed after the run
- * (bench/matrix_table.c). Internal to bench/; not thread-safe (the benchmark thread
+ * (bench/report/matrix_table.c). Internal to bench/; not thread-safe (the benchmark thread
  * only).
  */
 #ifndef DEVHARNESS_BENCH_MATRIX_H_
@@ -45,7 +45,7 @@ void dh_bench_matrix_forget(void);
  * columns = destination, cells not measured with their reasons below the table; returns
  * the same as JSON ({"devices": [...], "tables": [...]}, a new reference) for the
  * summary, or NULL when the matrix suite did not run. Medians come from
- * dh_bench_median_ns (bench/summary.h). Then forgets the cells. */
+ * dh_bench_median_ns (bench/report/summary.h). Then forgets the cells. */
 json_t* dh_bench_matrix_report(void);
 
 #endif /* DEVHARNESS_BENCH_MATRIX_H_ */

@@ -1,8 +1,8 @@
 /*
  * bench/steps.h — the steps of `devharness bench` that bench/main.c takes in turn: the
- * options (bench/options.c), the --out file (bench/out_file.c), where threads run
+ * options (bench/options.c), the --out file (bench/report/out_file.c), where threads run
  * (bench/measure/pinning.c), the devices under test and their ceilings (bench/devices.c). The
- * suites table is bench/suites.h, the summary after the run bench/summary.h. Internal
+ * suites table is bench/suites.h, the summary after the run bench/report/summary.h. Internal
  * to bench/; not thread-safe (the command's main thread). (`devharness run`'s steps are
  * cli/run.h.)
  */
@@ -27,7 +27,7 @@ typedef struct dh_bench_args {
   const char* pin_mode; /* --pin: auto, core, node or none */
   const char* timing;   /* --timing: auto, host or device */
   const char* color;    /* --color: auto, always or never (bench/measure/gbench.cc use_color) */
-  const char* expect;   /* --expect FILE|TAG (bench/expect.h), or NULL */
+  const char* expect;   /* --expect FILE|TAG (bench/report/expect.h), or NULL */
   const char* module;   /* --module LIB.so: the tvm-ffi library of the module suite */
   int quick;            /* --quick */
   int quiet;            /* --quiet: stdout (table, summary) discarded; errors and the verdict line */
@@ -45,7 +45,7 @@ typedef struct dh_bench_args {
   char color_flag[40];
   char* out_flag;
   char* out_tmp;        /* where Google Benchmark writes before --out is published
-                         * (bench/out_file.c); NULL without --out */
+                         * (bench/report/out_file.c); NULL without --out */
 } dh_bench_args_t;
 
 /* Reads `devharness bench`'s argv into *a and builds Google Benchmark's argv. Returns -1
@@ -54,7 +54,7 @@ typedef struct dh_bench_args {
 int dh_bench_args_parse(int argc, char** argv, dh_bench_args_t* a);
 void dh_bench_args_free(dh_bench_args_t* a);
 
-/*--- the --out file (bench/out_file.c) ---*/
+/*--- the --out file (bench/report/out_file.c) ---*/
 /* Creates the empty temporary file "<out>.partial.<pid>" beside out, for Google
  * Benchmark to write, and returns its path in *out_tmp (malloc'd; the caller frees it).
  * DH_EXIT_OK, or DH_EXIT_USAGE after one line naming --out and why it cannot be

@@ -84,7 +84,7 @@ void dh_run_path_join(char out[PATH_MAX], const char* dir, const char* name);
  * number of failed cases. f_tap receives the TAP file's path. Printed to out. */
 int dh_run_print_devices(FILE* out, const run_opts_t* o, const run_dir_t* d, char f_tap[PATH_MAX]);
 
-/* The --expect verdicts of bench.json's devharness_summary.expect (bench/expect.h) as
+/* The --expect verdicts of bench.json's devharness_summary.expect (bench/report/expect.h) as
  * TAP lines under a header, printed to out; every failed one also on stderr (with the
  * measured value, ceiling and floor). Returns the number of failed floors (0 when the
  * run had no --expect). */

@@ -2,7 +2,7 @@
  * bench/suites/matrix.c — the matrix suite: copies between every ordered pair (src,
  * dst) of the devices under test, diagonal included, at 4 B, 1 MiB and 256 MiB (quick:
  * 4 B and 1 MiB), one direction and both at once. The N x N tables after the run are
- * bench/matrix_table.c's (bench/matrix.h).
+ * bench/report/matrix_table.c's (bench/matrix.h).
  *
  * Names: matrix/<uni|bidir>/<src spec>/<dst spec>/harness/<bytes>
  * Paths (bench/matrix.h dh_bench_matrix_path_t), all through the dispatch facade

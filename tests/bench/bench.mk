@@ -1,6 +1,6 @@
 # tests/bench/bench.mk — tests of the benchmark side (bench/):
 #   bench_gbench           the Google Benchmark C wrapper (bench/measure/gbench.h)
-#   bench_summary          the summary's twin-defect flag needs repetitions (bench/summary.c)
+#   bench_summary          the summary's twin-defect flag needs repetitions (bench/report/summary.c)
 #   bench_cli.sh           bench, compare and plot end to end
 #   bidir_order.sh         the harness's bidirectional pair in its twin's order
 #   installed_scripts.sh   plot and compare find their scripts, installed and in the tree
@@ -11,8 +11,8 @@
 #   matrix.t               bench --suite matrix: N x N tables, every cell a value or a reason
 #                          (with the peerflip.c test plugin: wrong bytes are caught)
 $(eval $(call dh_test,bench_gbench,tests/bench/test_gbench.c bench/measure/gbench.cc,-lbenchmark -lstdc++ -ljansson -lcmocka))
-# bench_summary: the harness/raw table's twin-defect flag (bench/summary.c)
-$(eval $(call dh_test,bench_summary,tests/bench/test_summary.c bench/summary.c machine/ceilings.c,-lhwloc -ljansson -lcmocka -lm))
+# bench_summary: the harness/raw table's twin-defect flag (bench/report/summary.c)
+$(eval $(call dh_test,bench_summary,tests/bench/test_summary.c bench/report/summary.c machine/ceilings.c,-lhwloc -ljansson -lcmocka -lm))
 TEST_SCRIPTS += tests/bench/bench_cli.sh
 
 # A sim-derived test plugin that logs the order of copies (tests/bench/bidirorder.c),

@@ -1,17 +1,17 @@
 /*
- * bench/expect.c — floors from the --expect target turned into verdicts (bench/expect.h).
+ * bench/report/expect.c — floors from the --expect target turned into verdicts (bench/report/expect.h).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/report/expect.h"
+#include "bench/report/summary.h"
 #include "cmdline/cmdline.h"
 #include "devharness/error.h"
 #include "devharness/target.h"
-#include "expect.h"
 #include "machine/ceilings.h"
-#include "summary.h"
 
 typedef struct floor_spec {
   char text[160];

@@ -1,5 +1,5 @@
 /*
- * bench/out_file.c — the --out file, complete or absent. Google Benchmark writes its
+ * bench/report/out_file.c — the --out file, complete or absent. Google Benchmark writes its
  * JSON to a temporary name beside it (created before any benchmark runs, so an
  * unwritable --out is a usage error up front); after the run the JSON is read back,
  * the devharness summary added, the result written to a second temporary name,
@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench/steps.h"
 #include "cmdline/cmdline.h"
-#include "steps.h"
 
 int dh_bench_out_open(const char* out, char** out_tmp) {
   size_t n = strlen(out) + 40;

@@ -1,6 +1,6 @@
 /*
- * bench/summary.c — what a benchmark run measured (every result Google Benchmark
- * reports) and the summary after it (bench/summary.h): harness/raw ratios, the call
+ * bench/report/summary.c — what a benchmark run measured (every result Google Benchmark
+ * reports) and the summary after it (bench/report/summary.h): harness/raw ratios, the call
  * overheads over tvm-ffi, the CV of large copies, the best copy per direction against
  * its ceiling (machine/ceilings.h).
  */
@@ -14,9 +14,9 @@
 
 #include <dlpack/dlpack.h>
 
+#include "bench/report/summary.h"
 #include "cmdline/cmdline.h"
 #include "machine/ceilings.h"
-#include "summary.h"
 
 /*--- collected results ---*/
 typedef struct res {

@@ -1,5 +1,5 @@
 /*
- * bench/expect.h — expected performance (`devharness bench --expect FILE|TAG`,
+ * bench/report/expect.h — expected performance (`devharness bench --expect FILE|TAG`,
  * `devharness run --expect`; docs/benchmarks.md "Expected performance"): the floors a
  * target JSON writes in its "expect" property, turned into verdicts after the run, and
  * the target's device memory bandwidth ("memory_bandwidth_gbps", the D2D ceiling).
@@ -11,8 +11,8 @@
  * <benchmark>/<device>/harness, e.g. "launch/roundtrip <= 20 us"). dir: h2d, d2h, d2d,
  * bidir; memory: pageable, pinned, device; size: bytes, or with B, KiB, MiB, GiB.
  */
-#ifndef DEVHARNESS_BENCH_EXPECT_H_
-#define DEVHARNESS_BENCH_EXPECT_H_
+#ifndef DEVHARNESS_BENCH_REPORT_EXPECT_H_
+#define DEVHARNESS_BENCH_REPORT_EXPECT_H_
 
 #include <jansson.h>
 #include <stddef.h>
@@ -39,4 +39,4 @@ json_t* dh_bench_expect_evaluate(const dh_bench_device_t* devs, size_t ndev, int
 /* Frees the loaded target. */
 void dh_bench_expect_free(void);
 
-#endif /* DEVHARNESS_BENCH_EXPECT_H_ */
+#endif /* DEVHARNESS_BENCH_REPORT_EXPECT_H_ */

@@ -1,16 +1,16 @@
 /*
- * bench/matrix_table.c — the copy matrix after the run (bench/matrix.h
+ * bench/report/matrix_table.c — the copy matrix after the run (bench/matrix.h
  * dh_bench_matrix_report): N x N tables of bandwidth and time per copy, one pair per
  * direction mode and size, rows = source and columns = destination, from the medians
- * the summary keeps (bench/summary.h); the cells not measured say why, below the table.
+ * the summary keeps (bench/report/summary.h); the cells not measured say why, below the table.
  */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "matrix.h"
-#include "summary.h"
+#include "bench/matrix.h"
+#include "bench/report/summary.h"
 
 static const char* const kPathName[] = {"on-device", "peer", "direct", "staged"};
 static const char kPathMark[] = {'d', 'p', ' ', 's'};

@@ -1,10 +1,10 @@
 /*
- * bench/summary.h — the results of a `devharness bench` run and the summary printed and
+ * bench/report/summary.h — the results of a `devharness bench` run and the summary printed and
  * stored after it ("devharness_summary" in --out JSON; docs/benchmarks.md). Internal to
  * bench/. Not thread-safe: the benchmark thread only.
  */
-#ifndef DEVHARNESS_BENCH_SUMMARY_H_
-#define DEVHARNESS_BENCH_SUMMARY_H_
+#ifndef DEVHARNESS_BENCH_REPORT_SUMMARY_H_
+#define DEVHARNESS_BENCH_REPORT_SUMMARY_H_
 
 #include <jansson.h>
 #include <stdint.h>
@@ -25,4 +25,4 @@ double dh_bench_median_ns(const char* name);
 /* Prints the summary after the run and returns it as JSON (a new reference). */
 json_t* dh_bench_summarize(void);
 
-#endif /* DEVHARNESS_BENCH_SUMMARY_H_ */
+#endif /* DEVHARNESS_BENCH_REPORT_SUMMARY_H_ */
