@@ -19,7 +19,7 @@ extern "C" {
  *        [--out FILE.json] [--repetitions N] [--timing auto|host|device]
  *        [--pin core|node|none] [--benchmark_*...]`
  * Runs the microbenchmark suites of LIST (comma-separated names from the table in
- * bench/suites.h; default all) on every device of every loaded backend
+ * bench/suites/suites.h; default all) on every device of every loaded backend
  * (or one --device), prints Google Benchmark's console report and a harness/twin ratio
  * summary (twins "raw" and, for H2D, "raw_released"), the CV of copies >= 1 MiB and the
  * best copy per direction as % of its ceiling, and with --out writes Google Benchmark

@@ -2,14 +2,15 @@
 # devharness command (CLI_OBJS/CLI_LDLIBS); the call suite's module
 # $(BUILD)/lib/devharness_bench_ffi_noop.so.
 
-# Every bench/suites/*.c is a suite (its row: bench/suites.h); bench/measure/ is what
-# the suites measure with (the Google Benchmark wrapper, timers, kept buffers, thread
-# placement, the call suite's tvm-ffi peer; its ffi_noop.c is a module of its own,
-# below); the files of bench/ are the command around them (bench/main.c).
-BENCH_SUITE_SRCS := $(sort $(wildcard bench/suites/*.c))
+# bench/ is the command (bench/main.c: the order of a run; its steps bench/steps.h);
+# every bench/suites/*.c but the table's own suites.c is a suite (its row:
+# bench/suites/suites.h); bench/measure/ is what the suites measure with (the Google
+# Benchmark wrapper, timers, kept buffers, thread placement, the call suite's tvm-ffi
+# peer; its ffi_noop.c is a module of its own, below); bench/report/ is what a run says
+# after it (summary, --expect verdicts, the matrix tables, the --out file).
+BENCH_SUITE_SRCS := $(filter-out bench/suites/suites.c,$(sort $(wildcard bench/suites/*.c)))
 BENCH_MEASURE_SRCS := $(filter-out bench/measure/ffi_noop.c,$(sort $(wildcard bench/measure/*.c bench/measure/*.cc)))
-BENCH_SRCS := bench/main.c bench/options.c bench/devices.c bench/launchers.c bench/suites.c \
-              bench/report/summary.c bench/report/expect.c bench/report/out_file.c bench/report/matrix_table.c \
+BENCH_SRCS := $(sort $(wildcard bench/*.c bench/report/*.c)) bench/suites/suites.c \
               $(BENCH_MEASURE_SRCS) $(BENCH_SUITE_SRCS)
 BENCH_OBJS := $(call obj,$(BENCH_SRCS))
 BENCH_LDLIBS := -lbenchmark -lstdc++ -lhwloc -ljansson -ldl -lm $(TVM_FFI_LINK)

@@ -1,6 +1,6 @@
 /*
  * bench/main.c — `devharness bench` (bench/bench.h dh_bench_main): the order of a run.
- * Options, devices and thread placement are bench/steps.h's, the suites bench/suites.h's,
+ * Options, devices and thread placement are bench/steps.h's, the suites bench/suites/suites.h's,
  * the summary after the run bench/report/summary.h's; this file puts them in order and states
  * the run's method in the JSON context.
  */
@@ -15,13 +15,13 @@
 #include "bench/measure/measure.h"
 #include "bench/report/expect.h"
 #include "bench/report/summary.h"
+#include "bench/suites/matrix.h"
+#include "bench/suites/suites.h"
 #include "cmdline/cmdline.h"
 #include "devharness/devharness.h"
 #include "machine/ceilings.h"
 #include "machine/health.h"
-#include "matrix.h"
 #include "steps.h"
-#include "suites.h"
 
 /* What the context says about where threads run (bench/measure/pinning.c). */
 typedef struct placement {

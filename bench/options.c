@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/suites/suites.h"
 #include "cmdline/cmdline.h"
 #include "steps.h"
-#include "suites.h"
 
-/* printf format: %s is the suite list (bench/suites.h). */
+/* printf format: %s is the suite list (bench/suites/suites.h). */
 static const char kUsage[] =
     "usage: devharness bench [--suite LIST] [--device NAME:ID] [--quick] [--out FILE.json]\n"
     "                        [--module LIB.so] [--bundle DIR]\n"

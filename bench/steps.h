@@ -2,7 +2,7 @@
  * bench/steps.h — the steps of `devharness bench` that bench/main.c takes in turn: the
  * options (bench/options.c), the --out file (bench/report/out_file.c), where threads run
  * (bench/measure/pinning.c), the devices under test and their ceilings (bench/devices.c). The
- * suites table is bench/suites.h, the summary after the run bench/report/summary.h. Internal
+ * suites table is bench/suites/suites.h, the summary after the run bench/report/summary.h. Internal
  * to bench/; not thread-safe (the command's main thread). (`devharness run`'s steps are
  * cli/run.h.)
  */

@@ -36,7 +36,7 @@ typedef struct dh_bench_opts {
   const char* module;  /* --module LIB.so (the module suite), or NULL */
 } dh_bench_opts_t;
 
-/* A suite (bench/suites/<name>.c, one row in bench/suites.h): registers its benchmarks
+/* A suite (bench/suites/<name>.c, one row in bench/suites/suites.h): registers its benchmarks
  * for the options and devices in o; returns the number registered, or -1 with
  * dh_error_set on a setup failure (nothing is left half-registered that would crash).
  * It may add its own lines to the run's context (dh_gb_add_context). */

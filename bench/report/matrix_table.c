@@ -1,5 +1,5 @@
 /*
- * bench/report/matrix_table.c — the copy matrix after the run (bench/matrix.h
+ * bench/report/matrix_table.c — the copy matrix after the run (bench/suites/matrix.h
  * dh_bench_matrix_report): N x N tables of bandwidth and time per copy, one pair per
  * direction mode and size, rows = source and columns = destination, from the medians
  * the summary keeps (bench/report/summary.h); the cells not measured say why, below the table.
@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/matrix.h"
 #include "bench/report/summary.h"
+#include "bench/suites/matrix.h"
 
 static const char* const kPathName[] = {"on-device", "peer", "direct", "staged"};
 static const char kPathMark[] = {'d', 'p', ' ', 's'};

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "bench/measure/measure.h"
-#include "bench/suites.h"
+#include "bench/suites/suites.h"
 #include "devharness/device_api.h"
 #include "devharness/error.h"
 

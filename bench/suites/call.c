@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "bench/measure/measure.h"
-#include "bench/suites.h"
+#include "bench/suites/suites.h"
 #include "devharness/device_api.h"
 #include "devharness/error.h"
 #include "devharness/function.h"

@@ -39,7 +39,7 @@
 #include <string.h>
 
 #include "bench/measure/timer.h"
-#include "bench/suites.h"
+#include "bench/suites/suites.h"
 #include "devharness/device_api.h"
 #include "devharness/error.h"
 #include "devharness/tensor.h"

@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 #include "bench/measure/timer.h"
-#include "bench/suites.h"
+#include "bench/suites/suites.h"
 #include "devharness/device_api.h"
 #include "devharness/error.h"
 #include "devharness/function.h"

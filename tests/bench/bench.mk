@@ -43,7 +43,7 @@ TEST_SCRIPTS += tests/bench/color.sh
 
 # This build's compile and link lines for the devharness command, as a make fragment,
 # for tests/bench/new_suite.sh: it adds a suite to a copy of bench/ the way
-# docs/adding-a-bench-suite.md says, compiles the copy's bench/suites.c and the new file
+# docs/adding-a-bench-suite.md says, compiles the copy's bench/suites/suites.c and the new file
 # with these flags (gcc or clang, sanitizers included) and links them with the
 # command's other objects (every object of $(DEVHARNESS) but the suites table) into a
 # devharness of its own. `$` is written as `$$` so the fragment reads back as written.
@@ -55,7 +55,7 @@ $(BENCH_NEW_SUITE_VARS): Makefile $(wildcard */*.mk) tests/bench/bench.mk $(BENC
 	$(file >>$@,CXX := $(call dh_bench_mk_value,$(CXX)))
 	$(file >>$@,COMPILE_FLAGS := $(call dh_bench_mk_value,$(CPPFLAGS) $(CFLAGS)))
 	$(file >>$@,LINK_FLAGS := $(call dh_bench_mk_value,$(LDFLAGS)))
-	$(file >>$@,LINK_OBJS := $(abspath $(filter-out $(OBJDIR)/bench/suites.o,$(CLI_OBJS)) $(BASE_LIB)))
+	$(file >>$@,LINK_OBJS := $(abspath $(filter-out $(OBJDIR)/bench/suites/suites.o,$(CLI_OBJS)) $(BASE_LIB)))
 	$(file >>$@,LINK_LIBS := $(call dh_bench_mk_value,-L$(abspath $(LIBDIR)) -ldevharness -Wl$(comma)-rpath$(comma)$(abspath $(LIBDIR)) -ljansson -lhwloc $(CLI_LDLIBS)))
 ALL_TARGETS += $(BENCH_NEW_SUITE_VARS)
 TEST_SCRIPTS += tests/bench/new_suite.sh

@@ -1,14 +1,14 @@
 /*
- * bench/suites.h — the suites of `devharness bench`: one row each in DH_BENCH_SUITES
- * below, from which everything else about them follows (bench/suites.c): the names
+ * bench/suites/suites.h — the suites of `devharness bench`: one row each in DH_BENCH_SUITES
+ * below, from which everything else about them follows (bench/suites/suites.c): the names
  * --suite accepts, the list in the usage text and in its error message, whether the
  * run needs devices, and the order the suites register their benchmarks in (Google
  * Benchmark's family indices, so the order of the console report and the JSON).
  * Adding a suite: docs/adding-a-bench-suite.md. Internal to bench/; not thread-safe (the
  * benchmark thread only).
  */
-#ifndef DEVHARNESS_BENCH_SUITES_H_
-#define DEVHARNESS_BENCH_SUITES_H_
+#ifndef DEVHARNESS_BENCH_SUITES_SUITES_H_
+#define DEVHARNESS_BENCH_SUITES_SUITES_H_
 
 #include <stddef.h>
 
@@ -70,4 +70,4 @@ int dh_bench_suites_need_devices(const char* list);
  * when a suite's setup failed. */
 int dh_bench_suites_register(const char* list, const dh_bench_opts_t* o);
 
-#endif /* DEVHARNESS_BENCH_SUITES_H_ */
+#endif /* DEVHARNESS_BENCH_SUITES_SUITES_H_ */

@@ -1,10 +1,10 @@
-/* bench/suites.c — the suites table and what is derived from it (bench/suites.h). */
+/* bench/suites/suites.c — the suites table and what is derived from it (bench/suites/suites.h). */
 #include <stdio.h>
 #include <string.h>
 
+#include "bench/suites/suites.h"
 #include "cmdline/cmdline.h"
 #include "devharness/error.h"
-#include "suites.h"
 
 #define DH_BENCH_SUITE_ENTRY(name, devices) {#name, devices, dh_bench_suite_##name},
 const dh_bench_suite_t dh_bench_suites[] = {DH_BENCH_SUITES(DH_BENCH_SUITE_ENTRY){NULL, 0, NULL}};

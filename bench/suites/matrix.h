@@ -1,11 +1,11 @@
 /*
- * bench/matrix.h — the copy matrix of `devharness bench --suite matrix`: the cells the
+ * bench/suites/matrix.h — the copy matrix of `devharness bench --suite matrix`: the cells the
  * suite registers (bench/suites/matrix.c) and the N x N tables printed after the run
  * (bench/report/matrix_table.c). Internal to bench/; not thread-safe (the benchmark thread
  * only).
  */
-#ifndef DEVHARNESS_BENCH_MATRIX_H_
-#define DEVHARNESS_BENCH_MATRIX_H_
+#ifndef DEVHARNESS_BENCH_SUITES_MATRIX_H_
+#define DEVHARNESS_BENCH_SUITES_MATRIX_H_
 
 #include <jansson.h>
 #include <stddef.h>
@@ -48,4 +48,4 @@ void dh_bench_matrix_forget(void);
  * dh_bench_median_ns (bench/report/summary.h). Then forgets the cells. */
 json_t* dh_bench_matrix_report(void);
 
-#endif /* DEVHARNESS_BENCH_MATRIX_H_ */
+#endif /* DEVHARNESS_BENCH_SUITES_MATRIX_H_ */
