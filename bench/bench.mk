@@ -32,7 +32,7 @@ $(BENCH_FFI_NOOP): $(OBJDIR)/bench/measure/ffi_noop.o
 RATIO_ARGS ?=
 .PHONY: ratio-table
 ratio-table: all
-	python3 bench/scripts/ratio-table.py --devharness $(BINDIR)/devharness \
+	python3 bench/scripts/ratio_table.py --devharness $(BINDIR)/devharness \
 	    --out-dir $(BUILD)/ratio-table $(RATIO_ARGS)
 
 # The venv's Python for compare, history and dashboard when the program's own build

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/scripts/ratio-table.py — the harness/raw ratio table of docs/benchmarks.md, measured like for like.
+"""bench/scripts/ratio_table.py — the harness/raw ratio table of docs/benchmarks.md, measured like for like.
 
 Runs `devharness bench` RUNS times (default 3), each with REPS interleaved repetitions
 (default 9), on each device (default cpu:0, sim:0, opencl:0, vulkan:0), restricted to copies of
@@ -18,7 +18,7 @@ Runs `devharness bench` RUNS times (default 3), each with REPS interleaved repet
     the launch round trip, >= 0.95 everywhere).
 
 Exit: 0 table printed (goals missed or not), 1 a bench run failed, 2 usage error.
-Example: bench/scripts/ratio-table.py --devharness build/bin/devharness --out-dir /tmp/ratios
+Example: bench/scripts/ratio_table.py --devharness build/bin/devharness --out-dir /tmp/ratios
 """
 import json
 import os
@@ -26,8 +26,7 @@ import statistics
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dh_args import OneLineParser  # noqa: E402
+from dh_args import OneLineParser
 
 SIZES = [4, 65536, 1 << 20, 256 << 20]
 SIZE_NAMES = {4: "4 B", 65536: "64 KiB", 1 << 20: "1 MiB", 256 << 20: "256 MiB"}
@@ -47,7 +46,7 @@ def run_bench(exe, device, reps, min_time, out, extra):
     print("# " + " ".join(cmd), file=sys.stderr, flush=True)
     r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
-        print(f"ratio-table: {' '.join(cmd)} exited {r.returncode}: {r.stderr.strip()[-400:]}",
+        print(f"ratio_table.py: {' '.join(cmd)} exited {r.returncode}: {r.stderr.strip()[-400:]}",
               file=sys.stderr)
         return None
     with open(out) as f:
@@ -75,7 +74,7 @@ def fmt(vals):
 
 
 def main(argv):
-    ap = OneLineParser(prog="ratio-table.py", description=__doc__.split("\n\n")[0])
+    ap = OneLineParser(prog="ratio_table.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--devharness", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "bin", "devharness"))
     ap.add_argument("--devices", default="cpu:0,sim:0,opencl:0,vulkan:0")
@@ -104,7 +103,7 @@ def main(argv):
                     with open(out) as f:
                         doc = json.load(f)
                 except (OSError, ValueError) as e:
-                    print(f"ratio-table: {out}: {e}", file=sys.stderr)
+                    print(f"ratio_table.py: {out}: {e}", file=sys.stderr)
                     doc = None
             else:
                 doc = run_bench(a.devharness, dev, a.repetitions, a.min_time, out,
