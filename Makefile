@@ -154,7 +154,7 @@ install: all
 	install -m 644 include/devharness/*.h $(DESTDIR)$(PREFIX)/include/devharness/
 	cp -r targets $(DESTDIR)$(PREFIX)/share/devharness/
 	install -m 755 bench/scripts/plot.py bench/scripts/compare.py bench/scripts/dh_args.py \
-	    bench/scripts/benchjson.py bench/scripts/matrix_heatmap.py bench/scripts/dh_store.py \
+	    bench/scripts/benchjson.py bench/scripts/matrix_heatmap.py bench/scripts/charts.py bench/scripts/dh_store.py \
 	    bench/scripts/history.py bench/scripts/dashboard.py $(DESTDIR)$(PREFIX)/share/devharness/
 	install -m 644 bench/scripts/dashboard.html.j2 $(DESTDIR)$(PREFIX)/share/devharness/
 	install -m 755 $(LIBDIR)/devharness_bench_ffi_noop.so $(DESTDIR)$(PREFIX)/lib/
