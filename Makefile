@@ -9,8 +9,8 @@
 #   BUILD=dir       build folder (default build); CC=clang to build with clang
 #
 # Each folder contributes a fragment (runtime/runtime.mk, backends/<name>/backend.mk,
-# conformance/conformance.mk, bench/bench.mk, cli/cli.mk, tests/**/tests.mk) that
-# appends to the lists below; see docs/architecture.md.
+# machine/machine.mk, conformance/conformance.mk, bench/bench.mk, cli/cli.mk,
+# tests/**/tests.mk) that appends to the lists below; see docs/architecture.md.
 
 BUILD   ?= build
 PREFIX  ?= /usr/local

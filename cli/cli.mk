@@ -1,6 +1,6 @@
 # cli/cli.mk — the devharness command, build/bin/devharness.
-# Links the runtime library plus the objects conformance/ and bench/ append to
-# CLI_OBJS (and their libraries to CLI_LDLIBS).
+# Links the runtime library plus the objects cmdline/, machine/, conformance/, module/
+# and bench/ append to CLI_OBJS (and their libraries to CLI_LDLIBS).
 CLI_SRCS := cli/main.c cli/info.c cli/targets.c cli/run.c cli/run_dir.c cli/run_check.c cli/run_health.c cli/run_summary.c cli/run_record.c
 # result bundles read, merged, verified and stored (cli/results.h; docs/results.md)
 CLI_SRCS += cli/bundle_read.c cli/store.c cli/store_import.c cli/store_bench.c cli/store_cmd.c \
