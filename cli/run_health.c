@@ -63,7 +63,8 @@ static json_t* health_doc(const run_dir_t* d) {
     json_object_set_new(step, kNames[i][1], dh_machine_health_json(&g_snaps[i]));
   }
   char reasons[4096] = "", bench_reasons[2048] = "";
-  if (g_taken[0] && g_taken[1]) dh_machine_health_reasons("conformance", &g_snaps[0], &g_snaps[1], reasons, sizeof reasons);
+  if (g_taken[0] && g_taken[1])
+    dh_machine_health_reasons("conformance", &g_snaps[0], &g_snaps[1], reasons, sizeof reasons);
   if (g_taken[2] && g_taken[3]) {
     if (bench_verdict(d->bench, bench_reasons, sizeof bench_reasons))
       add_bench_reasons(bench_reasons, reasons, sizeof reasons);

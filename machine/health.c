@@ -142,8 +142,8 @@ static void add_reason(char* reasons, size_t size, const char* what, const char*
 }
 
 /* Throttle reasons of GPU g, before and after in one reason when they agree. */
-static void throttle_reason(const char* what, const dh_machine_health_t* before, const dh_machine_health_t* after, int g,
-                            char* reasons, size_t size) {
+static void throttle_reason(const char* what, const dh_machine_health_t* before, const dh_machine_health_t* after,
+                            int g, char* reasons, size_t size) {
   unsigned long long b = g < before->ngpu ? before->throttle[g] & ~DH_MACHINE_BENIGN_THROTTLE : 0;
   unsigned long long a = g < after->ngpu ? after->throttle[g] & ~DH_MACHINE_BENIGN_THROTTLE : 0;
   char text[512], names[160];
@@ -157,8 +157,8 @@ static void throttle_reason(const char* what, const dh_machine_health_t* before,
   }
 }
 
-void dh_machine_health_reasons(const char* what, const dh_machine_health_t* before, const dh_machine_health_t* after, char* reasons,
-                       size_t size) {
+void dh_machine_health_reasons(const char* what, const dh_machine_health_t* before,
+                               const dh_machine_health_t* after, char* reasons, size_t size) {
   char text[512];
   int ngpu = before->ngpu > after->ngpu ? before->ngpu : after->ngpu;
   for (int g = 0; g < ngpu; ++g) throttle_reason(what, before, after, g, reasons, size);

@@ -49,8 +49,8 @@ json_t* dh_machine_health_json(const dh_machine_health_t* h);
  * from before to after was noisy: a throttle reason other than DH_MACHINE_BENIGN_THROTTLE
  * on a GPU, in either snapshot; a governor that changed; a 1-minute load average above
  * the online CPUs. `what` prefixes each reason (e.g. "bench"; NULL or "" none). */
-void dh_machine_health_reasons(const char* what, const dh_machine_health_t* before, const dh_machine_health_t* after, char* reasons,
-                       size_t size);
+void dh_machine_health_reasons(const char* what, const dh_machine_health_t* before,
+                               const dh_machine_health_t* after, char* reasons, size_t size);
 
 /* Appends one reason per copy of >= 1 MiB whose coefficient of variation over the
  * repetitions (the bench summary's "copy_cv": [{name, cv}], cv a fraction) is above
@@ -58,7 +58,8 @@ void dh_machine_health_reasons(const char* what, const dh_machine_health_t* befo
  * none. */
 void dh_machine_health_cv_reasons(json_t* copy_cv, double max_cv_percent, char* reasons, size_t size);
 
-/* NVML (machine/health_nvml.c, called by dh_machine_health_take): fills h->nvml, h->ngpu, h->gpu and h->throttle. */
+/* NVML (machine/health_nvml.c, called by dh_machine_health_take): fills h->nvml,
+ * h->ngpu, h->gpu and h->throttle. */
 void dh_machine_health_nvml(dh_machine_health_t* h);
 
 /* The names of NVML throttle reason bits, "sw_power_cap, hw_slowdown", into buf;
