@@ -7,12 +7,12 @@
 
 #include "bench/report/expect.h"
 #include "bench/report/summary.h"
+#include "bench/steps.h"
 #include "bench/suites/suites.h"
 #include "cmdline/cmdline.h"
 #include "devharness/device_api.h"
 #include "devharness/error.h"
 #include "machine/ceilings.h"
-#include "steps.h"
 
 /* A string attribute of dev for the context: "?" when it cannot be read, "n/a" when it
  * is not a string. */

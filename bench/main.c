@@ -11,17 +11,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "bench/bench.h"
 #include "bench/measure/measure.h"
 #include "bench/report/expect.h"
 #include "bench/report/summary.h"
+#include "bench/steps.h"
 #include "bench/suites/matrix.h"
 #include "bench/suites/suites.h"
 #include "cmdline/cmdline.h"
 #include "devharness/devharness.h"
 #include "machine/ceilings.h"
 #include "machine/health.h"
-#include "steps.h"
 
 /* What the context says about where threads run (bench/measure/pinning.c). */
 typedef struct placement {

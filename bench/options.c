@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/steps.h"
 #include "bench/suites/suites.h"
 #include "cmdline/cmdline.h"
-#include "steps.h"
 
 /* printf format: %s is the suite list (bench/suites/suites.h). */
 static const char kUsage[] =
