@@ -1,9 +1,10 @@
 /*
- * bench/bench.h — entry points of the benchmark side of devharness, called by the
- * command line (cli/main.c) as `devharness bench|plot|compare ...`.
+ * bench/bench.h — the commands bench/ implements, called from cli/main.c's command
+ * table: `devharness bench` (bench/main.c) and the launchers of the Python tools
+ * `plot`, `compare`, `history` and `dashboard` (bench/launchers.c).
  *
  * Each takes the subcommand's arguments with argv[0] = the subcommand name ("bench",
- * "plot", "compare"), prints its own --help, and returns the process exit status.
+ * "plot", ...), prints its own --help, and returns the process exit status.
  * They are meant to run in their own process: dh_bench_main loads and initialises
  * every backend plugin (which start worker threads) and pins the calling thread.
  * Not thread-safe; call at most once per process (Google Benchmark's state is global).
@@ -19,7 +20,7 @@ extern "C" {
  *        [--out FILE.json] [--repetitions N] [--timing auto|host|device]
  *        [--pin core|node|none] [--benchmark_*...]`
  * Runs the microbenchmark suites of LIST (comma-separated names from the table in
- * bench/suites.h; default all) on every device of every loaded backend
+ * bench/suites/suites.h; default all) on every device of every loaded backend
  * (or one --device), prints Google Benchmark's console report and a harness/twin ratio
  * summary (twins "raw" and, for H2D, "raw_released"), the CV of copies >= 1 MiB and the
  * best copy per direction as % of its ceiling, and with --out writes Google Benchmark

@@ -1,16 +1,18 @@
 /*
- * bench/devices.c — the devices a benchmark run measures (bench/run.h): which ones, and
- * what the run's context says about each.
+ * bench/devices.c — the devices a benchmark run measures (bench/steps.h): which ones, and
+ * what the run's context says about each, their ceilings (machine/ceilings.h) included.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bench/report/expect.h"
+#include "bench/report/summary.h"
+#include "bench/steps.h"
+#include "bench/suites/suites.h"
 #include "cmdline/cmdline.h"
 #include "devharness/device_api.h"
 #include "devharness/error.h"
-#include "run.h"
-#include "suites.h"
-#include "summary.h"
+#include "machine/ceilings.h"
 
 /* A string attribute of dev for the context: "?" when it cannot be read, "n/a" when it
  * is not a string. */
@@ -80,6 +82,27 @@ void dh_bench_describe_devices(const dh_bench_device_t* devs, size_t ndev) {
       dh_gb_add_context(key, val);
     } else {
       dh_error_clear();
+    }
+  }
+}
+
+void dh_bench_find_ceilings(const dh_bench_device_t* devs, size_t ndev) {
+  for (size_t i = 0; i < ndev; ++i) {
+    const dh_bench_device_t* d = &devs[i];
+    const char* source = NULL;
+    double memory = dh_bench_expect_memory_gbps(d->dev.device_type, &source);
+    char key[128], val[640];
+    dh_machine_device_ceilings(d, memory, source, val, sizeof val);
+    if (val[0]) {
+      snprintf(key, sizeof key, "ceiling.%s.host_link", d->spec);
+      dh_gb_add_context(key, val);
+    }
+    for (int k = 0; k < DH_MACHINE_DIR_COUNT; ++k) {
+      const dh_machine_ceiling_t* c = dh_machine_ceiling_get(d->spec, k);
+      snprintf(key, sizeof key, "ceiling.%s.%s", d->spec, dh_machine_dir_name(k));
+      if (c->gbps > 0) snprintf(val, sizeof val, "%.2f GB/s: %s", c->gbps, c->what);
+      else snprintf(val, sizeof val, "%s", c->what);
+      dh_gb_add_context(key, val);
     }
   }
 }

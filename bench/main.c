@@ -1,7 +1,7 @@
 /*
  * bench/main.c — `devharness bench` (bench/bench.h dh_bench_main): the order of a run.
- * Options, devices and thread placement are bench/run.h's, the suites bench/suites.h's,
- * the summary after the run bench/summary.h's; this file puts them in order and states
+ * Options, devices and thread placement are bench/steps.h's, the suites bench/suites/suites.h's,
+ * the summary after the run bench/report/summary.h's; this file puts them in order and states
  * the run's method in the JSON context.
  */
 #include <fcntl.h>
@@ -11,19 +11,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
-#include "bench_internal.h"
-#include "ceilings.h"
+#include "bench/bench.h"
+#include "bench/measure/measure.h"
+#include "bench/report/expect.h"
+#include "bench/report/summary.h"
+#include "bench/steps.h"
+#include "bench/suites/matrix.h"
+#include "bench/suites/suites.h"
 #include "cmdline/cmdline.h"
 #include "devharness/devharness.h"
-#include "expect.h"
-#include "health.h"
-#include "matrix.h"
-#include "run.h"
-#include "suites.h"
-#include "summary.h"
+#include "machine/ceilings.h"
+#include "machine/health.h"
 
-/* What the context says about where threads run (bench/pinning.c). */
+/* What the context says about where threads run (bench/measure/pinning.c). */
 typedef struct placement {
   char driver_threads[256];
   char helper_threads[512];
@@ -60,12 +60,12 @@ static void describe_method(const dh_bench_args_t* a, int host_timing, const pla
   dh_gb_add_context("devharness.buffers", v);
   dh_gb_add_context("devharness.helper_threads", pl->helper_threads);
   double link_gbps = 0;
-  dh_gb_add_context("ceiling.host_link", dh_bench_find_host_link(&link_gbps));
+  dh_gb_add_context("ceiling.host_link", dh_machine_find_host_link(&link_gbps));
   dh_gb_add_context("devharness.pinning", pl->pinning);
   dh_gb_add_context("devharness.driver_threads", pl->driver_threads);
   dh_gb_add_context("devharness.version", DH_VERSION_STRING);
   dh_gb_add_context("devharness.bytes_processed", "bytes copied, counted once");
-  /* one unit everywhere: SI (bench/gbench.cc dh_gb_set_bytes_processed), as the summary and plots */
+  /* one unit everywhere: SI (bench/measure/gbench.cc dh_gb_set_bytes_processed), as the summary and plots */
   dh_gb_add_context("devharness.bandwidth_unit",
                     "bytes_per_second in SI units: k/s, M/s, G/s = 10^3, 10^6, 10^9 bytes/s (G/s = GB/s, "
                     "not GiB/s), as the summary and the plots print GB/s");
@@ -81,18 +81,32 @@ static void exe_dir(char* buf, size_t size) {
   else snprintf(buf, size, ".");
 }
 
+/* Every field of snapshot h in the context as "devharness.health.<when>.<key>" (the keys
+ * of dh_machine_health_json). */
+static void health_context(const char* when, const dh_machine_health_t* h) {
+  json_t* o = dh_machine_health_json(h);
+  const char* key;
+  json_t* v;
+  json_object_foreach(o, key, v) {
+    char k[96];
+    snprintf(k, sizeof k, "devharness.health.%s.%s", when, key);
+    dh_gb_add_context(k, json_string_value(v));
+  }
+  json_decref(o);
+}
+
 /* The health verdict of the run (docs/benchmarks.md "Measurement health"): the
  * snapshots after the run, then "noisy" and its reasons, printed under the summary and
  * added to sum as "health" and "context_after_run" (merged into --out's context by
  * dh_bench_out_publish: the shared keys devharness.health.noisy and .reasons). */
-static void health_verdict(const dh_bench_args_t* a, const dh_health_t* before, json_t* sum) {
-  dh_health_t after;
-  dh_health_take(&after);
+static void health_verdict(const dh_bench_args_t* a, const dh_machine_health_t* before, json_t* sum) {
+  dh_machine_health_t after;
+  dh_machine_health_take(&after);
   char reasons[2048] = "";
-  dh_health_reasons(NULL, before, &after, reasons, sizeof reasons);
-  dh_health_cv_reasons(json_object_get(sum, "copy_cv"), a->noisy_cv, reasons, sizeof reasons);
+  dh_machine_health_reasons(NULL, before, &after, reasons, sizeof reasons);
+  dh_machine_health_cv_reasons(json_object_get(sum, "copy_cv"), a->noisy_cv, reasons, sizeof reasons);
   json_t* ctx = json_object();
-  json_t* aj = dh_health_json(&after);
+  json_t* aj = dh_machine_health_json(&after);
   const char* key;
   json_t* v;
   json_object_foreach(aj, key, v) {
@@ -106,7 +120,7 @@ static void health_verdict(const dh_bench_args_t* a, const dh_health_t* before, 
   json_object_set_new(ctx, "devharness.health.noisy", json_string(reasons[0] ? "yes" : "no"));
   json_object_set_new(ctx, "devharness.health.reasons", json_string(reasons));
   json_t* h = json_object();
-  json_object_set_new(h, "before", dh_health_json(before));
+  json_object_set_new(h, "before", dh_machine_health_json(before));
   json_object_set_new(h, "after", aj);
   json_object_set_new(h, "noisy", json_boolean(reasons[0] != 0));
   json_object_set_new(h, "reasons", json_string(reasons));
@@ -125,7 +139,7 @@ static void health_verdict(const dh_bench_args_t* a, const dh_health_t* before, 
  * --expect verdicts) and adds it to --out's JSON; a device below a floor makes the exit 1
  * after --out. */
 static int run_and_summarize(const dh_bench_args_t* a, const dh_bench_device_t* devs, size_t ndev,
-                             const dh_health_t* before) {
+                             const dh_machine_health_t* before) {
   long matched = dh_gb_run_specified(dh_bench_on_result, NULL);
   dh_bench_cache_release();
   if (matched < 0) return DH_EXIT_VIOLATION;
@@ -177,9 +191,9 @@ static int run_bench(dh_bench_args_t* a, dh_bench_device_t** devs) {
   dh_bench_find_ceilings(*devs, ndev);
   int host_timing = strcmp(a->timing, "device") != 0;
   describe_method(a, host_timing, &pl);
-  dh_health_t before; /* after pinning: the benchmark thread's CPU and node */
-  dh_health_take(&before);
-  dh_health_add_context("before", &before);
+  dh_machine_health_t before; /* after pinning: the benchmark thread's CPU and node */
+  dh_machine_health_take(&before);
+  health_context("before", &before);
   dh_gb_initialize(&a->ngb, a->gb);
   if (a->ngb > 1) {
     fprintf(stderr, "devharness bench: Google Benchmark does not know '%s'\n", a->gb[1]);

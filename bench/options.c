@@ -1,6 +1,6 @@
 /*
  * bench/options.c — the options of `devharness bench` and the argv handed to Google
- * Benchmark (bench/run.h dh_bench_args_parse).
+ * Benchmark (bench/steps.h dh_bench_args_parse).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/steps.h"
+#include "bench/suites/suites.h"
 #include "cmdline/cmdline.h"
-#include "run.h"
-#include "suites.h"
 
-/* printf format: %s is the suite list (bench/suites.h). */
+/* printf format: %s is the suite list (bench/suites/suites.h). */
 static const char kUsage[] =
     "usage: devharness bench [--suite LIST] [--device NAME:ID] [--quick] [--out FILE.json]\n"
     "                        [--module LIB.so] [--bundle DIR]\n"

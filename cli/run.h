@@ -86,7 +86,7 @@ void dh_cli_run_path_join(char out[PATH_MAX], const char* dir, const char* name)
  * number of failed cases. f_tap receives the TAP file's path. Printed to out. */
 int dh_cli_run_print_devices(FILE* out, const dh_cli_run_opts_t* o, const dh_cli_run_dir_t* d, char f_tap[PATH_MAX]);
 
-/* The --expect verdicts of bench.json's devharness_summary.expect (bench/expect.h) as
+/* The --expect verdicts of bench.json's devharness_summary.expect (bench/report/expect.h) as
  * TAP lines under a header, printed to out; every failed one also on stderr (with the
  * measured value, ceiling and floor). Returns the number of failed floors (0 when the
  * run had no --expect). */
@@ -104,7 +104,7 @@ int dh_cli_run_steps_verdict(const dh_cli_run_step_t* steps, int total);
 /* The steps table (title, verdict word, exit status, wall time of each), printed to out. */
 void dh_cli_run_print_steps(FILE* out, const dh_cli_run_step_t* steps, int total);
 
-/* Measurement health (cli/run_health.c, bench/health.h): takes snapshot `which` (0/1
+/* Measurement health (cli/run_health.c, machine/health.h): takes snapshot `which` (0/1
  * before/after conformance, 2/3 before/after bench) in this process. */
 void dh_cli_run_health_take(int which);
 /* Writes health.json into the partial folder (temporary + rename, fsynced): every

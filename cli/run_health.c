@@ -1,6 +1,6 @@
 /*
  * cli/run_health.c — measurement health of `devharness run` (cli/run.h): snapshots
- * (bench/health.h) before and after the conformance and bench steps, health.json in the
+ * (machine/health.h) before and after the conformance and bench steps, health.json in the
  * results folder (its verdict joins the bench's own, devharness.health.* of bench.json's
  * context) and the line the run summary prints (docs/benchmarks.md "Measurement
  * health").
@@ -11,17 +11,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/health.h"
+#include "machine/health.h"
 #include "cli/cli.h"
 #include "cli/run.h"
 
 /* snaps: conformance before, after; bench before, after. */
-static dh_health_t g_snaps[4];
+static dh_machine_health_t g_snaps[4];
 static int g_taken[4];
 
 void dh_cli_run_health_take(int which) {
   if (which < 0 || which > 3) return;
-  dh_health_take(&g_snaps[which]);
+  dh_machine_health_take(&g_snaps[which]);
   g_taken[which] = 1;
 }
 
@@ -60,15 +60,16 @@ static json_t* health_doc(const dh_cli_run_dir_t* d) {
     if (!g_taken[i]) continue;
     json_t* step = json_object_get(doc, kNames[i][0]);
     if (!step) json_object_set_new(doc, kNames[i][0], step = json_object());
-    json_object_set_new(step, kNames[i][1], dh_health_json(&g_snaps[i]));
+    json_object_set_new(step, kNames[i][1], dh_machine_health_json(&g_snaps[i]));
   }
   char reasons[4096] = "", bench_reasons[2048] = "";
-  if (g_taken[0] && g_taken[1]) dh_health_reasons("conformance", &g_snaps[0], &g_snaps[1], reasons, sizeof reasons);
+  if (g_taken[0] && g_taken[1])
+    dh_machine_health_reasons("conformance", &g_snaps[0], &g_snaps[1], reasons, sizeof reasons);
   if (g_taken[2] && g_taken[3]) {
     if (bench_verdict(d->bench, bench_reasons, sizeof bench_reasons))
       add_bench_reasons(bench_reasons, reasons, sizeof reasons);
     else /* bench.json without a verdict (it failed): the run's own snapshots */
-      dh_health_reasons("bench", &g_snaps[2], &g_snaps[3], reasons, sizeof reasons);
+      dh_machine_health_reasons("bench", &g_snaps[2], &g_snaps[3], reasons, sizeof reasons);
   }
   json_object_set_new(doc, "noisy", json_boolean(reasons[0] != 0));
   json_object_set_new(doc, "reasons", json_string(reasons));

@@ -26,7 +26,7 @@ static const char* text_of(json_t* obj, const char* key, const char* fallback) {
 }
 
 /* Best harness copy bandwidth (GB/s) of a device over every direction, from the bench
- * summary's best_copy list (bench/summary.c); 0 when it has none. */
+ * summary's best_copy list (bench/report/summary.c); 0 when it has none. */
 static double peak_copy_gbps(json_t* bench, const char* device) {
   double best = 0;
   size_t i;
@@ -115,7 +115,7 @@ void dh_cli_run_print_steps(FILE* out, const dh_cli_run_step_t* steps, int total
 }
 
 
-/* devharness_summary.expect of a bench JSON (bench/expect.h), or NULL. */
+/* devharness_summary.expect of a bench JSON (bench/report/expect.h), or NULL. */
 static json_t* expect_of(json_t* bench) {
   json_t* e = json_object_get(json_object_get(bench, "devharness_summary"), "expect");
   return json_is_object(e) ? e : NULL;

@@ -3,8 +3,8 @@
  * exit codes, option parsing with getopt_long (glibc <getopt.h>: --name VALUE,
  * --name=VALUE, unambiguous prefixes), one-line usage errors and the --device option.
  * The room below every command: cli/, conformance/ and bench/ include it; it includes
- * none of them. Linked into build/bin/devharness and build/bin/devharness-bench;
- * internal to devharness, not installed. Not thread-safe (getopt is not): call from
+ * none of them. Linked into build/bin/devharness; internal to devharness, not
+ * installed. Not thread-safe (getopt is not): call from
  * the command's main thread.
  */
 #ifndef DEVHARNESS_CMDLINE_CMDLINE_H_

@@ -129,7 +129,7 @@ int dh_store_bundle_begin(dh_store_bundle_t* b, const char* cmd, const char* dir
   return 0;
 }
 
-/* The devharness command beside this program (the bench driver is devharness-bench). */
+/* The devharness command beside this program (itself, unless it runs under another name). */
 static const char* devharness_path(char out[PATH_MAX]) {
   const char* self = dh_cmdline_self_path();
   const char* base = strrchr(self, '/');

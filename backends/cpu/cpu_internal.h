@@ -44,7 +44,7 @@ DH_BACKEND_DECLARE_DEVICE_ENTRIES(dh_cpu);
 int dh_cpu_bad_device(DLDevice dev);
 /* 0 when dev is cpu:0; else dh_cpu_bad_device(dev). Inline: every copy, sync and
  * launch checks its device, and a call would be a visible part of a tiny copy's cost
- * (docs/benchmarks.md "The cpu's 4 B ratio"). */
+ * (docs/measurements/2026-11.md "The cpu's 4 B ratio"). */
 static inline int dh_cpu_check_device(DLDevice dev) {
   if (__builtin_expect(dev.device_type != kDLCPU || !dh_backend_device_id_valid(dev.device_id, 1), 0))
     return dh_cpu_bad_device(dev);

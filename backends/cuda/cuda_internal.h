@@ -77,7 +77,7 @@
  * on the first staged copy, each guarded by an event recorded after the copy that
  * reads it; a slot is reused once its event has completed.
  * The threshold is the size up to which the host's memcpy into a slot costs no more
- * than waiting for the device to read the source (docs/benchmarks.md "CUDA staging"). */
+ * than waiting for the device to read the source (docs/measurements/2026-11.md "CUDA staging"). */
 #define DH_CUDA_STAGE_SLOTS 8
 #define DH_CUDA_STAGE_SLOT_BYTES ((size_t)1 << 20)
 #define DH_CUDA_STAGE_PINNED_MAX ((size_t)16 << 10)

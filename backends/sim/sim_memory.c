@@ -176,7 +176,7 @@ int dh_sim_free_workspace(DLDevice dev, void* ptr) {
 /* "Pinned" host memory: the sim has no DMA engine, so this is plain malloc'ed memory;
  * it exists so benchmarks exercise the pinned path. Page-aligned, as the pinned memory
  * of real APIs is page-granular (cuMemHostAlloc, a mapped VkDeviceMemory): the bench's
- * twins copy to and from page-aligned buffers (bench/bench_internal.h
+ * twins copy to and from page-aligned buffers (bench/measure/measure.h
  * DH_BENCH_BUFFER_ALIGN), and with 64-byte alignment the harness's memmove ran at
  * another relative alignment than the twin's (d2h pinned 256 MiB harness/raw 0.92). */
 int dh_sim_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr) {

@@ -66,7 +66,7 @@ static int dh_sim_raw_setup(DLDevice dev, dh_raw_op_t op, size_t nbytes, uint32_
   if (bidir && dh_sim_stream_create(c->d->id, &c->s2) != 0) goto fail;
   if (op <= DH_RAW_COPY_D2D || bidir) {
     /* Every buffer written (no zero-page reads); host and device buffers 4096-aligned
-     * like the bench's harness side (bench/bench_internal.h DH_BENCH_BUFFER_ALIGN), so
+     * like the bench's harness side (bench/measure/measure.h DH_BENCH_BUFFER_ALIGN), so
      * the worker's memmove runs at the same relative alignment on both sides (a
      * different alignment changes the memmove's speed, not the harness's). */
     size_t an = ((nbytes ? nbytes : 1) + 4095) & ~(size_t)4095;

@@ -28,7 +28,7 @@ row even where each row's repetitions are too noisy to show it.
 When either run's context says devharness.health.noisy = "yes" (the measurement
 health check), the rows are printed, slower ones as "slower (noisy run)", no regression
 is called: one line names the noisy run and its devharness.health.reasons, and the
-exit is 0 (measurement health, bench/health.h).
+exit is 0 (measurement health, machine/health.h).
 
 Google Benchmark's own tools/compare.py (Debian libbenchmark-tools) runs the same
 U test but always exits 0, so it cannot fail a nightly job; this script can.

@@ -20,18 +20,13 @@ import json
 import math
 import os
 import re
-import statistics
 import sys
+
+from charts import parse_run, pyplot, size_label
+from dh_args import OneLineParser
 
 MATRIX_RE = re.compile(r"^matrix/(uni|bidir)/([^/]+)/([^/]+)/harness/(\d+)(/.*)?$")
 MARK = {"on-device": "d", "peer": "p", "staged": "s", "direct": ""}
-
-
-def size_label(n):
-    for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= f:
-            return f"{n / f:g} {unit}"
-    return f"{n} B"
 
 
 def summary_matrix(path):
@@ -140,28 +135,15 @@ def draw(plt, times, bws, results, outdir, written):
 
 
 def main(argv):
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from benchjson import load
-    from dh_args import OneLineParser, parse
     ap = OneLineParser(prog="matrix_heatmap.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("results")
     ap.add_argument("-o", "--output", required=True, help="output folder (created)")
-    a, status = parse(ap, argv)
+    a, run = parse_run(ap, argv, "matrix_heatmap.py")
     if a is None:
-        return status
-    try:
-        times, bws, _ = load(a.results, strict=False)
-    except ValueError as e:
-        print(f"matrix_heatmap.py: {e}", file=sys.stderr)
-        return 2
-    times = {k: statistics.median(v) for k, v in times.items()}
-    bws = {k: statistics.median(v) for k, v in bws.items()}
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matrix_heatmap.py: python3-matplotlib is needed", file=sys.stderr)
+        return run
+    times, bws, _ = run
+    plt = pyplot("matrix_heatmap.py")
+    if plt is None:
         return 2
     written = []
     try:

@@ -17,7 +17,7 @@ Writes into DIR, each as PNG and SVG (matplotlib, Agg backend):
   latency_sync.*         bars: sync latency (us), harness and raw side by side
   latency_launch.*       bars: launch round trip and per-launch throughput cost (us)
   latency_call.*         bars: call cost (ns) per call kind
-A run whose context says devharness.health.noisy = "yes" (bench/health.h) gets a red note
+A run whose context says devharness.health.noisy = "yes" (machine/health.h) gets a red note
 under every plot, "noisy run: <devharness.health.reasons>", and a line saying so.
   matrix_bandwidth.*, matrix_latency.*  heatmaps of the copy matrix (bench --suite
                          matrix), drawn by matrix_heatmap.py (see there)
@@ -25,12 +25,11 @@ Values are medians over repetitions. Exit: 0 ok, 1 cannot write, 2 bad input.
 """
 import os
 import re
-import statistics
 import sys
 
-from benchjson import load
+from charts import parse_run, pyplot, size_label
 import matrix_heatmap
-from dh_args import OneLineParser, parse
+from dh_args import OneLineParser
 
 COPY_RE = re.compile(
     r"^copy/(h2d|d2h|d2d|bidir)/([a-z]+)/([^/]+)/(harness|raw|raw_released)/(\d+)(/.*)?$")
@@ -38,17 +37,9 @@ GBPS_RE = re.compile(r"^\s*([0-9.]+) GB/s")
 DIRS = ("h2d", "d2h", "d2d", "bidir")
 
 
-def size_label(n):
-    for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= f:
-            v = n / f
-            return f"{v:g} {unit}"
-    return f"{n} B"
-
-
 def ceilings(ctx, dev):
     """{direction: (GB/s or None, label)}: the run's ceiling.<device>.<dir> context keys
-    ("N GB/s: what" or "unknown: why", bench/ceilings.h); runs from before them fall back
+    ("N GB/s: what" or "unknown: why", machine/ceilings.h); runs from before them fall back
     to ceiling.host_link and ceiling.<device>.device_memory; a direction with no key at
     all is unknown with that reason."""
     out = {}
@@ -253,27 +244,17 @@ def main(argv):
     ap.add_argument("-q", "--quiet", action="store_true",
                     help="print only errors and the verdict line, 'devharness plot: N files in DIR' "
                          "(not each file's path)")
-    a, status = parse(ap, argv)
+    a, run = parse_run(ap, argv, "devharness plot")
     if a is None:
-        return status
-    try:
-        times, bws, ctx = load(a.results, strict=False)
-    except ValueError as e:
-        print(f"devharness plot: {e}", file=sys.stderr)
-        return 2
-    times = {k: statistics.median(v) for k, v in times.items()}
-    bws = {k: statistics.median(v) for k, v in bws.items()}
+        return run
+    times, bws, ctx = run
     if not times:
         print(f"devharness plot: {a.results}: no successful benchmark runs", file=sys.stderr)
         return 2
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        from matplotlib.ticker import FuncFormatter
-    except ImportError:
-        print("devharness plot: python3-matplotlib is needed", file=sys.stderr)
+    plt = pyplot("devharness plot")
+    if plt is None:
         return 2
+    from matplotlib.ticker import FuncFormatter
     try:
         os.makedirs(a.output, exist_ok=True)
     except OSError as e:

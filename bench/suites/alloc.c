@@ -7,10 +7,10 @@
  */
 #include <stdio.h>
 
-#include "bench/bench_internal.h"
+#include "bench/measure/measure.h"
+#include "bench/suites/suites.h"
 #include "devharness/device_api.h"
 #include "devharness/error.h"
-#include "bench/suites.h"
 
 static void bm_alloc(dh_gb_state_t* st, void* user) {
   const dh_bench_device_t* d = user;

@@ -13,7 +13,7 @@
  *                             (mixed POD args: Int, Float, OpaquePtr, Bool, Device, DataType)
  *   call/registry_lookup      dh_func_get + dh_func_release by name (tvm-ffi's global table)
  *   call/module/3args         dh_func_call on __tvm_ffi_noop of a shared object
- *                             (bench/ffi_noop.c) loaded with dh_module_load, i.e. through
+ *                             (bench/measure/ffi_noop.c) loaded with dh_module_load, i.e. through
  *                             tvm-ffi's library module
  *   call/tvm_ffi_backend/3args TVMFFIFunctionCall on the cpu backend's "echo" as
  *                             registered in tvm-ffi's global table (echo(Int 1, Float,
@@ -30,12 +30,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/bench_internal.h"
+#include "bench/measure/measure.h"
+#include "bench/suites/suites.h"
+#include "devharness/device_api.h"
 #include "devharness/error.h"
 #include "devharness/function.h"
-#include "devharness/device_api.h"
 #include "devharness/module.h"
-#include "bench/suites.h"
 
 #define DH_CALL_BATCH 64
 #define BARRIER() __asm__ volatile("" ::: "memory")
@@ -158,9 +158,9 @@ static void bm_call(dh_gb_state_t* st, void* user) {
   dh_gb_set_label(st, "time per call");
 }
 
-/* Finds the module: $env when set, else <exe_dir>/../lib/<name>,
- * <exe_dir>/../lib/devharness-bench/<name>, <exe_dir>/../../lib/<name>. Writes the path
- * (or the first place looked) into buf; 0 when found. */
+/* Finds the module: $env when set, else <exe_dir>/../lib/<name> (the build tree and an
+ * installed tree), <exe_dir>/../../lib/<name>. Writes the path (or the first place
+ * looked) into buf; 0 when found. */
 static int find_file(const char* exe_dir, const char* env, const char* name, char* buf,
                      size_t buf_size) {
   const char* e = env ? getenv(env) : NULL;
@@ -168,7 +168,7 @@ static int find_file(const char* exe_dir, const char* env, const char* name, cha
     snprintf(buf, buf_size, "%s", e);
     return access(buf, R_OK) == 0 ? 0 : -1;
   }
-  static const char* const kRel[] = {"../lib", "../lib/devharness-bench", "../../lib"};
+  static const char* const kRel[] = {"../lib", "../../lib"};
   for (size_t i = 0; i < sizeof kRel / sizeof kRel[0]; ++i) {
     snprintf(buf, buf_size, "%s/%s/%s", exe_dir ? exe_dir : ".", kRel[i], name);
     if (access(buf, R_OK) == 0) return 0;
@@ -194,7 +194,7 @@ int dh_bench_suite_call(const dh_bench_opts_t* o) {
   if (got.handle == NULL && dh_func_get("bench.noop", &got) != 0)
     return dh_error_prefix("bench: call suite");
 
-  /* Module: bench/ffi_noop.c built as devharness_bench_ffi_noop.so. */
+  /* Module: bench/measure/ffi_noop.c built as devharness_bench_ffi_noop.so. */
   char path[4096], mwhy[4400] = "";
   static dh_function_t mfn;
   if (!g_module) {

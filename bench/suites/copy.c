@@ -21,7 +21,7 @@
  *  - every buffer on both sides is allocated DH_BENCH_BUFFER_ALIGN-aligned (same
  *    relative alignment of source and destination for harness and twin) and written
  *    before it is timed (device buffers by an H2D copy of a pattern, twins in setup);
- *  - buffers and twin contexts are kept for the whole run (bench/buffer_cache.c kept sets),
+ *  - buffers and twin contexts are kept for the whole run (bench/measure/buffer_cache.c kept sets),
  *    and every call of a benchmark function (so every repetition) first runs the copy
  *    once untimed;
  *  - timing: host clock around copy + sync on both sides (default, --timing auto/host),
@@ -38,11 +38,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/measure/timer.h"
+#include "bench/suites/suites.h"
 #include "devharness/device_api.h"
 #include "devharness/error.h"
 #include "devharness/tensor.h"
-#include "bench/timer.h"
-#include "bench/suites.h"
 
 enum { IMPL_HARNESS, IMPL_RAW, IMPL_RAW_RELEASED };
 

@@ -15,11 +15,11 @@
  */
 #include <stdio.h>
 
+#include "bench/measure/timer.h"
+#include "bench/suites/suites.h"
 #include "devharness/device_api.h"
 #include "devharness/error.h"
 #include "devharness/function.h"
-#include "bench/timer.h"
-#include "bench/suites.h"
 
 #define DH_LAUNCH_BATCH 64
 

@@ -2,10 +2,10 @@
  * bench/suites/matrix.c — the matrix suite: copies between every ordered pair (src,
  * dst) of the devices under test, diagonal included, at 4 B, 1 MiB and 256 MiB (quick:
  * 4 B and 1 MiB), one direction and both at once. The N x N tables after the run are
- * bench/matrix_table.c's (bench/matrix.h).
+ * bench/report/matrix_table.c's (bench/suites/matrix.h).
  *
  * Names: matrix/<uni|bidir>/<src spec>/<dst spec>/harness/<bytes>
- * Paths (bench/matrix.h dh_bench_matrix_path_t), all through the dispatch facade
+ * Paths (bench/suites/matrix.h dh_bench_matrix_path_t), all through the dispatch facade
  * (dh_device_copy_data_from_to on 1-D uint8 DLTensors, default streams):
  *   on-device  src = dst: a D2D copy on that device;
  *   peer       two device ids of one backend (sim:0 -> sim:1, cuda:0 -> cuda:1): one
@@ -28,13 +28,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/measure/timer.h"
+#include "bench/suites/matrix.h"
+#include "bench/suites/suites.h"
 #include "devharness/backend.h"
 #include "devharness/device_api.h"
 #include "devharness/error.h"
 #include "devharness/tensor.h"
-#include "bench/matrix.h"
-#include "bench/suites.h"
-#include "bench/timer.h"
 
 enum { MX_MAX_CELLS = 8192 };
 static dh_bench_matrix_cell_t* g_cells[MX_MAX_CELLS];

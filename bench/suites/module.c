@@ -26,7 +26,7 @@
 #include <string.h>
 #include <tvm/ffi/c_api.h>
 
-#include "bench/suites.h"
+#include "bench/suites/suites.h"
 #include "devharness/device_api.h"
 #include "devharness/error.h"
 #include "devharness/function.h"

@@ -9,11 +9,11 @@
  */
 #include <stdio.h>
 
+#include "bench/measure/timer.h"
+#include "bench/suites/suites.h"
 #include "devharness/device_api.h"
 #include "devharness/error.h"
 #include "devharness/tensor.h"
-#include "bench/timer.h"
-#include "bench/suites.h"
 
 enum { S_IDLE, S_AFTER_COPY, S_FROM_TO };
 

@@ -1,6 +1,6 @@
 /* conformance/clauses/event.c — device-side timing (DH_CAP_EVENT_TIMING: event_create /
  * event_record / event_elapsed_ms / event_free, devharness/backend.h), which the
- * benchmarks and the regression gate rely on (bench/timer.c), and the capability
+ * benchmarks and the regression gate rely on (bench/measure/timer.c), and the capability
  * clauses: every capability flag a backend claims is checked by a clause that fails
  * when the backend does not deliver it.
  *
@@ -321,7 +321,7 @@ const dh_clause_t dc_event_clauses[] = {
     {"event.rerecord", "an event recorded again stands for its latest record: event_elapsed_ms "
      "waits for that one", DC_MUST,
      "devharness backend.h event_record; CUDA Driver API cuEventRecord (re-recording captures "
-     "the most recent work), as bench/timer.c re-records its events", 0, rerecord, NULL,
+     "the most recent work), as bench/measure/timer.c re-records its events", 0, rerecord, NULL,
      DC_PROFILE_STRICT},
 };
 const size_t dc_event_count = sizeof dc_event_clauses / sizeof dc_event_clauses[0];

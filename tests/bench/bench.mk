@@ -1,10 +1,6 @@
 # tests/bench/bench.mk — tests of the benchmark side (bench/):
-#   bench_gbench           the Google Benchmark C wrapper (bench/gbench.h)
-#   bench_summary          the summary's twin-defect flag needs repetitions (bench/summary.c)
-#   bench_ceilings         PCIe link ceilings from sysfs, per-generation encoding (bench/ceilings.c)
-#   ceilings.t             every device's ceiling in the context, summary and plots (or why not)
-#   bench_health           the noisy verdict of measurement health (bench/health.c)
-#   health.sh              measurement health with a fake NVML, --pin auto, plot/compare/run
+#   bench_gbench           the Google Benchmark C wrapper (bench/measure/gbench.h)
+#   bench_summary          the summary's twin-defect flag needs repetitions (bench/report/summary.c)
 #   bench_cli.sh           bench, compare and plot end to end
 #   bidir_order.sh         the harness's bidirectional pair in its twin's order
 #   installed_scripts.sh   plot and compare find their scripts, installed and in the tree
@@ -14,14 +10,10 @@
 #   units.t                one bandwidth unit (SI GB/s): table, JSON and summary agree
 #   matrix.t               bench --suite matrix: N x N tables, every cell a value or a reason
 #                          (with the peerflip.c test plugin: wrong bytes are caught)
-$(eval $(call dh_test,bench_gbench,tests/bench/test_gbench.c bench/gbench.cc,-lbenchmark -lstdc++ -ljansson -lcmocka))
-# bench_summary: the harness/raw table's twin-defect flag (bench/summary.c)
-$(eval $(call dh_test,bench_summary,tests/bench/test_summary.c bench/summary.c bench/ceilings.c,-lhwloc -ljansson -lcmocka -lm))
-# bench_ceilings: PCIe links from a fake sysfs tree, encodings per generation (bench/ceilings.c)
-$(eval $(call dh_test,bench_ceilings,tests/bench/test_ceilings.c bench/ceilings.c,-lhwloc -lcmocka -lm))
+$(eval $(call dh_test,bench_gbench,tests/bench/test_gbench.c bench/measure/gbench.cc,-lbenchmark -lstdc++ -ljansson -lcmocka))
+# bench_summary: the harness/raw table's twin-defect flag (bench/report/summary.c)
+$(eval $(call dh_test,bench_summary,tests/bench/test_summary.c bench/report/summary.c machine/ceilings.c,-lhwloc -ljansson -lcmocka -lm))
 TEST_SCRIPTS += tests/bench/bench_cli.sh
-# bench_health: the noisy verdict of measurement health on made-up snapshots (bench/health.c)
-$(eval $(call dh_test,bench_health,tests/bench/test_health.c bench/health.c bench/health_nvml.c,-lhwloc -ljansson -ldl -lcmocka))
 
 # A sim-derived test plugin that logs the order of copies (tests/bench/bidirorder.c),
 # for tests/bench/bidir_order.sh. Outside the plugin folder: found only through
@@ -49,32 +41,23 @@ TEST_SCRIPTS += tests/bench/installed_scripts.sh
 TEST_SCRIPTS += tests/bench/out_file.sh
 TEST_SCRIPTS += tests/bench/color.sh
 
-# This build's compile and link lines for bench's objects, as a make fragment, for
-# tests/bench/new_suite.sh: it adds a suite to a copy of bench/ the way
-# docs/adding-a-bench-suite.md says, compiles the copy's bench/suites.c and the new file
-# with these flags (gcc or clang, sanitizers included) and links them with the other
-# objects of this build. `$` is written as `$$` so the fragment reads back as written.
+# This build's compile and link lines for the devharness command, as a make fragment,
+# for tests/bench/new_suite.sh: it adds a suite to a copy of bench/ the way
+# docs/adding-a-bench-suite.md says, compiles the copy's bench/suites/suites.c and the new file
+# with these flags (gcc or clang, sanitizers included) and links them with the
+# command's other objects (every object of $(DEVHARNESS) but the suites table) into a
+# devharness of its own. `$` is written as `$$` so the fragment reads back as written.
 BENCH_NEW_SUITE_VARS := $(TESTDIR)/bench/new_suite.vars.mk
 dh_bench_mk_value = $(subst $$,$$$$,$(1))
-$(BENCH_NEW_SUITE_VARS): Makefile bench/bench.mk tests/bench/bench.mk cmdline/cmdline.mk store/store.mk $(BENCH_SUITE_SRCS)
+$(BENCH_NEW_SUITE_VARS): Makefile $(wildcard */*.mk) tests/bench/bench.mk $(BENCH_SUITE_SRCS)
 	$(shell mkdir -p $(@D))$(file >$@,# $@: written by tests/bench/bench.mk)
 	$(file >>$@,CC := $(call dh_bench_mk_value,$(CC)))
 	$(file >>$@,CXX := $(call dh_bench_mk_value,$(CXX)))
 	$(file >>$@,COMPILE_FLAGS := $(call dh_bench_mk_value,$(CPPFLAGS) $(CFLAGS)))
 	$(file >>$@,LINK_FLAGS := $(call dh_bench_mk_value,$(LDFLAGS)))
-	$(file >>$@,LINK_OBJS := $(abspath $(filter-out $(OBJDIR)/bench/suites.o,$(BENCH_OBJS)) $(OBJDIR)/bench/driver.o $(OBJDIR)/cmdline/cmdline.o $(OBJDIR)/cmdline/script.o $(OBJDIR)/store/bundle.o $(BASE_LIB)))
-	$(file >>$@,LINK_LIBS := $(call dh_bench_mk_value,-L$(abspath $(LIBDIR)) -ldevharness -Wl$(comma)-rpath$(comma)$(abspath $(LIBDIR)) $(BENCH_LDLIBS) $(STORE_BUNDLE_LDLIBS)))
+	$(file >>$@,LINK_OBJS := $(abspath $(filter-out $(OBJDIR)/bench/suites/suites.o,$(CLI_OBJS)) $(BASE_LIB)))
+	$(file >>$@,LINK_LIBS := $(call dh_bench_mk_value,-L$(abspath $(LIBDIR)) -ldevharness -Wl$(comma)-rpath$(comma)$(abspath $(LIBDIR)) -ljansson -lhwloc $(CLI_LDLIBS)))
 ALL_TARGETS += $(BENCH_NEW_SUITE_VARS)
 TEST_SCRIPTS += tests/bench/new_suite.sh
 TEST_SCRIPTS += tests/bench/units.t
-TEST_SCRIPTS += tests/bench/ceilings.t
-
-# A fake NVML (tests/bench/fake_nvml.c) reporting a throttled GPU, found only through
-# DEVHARNESS_NVML_LIB, for tests/bench/health.sh (measurement health, --pin auto).
-BENCH_FAKE_NVML := $(TESTDIR)/bench/fake-nvml/libnvidia-ml.so.1
-$(BENCH_FAKE_NVML): tests/bench/fake_nvml.c
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -shared $(LDFLAGS) -Wl,-soname,libnvidia-ml.so.1 -o $@ $<
-ALL_TARGETS += $(BENCH_FAKE_NVML)
-TEST_SCRIPTS += tests/bench/health.sh
 TEST_SCRIPTS += tests/bench/matrix.t

@@ -1,8 +1,7 @@
 #!/bin/sh
-# tests/bench/bench_cli.sh — `bench`, `compare` and `plot` end to end (TAP).
-# Uses $DEVHARNESS (the CLI) when its bench subcommand works, else the standalone
-# driver $BUILD/bin/devharness-bench. Fast: the quick call suite, one filtered sim copy
-# benchmark, and synthetic JSON for compare/plot.
+# tests/bench/bench_cli.sh — `devharness bench`, `compare` and `plot` end to end (TAP).
+# Uses $DEVHARNESS, else $BUILD/bin/devharness. Fast: the quick call suite, one filtered
+# sim copy benchmark, and synthetic JSON for compare/plot.
 set -u
 BUILD=${BUILD:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -10,12 +9,7 @@ root=$(cd "$here/../.." && pwd)
 PY=/usr/bin/python3
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
 
-if [ -n "${DEVHARNESS:-}" ] && [ -x "$DEVHARNESS" ] && "$DEVHARNESS" bench --help >/dev/null 2>&1; then
-    DH="$DEVHARNESS"
-else
-    DH="$root/$BUILD/bin/devharness-bench"
-    case "$BUILD" in /*) DH="$BUILD/bin/devharness-bench" ;; esac
-fi
+case "$BUILD" in /*) DH=${DEVHARNESS:-$BUILD/bin/devharness} ;; *) DH=${DEVHARNESS:-$root/$BUILD/bin/devharness} ;; esac
 tmp=$(mktemp -d /tmp/dh_bench_cli.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -202,7 +196,7 @@ else
     skip "CV summary of copies >= 1 MiB, raw/raw_released/bidir pairs, method context" "bench failed"
 fi
 
-# 16: driver threads (bench/pinning.c dh_bench_place_driver_threads): with --pin core bench binds
+# 16: driver threads (bench/measure/pinning.c dh_bench_place_driver_threads): with --pin core bench binds
 # PoCL's workers (POCL_AFFINITY=1) unless the environment sets POCL_AFFINITY (kept, and
 # escaped in the context), and binds nothing with --pin none; the context says which,
 # and the test plugin (tests/bench/bidirorder.c, bidirorder:0) logs what a driver
@@ -265,7 +259,7 @@ else
     skip "bench launch: the harness side runs the backend's noop once per launch" "test plugin not built (make all)"
 fi
 
-# 18: helper threads placed alike (bench/pinning.c dh_bench_place_helpers): every thread through which
+# 18: helper threads placed alike (bench/measure/pinning.c dh_bench_place_helpers): every thread through which
 # the benchmarks make a backend or a twin start a worker (the first stream_sync, which
 # starts the sim's default-stream worker; create_stream; the twin's setup) is bound to
 # the process's PUs less the pinned benchmark thread's with --pin core (the process's

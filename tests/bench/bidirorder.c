@@ -16,7 +16,7 @@
  * When DH_TEST_PLACE_LOG names a file, it appends there the CPU binding of the thread
  * that makes the sim start a worker thread (which inherits it): "first_sync <PUs>" at
  * its first stream_sync (the default stream's worker starts then), "create_stream
- * <PUs>" and "twin_setup <PUs>" (bench_cli.sh test 18, bench/pinning.c
+ * <PUs>" and "twin_setup <PUs>" (bench_cli.sh test 18, bench/measure/pinning.c
  * dh_bench_place_helpers).
  */
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/bench/installed_scripts.sh — `devharness plot` and `devharness compare` find their
-# scripts, and the modules those import (bench/scripts/benchjson.py, cmdline/py/dh_args.py
+# scripts, and the modules those import (bench/scripts/benchjson.py and charts.py, cmdline/py/dh_args.py
 # and dh_units.py), where cmdline/script.c looks: <exe dir>/../share/devharness/, after
 # `make install PREFIX=<tmp>` and in the build tree (the copies the build stages there).
 # Both scripts read a run through the one bench/scripts/benchjson.py load(), so a
@@ -29,10 +29,10 @@ installed() { # installed FILE...: each is in <prefix>/share/devharness
 # nested make must not join make test's jobserver).
 if (cd "$root" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -s --no-print-directory \
         install BUILD="$b" PREFIX="$prefix") >"$tmp/install.log" 2>&1 &&
-   installed plot.py compare.py benchjson.py dh_args.py dh_units.py matrix_heatmap.py; then
-    echo "ok 1 - make install puts plot.py, compare.py, benchjson.py, dh_args.py, dh_units.py and matrix_heatmap.py in share/devharness"
+   installed plot.py compare.py benchjson.py dh_args.py dh_units.py matrix_heatmap.py charts.py; then
+    echo "ok 1 - make install puts plot.py, compare.py, benchjson.py, dh_args.py, dh_units.py, matrix_heatmap.py and charts.py in share/devharness"
 else
-    echo "not ok 1 - make install puts plot.py, compare.py, benchjson.py, dh_args.py, dh_units.py and matrix_heatmap.py in share/devharness"
+    echo "not ok 1 - make install puts plot.py, compare.py, benchjson.py, dh_args.py, dh_units.py, matrix_heatmap.py and charts.py in share/devharness"
     tail -n 5 "$tmp/install.log" | sed 's/^/# /'
     ls "$prefix/share/devharness" 2>&1 | sed 's/^/# /'
 fi

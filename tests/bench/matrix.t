@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """tests/bench/matrix.t — `devharness bench --suite matrix` (bench/suites/matrix.c,
-bench/matrix_table.c): on every device of this machine (cpu:0, sim:0, sim:1, opencl:0,
+bench/report/matrix_table.c): on every device of this machine (cpu:0, sim:0, sim:1, opencl:0,
 vulkan:0 where their backends have devices; a backend without any is a SKIP with its
 reason) the summary's copy_matrix has one N x N table per direction mode and size, every
 cell a bandwidth and a time or a stated reason, every measured cell's bytes read back

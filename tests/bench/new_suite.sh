@@ -2,12 +2,12 @@
 # tests/bench/new_suite.sh — docs/adding-a-bench-suite.md, followed to the letter: the
 # example suite file and its table row are taken from that page (the fenced blocks
 # after its "new_suite.sh:" markers) and added to a copy of bench/; bench/bench.mk must
-# pick the file up by itself; the copy's bench/suites.c and the new file are compiled
+# pick the file up by itself; the copy's bench/suites/suites.c and the new file are compiled
 # with this build's flags ($BUILD/tests/bench/new_suite.vars.mk, from
-# tests/bench/bench.mk) and linked with the build's other objects into a
-# devharness-bench, which must accept --suite attr, list it in --help and in the
-# --suite error, and register and run its benchmark. Seconds: two compiles, one link.
-# Prints TAP.
+# tests/bench/bench.mk) and linked with the command's other objects into a devharness
+# of its own, whose `devharness bench` must accept --suite attr, list it in --help and
+# in the --suite error, and register and run its benchmark. Seconds: two compiles, one
+# link. Prints TAP.
 set -u
 BUILD=${BUILD:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,8 +17,9 @@ vars=$b/tests/bench/new_suite.vars.mk
 doc=$root/docs/adding-a-bench-suite.md
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
 
-if [ ! -f "$vars" ] || [ ! -x "$b/bin/devharness-bench" ]; then
-    echo "1..0 # SKIP $vars or $b/bin/devharness-bench not built (make all)"
+built=${DEVHARNESS:-$b/bin/devharness}    # the build's own command, without attr
+if [ ! -f "$vars" ] || [ ! -x "$built" ]; then
+    echo "1..0 # SKIP $vars or $built not built (make all)"
     exit 0
 fi
 echo "1..7"
@@ -36,7 +37,7 @@ cp -R "$root/bench" "$tmp/tree/"
 block "suite file" >"$tmp/tree/$new"
 block row >"$tmp/row"
 awk -v row="$(cat "$tmp/row")" '/^  \/\* end of the table \*\/$/ { print row; added = 1 } { print }
-    END { exit added ? 0 : 1 }' "$root/bench/suites.h" >"$tmp/tree/bench/suites.h"
+    END { exit added ? 0 : 1 }' "$root/bench/suites/suites.h" >"$tmp/tree/bench/suites/suites.h"
 rc=$?
 if [ "$rc" = 0 ] && [ -s "$tmp/tree/$new" ] && grep -q "ROW(attr," "$tmp/row"; then
     ok "the guide's suite file and row go into a copy of bench/"
@@ -57,18 +58,18 @@ esac
 # with its other objects.
 printf '%s\n' \
     "include $vars" \
-    "\$(OUT)/devharness-bench: \$(OUT)/suites.o \$(OUT)/attr.o" \
+    "\$(OUT)/devharness: \$(OUT)/suites.o \$(OUT)/attr.o" \
     "	\$(CXX) \$(LINK_FLAGS) -o \$@ \$^ \$(LINK_OBJS) \$(LINK_LIBS)" \
-    "\$(OUT)/suites.o: \$(TREE)/bench/suites.c \$(TREE)/bench/suites.h" \
+    "\$(OUT)/suites.o: \$(TREE)/bench/suites/suites.c \$(TREE)/bench/suites/suites.h" \
     "	\$(CC) -I\$(TREE) \$(COMPILE_FLAGS) -c \$< -o \$@" \
-    "\$(OUT)/attr.o: \$(TREE)/bench/suites/attr.c \$(TREE)/bench/suites.h" \
+    "\$(OUT)/attr.o: \$(TREE)/bench/suites/attr.c \$(TREE)/bench/suites/suites.h" \
     "	\$(CC) -I\$(TREE) \$(COMPILE_FLAGS) -c \$< -o \$@" >"$tmp/build.mk"
-dh=$tmp/out/devharness-bench
+dh=$tmp/out/devharness
 if (cd "$root" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -s --no-print-directory \
         -f "$tmp/build.mk" TREE="$tmp/tree" OUT="$tmp/out" "$dh") >"$tmp/build.log" 2>&1; then
-    ok "the copy builds: bench/suites.c with the new row, and the new file"
+    ok "the copy builds: bench/suites/suites.c with the new row, and the new file"
 else
-    notok "the copy builds: bench/suites.c with the new row, and the new file" "$(tail -n 15 "$tmp/build.log")"
+    notok "the copy builds: bench/suites/suites.c with the new row, and the new file" "$(tail -n 15 "$tmp/build.log")"
     for t in "--help" "--suite error" "benchmark list" "run"; do notok "$t (not built)"; done
     exit 0
 fi
@@ -79,7 +80,7 @@ fi
 check "--help lists attr after the suites already there" "$(grep -c 'call,alloc,copy,sync,launch,matrix,module,attr (default: all but' "$tmp/help.txt")" 1
 "$dh" bench --suite nosuch >/dev/null 2>"$tmp/err.txt"
 rc=$?
-"$b/bin/devharness-bench" bench --suite attr >/dev/null 2>"$tmp/err0.txt"
+"$built" bench --suite attr >/dev/null 2>"$tmp/err0.txt"
 rc0=$?
 check "--suite nosuch names attr among the known suites; the build's binary rejects --suite attr" \
     "$rc $(cat "$tmp/err.txt") | $rc0" \

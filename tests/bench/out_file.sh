@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/bench/out_file.sh — `bench --out FILE` is complete or absent (bench/out_file.c):
+# tests/bench/out_file.sh — `bench --out FILE` is complete or absent (bench/report/out_file.c):
 # an --out in a folder that does not exist is refused before anything runs (exit 2,
 # one line naming it); on a full disk (a private tmpfs of 4, 12 and 40 KiB, mounted
 # through `unshare -m`, or `unshare -rm` when not root) bench exits 1 with one line

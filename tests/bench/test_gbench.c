@@ -1,5 +1,5 @@
 /*
- * tests/bench/test_gbench.c — the Google Benchmark C wrapper (bench/gbench.h) works:
+ * tests/bench/test_gbench.c — the Google Benchmark C wrapper (bench/measure/gbench.h) works:
  * registered C functions run with their user data and arguments, counters, bytes,
  * labels, manual time, pause/resume, fixed iterations, repetitions, errors and custom
  * context all reach Google Benchmark's JSON output and the result callback.
@@ -20,7 +20,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "../../bench/gbench.h"
+#include "bench/measure/gbench.h"
 
 static char g_console[1 << 16]; /* the console report of the run in setup */
 
@@ -176,7 +176,7 @@ static int setup(void** state) {
   return g_json ? 0 : -1;
 }
 
-/* The console report of the C wrapper's reporter (bench/gbench.cc): the context header
+/* The console report of the C wrapper's reporter (bench/measure/gbench.cc): the context header
  * on the output stream (bench.txt in `devharness run`), Debian's DEBUG notice explained,
  * a run stopped with dh_gb_skip_with_error said as "not measured: reason". */
 static void test_console_report(void** state) {

@@ -1,5 +1,5 @@
 /*
- * tests/bench/test_summary.c — the harness/raw table of bench/summary.c calls a ratio
+ * tests/bench/test_summary.c — the harness/raw table of bench/report/summary.c calls a ratio
  * under 0.95 a twin defect only when the repetitions show it (docs/benchmarks.md
  * "Summary"): at least 3 runs of each side and every harness run faster than every twin
  * run. Results are fed as Google Benchmark would report them (dh_bench_on_result) and
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "bench/summary.h"
+#include "bench/report/summary.h"
 
 /* Feeds runs of name with the given times (ns), then one "median" aggregate. */
 static void feed(const char* name, const double* ns, size_t n) {

@@ -32,7 +32,7 @@ MACHINE_CONTEXT = {
     "devharness.helper_threads", "devharness.pinning", "devharness.buffers",
     "devharness.driver_threads", "ceiling.host_link",
 }
-# context keys of the measurement health (bench/health.h): load, clocks, the noisy verdict
+# context keys of the measurement health (machine/health.h): load, clocks, the noisy verdict
 MACHINE_PREFIXES = ("devharness.health.",)
 GPU_HEALTH_KEY = re.compile(r"devharness\.health\.(before|after)\.gpu[0-9]+$")  # one per NVIDIA GPU
 # benchmark fields that describe what ran (kept); every other field is a measurement

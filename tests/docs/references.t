@@ -12,7 +12,7 @@ file:
    team's reference/ folder (no such folder here), or an issue number
    ("issue #N", "#N" not part of an HTML entity "&#N;" or a word).
 2. Every repository-relative path (a word starting docs/ include/ runtime/ backends/
-   conformance/ tests/ bench/ cli/ ci/ targets/, not preceded by a path character,
+   conformance/ tests/ bench/ machine/ cli/ ci/ targets/, not preceded by a path character,
    with an optional :line or :line-line) exists, and the line is within the file.
    The rule that keeps false positives out — not checked are: a path with a
    placeholder (< * $ { % or "...", also right after it: faulty_$(1).c) naming a
@@ -32,8 +32,8 @@ import sys
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 SKIP_DIRS = ("tests/fuzz/corpus/", "tests/fuzz/regressions/", "tests/docs/references.t")
-TOPS = ("docs", "include", "runtime", "backends", "conformance", "tests", "bench", "cli",
-        "ci", "targets")
+TOPS = ("docs", "include", "runtime", "backends", "conformance", "tests", "bench", "machine",
+        "cli", "ci", "targets")
 FORBIDDEN = re.compile(r"FACTS\.md|SPEC\.md|\.\./shared|(?<![\w./-])reference/|\bissues? #\d+|"
                        r"(?<![&\w])#\d+\b")
 PATH = re.compile(r"(?<![\w./~-])((?:%s)/[\w./<>*${}%%-]*[\w>*}])(?::(\d+)(?:-(\d+))?)?"

@@ -1,0 +1,53 @@
+"""bench/scripts/charts.py — what plot.py and matrix_heatmap.py share: a run read as
+medians over its repetitions, matplotlib without a display, and size labels."""
+import statistics
+import sys
+
+from benchjson import load
+from dh_args import parse
+
+
+def read_run(path, prog):
+    """The run in `path` as (times, rates, context): {run name: median real time in ns},
+    {run name: median bytes_per_second} over its measured repetitions, and its context
+    (benchjson.load, not strict: a chart draws what it can read); None after one line
+    "<prog>: <path>: <why>" on stderr when the file cannot be read."""
+    try:
+        times, rates, ctx = load(path, strict=False)
+    except ValueError as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return None
+    return ({k: statistics.median(v) for k, v in times.items()},
+            {k: statistics.median(v) for k, v in rates.items()}, ctx)
+
+
+def parse_run(ap, argv, prog):
+    """argv parsed by ap (dh_args.parse, which needs a positional `results`) and the run
+    it names (read_run): (arguments, (times, rates, context)), or (None, exit status)
+    after --help (0) or one line on stderr (2: a usage error, an unreadable run)."""
+    a, status = parse(ap, argv)
+    if a is None:
+        return None, status
+    run = read_run(a.results, prog)
+    return (a, run) if run is not None else (None, 2)
+
+
+def pyplot(prog):
+    """matplotlib.pyplot on the Agg backend (files only, no display), or None after
+    "<prog>: python3-matplotlib is needed" on stderr."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print(f"{prog}: python3-matplotlib is needed", file=sys.stderr)
+        return None
+    return plt
+
+
+def size_label(n):
+    """n bytes as "4 B", "64 KiB", "1 MiB", "1.5 GiB"."""
+    for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= f:
+            return f"{n / f:g} {unit}"
+    return f"{n} B"
