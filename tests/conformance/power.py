@@ -9,6 +9,11 @@ it catches; a clause nothing catches says why (NOTES below).
   power.py --write   regenerates conformance/clauses/power.c from those inputs (then rebuild
                      and regenerate docs/conformance.md with
                      `devharness conformance --list --format markdown`)
+  power.py --probe CLAUSE
+                     runs CLAUSE alone against every faulty backend built (listed in
+                     faulty.t FAULTS or not) and says which fail it, and which FAULTS
+                     entries disagree (docs/adding-a-clause.md §3; `make power CLAUSE=id`
+                     runs this, --write, the build and the docs in that order)
   power.py           (default, run by `make test`) prints TAP: every clause of the
                      catalogue is in conformance/clauses/power.c, its faulty-backend column
                      matches faulty.t, every mutant it names exists in mutate.py, and a
@@ -23,6 +28,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 POWER_C = os.path.join(ROOT, "conformance", "clauses", "power.c")
+# One row of power.c: clause, faulty backends, mutants, note.
+ROW = re.compile(r'^    \{"([^"]+)", "([^"]*)", "([^"]*)", "((?:[^"\\]|\\.)*)"\},$', re.M)
 
 # Why a clause has no faulty backend or mutant that fails it.
 CORE = ("checked by the core before any backend is called (runtime/device_api.c), so no "
@@ -72,15 +79,40 @@ def mutants():
     return set(re.findall(r'^    \("([a-z0-9_]+)", [A-Z],', src, re.M))
 
 
+def table_mutants():
+    """mutant -> clauses it fails, as conformance/clauses/power.c records them now."""
+    out = {}
+    for clause, _, mcol, _ in ROW.findall(open(POWER_C).read()):
+        for n in (x.replace(" (only)", "") for x in mcol.split(", ") if x):
+            out.setdefault(n, []).append(clause)
+    return out
+
+
 def mutant_results():
+    """clause -> [(mutant, n_clauses)] of the caught mutants. A mutant the results do not
+    name (no `make mutate` yet, a partial run, MUTATE_RESULTS=/dev/null) keeps the clauses
+    power.c gives it now, so --write never drops a column it has no results for."""
+    explicit = "MUTATE_RESULTS" in os.environ
     path = os.environ.get("MUTATE_RESULTS", os.path.join(os.environ.get("BUILD", "build"),
                                                          "mutate-results.tsv"))
+    caught, seen = {}, set()
+    if os.path.exists(path):
+        for num, line in enumerate(open(path), 1):
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) != 3:
+                sys.exit("power.py: %s:%d: expected 'mutant<TAB>status<TAB>clauses'" % (path, num))
+            name, status, clauses = parts
+            seen.add(name)
+            if status == "caught":
+                caught[name] = [c for c in clauses.split(",") if c]
+    elif explicit:
+        sys.exit("power.py: MUTATE_RESULTS=%s: no such file" % path)
+    kept = {n: cls for n, cls in table_mutants().items() if n not in seen}
+    if kept:
+        print("power.py: %d mutant(s) have no result in %s (run `make mutate` to refresh them): "
+              "their column is kept from %s" % (len(kept), path, os.path.relpath(POWER_C, ROOT)))
     out = {}
-    for line in open(path):
-        name, status, clauses = line.rstrip("\n").split("\t")
-        if status != "caught":
-            continue
-        cls = [c for c in clauses.split(",") if c]
+    for name, cls in list(caught.items()) + list(kept.items()):
         for c in cls:
             out.setdefault(c, []).append((name, len(cls)))
     return out
@@ -136,8 +168,7 @@ def check():
         return 0
     print("1..4")
     ids = catalogue()
-    rows = re.findall(r'^    \{"([^"]+)", "([^"]*)", "([^"]*)", "((?:[^"\\]|\\.)*)"\},$',
-                      open(POWER_C).read(), re.M)
+    rows = ROW.findall(open(POWER_C).read())
     got = [r[0] for r in rows]
     ok(got == ids, "conformance/clauses/power.c has one row per clause, in catalogue order",
        "missing: %s\nextra: %s\nregenerate: tests/conformance/power.py --write" %
@@ -154,7 +185,67 @@ def check():
     return 0
 
 
+def probe(clause):
+    """Runs one clause on every faulty backend; prints who fails it; 0 when that agrees
+    with faulty.t FAULTS, 1 when an entry must change, 2 on bad input."""
+    dh = os.environ.get("DEVHARNESS", "")
+    if clause not in catalogue():
+        print("power.py: --probe: no clause %r in `devharness conformance --list`" % clause)
+        return 2
+    folder = os.path.join(os.environ.get("BUILD", "build"), "tests", "conformance")
+    mk = open(os.path.join(HERE, "tests.mk")).read()
+    apart = set(re.search(r"^CONF_REPORT_FAULTS := (.*)$", mk, re.M).group(1).split())
+    built = sorted(f[len("libdevharness_faulty_"):-3] for f in os.listdir(folder)
+                   if f.startswith("libdevharness_faulty_") and f.endswith(".so"))
+    names = [f for f in built if f not in apart]
+    if not names:
+        print("power.py: no faulty backend in %s: run `make conformance-faulty` first" % folder)
+        return 2
+
+    def one(fault):
+        lib = os.path.join(folder, "libdevharness_faulty_%s.so" % fault)
+        p = subprocess.run([dh, "conformance", "--plugin", lib, "--timeout", "3", "--filter", clause,
+                            "--device", "faulty_%s:0" % fault], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True, timeout=120)
+        return fault, re.search(r"^    not ok \d+ - %s\b" % re.escape(clause), p.stdout, re.M) is not None
+
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=int(os.environ.get("DH_FAULTY_JOBS", "2"))) as ex:
+        failing = sorted(f for f, bad in ex.map(one, names) if bad)
+    want = {name[len("faulty_"):] for name, _ in faults().get(clause, [])}
+    print("%s: %d of %d faulty backends fail it: %s" % (clause, len(failing), len(names),
+                                                         ", ".join(failing) or "none"))
+    fa_src = open(os.path.join(HERE, "faulty.t")).read()
+    ns = {}
+    start = fa_src.index("FAULTS = {")
+    exec(fa_src[start:fa_src.index("\n}\n", start) + 3], ns)
+    todo = []
+    for f in failing:
+        if f not in ns["FAULTS"]:
+            print("  note: faulty_%s fails it and is not in FAULTS (tested elsewhere, e.g. a backend "
+                  "whose init fails; if it is your new one, add %r: (%r, \"<text of its failure>\"))"
+                  % (f, f, clause))
+        elif f not in want:
+            todo.append("FAULTS[%r]: add %r to its clauses (it fails this clause too)" % (f, clause))
+    for f in sorted(want - set(failing)):
+        todo.append("FAULTS[%r] names %s, which it does not fail" % (f, clause))
+    if not failing:
+        todo.append("no faulty backend fails %s: write tests/conformance/faulty_<x>.c (docs/adding-a-clause.md §3)"
+                    % clause)
+    for t in todo:
+        print("  to do: " + t)
+    if not todo:
+        print("  faulty.t FAULTS agrees; next: power.py --write")
+    return 1 if todo else 0
+
+
 if __name__ == "__main__":
+    if "--probe" in sys.argv:
+        i = sys.argv.index("--probe")
+        if i + 1 >= len(sys.argv):
+            print("power.py: --probe needs a clause id")
+            sys.exit(2)
+        sys.exit(probe(sys.argv[i + 1]))
     if "--write" in sys.argv:
         write()
     else:
