@@ -291,16 +291,55 @@ static void unknown_kind_kind(dh_conf_ctx_t* c) {
   CHECK_ERR(dh_device_get_attr(c->dev, (dh_attr_kind_t)DH_ATTR_KIND_COUNT, &v), DH_KIND_VALUE_ERROR);
 }
 
+/* The attributes a device has from its hardware, not from its use: attr.stable and
+ * attr.stable_with_streams read them (kAvailableGlobalMemory moves with use). */
+static const int static_kinds[] = {DH_ATTR_EXIST, DH_ATTR_MAX_THREADS_PER_BLOCK, DH_ATTR_WARP_SIZE,
+                                   DH_ATTR_DEVICE_NAME, DH_ATTR_MULTI_PROCESSOR_COUNT,
+                                   DH_ATTR_MAX_THREAD_DIMENSIONS, DH_ATTR_TOTAL_GLOBAL_MEMORY};
+#define N_STATIC_KINDS (sizeof static_kinds / sizeof static_kinds[0])
+
 static void stable(dh_conf_ctx_t* c) {
-  int kinds[] = {DH_ATTR_EXIST, DH_ATTR_MAX_THREADS_PER_BLOCK, DH_ATTR_WARP_SIZE,
-                 DH_ATTR_DEVICE_NAME, DH_ATTR_MULTI_PROCESSOR_COUNT,
-                 DH_ATTR_MAX_THREAD_DIMENSIONS, DH_ATTR_TOTAL_GLOBAL_MEMORY};
-  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+  for (size_t i = 0; i < N_STATIC_KINDS; i++) {
     dh_any_t a, b;
-    GET_ATTR(kinds[i], &a);
-    GET_ATTR(kinds[i], &b);
-    CHECK(dh_any_equal(&a, &b), "attribute kind %d changed between two reads", kinds[i]);
+    GET_ATTR(static_kinds[i], &a);
+    GET_ATTR(static_kinds[i], &b);
+    CHECK(dh_any_equal(&a, &b), "attribute kind %d changed between two reads", static_kinds[i]);
   }
+}
+
+/* The static attributes read before, while and after SWS_N streams are live give one
+ * answer: a device's hardware does not change as a caller creates queues (TVM's callers,
+ * e.g. the graph executor's schedule, read kMaxThreadsPerBlock and
+ * kMultiProcessorCount once and keep them). */
+#define SWS_N 4
+typedef struct {
+  dh_stream_t s[SWS_N];
+  int n;
+} sws_t;
+static void sws_release(dh_conf_ctx_t* c, sws_t* st) {
+  for (int i = st->n - 1; i >= 0; i--)
+    if (dh_device_free_stream(c->dev, st->s[i]) != 0 && c->status == DC_PASS)
+      dc_fail_call(c, __FILE__, __LINE__, "free_stream");
+  st->n = 0;
+}
+static void sws_compare(dh_conf_ctx_t* c, const dh_any_t* before, const char* when) {
+  for (size_t i = 0; i < N_STATIC_KINDS; i++) {
+    dh_any_t v;
+    GET_ATTR(static_kinds[i], &v);
+    CHECK(dh_any_equal(&before[i], &v), "attribute kind %d changed %s", static_kinds[i], when);
+  }
+}
+DC_WITH_STATE(stable_with_streams, sws_t, st, sws_release) {
+  dh_any_t before[N_STATIC_KINDS];
+  for (size_t i = 0; i < N_STATIC_KINDS; i++) GET_ATTR(static_kinds[i], &before[i]);
+  for (st->n = 0; st->n < SWS_N;) {
+    TRY(dc_stream_create(c, &st->s[st->n]));
+    st->n++;
+  }
+  TRY(sws_compare(c, before, "while 4 streams were live"));
+  sws_release(c, st);
+  if (c->status) return;
+  sws_compare(c, before, "after 4 streams were created and freed");
 }
 
 static void positive_ints(dh_conf_ctx_t* c) {
@@ -399,6 +438,9 @@ const dh_clause_t dc_attr_clauses[] = {
      "devharness backend.h get_attr", 0, unknown_kind_kind, NULL, DC_PROFILE_STRICT},
     {"attr.stable", "static attributes read twice give the same value", DC_SHOULD,
      "devharness backend.h get_attr", 0, stable, NULL, DC_PROFILE_STRICT},
+    {"attr.stable_with_streams", "static attributes keep their values while streams are live and after they are freed",
+     DC_SHOULD, "devharness backend.h get_attr; TVM 0.27 include/tvm/runtime/device_api.h GetAttr (device properties)",
+     0, stable_with_streams, NULL, DC_PROFILE_STRICT},
     {"attr.available_per_device", "an allocation on this device does not lower another device's "
      "kAvailableGlobalMemory", DC_SHOULD, "devharness backend.h get_attr (attributes of the device "
      "given)", DC_NEED_TWO_DEVICES | DC_RUN_ALONE, available_per_device, NULL, DC_PROFILE_STRICT},

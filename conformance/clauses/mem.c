@@ -806,6 +806,34 @@ static void workspaces_distinct(dh_conf_ctx_t* c) {
   wsd_free(c, w);
 }
 
+/* Live workspaces never share storage when the sizes asked repeat in another order: a
+ * pool that serves requests from the blocks it keeps (TVM 0.27 src/runtime/
+ * workspace_pool.cc reuses freed blocks by size) is filled by WSD_N requests with
+ * repeated sizes, freed in stack order, then asked for the same sizes permuted; every
+ * live workspace has its own handle and keeps its own bytes. */
+static void workspaces_reordered(dh_conf_ctx_t* c) {
+  void* w[WSD_N] = {0};
+  uint8_t want[8192], got[8192];
+  static const size_t first[WSD_N] = {1024, 4096, 1024, 2048, 4096, 8192, 2048, 1024};
+  static const size_t then[WSD_N] = {4096, 1024, 8192, 1024, 2048, 1024, 4096, 2048};
+  wsd_alloc(c, w, first);
+  wsd_free(c, w);
+  if (c->status == DC_PASS) wsd_alloc(c, w, then);
+  for (int i = 0; i < WSD_N && c->status == DC_PASS; i++) {
+    dc_pattern(want, then[i], 900u + (uint32_t)i * 29u);
+    dc_upload(c, __LINE__, w[i], 0, want, then[i]);
+  }
+  for (int i = 0; i < WSD_N && c->status == DC_PASS; i++) {
+    dc_download(c, __LINE__, w[i], 0, got, then[i]);
+    if (c->status) break;
+    dc_pattern(want, then[i], 900u + (uint32_t)i * 29u);
+    dc_check_bytesf(c, __FILE__, __LINE__, got, want, then[i], 0,
+                    "live workspace %d of %d (%zu bytes, sizes asked again in another order; "
+                    "overwritten by another?)", i, WSD_N, then[i]);
+  }
+  wsd_free(c, w);
+}
+
 /* Workspaces of threads running at once do not overlap: TVM's AllocWorkspace doc says a
  * workspace "should not overlap between different threads (i.e. be threadlocal)"
  * (apache/tvm 0.27 include/tvm/runtime/device_api.h:250-266). WT_THREADS threads each
@@ -1008,6 +1036,10 @@ const dh_clause_t dc_mem_clauses[] = {
     {"mem.workspaces_distinct", "8 live workspaces have distinct handles and keep distinct bytes",
      DC_MUST, "devharness backend.h alloc_workspace; apache/tvm 0.27 "
      "src/runtime/workspace_pool.cc:46-85 (Alloc takes a block off the free list into allocated_)", 0, workspaces_distinct, NULL, DC_PROFILE_STRICT},
+    {"mem.workspaces_reordered", "8 live workspaces keep distinct handles and bytes when the sizes "
+     "asked repeat in another order", DC_MUST, "devharness backend.h alloc_workspace; apache/tvm 0.27 "
+     "src/runtime/workspace_pool.cc:46-85 (a freed block is reused for any request it fits)", 0,
+     workspaces_reordered, NULL, DC_PROFILE_STRICT},
     {"mem.workspace_threads", "workspaces held at once by 4 threads (2 each) keep distinct bytes",
      DC_MUST, "apache/tvm 0.27 include/tvm/runtime/device_api.h:250-266 AllocWorkspace (\"Workspace "
      "should not overlap between different threads\")", 0, workspace_threads, NULL, DC_PROFILE_TVM},

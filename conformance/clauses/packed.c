@@ -370,6 +370,49 @@ static void fill_shapes_body(dh_conf_ctx_t* c, uint8_t** h, void** d) {
               "at 3200", h[1], h[0], FN, 0);
 }
 
+/* fill refuses a tensor that is not contiguous with ValueError (backend.h "fill": "dst
+ * must be contiguous ... else ValueError") and writes nothing; the same shape with
+ * explicit row-major strides (DLPack >= 1.2 callers always pass strides) is contiguous
+ * and filled. In one 4096-byte buffer of sentinel: a uint32 [8][16] view with a row
+ * pitch of 32 elements at byte_offset 0, its transpose [16][8] with strides [1, 16], and
+ * a uint32 [8][16] with strides [16, 1] at byte_offset 2048. */
+static int fill_2d(dh_conf_ctx_t* c, void* d, size_t off, int64_t rows, int64_t cols,
+                   int64_t s0, int64_t s1, uint32_t value) {
+  int64_t shape[2] = {rows, cols}, strides[2] = {s0, s1};
+  DLTensor t;
+  memset(&t, 0, sizeof t);
+  t.data = d;
+  t.device = c->dev;
+  t.ndim = 2;
+  t.dtype = (DLDataType){kDLUInt, 32, 1};
+  t.shape = shape;
+  t.strides = strides;
+  t.byte_offset = off;
+  dh_any_t args[2] = {dh_any_tensor(&t), dh_any_int((int64_t)value)}, rv;
+  return dh_device_call(c->dev, DH_FUNC_FILL, args, 2, &rv);
+}
+
+static void fill_strided_body(dh_conf_ctx_t* c, uint8_t** h, void** d) {
+  if (!(h[0] = dc_host_alloc(c, FN)) || !(h[1] = dc_host_alloc(c, FN))) return;
+  if (!(d[0] = dc_dev_alloc(c, FN))) return;
+  dc_sentinel(h[0], FN);
+  DC_UPLOAD(d[0], 0, h[0], FN);
+  if (!dc_expect_error(c, __FILE__, __LINE__, "fill(uint32 [8][16], strides [32, 1]: rows 32 apart)",
+                       fill_2d(c, d[0], 0, 8, 16, 32, 1, 0x5a5a5a5au), DH_KIND_VALUE_ERROR) ||
+      !dc_expect_error(c, __FILE__, __LINE__, "fill(uint32 [16][8], strides [1, 16]: a transpose)",
+                       fill_2d(c, d[0], 0, 16, 8, 1, 16, 0x5a5a5a5au), DH_KIND_VALUE_ERROR))
+    return;
+  if (fill_2d(c, d[0], 2048, 8, 16, 16, 1, 0x0badf00du) != 0) {
+    dc_fail_call(c, __FILE__, __LINE__, "fill(uint32 [8][16], strides [16, 1], byte_offset 2048)");
+    return;
+  }
+  DC_SYNC(NULL);
+  DC_DOWNLOAD(d[0], 0, h[1], FN);
+  words(h[0] + 2048, 512, 0x0badf00du);
+  CHECK_BYTES("buffer after two refused strided fills and one of [8][16] with row-major strides "
+              "at 2048", h[1], h[0], FN, 0);
+}
+
 typedef void (*body_fn)(dh_conf_ctx_t*, uint8_t**, void**);
 static void with_bufs(dh_conf_ctx_t* c, body_fn body, int has_stream) {
   uint8_t* h[3] = {0};
@@ -388,6 +431,7 @@ static void fill_offset(dh_conf_ctx_t* c) { with_bufs(c, fill_offset_body, 0); }
 static void fill_bad(dh_conf_ctx_t* c) { with_bufs(c, fill_bad_body, 0); }
 static void fill_in_order(dh_conf_ctx_t* c) { with_bufs(c, fill_in_order_body, 1); }
 static void fill_shapes(dh_conf_ctx_t* c) { with_bufs(c, fill_shapes_body, 0); }
+static void fill_strided(dh_conf_ctx_t* c) { with_bufs(c, fill_strided_body, 0); }
 
 /* The backend's optional "trap" (devharness backend.h DH_FUNC_TRAP): a kernel that fails
  * on the device, on the default stream between an upload and a download. The failure is
@@ -488,6 +532,10 @@ const dh_clause_t dc_packed_clauses[] = {
      "(bits x lanes), at byte_offset", DC_MUST,
      "devharness backend.h fill (\"nbytes(dst)\"); dmlc/dlpack v1.3 dlpack.h DLTensor (size = "
      "product of shape x bits x lanes / 8)", DC_NEED_FUNCTIONS, fill_shapes, NULL, DC_PROFILE_STRICT},
+    {"packed.fill_strided", "fill refuses a non-contiguous tensor with ValueError and writes nothing; "
+     "row-major strides are contiguous", DC_MUST, "devharness backend.h fill (\"dst must be contiguous ... "
+     "else ValueError\"); dmlc/dlpack v1.3 dlpack.h DLTensor.strides", DC_NEED_FUNCTIONS, fill_strided,
+     NULL, DC_PROFILE_STRICT},
     {"packed.device_failure", "a kernel that fails on the device (trap) is reported with a message; "
      "work queued before it lands and the stream works after the report", DC_MUST,
      "IREE HAL CTS cts/core/semaphore_test.cc (Failure, "

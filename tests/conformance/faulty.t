@@ -73,7 +73,7 @@ FAULTS = {
     "raisemsg": ("packed.raise_message", "the error message was not carried to the caller"),
     "stickyerr": ("packed.error_then_success", "left over from the previous call"),
     # clauses that had no faulty backend
-    "wsnull": (("mem.workspace", "mem.workspace_threads", "mem.workspaces_distinct"),
+    "wsnull": (("mem.workspace", "mem.workspace_threads", "mem.workspaces_distinct", "mem.workspaces_reordered"),
                "alloc_workspace(8192) returned a NULL handle"),
     "devsmall": ("device.each_id_works", "round trip on device id 1: byte 0"),
     "unavail": ("device.init_twice", "a backend with a device reports unavailable"),
@@ -94,7 +94,7 @@ FAULTS = {
     "warpzero": ("attr.positive_ints", "attribute kind 2 is not positive"),
     "availabove": ("attr.available_le_total", "kAvailableGlobalMemory out of range"),
     "availfixed": ("attr.available_drops", "kAvailableGlobalMemory dropped by 0 bytes"),
-    "unstable": ("attr.stable", "attribute kind 5 changed between two reads"),
+    "unstable": (("attr.stable", "attr.stable_with_streams"), "attribute kind 5 changed between two reads"),
     "kindindex": ("attr.unknown_kind_kind", "failed with the wrong error kind"),
     "idvalue": ("attr.invalid_id_kind", "failed with the wrong error kind"),
     "limit48": ("mem.size_64mib", "alloc_data_space(67108864 bytes) failed"),
@@ -104,7 +104,7 @@ FAULTS = {
     "getnull": (("stream.env_copies", "stream.env_kernels", "stream.set_get"), "get_current_stream after set_stream"),
     "alldevices": ("stream.per_device", "device id 1 sees"),
     "nooparg": ("packed.noop_type_error", "dh_device_call(c->dev, DH_FUNC_NOOP, NULL, 0, &rv) should fail"),
-    "filloffset": (("packed.fill_offset", "packed.fill_shapes"), "device buffer after fill of [64, 1088)"),
+    "filloffset": (("packed.fill_offset", "packed.fill_shapes", "packed.fill_strided"), "device buffer after fill of [64, 1088)"),
     "fillround": ("packed.fill_bad_args", "dh_device_call(c->dev, DH_FUNC_FILL, args, 2, &rv) should fail"),
     "bigsrcoff": ("copy.src_offsets", "H2D from host byte_offset 4095"),
     "d2dbigoff": (("copy.d2d_offsets", "copy.same_buffer"), "D2D byte_offset 0 -> 4095 (777 bytes)"),
@@ -123,7 +123,7 @@ FAULTS = {
     "rangewrap": ("mem.range_overflow", "D2H from device byte_offset 18446744073709551600"),
     "streamleak": ("mem.cycles_no_leak", "thread count grew in both halves of 200 stream create/use/free"),
     # its one cached block is also every thread's
-    "wsshare": (("mem.workspace_threads", "mem.workspaces_distinct"), "live workspaces 0 and 1 share handle"),
+    "wsshare": (("mem.workspace_threads", "mem.workspaces_distinct", "mem.workspaces_reordered"), "live workspaces 0 and 1 share handle"),
     # past the list (docs/conformance.md "What else a backend could get wrong")
     "freeinterior": ("mem.free_interior", "free_data_space of an interior handle (a live handle + 64) succeeded"),
     "hostshare": ("mem.host_distinct", "live alloc_host block 0 of 8 (overwritten through another?)"),
@@ -143,7 +143,7 @@ FAULTS = {
     "syncnull": ("stream.sync_from_to_default", "after sync_stream_from_to(s, NULL)"),
     "h2deager": ("copy.h2d_in_order", "the H2D landed before the queued D2D?"),
     "evfirst": ("event.rerecord", "before the second record of the end event"),
-    "fill1d": ("packed.fill_shapes", "buffer after fill of float32 [8][33] at 64"),
+    "fill1d": (("packed.fill_shapes", "packed.fill_strided"), "buffer after fill of float32 [8][33] at 64"),
     "samebuf": ("copy.same_buffer", "buffer after D2D within it, byte_offset 0 -> 8192"),
     # TVM's AllocWorkspace doc: workspaces of different threads do not overlap
     "wsdepth": ("mem.workspace_threads", "live workspace 0 after 4 threads wrote theirs"),
@@ -151,6 +151,10 @@ FAULTS = {
     "cpualign": ("mem.alignment", "alloc_data_space(alignment 256) returned a misaligned address"),
     "cpudefalign": ("mem.default_alignment", "alloc_data_space(alignment 1) is not kAllocAlignment"),
     "cpuhandle": (("cap.host_pointer", "mem.size_overflow"), "bytes read through the handle as a host address"),
+    # the three classes a hidden set of faulty sims slipped through (issue 40)
+    "fillstrided": ("packed.fill_strided", "fill(uint32 [8][16], strides [32, 1]: rows 32 apart) failed with the wrong error kind"),
+    "attrdrift": ("attr.stable_with_streams", "attribute kind 7 changed while 4 streams were live"),
+    "wsorder": ("mem.workspaces_reordered", "live workspaces 0 and 1 share handle"),
 }
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
