@@ -5,8 +5,11 @@
 # conformance/; the copy's device.c is compiled with this build's flags
 # ($BUILD/tests/conformance/new_code.vars.mk, from tests/conformance/tests.mk) and
 # linked with the build's other objects into a devharness, which must list the new
-# clause, run it on sim:0 and report it in TAP, JUnit and the summary JSON. Seconds:
-# one compile, one link. Prints TAP.
+# clause, run it on sim:0 and report it in TAP, JUnit and the summary JSON. Then the
+# proof of power of §3: the page's faulty backend is built with the sim core, fails
+# exactly the clauses of the page's FAULTS line, and power.py --probe / --write on a
+# copy of tests/conformance agree and add exactly the clause's row. Seconds: two
+# compiles, two links, one conformance run per faulty backend. Prints TAP.
 set -u
 BUILD=${BUILD:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,7 +22,7 @@ if [ ! -f "$vars" ] || [ ! -x "$b/bin/devharness" ]; then
     echo "1..0 # SKIP $vars or $b/bin/devharness not built (make all)"
     exit 0
 fi
-echo "1..6"
+echo "1..10"
 tmp=$(mktemp -d /tmp/dh_new_clause.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 mark_prefix=new_clause.sh
@@ -58,7 +61,7 @@ if (cd "$root" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -s --no-
     ok "the copy builds: $file with the new clause"
 else
     notok "the copy builds: $file with the new clause" "$(tail -n 15 "$tmp/build.log")"
-    for t in "--list" "run" "JUnit" "summary"; do notok "$t (not built)"; done
+    for t in "--list" "run" "JUnit" "summary" "faulty" "its clauses" "probe" "write"; do notok "$t (not built)"; done
     exit 0
 fi
 export DEVHARNESS_PLUGIN_PATH=$b/lib/devharness
@@ -84,3 +87,61 @@ print(d["clauses"], d["devices"][0]["pass"], d["exit_code"])
 PY
 )
 check "the summary JSON counts it: 1 clause, 1 pass, exit_code 0" "$got" "1 1 0"
+
+# 7: §3's faulty backend, with its name in CONF_FAULTS, builds as tests.mk builds them:
+# the sim core objects plus the file.
+fault=$(block CONF_FAULTS)
+mkdir -p "$tmp/tree/tests/conformance" "$tmp/build/tests/conformance"
+block "faulty backend" >"$tmp/tree/tests/conformance/faulty_$fault.c"
+cp "$root/tests/conformance/faulty.h" "$tmp/tree/tests/conformance/"
+lib=$tmp/build/tests/conformance/libdevharness_faulty_$fault.so
+printf '%s\n' \
+    "include $vars" \
+    "\$(OUT)/faulty.o: \$(TREE)/tests/conformance/faulty_$fault.c" \
+    "	\$(CC) -I\$(TREE) \$(COMPILE_FLAGS) -c \$< -o \$@" \
+    "$lib: \$(OUT)/faulty.o" \
+    "	\$(CC) -shared \$(LINK_FLAGS) -o \$@ \$^ \$(SIM_CORE_OBJS) \$(LINK_LIBS)" >"$tmp/faulty.mk"
+if (cd "$root" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -s --no-print-directory \
+        -f "$tmp/faulty.mk" TREE="$tmp/tree" OUT="$tmp/out" "$lib") >"$tmp/faulty.log" 2>&1; then
+    ok "the guide's faulty backend faulty_$fault builds with the sim core"
+else
+    notok "the guide's faulty backend faulty_$fault builds with the sim core" "$(tail -n 15 "$tmp/faulty.log")"
+    for t in "its clauses" "probe" "write"; do notok "$t (not built)"; done
+    exit 0
+fi
+
+# 8: it fails exactly the clauses of the page's FAULTS line, exit 1, with its text.
+block "FAULTS entry" >"$tmp/entry"
+"$dh" conformance --plugin "$lib" --device "faulty_$fault:0" --timeout 3 >"$tmp/f.tap" 2>"$tmp/f.err"
+rc=$?
+got=$(/usr/bin/python3 - "$tmp/entry" "$tmp/f.tap" "$rc" <<'PY'
+import re, sys
+d = eval("{" + open(sys.argv[1]).read() + "}")
+(fault, (clauses, text)), = d.items()
+want = sorted(clauses) if isinstance(clauses, tuple) else [clauses]
+tap = open(sys.argv[2]).read()
+bad = sorted(set(re.findall(r"^    not ok \d+ - (\S+)", tap, re.M)))
+print("ok" if bad == want and sys.argv[3] == "1" and text in tap else
+      "failed %s (FAULTS says %s), exit %s, text %r %s" % (bad, want, sys.argv[3], text,
+                                                       "found" if text in tap else "missing"))
+PY
+)
+check "faulty_$fault fails exactly the clauses of its FAULTS line, exit 1, with its text" "$got" ok
+
+# 9-10: power.py on a copy of tests/conformance with the page's FAULTS line and CONF_FAULTS
+# name, the build's faulty backends beside the new one.
+for f in power.py faulty.t tests.mk mutate.py; do cp "$root/tests/conformance/$f" "$tmp/tree/tests/conformance/"; done
+awk -v entry="$tmp/entry" '
+    /^FAULTS = \{$/ { in_f = 1 }
+    in_f && /^\}$/ { while ((getline l < entry) > 0) print l; in_f = 0 }
+    { print }' "$root/tests/conformance/faulty.t" >"$tmp/tree/tests/conformance/faulty.t"
+for l in "$b"/tests/conformance/libdevharness_faulty_*.so; do ln -s "$l" "$tmp/build/tests/conformance/"; done
+DEVHARNESS=$dh BUILD=$tmp/build /usr/bin/python3 "$tmp/tree/tests/conformance/power.py" --probe "$clause" \
+    >"$tmp/probe.txt" 2>&1
+rc=$?
+check "power.py --probe $clause: faulty_$fault fails it and FAULTS agrees (exit 0)" \
+    "$rc $(grep -c "FAULTS agrees" "$tmp/probe.txt") $(grep -c "faulty backends fail it:.*\b$fault\b" "$tmp/probe.txt")" "0 1 1"
+DEVHARNESS=$dh BUILD=$tmp/build /usr/bin/python3 "$tmp/tree/tests/conformance/power.py" --write >"$tmp/write.txt" 2>&1
+got=$(diff "$root/conformance/clauses/power.c" "$tmp/tree/conformance/clauses/power.c" | grep '^[<>]')
+check "power.py --write adds exactly the row of $clause with faulty_$fault" "$got" \
+    "> "'    {"'"$clause"'", "faulty_'"$fault"' (only)", "", ""},'

@@ -57,7 +57,7 @@ ALL_TARGETS += $(CONF_CPU_FAULTY_LIBS)
 # objects (CLI_OBJS, less the files they replace). `$` is written as `$$`.
 CONF_NEW_CODE_VARS := $(TESTDIR)/conformance/new_code.vars.mk
 dh_conf_mk_value = $(subst $$,$$$$,$(1))
-$(CONF_NEW_CODE_VARS): Makefile conformance/conformance.mk tests/conformance/tests.mk cli/cli.mk cmdline/cmdline.mk bench/bench.mk
+$(CONF_NEW_CODE_VARS): Makefile conformance/conformance.mk tests/conformance/tests.mk cli/cli.mk cmdline/cmdline.mk bench/bench.mk backends/sim/backend.mk
 	$(shell mkdir -p $(@D))$(file >$@,# $@: written by tests/conformance/tests.mk)
 	$(file >>$@,CC := $(call dh_conf_mk_value,$(CC)))
 	$(file >>$@,CXX := $(call dh_conf_mk_value,$(CXX)))
@@ -65,6 +65,7 @@ $(CONF_NEW_CODE_VARS): Makefile conformance/conformance.mk tests/conformance/tes
 	$(file >>$@,LINK_FLAGS := $(call dh_conf_mk_value,$(LDFLAGS)))
 	$(file >>$@,OBJDIR := $(abspath $(OBJDIR)))
 	$(file >>$@,LINK_OBJS := $(abspath $(CLI_OBJS) $(BASE_LIB)))
+	$(file >>$@,SIM_CORE_OBJS := $(abspath $(call obj,$(SIM_CORE_SRCS))))
 	$(file >>$@,LINK_LIBS := $(call dh_conf_mk_value,-L$(abspath $(LIBDIR)) -ldevharness -Wl$(comma)-rpath$(comma)$(abspath $(LIBDIR)) -ljansson -lhwloc $(CLI_LDLIBS)))
 ALL_TARGETS += $(CONF_NEW_CODE_VARS)
 
@@ -74,6 +75,20 @@ TEST_SCRIPTS += tests/conformance/faulty.t tests/conformance/suite.t tests/confo
     tests/conformance/consumers.t tests/conformance/run_alone.t tests/conformance/query_caps.t
 .PHONY: conformance-faulty
 conformance-faulty: $(CONF_FAULTY_LIBS)
+
+# make power CLAUSE=<id>: the proof of power of docs/adding-a-clause.md §3, in its order:
+# the faulty backends built, CLAUSE run alone on each (power.py --probe; stops when
+# faulty.t FAULTS must change), conformance/clauses/power.c regenerated (power.py
+# --write), the build redone, docs/conformance.md regenerated. Without CLAUSE: the last
+# three steps.
+.PHONY: power
+power: all conformance-faulty
+	$(if $(CLAUSE),DEVHARNESS=$(abspath $(DEVHARNESS)) BUILD=$(BUILD) $(PYTHON) tests/conformance/power.py --probe '$(CLAUSE)')
+	DEVHARNESS=$(abspath $(DEVHARNESS)) BUILD=$(BUILD) $(PYTHON) tests/conformance/power.py --write
+	$(MAKE) --no-print-directory all
+	$(DEVHARNESS) conformance --list --format markdown >docs/conformance.md.tmp
+	mv docs/conformance.md.tmp docs/conformance.md
+	@echo "power: conformance/clauses/power.c and docs/conformance.md regenerated; next: prove tests/conformance/faulty.t"
 
 # Mutation test: small faults applied to copies of the sim sources, each
 # built and run against the matching clauses 5 times; prints TAP and the score.
