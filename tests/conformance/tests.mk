@@ -86,8 +86,8 @@ power: all conformance-faulty
 	$(if $(CLAUSE),DEVHARNESS=$(abspath $(DEVHARNESS)) BUILD=$(BUILD) $(PYTHON) tests/conformance/power.py --probe '$(CLAUSE)')
 	DEVHARNESS=$(abspath $(DEVHARNESS)) BUILD=$(BUILD) $(PYTHON) tests/conformance/power.py --write
 	$(MAKE) --no-print-directory all
-	$(DEVHARNESS) conformance --list --format markdown >docs/conformance.md.tmp
-	mv docs/conformance.md.tmp docs/conformance.md
+	$(DEVHARNESS) conformance --list --format markdown >$(BUILD)/conformance.md
+	mv $(BUILD)/conformance.md docs/conformance.md
 	@echo "power: conformance/clauses/power.c and docs/conformance.md regenerated; next: prove tests/conformance/faulty.t"
 
 # Mutation test: small faults applied to copies of the sim sources, each
