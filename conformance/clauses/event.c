@@ -36,9 +36,14 @@ static int has_events(const dh_backend_t* b) {
          b->event_elapsed_ms && b->event_free;
 }
 
+/* Syncs only when the clause got as far as buffers (work may be queued): a clause that
+ * skipped before that queued nothing, and a sync of an idle stream that never returns
+ * must not turn its skip into a timeout (stream.sync_idle names that fault). */
 static void ev_free(dh_conf_ctx_t* c, ev_t* v) {
-  if (v->s) dh_device_stream_sync(c->dev, v->s);
-  dh_device_stream_sync(c->dev, NULL);
+  if (v->S || v->D || v->B) {
+    if (v->s) dh_device_stream_sync(c->dev, v->s);
+    dh_device_stream_sync(c->dev, NULL);
+  }
   for (int i = 0; i < 3; i++)
     if (v->e[i]) dh_device_event_free(c->dev, v->e[i]);
   if (v->s) dh_device_free_stream(c->dev, v->s);

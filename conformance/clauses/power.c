@@ -80,7 +80,7 @@ const dc_power_t dc_power[] = {
     {"stream.create_free_many", "faulty_streamcap (only)", "stream_free_fails", ""},
     {"stream.free_null", "faulty_streamfreenull (only)", "stream_free_null_errors (only)", ""},
     {"stream.null_stream", "", "stream_completed_early, stream_order_same_errors, stream_sync_no_wait", ""},
-    {"stream.sync_idle", "faulty_hang (only)", "", ""},
+    {"stream.sync_idle", "faulty_hang (only), faulty_idlehang (only)", "", ""},
     {"stream.in_order", "", "stream_completed_early, stream_sync_no_wait", ""},
     {"stream.sync_waits", "faulty_earlysync", "copy_ignores_stream, stream_completed_early, stream_sync_no_wait", ""},
     {"stream.sync_from_to", "faulty_nowait", "stream_completed_early, stream_order_noop, stream_order_reversed, stream_sync_no_wait", ""},

@@ -15,7 +15,7 @@ CONF_FAULTS := wrongbyte ignoreoffset hostread nowait earlysync overlap existerr
     alldevices nooparg filloffset fillround bigsrcoff d2dbigoff odd33 trapswallow trapsticky trapglobal \
     queuecap streamcap hostdstearly sizewrap rangewrap streamleak wsshare freeinterior hostshare \
     curdev availprocess envkernels envprivate envcopy freewrite \
-    syncnull h2deager evfirst fill1d samebuf wsdepth tensorlax fillstrided attrdrift wsorder
+    syncnull h2deager evfirst fill1d samebuf wsdepth tensorlax fillstrided attrdrift wsorder idlehang
 # Built the same way for other tests, not part of the proof of power (faulty.t,
 # power.py): badtext fails stream.free_null with bytes no report may pass on raw
 # (tests/conformance/consumers.t); alone detects cases running beside each other
