@@ -175,11 +175,19 @@ static void available_le_total(dh_conf_ctx_t* c) {
 
 #define AVAIL_N (16 * DC_MIB)
 
+/* kAvailableGlobalMemory into *a0, then an AVAIL_N-byte allocation into *p (NULL after a
+ * skip or failure recorded in c). */
+static void avail_then_alloc(dh_conf_ctx_t* c, dh_any_t* a0, void** p) {
+  *p = NULL;
+  GET_ATTR(DH_ATTR_AVAILABLE_GLOBAL_MEMORY, a0);
+  if (a0->type_index != DH_TYPE_INT) SKIP("kAvailableGlobalMemory not reported");
+  *p = dc_dev_alloc(c, AVAIL_N);
+}
+
 static void available_drops(dh_conf_ctx_t* c) {
   dh_any_t a0, a1;
-  GET_ATTR(DH_ATTR_AVAILABLE_GLOBAL_MEMORY, &a0);
-  if (a0.type_index != DH_TYPE_INT) SKIP("kAvailableGlobalMemory not reported");
-  void* p = dc_dev_alloc(c, AVAIL_N);
+  void* p;
+  avail_then_alloc(c, &a0, &p);
   if (!p) return;
   GET_ATTR(DH_ATTR_AVAILABLE_GLOBAL_MEMORY, &a1);
   int64_t drop = a0.v_int64 - a1.v_int64;
@@ -195,9 +203,8 @@ static void available_drops(dh_conf_ctx_t* c) {
 
 static void available_restored(dh_conf_ctx_t* c) {
   dh_any_t a0, a1;
-  GET_ATTR(DH_ATTR_AVAILABLE_GLOBAL_MEMORY, &a0);
-  if (a0.type_index != DH_TYPE_INT) SKIP("kAvailableGlobalMemory not reported");
-  void* p = dc_dev_alloc(c, AVAIL_N);
+  void* p;
+  avail_then_alloc(c, &a0, &p);
   if (!p) return;
   TRY(dc_dev_free(c, p));
   GET_ATTR(DH_ATTR_AVAILABLE_GLOBAL_MEMORY, &a1);

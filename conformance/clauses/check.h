@@ -283,6 +283,13 @@ void dc_stream_create(dh_conf_ctx_t* c, dh_stream_t* out);
 
 /* Monotonic clock in milliseconds. */
 double dc_now_ms(void);
+/* Starts n (at most DC_THREADS_MAX) threads, thread i running fn((char*)args + i *
+ * stride), and joins them all; 0. When one cannot be started: the failure recorded in c,
+ * a line on stderr naming `who`, -1 (threads already started are left to the case's
+ * timeout, as they may wait at a barrier the missing one never reaches). */
+#define DC_THREADS_MAX 64
+int dc_run_threads(dh_conf_ctx_t* c, int n, void* (*fn)(void*), void* args, size_t stride,
+                   const char* who);
 
 /*===========================================================================
  * Catalogue (one table per family, in issue order)

@@ -101,11 +101,16 @@ static int ev_elapsed(dh_conf_ctx_t* c, ev_t* v, int a, int b, double* ms) {
  * copies B -> D EV_WAITS_COPIES times, then S -> D, then records the end; right after
  * event_elapsed_ms, D is read through the default stream and must hold the new
  * pattern. (Device-side only: a staged D2H may finish its host part at stream_sync.) */
-DC_WITH_STATE(elapsed_waits, ev_t, v, ev_free) {
-  TRY(ev_setup(c, v));
+/* B <- an old pattern (seed), on a fresh allocation. */
+static void ev_old_pattern(dh_conf_ctx_t* c, ev_t* v, uint32_t seed) {
   if (!(v->B = dc_dev_alloc(c, EV_BIG))) return;
-  dc_pattern(v->got, EV_BIG, 502);
-  TRY(dc_upload(c, __LINE__, v->B, 0, v->got, EV_BIG));
+  dc_pattern(v->got, EV_BIG, seed);
+  dc_upload(c, __LINE__, v->B, 0, v->got, EV_BIG);
+}
+
+/* e0; B -> D EV_WAITS_COPIES times, then S -> D; e1; event_elapsed_ms(e0, e1); then D,
+ * read through the default stream at once, must hold S's pattern ("what" names it). */
+static void ev_overwrite_then_read(dh_conf_ctx_t* c, ev_t* v, const char* what) {
   EV_RECORD(0);
   for (int i = 0; i < EV_WAITS_COPIES; i++)
     TRY(dc_copy(c, __LINE__, v->B, c->dev, 0, v->D, c->dev, 0, EV_BIG, v->s));
@@ -115,8 +120,14 @@ DC_WITH_STATE(elapsed_waits, ev_t, v, ev_free) {
   if (ev_elapsed(c, v, 0, 1, &ms) != 0) return;
   dc_sentinel(v->got, EV_BIG);
   TRY(dc_download(c, __LINE__, v->D, 0, v->got, EV_BIG));
-  CHECK_BYTES("device buffer read right after event_elapsed_ms (written by the last D2D before the "
-              "end event)", v->got, v->want, EV_BIG, 0);
+  CHECK_BYTES(what, v->got, v->want, EV_BIG, 0);
+}
+
+DC_WITH_STATE(elapsed_waits, ev_t, v, ev_free) {
+  TRY(ev_setup(c, v));
+  TRY(ev_old_pattern(c, v, 502));
+  ev_overwrite_then_read(c, v, "device buffer read right after event_elapsed_ms (written by the last D2D "
+                         "before the end event)");
 }
 
 /* Elapsed times are finite, not negative, add up (e0->e1 + e1->e2 = e0->e2 within 1 %
@@ -151,23 +162,13 @@ DC_WITH_STATE(elapsed_values, ev_t, v, ev_free) {
  * keeps the first record answers at once. */
 DC_WITH_STATE(rerecord, ev_t, v, ev_free) {
   TRY(ev_setup(c, v));
-  if (!(v->B = dc_dev_alloc(c, EV_BIG))) return;
-  dc_pattern(v->got, EV_BIG, 503);
-  TRY(dc_upload(c, __LINE__, v->B, 0, v->got, EV_BIG));
+  TRY(ev_old_pattern(c, v, 503));
   EV_RECORD(0);
   EV_RECORD(1);
   double ms = -1;
   if (ev_elapsed(c, v, 0, 1, &ms) != 0) return;
-  EV_RECORD(0);
-  for (int i = 0; i < EV_WAITS_COPIES; i++)
-    TRY(dc_copy(c, __LINE__, v->B, c->dev, 0, v->D, c->dev, 0, EV_BIG, v->s));
-  TRY(dc_copy(c, __LINE__, v->S, c->dev, 0, v->D, c->dev, 0, EV_BIG, v->s));
-  EV_RECORD(1);
-  if (ev_elapsed(c, v, 0, 1, &ms) != 0) return;
-  dc_sentinel(v->got, EV_BIG);
-  TRY(dc_download(c, __LINE__, v->D, 0, v->got, EV_BIG));
-  CHECK_BYTES("device buffer read right after event_elapsed_ms over re-recorded events (written "
-              "by the last D2D before the second record of the end event)", v->got, v->want, EV_BIG, 0);
+  ev_overwrite_then_read(c, v, "device buffer read right after event_elapsed_ms over re-recorded events "
+                         "(written by the last D2D before the second record of the end event)");
 }
 
 /* Freeing events whose record is still queued neither crashes nor disturbs the

@@ -466,25 +466,15 @@ static void* alloc_thread(void* arg) {
 
 static void concurrent(dh_conf_ctx_t* c) {
   static struct thr t[CC_THREADS];
-  pthread_t th[CC_THREADS];
   pthread_barrier_t start;
   memset(t, 0, sizeof t);
   CHECK(pthread_barrier_init(&start, NULL, CC_THREADS) == 0, "pthread_barrier_init failed");
-  int started = 0;
-  for (; started < CC_THREADS; started++) {
-    t[started].ctx = *c;
-    t[started].index = started;
-    t[started].start = &start;
-    if (pthread_create(&th[started], NULL, alloc_thread, &t[started]) != 0) break;
+  for (int i = 0; i < CC_THREADS; i++) {
+    t[i].ctx = *c;
+    t[i].index = i;
+    t[i].start = &start;
   }
-  if (started < CC_THREADS) {
-    /* the barrier would never open: the threads already waiting are stuck, so the
-     * case's timeout ends it; say why first */
-    dc_fail(c, __FILE__, __LINE__, NULL, NULL, "pthread_create failed for thread %d", started);
-    fprintf(stderr, "mem.concurrent: pthread_create failed\n");
-    return;
-  }
-  for (int i = 0; i < CC_THREADS; i++) pthread_join(th[i], NULL);
+  if (dc_run_threads(c, CC_THREADS, alloc_thread, t, sizeof t[0], "mem.concurrent") != 0) return;
   pthread_barrier_destroy(&start);
   for (int i = 0; i < CC_THREADS && c->status == DC_PASS; i++)
     if (t[i].ctx.status == DC_FAIL) *c = t[i].ctx;
@@ -884,24 +874,15 @@ static void* workspace_thread(void* arg) {
 
 static void workspace_threads(dh_conf_ctx_t* c) {
   static struct wt_thr t[WT_THREADS];
-  pthread_t th[WT_THREADS];
   pthread_barrier_t written;
   memset(t, 0, sizeof t);
   CHECK(pthread_barrier_init(&written, NULL, WT_THREADS) == 0, "pthread_barrier_init failed");
-  int started = 0;
-  for (; started < WT_THREADS; started++) {
-    t[started].ctx = *c;
-    t[started].index = started;
-    t[started].written = &written;
-    if (pthread_create(&th[started], NULL, workspace_thread, &t[started]) != 0) break;
+  for (int i = 0; i < WT_THREADS; i++) {
+    t[i].ctx = *c;
+    t[i].index = i;
+    t[i].written = &written;
   }
-  if (started < WT_THREADS) {
-    /* the barrier would never open: the case's timeout ends the waiting threads */
-    dc_fail(c, __FILE__, __LINE__, NULL, NULL, "pthread_create failed for thread %d", started);
-    fprintf(stderr, "mem.workspace_threads: pthread_create failed\n");
-    return;
-  }
-  for (int i = 0; i < WT_THREADS; i++) pthread_join(th[i], NULL);
+  if (dc_run_threads(c, WT_THREADS, workspace_thread, t, sizeof t[0], "mem.workspace_threads") != 0) return;
   pthread_barrier_destroy(&written);
   for (int i = 0; i < WT_THREADS && c->status == DC_PASS; i++)
     if (t[i].ctx.status == DC_FAIL) *c = t[i].ctx;

@@ -552,6 +552,16 @@ static void env_free(dh_conf_ctx_t* c, big_t* b) {
   big_free(c, b);
 }
 
+/* fill(A) = value on the environment stream, A read back on s, s synced: A must hold
+ * value ("what" says what a difference means). */
+static void env_fill_read(dh_conf_ctx_t* c, int line, big_t* b, dh_stream_t s, uint32_t value,
+                          const char* what) {
+  TRY(env_fill(c, line, b->A, BIG, value));
+  TRY(big_read_A(c, b, s));
+  DC_SYNC(s);
+  env_check_words(c, line, b->out, BIG, value, what);
+}
+
 /* Queues on s five D2D round trips C->D->C (16 MiB each) that leave A alone. */
 static void env_ballast(dh_conf_ctx_t* c, big_t* b, dh_stream_t s) {
   for (int i = 0; i < 5; i++) {
@@ -572,22 +582,16 @@ DC_WITH_STATE(env_kernels, big_t, b, env_free) {
    * must come after it. A fill on another queue runs at once and the chain's last copy
    * overwrites it. */
   TRY(big_chain(c, b, s));
-  TRY(env_fill(c, __LINE__, b->A, BIG, ENV_V1));
-  TRY(big_read_A(c, b, s));
-  DC_SYNC(s);
-  TRY(env_check_words(c, __LINE__, b->out, BIG, ENV_V1,
-                      "A read on the environment stream after chain -> fill(A) on it (a fill on another "
-                      "stream ran before the chain ended)"));
+  TRY(env_fill_read(c, __LINE__, b, s, ENV_V1,
+                    "A read on the environment stream after chain -> fill(A) on it (a fill on another "
+                    "stream ran before the chain ended)"));
   /* 2. the default stream busy: fill(A) on the env stream must not wait behind it; only
    * s is waited for. A fill on the default stream has not run yet when s's D2H reads. */
   dc_sentinel(b->out, BIG);
   TRY(env_ballast(c, b, NULL));
-  TRY(env_fill(c, __LINE__, b->A, BIG, ENV_V2));
-  TRY(big_read_A(c, b, s));
-  DC_SYNC(s);
-  TRY(env_check_words(c, __LINE__, b->out, BIG, ENV_V2,
-                      "A read on the environment stream after fill(A) on it, the default stream busy, "
-                      "only the environment stream synced (the fill went to the default stream?)"));
+  TRY(env_fill_read(c, __LINE__, b, s, ENV_V2,
+                    "A read on the environment stream after fill(A) on it, the default stream busy, "
+                    "only the environment stream synced (the fill went to the default stream?)"));
   DC_SYNC(NULL);
   /* 3. trap on the env stream: the failure is the env stream's to report. */
   if (has_trap(c->backend)) {

@@ -1,4 +1,5 @@
 /* conformance/clauses/util.c — assertion layer and device helpers (see check.h). */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,4 +201,20 @@ double dc_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+int dc_run_threads(dh_conf_ctx_t* c, int n, void* (*fn)(void*), void* args, size_t stride,
+                   const char* who) {
+  pthread_t th[DC_THREADS_MAX];
+  if (n > DC_THREADS_MAX) n = DC_THREADS_MAX;
+  for (int i = 0; i < n; i++)
+    if (pthread_create(&th[i], NULL, fn, (char*)args + (size_t)i * stride) != 0) {
+      /* the threads started wait at a barrier that never opens: the case's timeout
+       * ends them; say why first */
+      dc_fail(c, __FILE__, __LINE__, NULL, NULL, "pthread_create failed for thread %d", i);
+      fprintf(stderr, "%s: pthread_create failed\n", who);
+      return -1;
+    }
+  for (int i = 0; i < n; i++) pthread_join(th[i], NULL);
+  return 0;
 }
