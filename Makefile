@@ -3,7 +3,9 @@
 #   make            build the runtime, every plugin whose SDK is present, the command
 #   make run        the main job: info + conformance + quick bench on every device,
 #                   results in results/latest/
-#   make test       build and run every test under prove
+#   make test       build and run every test under prove, PROVE_JOBS files at a time
+#                   (default: the CPU count), the long tier (TEST_LONG_SCRIPTS) left out
+#   make test-full  make test, then the long tier (tests/conformance/faulty.t); CI runs it
 #   make install    PREFIX=/usr/local (bin, lib, plugins, headers, targets, pkg-config)
 #   make clean
 #   BUILD=dir       build folder (default build); CC=clang to build with clang
@@ -72,6 +74,9 @@ RUNTIME_LINK = -L$(LIBDIR) -ldevharness -Wl,-rpath,'$$ORIGIN/../lib' -Wl,-rpath,
 PLUGINS      :=
 TEST_PROGS   :=
 TEST_SCRIPTS :=
+# The long tier: tests that stay long by what they prove (faulty.t: ~120 full
+# conformance runs, ~4 CPU-seconds each); `make test-full` and CI run them.
+TEST_LONG_SCRIPTS :=
 CLI_OBJS     :=
 ALL_TARGETS  :=
 # The Python tools and what they read, staged flat in SHARE_DIR as `make install` puts
@@ -83,7 +88,7 @@ SHARE_DIR    := $(BUILD)/share/devharness
 SHARE_FILES  :=
 SHARE_GEN    :=
 
-.PHONY: all run test install clean deps
+.PHONY: all run test test-long test-full install clean deps
 all: deps
 
 # -------------------------------------------------------------------- helpers
@@ -152,11 +157,23 @@ run: all
 PROVE ?= prove
 # VENV goes to the tests' environment too: the ones that run a nested `make install`
 # (with MAKEFLAGS unset) then build against the same venv as this build.
+# Test files run PROVE_JOBS at a time (prove -j); each test keeps its files in its own
+# scratch folder, so they are independent (docs/testing.md "Running in parallel").
+# PROVE_JOBS=1 runs them one after another; PROVE_FLAGS adds prove options (e.g. -v).
+PROVE_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+PROVE_RUN = DEVHARNESS=$(abspath $(DEVHARNESS)) BUILD=$(BUILD) VENV=$(VENV) DEVHARNESS_VENV_PY=$(VENV_PY) \
+	    XDG_RUNTIME_DIR=$${XDG_RUNTIME_DIR:-/tmp} \
+	    $(PROVE) --exec '' --timer -j$(PROVE_JOBS) $(PROVE_FLAGS)
 test: all $(TEST_PROGS)
 	@mkdir -p $(BUILD)
-	DEVHARNESS=$(abspath $(DEVHARNESS)) BUILD=$(BUILD) VENV=$(VENV) DEVHARNESS_VENV_PY=$(VENV_PY) \
-	    XDG_RUNTIME_DIR=$${XDG_RUNTIME_DIR:-/tmp} \
-	    $(PROVE) --exec '' --timer $(PROVE_FLAGS) $(TEST_PROGS) $(TEST_SCRIPTS)
+	$(PROVE_RUN) $(TEST_PROGS) $(TEST_SCRIPTS)
+
+# The long tier alone, and everything.
+test-long: all
+	@mkdir -p $(BUILD)
+	$(PROVE_RUN) $(TEST_LONG_SCRIPTS)
+test-full: test
+	$(MAKE) --no-print-directory test-long
 
 # -------------------------------------------------------------------- install
 DESTDIR ?=

@@ -28,6 +28,8 @@ import time
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 # prove --timer: "[14:04:42] tests/module/check.t ...... ok     7481 ms ( ... )"
 TIMER_LINE = re.compile(r"^\[\d\d:\d\d:\d\d\] (\S+) \.+ (ok|skipped|Failed|\S+).*?\s(\d+) ms")
+# its CPU figure: "( 0.02 usr  0.00 sys +  3.10 cusr  1.20 csys =  4.32 CPU)"
+CPU_FIELD = re.compile(r"=\s*([\d.]+) CPU\)")
 STEP_LINE = re.compile(r"\[(\d+)/(\d+)\] ([a-z-]+):.*?\(([\d.]+) s\)")
 
 
@@ -37,15 +39,21 @@ def per_file(text):
     for line in text.splitlines():
         m = TIMER_LINE.match(line)
         if m:
-            out.append((int(m.group(3)), m.group(1), m.group(2)))
+            c = CPU_FIELD.search(line)
+            out.append((int(m.group(3)), m.group(1), m.group(2), float(c.group(1)) if c else None))
     return sorted(out, reverse=True)
 
 
 def print_files(rows, top):
-    total = sum(ms for ms, _, _ in rows)
-    print("per-file test times (%d files, %.1f s summed), slowest first:" % (len(rows), total / 1000))
-    for ms, f, verdict in rows[:top] if top else rows:
-        print("  %8.1f s  %s%s" % (ms / 1000, f, "" if verdict == "ok" else "  (" + verdict + ")"))
+    """Wall and CPU seconds per file (CPU: the file's processes, user + system, as prove
+    counts them; steadier than wall on a shared machine), and the load average now."""
+    total = sum(r[0] for r in rows)
+    cpu = sum(r[3] or 0 for r in rows)
+    print("per-file test times (%d files, %.1f s wall and %.1f CPU-s summed; load average now %s), "
+          "slowest first:" % (len(rows), total / 1000, cpu, " ".join("%.2f" % x for x in os.getloadavg())))
+    for ms, f, verdict, c in rows[:top] if top else rows:
+        print("  %8.1f s %8s  %s%s" % (ms / 1000, "%.1f cpu" % c if c is not None else "", f,
+                                       "" if verdict == "ok" else "  (" + verdict + ")"))
 
 
 def timed(cmd, **kw):

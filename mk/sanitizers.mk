@@ -1,7 +1,7 @@
 # mk/sanitizers.mk — sanitizer, valgrind and TSan runs of the test suite.
 #
 #   make check-asan       ASan + UBSan, with clang and with gcc (build-asan-clang,
-#                         build-asan-gcc); every test under prove; any report fails
+#                         build-asan-gcc); every test under prove (make test-full: the long tier too); any report fails
 #   make check-asan-clang / check-asan-gcc   one compiler only
 #   make check-tsan       ThreadSanitizer (clang) over the threaded unit tests and the
 #                         concurrency stress test
@@ -17,7 +17,7 @@ check-asan: check-asan-clang check-asan-gcc
 
 check-asan-clang:
 	$(SAN_ENV) $(MAKE) --no-print-directory VENV=$(VENV) BUILD=build-asan-clang CC=clang CXX=clang++ \
-	    EXTRA_CFLAGS='$(SAN_FLAGS)' EXTRA_LDFLAGS='$(SAN_FLAGS)' test
+	    EXTRA_CFLAGS='$(SAN_FLAGS)' EXTRA_LDFLAGS='$(SAN_FLAGS)' test-full
 
 # A test program that mixes C and C++ objects (tests/bench: the Google Benchmark
 # wrapper) is linked by the C driver; with clang and UBSan that leaves out UBSan's C++
@@ -31,7 +31,7 @@ endif
 
 check-asan-gcc:
 	$(SAN_ENV) $(MAKE) --no-print-directory VENV=$(VENV) BUILD=build-asan-gcc CC=gcc CXX=g++ \
-	    EXTRA_CFLAGS='$(SAN_FLAGS)' EXTRA_LDFLAGS='$(SAN_FLAGS)' test
+	    EXTRA_CFLAGS='$(SAN_FLAGS)' EXTRA_LDFLAGS='$(SAN_FLAGS)' test-full
 
 # Threaded tests only: TSan and fork()-per-case do not mix, and GPU-API plugins run
 # their own uninstrumented threads. TSAN_TESTS is appended to by test fragments.
