@@ -158,7 +158,7 @@ PROVE ?= prove
 # VENV goes to the tests' environment too: the ones that run a nested `make install`
 # (with MAKEFLAGS unset) then build against the same venv as this build.
 # Test files run PROVE_JOBS at a time (prove -j); each test keeps its files in its own
-# scratch folder, so they are independent (docs/testing.md "Running in parallel").
+# scratch folder, so they are independent (docs/benchmarks.md "How long the project's own jobs take").
 # PROVE_JOBS=1 runs them one after another; PROVE_FLAGS adds prove options (e.g. -v).
 PROVE_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PROVE_RUN = DEVHARNESS=$(abspath $(DEVHARNESS)) BUILD=$(BUILD) VENV=$(VENV) DEVHARNESS_VENV_PY=$(VENV_PY) \

@@ -70,7 +70,7 @@ $(CONF_NEW_CODE_VARS): Makefile conformance/conformance.mk tests/conformance/tes
 ALL_TARGETS += $(CONF_NEW_CODE_VARS)
 
 TEST_SCRIPTS += tests/conformance/new_clause.sh tests/conformance/new_report_format.sh
-# faulty.t is the long tier (make test-full; docs/testing.md): 120 full runs.
+# faulty.t is the long tier (make test-full; docs/benchmarks.md): 120 full runs.
 TEST_LONG_SCRIPTS += tests/conformance/faulty.t
 TEST_SCRIPTS += tests/conformance/suite.t tests/conformance/profiles.t \
     tests/conformance/power.py tests/conformance/reports.t tests/conformance/summary.t \
