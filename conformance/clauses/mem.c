@@ -774,26 +774,35 @@ static void wsd_free(dh_conf_ctx_t* c, void** w) {
   dh_error_clear();
 }
 
-static void workspaces_distinct(dh_conf_ctx_t* c) {
+/* WSD_N workspaces of sizes `first` allocated and freed (so a pool keeps them), then
+ * WSD_N of sizes `then` live at once: a pattern unique to each (seed + i * step),
+ * written through H2D copies after all are allocated, reads back from each. `how` goes
+ * into the failure message after the size. */
+static void wsd_refill_check(dh_conf_ctx_t* c, const size_t* first, const size_t* then, uint32_t seed,
+                             uint32_t step, const char* how) {
   void* w[WSD_N] = {0};
   uint8_t want[8192], got[8192];
+  wsd_alloc(c, w, first);
+  wsd_free(c, w);
+  if (c->status == DC_PASS) wsd_alloc(c, w, then);
+  for (int i = 0; i < WSD_N && c->status == DC_PASS; i++) {
+    dc_pattern(want, then[i], seed + (uint32_t)i * step);
+    dc_upload(c, __LINE__, w[i], 0, want, then[i]);
+  }
+  for (int i = 0; i < WSD_N && c->status == DC_PASS; i++) {
+    dc_download(c, __LINE__, w[i], 0, got, then[i]);
+    if (c->status) break;
+    dc_pattern(want, then[i], seed + (uint32_t)i * step);
+    dc_check_bytesf(c, __FILE__, __LINE__, got, want, then[i], 0,
+                    "live workspace %d of %d (%zu bytes%s; overwritten by another?)", i, WSD_N, then[i], how);
+  }
+  wsd_free(c, w);
+}
+
+static void workspaces_distinct(dh_conf_ctx_t* c) {
   size_t sz[WSD_N];
   for (int i = 0; i < WSD_N; i++) sz[i] = 8192 - (size_t)i * 512;
-  wsd_alloc(c, w, sz);
-  wsd_free(c, w);
-  if (c->status == DC_PASS) wsd_alloc(c, w, sz);
-  for (int i = 0; i < WSD_N && c->status == DC_PASS; i++) {
-    dc_pattern(want, sz[i], 700u + (uint32_t)i * 17u);
-    dc_upload(c, __LINE__, w[i], 0, want, sz[i]);
-  }
-  for (int i = 0; i < WSD_N && c->status == DC_PASS; i++) {
-    dc_download(c, __LINE__, w[i], 0, got, sz[i]);
-    if (c->status) break;
-    dc_pattern(want, sz[i], 700u + (uint32_t)i * 17u);
-    dc_check_bytesf(c, __FILE__, __LINE__, got, want, sz[i], 0,
-                    "live workspace %d of %d (%zu bytes; overwritten by another?)", i, WSD_N, sz[i]);
-  }
-  wsd_free(c, w);
+  wsd_refill_check(c, sz, sz, 700u, 17u, "");
 }
 
 /* Live workspaces never share storage when the sizes asked repeat in another order: a
@@ -802,26 +811,9 @@ static void workspaces_distinct(dh_conf_ctx_t* c) {
  * repeated sizes, freed in stack order, then asked for the same sizes permuted; every
  * live workspace has its own handle and keeps its own bytes. */
 static void workspaces_reordered(dh_conf_ctx_t* c) {
-  void* w[WSD_N] = {0};
-  uint8_t want[8192], got[8192];
   static const size_t first[WSD_N] = {1024, 4096, 1024, 2048, 4096, 8192, 2048, 1024};
   static const size_t then[WSD_N] = {4096, 1024, 8192, 1024, 2048, 1024, 4096, 2048};
-  wsd_alloc(c, w, first);
-  wsd_free(c, w);
-  if (c->status == DC_PASS) wsd_alloc(c, w, then);
-  for (int i = 0; i < WSD_N && c->status == DC_PASS; i++) {
-    dc_pattern(want, then[i], 900u + (uint32_t)i * 29u);
-    dc_upload(c, __LINE__, w[i], 0, want, then[i]);
-  }
-  for (int i = 0; i < WSD_N && c->status == DC_PASS; i++) {
-    dc_download(c, __LINE__, w[i], 0, got, then[i]);
-    if (c->status) break;
-    dc_pattern(want, then[i], 900u + (uint32_t)i * 29u);
-    dc_check_bytesf(c, __FILE__, __LINE__, got, want, then[i], 0,
-                    "live workspace %d of %d (%zu bytes, sizes asked again in another order; "
-                    "overwritten by another?)", i, WSD_N, then[i]);
-  }
-  wsd_free(c, w);
+  wsd_refill_check(c, first, then, 900u, 29u, ", sizes asked again in another order");
 }
 
 /* Workspaces of threads running at once do not overlap: TVM's AllocWorkspace doc says a

@@ -65,8 +65,7 @@ printf '%s\n' \
     "\$(OUT)/attr.o: \$(TREE)/bench/suites/attr.c \$(TREE)/bench/suites/suites.h" \
     "	\$(CC) -I\$(TREE) \$(COMPILE_FLAGS) -c \$< -o \$@" >"$tmp/build.mk"
 dh=$tmp/out/devharness
-if (cd "$root" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -s --no-print-directory \
-        -f "$tmp/build.mk" TREE="$tmp/tree" OUT="$tmp/out" "$dh") >"$tmp/build.log" 2>&1; then
+if build_copy "$tmp/build.mk" "$dh" "$tmp/build.log"; then
     ok "the copy builds: bench/suites/suites.c with the new row, and the new file"
 else
     notok "the copy builds: bench/suites/suites.c with the new row, and the new file" "$(tail -n 15 "$tmp/build.log")"

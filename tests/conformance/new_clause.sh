@@ -56,8 +56,7 @@ printf '%s\n' \
     "\$(OUT)/device.o: \$(TREE)/$file" \
     "	\$(CC) -I\$(TREE)/conformance \$(COMPILE_FLAGS) -c \$< -o \$@" >"$tmp/build.mk"
 dh=$tmp/out/devharness
-if (cd "$root" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -s --no-print-directory \
-        -f "$tmp/build.mk" TREE="$tmp/tree" OUT="$tmp/out" "$dh") >"$tmp/build.log" 2>&1; then
+if build_copy "$tmp/build.mk" "$dh" "$tmp/build.log"; then
     ok "the copy builds: $file with the new clause"
 else
     notok "the copy builds: $file with the new clause" "$(tail -n 15 "$tmp/build.log")"
@@ -101,8 +100,7 @@ printf '%s\n' \
     "	\$(CC) -I\$(TREE) \$(COMPILE_FLAGS) -c \$< -o \$@" \
     "$lib: \$(OUT)/faulty.o" \
     "	\$(CC) -shared \$(LINK_FLAGS) -o \$@ \$^ \$(SIM_CORE_OBJS) \$(LINK_LIBS)" >"$tmp/faulty.mk"
-if (cd "$root" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -s --no-print-directory \
-        -f "$tmp/faulty.mk" TREE="$tmp/tree" OUT="$tmp/out" "$lib") >"$tmp/faulty.log" 2>&1; then
+if build_copy "$tmp/faulty.mk" "$lib" "$tmp/faulty.log"; then
     ok "the guide's faulty backend faulty_$fault builds with the sim core"
 else
     notok "the guide's faulty backend faulty_$fault builds with the sim core" "$(tail -n 15 "$tmp/faulty.log")"

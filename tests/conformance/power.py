@@ -60,14 +60,19 @@ def catalogue():
     return [l.split()[0] for l in p.stdout.splitlines() if l.strip()]
 
 
-def faults():
+def faults_table():
+    """faulty.t's FAULTS dict: fault -> (clause or tuple of clauses, text)."""
     src = open(os.path.join(HERE, "faulty.t")).read()
     ns = {}
     start = src.index("FAULTS = {")
     body = src[start:src.index("\n}\n", start) + 3]  # the FAULTS dict literal, closed at column 0
     exec(body, ns)
+    return ns["FAULTS"]
+
+
+def faults():
     out = {}
-    for f, (cl, _) in ns["FAULTS"].items():
+    for f, (cl, _) in faults_table().items():
         cls = cl if isinstance(cl, tuple) else (cl,)
         for c in cls:
             out.setdefault(c, []).append(("faulty_" + f, len(cls)))
@@ -222,13 +227,10 @@ def probe(clause):
     want = {name[len("faulty_"):] for name, _ in faults().get(clause, [])}
     print("%s: %d of %d faulty backends fail it: %s" % (clause, len(failing), len(names),
                                                          ", ".join(failing) or "none"))
-    fa_src = open(os.path.join(HERE, "faulty.t")).read()
-    ns = {}
-    start = fa_src.index("FAULTS = {")
-    exec(fa_src[start:fa_src.index("\n}\n", start) + 3], ns)
+    table = faults_table()
     todo = []
     for f in failing:
-        if f not in ns["FAULTS"]:
+        if f not in table:
             print("  note: faulty_%s fails it and is not in FAULTS (tested elsewhere, e.g. a backend "
                   "whose init fails; if it is your new one, add %r: (%r, \"<text of its failure>\"))"
                   % (f, f, clause))
