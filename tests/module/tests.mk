@@ -26,3 +26,4 @@ $(KL_DIR)/kl_%.so: tests/module/kernel_lib.cc | $(DEPS_STAMP)
 test: $(KL_LIBS)
 TEST_SCRIPTS += tests/module/check.t
 TEST_SCRIPTS += tests/module/bench.t
+TEST_SCRIPTS += tests/module/golden.t
