@@ -11,7 +11,7 @@
 #   BUILD=dir       build folder (default build); CC=clang to build with clang
 #
 # Each folder contributes a fragment (runtime/runtime.mk, backends/<name>/backend.mk,
-# machine/machine.mk, conformance/conformance.mk, bench/bench.mk, cli/cli.mk,
+# machine/machine.mk, suite/suite.mk, conformance/conformance.mk, bench/bench.mk, cli/cli.mk,
 # tests/**/tests.mk) that appends to the lists below; see docs/architecture.md.
 
 BUILD   ?= build
@@ -130,7 +130,7 @@ $(DEPS_STAMP): ci/check-deps.sh ci/install-deps.sh ci/make-venv.sh ci/python-req
 	@mkdir -p $(@D) && touch $@
 
 # -------------------------------------------------------------------- fragments
-include $(sort $(wildcard base/*.mk runtime/*.mk target/*.mk cmdline/*.mk store/*.mk machine/*.mk backends/*/*.mk conformance/*.mk module/*.mk bench/*.mk cli/*.mk mk/*.mk examples/*/*.mk))
+include $(sort $(wildcard base/*.mk runtime/*.mk target/*.mk cmdline/*.mk store/*.mk machine/*.mk backends/*/*.mk suite/*.mk conformance/*.mk module/*.mk bench/*.mk cli/*.mk mk/*.mk examples/*/*.mk))
 include $(sort $(wildcard tests/*.mk tests/*/*.mk tests/*/*/*.mk))
 
 # Each of SHARE_FILES copied into SHARE_DIR under its own name.

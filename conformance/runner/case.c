@@ -1,7 +1,8 @@
 /* conformance/runner/case.c — one case of `devharness conformance`: the skips (profile,
  * waivers, missing requirements), the child that sets the device and runs the clause,
- * its answer, crash or timeout, xfail waivers; a device's cases run --jobs at a time
- * (conformance/runner/runner.h has the file map). */
+ * its answer, crash or timeout, xfail waivers, the verdict; a device's cases run
+ * --jobs at a time by the suite's runner (suite/run.c; conformance/runner/runner.h has
+ * the file map). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +14,10 @@ dh_target_t* dc_run_target;
 dc_waivers_t dc_run_waivers;
 const dc_device_t* dc_run_once_device;
 
+/* What the child of one case gets, and the waiver that matched it. */
 typedef struct {
   dh_conf_ctx_t ctx;
+  const dc_waiver_t* waiver;
 } case_arg_t;
 
 static void execute(dh_conf_ctx_t* c) {
@@ -63,11 +66,11 @@ int dc_shard_of(const char* spec, const char* clause_id, int total) {
 }
 
 /* --shard I/N: a case of another shard is a skip that no report counts. */
-static int other_shard(const dc_opts_t* o, const dc_device_t* d, const dh_clause_t* cl, dc_case_t* out) {
+static int other_shard(const dc_opts_t* o, const dc_device_t* d, const dh_clause_t* cl, ds_case_t* out) {
   if (o->shard_total <= 1) return 0;
-  int k = dc_shard_of(d->name, cl->id, o->shard_total);
+  int k = dc_shard_of(d->g->name, cl->id, o->shard_total);
   if (k == o->shard_index) return 0;
-  out->status = DC_SKIP;
+  out->verdict = DS_SKIP;
   out->other_shard = 1;
   dc_fmt(out->reason, sizeof out->reason, "in shard %d/%d", k, o->shard_total);
   return 1;
@@ -93,212 +96,179 @@ static uint32_t missing_needs(const dh_clause_t* cl, const dc_device_t* d, int t
   return missing;
 }
 
+/* A skip decided before the case runs. Returns 0 (the case is final). */
+static int skip(ds_case_t* out, int waived, const char* reason) {
+  out->verdict = DS_SKIP;
+  out->waived = waived;
+  ds_fmt(out->reason, sizeof out->reason, "%s", reason);
+  return 0;
+}
+
+/* A device whose probe found none (a skip) or failed (a violation of every case). */
+static int no_device(const dc_device_t* d, ds_case_t* out) {
+  if (!d->g->probe_failed) return skip(out, 0, d->g->reason);
+  out->verdict = DS_FAIL;
+  out->counts = 1;
+  ds_fmt(out->reason, sizeof out->reason, "%s", d->g->reason);
+  ds_fmt(out->message, sizeof out->message, "%s", d->g->reason);
+  ds_fmt(out->expected, sizeof out->expected, "backend init and kExist answer");
+  ds_fmt(out->got, sizeof out->got, "%s", "no answer");
+  ds_fmt(out->file, sizeof out->file, "%s", "(device probe)");
+  return 0;
+}
+
+/* Whether --target applies to d; why not into why (n bytes) when it does not. */
+static int target_applies(const dc_device_t* d, char* why, size_t n) {
+  ds_fmt(why, n, "no --target given");
+  if (!dc_run_target) return 0;
+  const char* k = dh_target_kind_name(dc_run_target);
+  if (d->backend->target_kind && k && strcmp(d->backend->target_kind, k) == 0) return 1;
+  ds_fmt(why, n, "target kind %s does not apply to backend %s (kind %s)", k ? k : "?", d->backend->name,
+         d->backend->target_kind ? d->backend->target_kind : "none");
+  return 0;
+}
+
 /* Decides skips and builds the child's context. Returns 1 when the case must run
  * (a is filled), 0 when *out is already final. */
-static int case_prepare(const dc_opts_t* o, const dc_device_t* d, const dh_clause_t* cl, dc_case_t* out,
+static int case_prepare(const dc_opts_t* o, const dc_device_t* d, const dh_clause_t* cl, ds_case_t* out,
                         case_arg_t* a) {
   memset(out, 0, sizeof *out);
-  out->clause = cl;
   if (other_shard(o, d, cl, out)) return 0;
+  if (d->id < 0) return no_device(d, out);
+  char why[512];
+  if ((cl->needs & DC_ONCE) && d != dc_run_once_device) {
+    ds_fmt(why, sizeof why, "harness self-test: it tests devharness's core, not the backend, "
+           "and runs once per run (on %s)", dc_run_once_device ? dc_run_once_device->g->name : "no device");
+    return skip(out, 0, why);
+  }
+  if (cl->profile > d->profile) {
+    ds_fmt(why, sizeof why, "profile %s clause (%s); this run holds %s to profile %s", dc_profile_name(cl->profile),
+           cl->source, d->g->name, dc_profile_name(d->profile));
+    return skip(out, 0, why);
+  }
   /* waivers: --waivers first, then the backend's own file */
   const dc_waiver_t* w = dc_waivers_match(&dc_run_waivers, cl->id);
   if (!w) w = dc_waivers_match(&d->waivers, cl->id);
-  out->waiver = w;
-  if (d->id < 0) {
-    out->status = d->probe_failed ? DC_FAIL : DC_SKIP;
-    dc_fmt(out->reason, sizeof out->reason, "%s", d->reason);
-    if (d->probe_failed) {
-      dc_fmt(out->r.message, sizeof out->r.message, "%s", d->reason);
-      dc_fmt(out->r.expected, sizeof out->r.expected, "backend init and kExist answer");
-      dc_fmt(out->r.got, sizeof out->r.got, "%s", "no answer");
-      dc_fmt(out->r.file, sizeof out->r.file, "%s", "(device probe)");
-      out->counts = 1;
-    }
-    return 0;
-  }
-  if ((cl->needs & DC_ONCE) && d != dc_run_once_device) {
-    out->status = DC_SKIP;
-    out->waiver = NULL;
-    dc_fmt(out->reason, sizeof out->reason, "harness self-test: it tests devharness's core, not the backend, "
-           "and runs once per run (on %s)", dc_run_once_device ? dc_run_once_device->name : "no device");
-    return 0;
-  }
-  if (cl->profile > d->profile) {
-    out->status = DC_SKIP;
-    out->waiver = NULL;
-    dc_fmt(out->reason, sizeof out->reason, "profile %s clause (%s); this run holds %s to profile %s",
-        dc_profile_name(cl->profile), cl->source, d->name, dc_profile_name(d->profile));
-    return 0;
-  }
-  if (w && w->kind == DC_WAIVE_SKIP) {
-    out->status = DC_SKIP;
-    out->waived = 1;
-    dc_fmt(out->reason, sizeof out->reason, "%s", w->reason);
-    return 0;
-  }
-  /* requirements */
-  uint32_t missing;
-  const char* target_why = "no --target given";
-  char twhy[256];
-  int target_applies = 0;
-  if (dc_run_target) {
-    const char* k = dh_target_kind_name(dc_run_target);
-    if (d->backend->target_kind && k && strcmp(d->backend->target_kind, k) == 0) {
-      target_applies = 1;
-    } else {
-      dc_fmt(twhy, sizeof twhy, "target kind %s does not apply to backend %s (kind %s)",
-               k ? k : "?", d->backend->name,
-               d->backend->target_kind ? d->backend->target_kind : "none");
-      target_why = twhy;
-    }
-  }
-  missing = missing_needs(cl, d, target_applies);
-  if (missing) {
-    out->status = DC_SKIP;
-    dc_fmt(out->reason, sizeof out->reason, "%s", need_reason(missing, d, target_why));
-    return 0;
-  }
+  if (w && w->kind == DC_WAIVE_SKIP) return skip(out, DS_WAIVED_SKIP, w->reason);
+  int applies = target_applies(d, why, sizeof why);
+  uint32_t missing = missing_needs(cl, d, applies);
+  if (missing) return skip(out, 0, need_reason(missing, d, why));
   memset(a, 0, sizeof *a);
+  a->waiver = w;
   a->ctx.dev.device_type = d->backend->device_type;
   a->ctx.dev.device_id = d->id;
   a->ctx.backend = d->backend;
   a->ctx.num_devices = d->count;
-  a->ctx.target = target_applies ? dc_run_target : NULL;
+  a->ctx.target = applies ? dc_run_target : NULL;
   a->ctx.target_name = o->target_arg;
   a->ctx.clause = cl;
   a->ctx.profile = d->profile;
   return 1;
 }
 
-/* Fills *out from a child's answer (or its crash / timeout). Frees r->data. */
-static void case_from_child(const dc_opts_t* o, dc_case_t* out, const case_arg_t* a, dh_child_result_t* r_) {
-  dh_child_result_t r = *r_;
-  {
-    out->ms = r.ms;
-    dc_fmt(out->err_tail, sizeof out->err_tail, "%s", r.err_tail);
-    if (r.status == 0 && r.size == sizeof(dh_conf_ctx_t)) {
-      memcpy(&out->r, r.data, sizeof out->r);
-    } else {
-      out->r = a->ctx;
-      out->r.status = DC_FAIL;
-      if (r.status == 0) dc_fmt(r.note, sizeof r.note, "crashed: exited without a result");
-      dc_fmt(out->note, sizeof out->note, "%s", r.note);
-      dc_fmt(out->r.message, sizeof out->r.message, "%s", r.note);
-      dc_fmt(out->r.expected, sizeof out->r.expected, "a result within %d s", o->timeout_s);
-      dc_fmt(out->r.got, sizeof out->r.got, "%s", r.note);
-      dc_fmt(out->r.file, sizeof out->r.file, "%s", "(child process)");
-    }
-    free(r.data);
-    r_->data = NULL;
+/* The clause's own result into the case record. */
+static void case_from_ctx(ds_case_t* out, const dh_conf_ctx_t* c) {
+  out->verdict = c->status == DC_PASS ? DS_PASS : c->status == DC_SKIP ? DS_SKIP : DS_FAIL;
+  ds_fmt(out->message, sizeof out->message, "%.*s", (int)sizeof c->message - 1, c->message);
+  ds_fmt(out->expected, sizeof out->expected, "%.*s", (int)sizeof c->expected - 1, c->expected);
+  ds_fmt(out->got, sizeof out->got, "%.*s", (int)sizeof c->got - 1, c->got);
+  ds_fmt(out->file, sizeof out->file, "%.*s", (int)sizeof c->file - 1, c->file);
+  ds_fmt(out->details, sizeof out->details, "%.*s", (int)sizeof c->details - 1, c->details);
+  out->line = c->line;
+}
+
+/* Fills *out from a child's answer (or its crash / timeout). */
+static void case_from_child(const dc_opts_t* o, ds_case_t* out, const dh_child_result_t* r) {
+  out->ms = r->ms;
+  ds_fmt(out->err_tail, sizeof out->err_tail, "%s", r->err_tail);
+  if (r->status == DH_CHILD_ANSWERED && r->size == sizeof(dh_conf_ctx_t)) {
+    case_from_ctx(out, (const dh_conf_ctx_t*)r->data);
+    return;
   }
+  const char* note = r->status == DH_CHILD_ANSWERED ? "crashed: exited without a result" : r->note;
+  out->verdict = DS_FAIL;
+  out->line = 0;
+  out->details[0] = '\0';
+  ds_fmt(out->note, sizeof out->note, "%s", note);
+  ds_fmt(out->message, sizeof out->message, "%s", note);
+  ds_fmt(out->expected, sizeof out->expected, "a result within %d s", o->timeout_s);
+  ds_fmt(out->got, sizeof out->got, "%s", note);
+  ds_fmt(out->file, sizeof out->file, "%s", "(child process)");
 }
 
 void dc_device_clean(dc_device_t* d) {
-  dc_fmt(d->backend_name, sizeof d->backend_name, "%s", d->backend->name);
-  dh_text_clean(d->backend_name, sizeof d->backend_name);
-  dh_text_clean(d->name, sizeof d->name);
-  dh_text_clean(d->reason, sizeof d->reason);
+  ds_fmt(d->g->package, sizeof d->g->package, "%s", d->backend->name);
+  dh_text_clean(d->g->package, sizeof d->g->package);
+  dh_text_clean(d->g->name, sizeof d->g->name);
+  dh_text_clean(d->g->reason, sizeof d->g->reason);
 }
 
-void dc_case_clean(dc_case_t* k) {
-  dh_text_clean(k->reason, sizeof k->reason);
-  dh_text_clean(k->note, sizeof k->note);
-  dh_text_clean(k->r.message, sizeof k->r.message);
-  dh_text_clean(k->r.expected, sizeof k->r.expected);
-  dh_text_clean(k->r.got, sizeof k->r.got);
-  dh_text_clean(k->r.file, sizeof k->r.file);
-  dh_text_clean(k->r.details, sizeof k->r.details);
-  dh_text_clean(k->err_tail, sizeof k->err_tail);
-}
-
-/* Applies xfail waivers and decides whether the case counts as a violation. */
-static void case_finalize(const dc_opts_t* o, dc_case_t* out) {
-  const dc_waiver_t* w = out->waiver;
-  out->r.message[sizeof out->r.message - 1] = 0;
-  out->r.expected[sizeof out->r.expected - 1] = 0;
-  out->r.got[sizeof out->r.got - 1] = 0;
-  out->r.file[sizeof out->r.file - 1] = 0;
-  out->r.details[sizeof out->r.details - 1] = 0;
-  out->status = out->r.status;
-  if (out->status == DC_SKIP) dc_fmt(out->reason, sizeof out->reason, "%s", out->r.message);
+/* Applies xfail waivers and decides whether the case counts as a violation: the
+ * verdict, set here once. */
+static void case_finalize(const dc_opts_t* o, ds_case_t* out, const dc_waiver_t* w) {
+  if (out->verdict == DS_SKIP) ds_fmt(out->reason, sizeof out->reason, "%s", out->message);
   if (w && w->kind == DC_WAIVE_XFAIL) {
-    out->todo = 1;
-    out->waived = 1;
-    dc_fmt(out->reason, sizeof out->reason, "%s", w->reason);
-    if (out->status == DC_PASS && o->verify_xfails) {
-      out->todo = 0;
-      out->status = DC_FAIL;
+    out->waived = DS_WAIVED_XFAIL;
+    ds_fmt(out->reason, sizeof out->reason, "%s", w->reason);
+    if (out->verdict == DS_PASS && o->verify_xfails) {
+      out->verdict = DS_FAIL;
       out->counts = 1;
-      dc_fmt(out->r.message, sizeof out->r.message,
-               "expected failure (xfail: %s) passed; remove the waiver (%s)", w->reason, w->origin);
-      dc_fmt(out->r.expected, sizeof out->r.expected, "a failure (xfail waiver)");
-      dc_fmt(out->r.got, sizeof out->r.got, "pass");
-      dc_fmt(out->r.file, sizeof out->r.file, "%s", w->origin);
-      out->r.line = 0;
+      ds_fmt(out->message, sizeof out->message, "expected failure (xfail: %s) passed; remove the waiver (%s)",
+             w->reason, w->origin);
+      ds_fmt(out->expected, sizeof out->expected, "a failure (xfail waiver)");
+      ds_fmt(out->got, sizeof out->got, "pass");
+      ds_fmt(out->file, sizeof out->file, "%s", w->origin);
+      out->line = 0;
+    } else if (out->verdict != DS_SKIP) {
+      out->xpass = out->verdict == DS_PASS;
+      out->verdict = DS_XFAIL;
     }
-  } else if (out->status == DC_FAIL) {
+  } else if (out->verdict == DS_FAIL) {
     out->counts = 1;
   }
 }
 
-void dc_run_case(const dc_opts_t* o, const dc_device_t* d, const dh_clause_t* cl, dc_case_t* out) {
-  case_arg_t a;
-  if (!case_prepare(o, d, cl, out, &a)) return;
-  if (o->no_fork) {
-    double t0 = dc_now_ms();
-    execute(&a.ctx);
-    out->ms = dc_now_ms() - t0;
-    out->r = a.ctx;
-  } else {
-    dh_child_result_t r;
-    dh_child_run(case_child, &a, o->timeout_s, &r);
-    case_from_child(o, out, &a, &r);
-  }
-  case_finalize(o, out);
+/* One device's run as the suite's runner drives it (suite/suite.h ds_runner_t). */
+typedef struct device_run {
+  const dc_opts_t* o;
+  const dc_device_t* d;
+  const dh_clause_t** cl;
+  ds_case_t* cases;
+  void (*done)(size_t k, void* user);
+  void* user;
+} device_run_t;
+
+static int run_prepare(void* user, size_t i, void* arg) {
+  device_run_t* r = user;
+  return case_prepare(r->o, r->d, r->cl[i], &r->cases[i], arg);
 }
 
+static void run_finish(void* user, size_t i, void* arg, dh_child_result_t* res) {
+  device_run_t* r = user;
+  case_from_child(r->o, &r->cases[i], res);
+  case_finalize(r->o, &r->cases[i], ((case_arg_t*)arg)->waiver);
+}
 
-void dc_run_device_parallel(const dc_opts_t* o, const dc_device_t* d, const dh_clause_t** cl,
-                            size_t ncl, dc_case_t* cases,
-                            void (*on_done)(size_t k, void* user), void* user) {
-  size_t nj = (size_t)o->jobs > 64 ? 64 : (size_t)o->jobs;
-  dh_child_t jobs[64];
-  case_arg_t args[64];
-  size_t job_case[64];
-  char* done = calloc(ncl ? ncl : 1, 1);
-  if (!done) return;
-  memset(jobs, 0, sizeof jobs);
-  size_t next = 0, emitted = 0, active = 0;
-  int alone = 0; /* a DC_RUN_ALONE case is running: start nothing beside it */
-  while (emitted < ncl) {
-    for (size_t slot = 0; slot < nj && next < ncl && !alone; slot++) {
-      if (jobs[slot].active) continue;
-      /* a DC_RUN_ALONE case waits until the running ones are done */
-      if ((cl[next]->needs & DC_RUN_ALONE) && active > 0) break;
-      while (next < ncl && !case_prepare(o, d, cl[next], &cases[next], &args[slot])) done[next++] = 1;
-      if (next >= ncl) break;
-      dh_child_start(&jobs[slot], case_child, &args[slot], o->timeout_s);
-      job_case[slot] = next;
-      if (!jobs[slot].active) { /* could not fork: report it as the case's failure */
-        case_from_child(o, &cases[next], &args[slot], &jobs[slot].r);
-        case_finalize(o, &cases[next]);
-        done[next] = 1;
-      } else {
-        active++;
-        alone = (cl[next]->needs & DC_RUN_ALONE) != 0;
-      }
-      next++;
+static int run_alone(void* user, size_t i) { return (((device_run_t*)user)->cl[i]->needs & DC_RUN_ALONE) != 0; }
+
+static void run_done(void* user, size_t i) {
+  device_run_t* r = user;
+  r->done(i, r->user);
+}
+
+void dc_run_device(const dc_opts_t* o, const dc_device_t* d, const dh_clause_t** cl, size_t ncl, ds_case_t* cases,
+                   void (*done)(size_t k, void* user), void* user) {
+  device_run_t dr = {o, d, cl, cases, done, user};
+  ds_runner_t r = {.n = ncl, .jobs = o->jobs, .timeout_s = o->timeout_s, .no_fork = o->no_fork,
+                   .arg_size = sizeof(case_arg_t), .user = &dr, .prepare = run_prepare, .child = case_child,
+                   .finish = run_finish, .alone = run_alone, .done = run_done};
+  if (ds_run(&r) != 0)
+    for (size_t i = 0; i < ncl; i++) { /* out of memory: every case says so */
+      memset(&cases[i], 0, sizeof cases[i]);
+      cases[i].verdict = DS_FAIL;
+      cases[i].counts = 1;
+      ds_fmt(cases[i].message, sizeof cases[i].message, "runner: out of memory");
+      ds_fmt(cases[i].file, sizeof cases[i].file, "(runner)");
+      done(i, user);
     }
-    while (emitted < ncl && done[emitted]) on_done(emitted++, user);
-    if (emitted >= ncl) break;
-    int i = dh_children_wait_any(jobs, nj);
-    if (i < 0) continue;
-    size_t k = job_case[i];
-    active--;
-    if (cl[k]->needs & DC_RUN_ALONE) alone = 0;
-    case_from_child(o, &cases[k], &args[i], &jobs[i].r);
-    case_finalize(o, &cases[k]);
-    done[k] = 1;
-  }
-  free(done);
 }

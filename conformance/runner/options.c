@@ -7,15 +7,15 @@
 #include <string.h>
 
 #include "cmdline/cmdline.h"
-#include "report/report.h"
+#include "suite/suite.h"
 #include "runner/runner.h"
 
 static void usage(FILE* f) {
   dh_sbuf_t reports = {0}; /* one line per reporter: --<option> FILE */
-  for (size_t k = 0; k < dc_reporter_count; k++) {
+  for (size_t k = 0; k < ds_reporter_count; k++) {
     char opt[64];
-    dc_fmt(opt, sizeof opt, "%s FILE", dc_reporters[k]->option);
-    dh_sbuf_addf(&reports, "  --%-18s %s\n", opt, dc_reporters[k]->help);
+    dc_fmt(opt, sizeof opt, "%s FILE", ds_reporters[k]->option);
+    dh_sbuf_addf(&reports, "  --%-18s %s\n", opt, ds_reporters[k]->help);
   }
   fprintf(f,
           "usage: devharness conformance [options]\n"
@@ -119,7 +119,7 @@ static int add_list(const char*** arr, size_t* n, const char* value, int split) 
 enum {
   OPT_DEVICE = 256, OPT_TVM_LIB, OPT_RPC, OPT_PLUGIN, OPT_TARGET, OPT_FILTER, OPT_WAIVERS, OPT_TIMEOUT, OPT_TAP_VERSION, OPT_FORMAT, OPT_PROFILE, OPT_MAX_WAIVED, OPT_NO_FORK, OPT_LIST,
   OPT_VERIFY_XFAILS, OPT_TAP_LAYOUT, OPT_JUNIT_FILE_LINE, OPT_SHARD, OPT_BUNDLE,
-  OPT_REPORT /* OPT_REPORT + k: --<option> FILE of dc_reporters[k] */
+  OPT_REPORT /* OPT_REPORT + k: --<option> FILE of ds_reporters[k] */
 };
 
 /* The fixed options; opts_with_reports() appends one per reporter. */
@@ -154,9 +154,9 @@ enum { N_FIXED_OPTS = sizeof kOpts / sizeof kOpts[0] - 1 };
 /* kOpts, then --<option> FILE of every reporter, then the terminator. */
 static void opts_with_reports(struct option* all) {
   memcpy(all, kOpts, N_FIXED_OPTS * sizeof *all);
-  for (size_t k = 0; k < dc_reporter_count; k++)
-    all[N_FIXED_OPTS + k] = (struct option){dc_reporters[k]->option, required_argument, NULL, OPT_REPORT + (int)k};
-  all[N_FIXED_OPTS + dc_reporter_count] = (struct option){NULL, 0, NULL, 0};
+  for (size_t k = 0; k < ds_reporter_count; k++)
+    all[N_FIXED_OPTS + k] = (struct option){ds_reporters[k]->option, required_argument, NULL, OPT_REPORT + (int)k};
+  all[N_FIXED_OPTS + ds_reporter_count] = (struct option){NULL, 0, NULL, 0};
 }
 
 /* "I/N" with 1 <= I <= N <= 10000 into o->shard_index/shard_total; 0, or the usage
@@ -245,7 +245,7 @@ int dc_opts_parse(int argc, char** argv, dc_opts_t* o) {
   o->tap_version = 13;
   o->jobs = 1;
   o->max_waived = -1;
-  struct option opts[N_FIXED_OPTS + DC_REPORTERS_MAX + 1];
+  struct option opts[N_FIXED_OPTS + DS_REPORTERS_MAX + 1];
   opts_with_reports(opts);
   dh_cmdline_getopt_begin();
   int c;
@@ -278,7 +278,7 @@ int dc_opts_parse(int argc, char** argv, dc_opts_t* o) {
       case '?':
       case ':': return dh_cmdline_bad_option("conformance", opts, argc, argv);
       default:
-        if (c >= OPT_REPORT && c < OPT_REPORT + (int)dc_reporter_count) o->report_paths[c - OPT_REPORT] = optarg;
+        if (c >= OPT_REPORT && c < OPT_REPORT + (int)ds_reporter_count) o->report_paths[c - OPT_REPORT] = optarg;
         else if (parse_checked(c, optarg, o) != 0) return DH_EXIT_USAGE;
     }
     if (bad) return dc_usage_error("out of memory");

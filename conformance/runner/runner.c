@@ -16,8 +16,8 @@
 #include "store/bundle.h"
 #include "cmdline/cmdline.h"
 #include "conformance/conformance.h"
-#include "report/report.h"
 #include "runner/runner.h"
+#include "suite/suite.h"
 
 /* Everything one run holds, freed by run_free() whatever the exit path. */
 typedef struct run {
@@ -25,12 +25,13 @@ typedef struct run {
   const dh_clause_t** cl; /* the selected clauses */
   size_t ncl;
   dc_device_t* devs;
+  ds_group_t* groups; /* groups[device]: what reports show of it (devs[i].g) */
   size_t nd;
-  dc_case_t** cases; /* cases[device][clause] */
-  dc_run_view_t view; /* what the reporters read */
+  ds_info_t* infos;   /* infos[clause]: what reports show of the clause */
+  ds_case_t** cases;  /* cases[device][clause] */
+  ds_run_view_t view; /* what the reporters read */
   char** refused;     /* the loader's refusals, cleaned (view.refused) */
-  dc_report_t reports[DC_REPORTERS_MAX]; /* one per dc_reporters[] entry */
-  size_t flushed[DC_REPORTERS_MAX];      /* bytes of a to_stdout report written so far */
+  ds_reports_t reps;  /* the reporters' texts and files */
 } run_t;
 
 /* dc_waivers_load, then checks that every new waiver's glob names a real clause. */
@@ -119,21 +120,26 @@ static int load_inputs(const dc_opts_t* o) {
  * backend's default) and its backend's waiver file, loaded once per backend (shared
  * with the entries before it of the same backend). */
 static int device_from_entry(const dc_opts_t* o, const dh_device_entry_t* e, const dc_device_t* prev,
-                             dc_device_t* d) {
+                             dc_device_t* d, ds_group_t* g) {
   memset(d, 0, sizeof *d);
+  memset(g, 0, sizeof *g);
+  d->g = g;
   d->backend = e->backend;
-  d->id = e->device.device_id;
+  d->id = g->id = e->device.device_id;
+  g->no_device = d->id < 0;
   d->count = e->device_count;
   d->caps = e->caps;
-  d->probe_failed = e->probe_failed;
-  dc_fmt(d->name, sizeof d->name, "%s", e->name);
-  dc_fmt(d->reason, sizeof d->reason, "%s", e->reason);
+  g->probe_failed = e->probe_failed;
+  dc_fmt(g->name, sizeof g->name, "%s", e->name);
+  dc_fmt(g->reason, sizeof g->reason, "%s", e->reason);
   d->profile = o->profile;
+  g->profile_from = o->profile ? "--profile" : "default";
   if (!d->profile) {
     const char* bp = e->backend->default_profile;
     d->profile = bp && strcmp(bp, "tvm") == 0 ? DC_PROFILE_TVM : DC_PROFILE_STRICT;
-    d->profile_from_backend = bp != NULL;
+    if (bp != NULL) g->profile_from = "backend";
   }
+  g->profile = dc_profile_name(d->profile);
   if (prev != NULL && prev->backend == e->backend) {
     d->waivers = prev->waivers;
     return DH_EXIT_OK;
@@ -169,9 +175,10 @@ static int discover(run_t* r) {
   int rc = dh_cmdline_select_devices("conformance", &params, &sel);
   if (rc != DH_EXIT_OK) return rc;
   r->devs = calloc(sel.count + 1, sizeof *r->devs);
-  if (!r->devs) rc = dc_usage_error("out of memory");
+  r->groups = calloc(sel.count + 1, sizeof *r->groups);
+  if (!r->devs || !r->groups) rc = dc_usage_error("out of memory");
   for (size_t i = 0; rc == DH_EXIT_OK && i < sel.count; i++) {
-    rc = device_from_entry(o, &sel.entries[i], i ? &r->devs[i - 1] : NULL, &r->devs[i]);
+    rc = device_from_entry(o, &sel.entries[i], i ? &r->devs[i - 1] : NULL, &r->devs[i], &r->groups[i]);
     if (rc == DH_EXIT_OK) dc_device_clean(&r->devs[r->nd++]);
   }
   dh_device_list_free(&sel);
@@ -183,57 +190,22 @@ static int discover(run_t* r) {
   return rc;
 }
 
-/* The events of the reporter seam (report/report.h). */
-enum { EV_BEGIN, EV_BEGIN_DEVICE, EV_END_CASE, EV_END_DEVICE, EV_END };
-
-static int report_active(const run_t* r, size_t k) {
-  return dc_reporters[k]->to_stdout || r->o.report_paths[k] != NULL;
-}
-
-/* Calls one event of every active reporter; what a to_stdout reporter appended goes
- * to stdout at once. */
-static void report_event(run_t* r, int ev, size_t dev, size_t clause) {
-  for (size_t k = 0; k < dc_reporter_count; k++) {
-    const dc_reporter_t* rp = dc_reporters[k];
-    dc_report_t* rep = &r->reports[k];
-    if (!report_active(r, k)) continue;
-    switch (ev) {
-      case EV_BEGIN: if (rp->begin) rp->begin(rep); break;
-      case EV_BEGIN_DEVICE: if (rp->begin_device) rp->begin_device(rep, dev); break;
-      case EV_END_CASE: if (rp->end_case) rp->end_case(rep, dev, clause); break;
-      case EV_END_DEVICE: if (rp->end_device) rp->end_device(rep, dev); break;
-      default: if (rp->end) rp->end(rep); break;
-    }
-    if (rp->to_stdout && rep->text.len > r->flushed[k]) {
-      if (r->o.verbosity < 0) { /* --quiet: the file only */
-        r->flushed[k] = rep->text.len;
-        continue;
-      }
-      fwrite(rep->text.s + r->flushed[k], 1, rep->text.len - r->flushed[k], stdout);
-      fflush(stdout);
-      r->flushed[k] = rep->text.len;
-    }
-  }
-}
-
 /* What the parallel run of a device reports for each case, in clause order. */
 typedef struct device_run {
   run_t* r;
   size_t dev;
 } device_run_t;
 
-/* A case is known: its text cleaned (the one place, dc_case_clean), then reported. */
-static void report_case(run_t* r, size_t dev, size_t k) {
-  dc_case_clean(&r->cases[dev][k]);
-  if (r->cases[dev][k].counts) r->devs[dev].failed = 1;
-  report_event(r, EV_END_CASE, dev, k);
-}
-
+/* A case is known: its text cleaned (the one place, ds_case_clean), then reported. */
 static void case_done(size_t k, void* user) {
   device_run_t* dr = user;
   run_t* r = dr->r;
-  if (r->o.progress) fprintf(stderr, "\r\033[K%s %zu/%zu %s", r->devs[dr->dev].name, k + 1, r->ncl, r->cl[k]->id);
-  report_case(r, dr->dev, k);
+  if (r->o.progress)
+    fprintf(stderr, "\r\033[K[%zu/%zu] %s %zu/%zu %s", dr->dev + 1, r->nd, r->groups[dr->dev].name, k + 1, r->ncl,
+            r->cl[k]->id);
+  ds_case_clean(&r->cases[dr->dev][k]);
+  if (r->cases[dr->dev][k].counts) r->groups[dr->dev].failed = 1;
+  ds_reports_event(&r->reps, &r->view, DS_EV_END_CASE, dr->dev, k);
 }
 
 /* One device: every case, reported as each is known. Returns 1 when the device has
@@ -241,36 +213,25 @@ static void case_done(size_t k, void* user) {
 static int run_device(run_t* r, size_t i, size_t* no_device) {
   const dc_opts_t* o = &r->o;
   dc_device_t* d = &r->devs[i];
-  r->cases[i] = calloc(r->ncl ? r->ncl : 1, sizeof **r->cases);
-  d->started = time(NULL);
-  report_event(r, EV_BEGIN_DEVICE, i, 0);
+  d->g->started = time(NULL);
+  ds_reports_event(&r->reps, &r->view, DS_EV_BEGIN_GROUP, i, 0);
   device_run_t dr = {r, i};
-  if (o->jobs > 1 && !o->no_fork) {
-    dc_run_device_parallel(o, d, r->cl, r->ncl, r->cases[i], case_done, &dr);
-  } else {
-    for (size_t j = 0; j < r->ncl; j++) {
-      if (o->progress)
-        fprintf(stderr, "\r\033[K[%zu/%zu] %s %zu/%zu %s", i + 1, r->nd, d->name, j + 1, r->ncl, r->cl[j]->id);
-      dc_run_case(o, d, r->cl[j], &r->cases[i][j]);
-      report_case(r, i, j);
-    }
-  }
+  dc_run_device(o, d, r->cl, r->ncl, r->cases[i], case_done, &dr);
   /* a backend that cannot run is a skip, never a pass */
-  if (d->id < 0 && !d->failed) (*no_device)++;
-  report_event(r, EV_END_DEVICE, i, 0);
-  return d->failed;
+  if (d->id < 0 && !d->g->failed) (*no_device)++;
+  ds_reports_event(&r->reps, &r->view, DS_EV_END_GROUP, i, 0);
+  return d->g->failed;
 }
 
 /* Waiver accounting (a wildcard waiver must not pass silently) and the run's exit
  * code, into the reporters' view. */
 static void count_totals(run_t* r, int violations, size_t no_device, double seconds) {
-  dc_run_view_t* v = &r->view;
+  ds_run_view_t* v = &r->view;
   for (size_t i = 0; i < r->nd; i++)
-    for (size_t j = 0; j < r->ncl; j++)
-      if (r->cases[i][j].waived) {
-        if (r->cases[i][j].todo || r->cases[i][j].waiver->kind == DC_WAIVE_XFAIL) v->waived_xfail++;
-        else v->waived_skip++;
-      }
+    for (size_t j = 0; j < r->ncl; j++) {
+      v->waived_xfail += r->cases[i][j].waived == DS_WAIVED_XFAIL;
+      v->waived_skip += r->cases[i][j].waived == DS_WAIVED_SKIP;
+    }
   size_t waived = v->waived_skip + v->waived_xfail;
   v->violations = violations;
   v->no_device = no_device;
@@ -282,7 +243,7 @@ static void count_totals(run_t* r, int violations, size_t no_device, double seco
 
 /* The waiver count and NO DEVICE lines on stderr. */
 static void say_totals(const run_t* r) {
-  const dc_run_view_t* v = &r->view;
+  const ds_run_view_t* v = &r->view;
   size_t waived = v->waived_skip + v->waived_xfail;
   if (waived && r->o.verbosity >= 0)
     fprintf(stderr, "devharness conformance: %zu case%s decided by waivers (%zu skip, %zu xfail)%s\n",
@@ -297,29 +258,47 @@ static void say_totals(const run_t* r) {
 /* --quiet and --verbose: one verdict line, the counts of every case; on stdout with
  * --quiet (it is all stdout has), on stderr with --verbose (stdout stays TAP). */
 static void say_verdict(const run_t* r, FILE* f) {
-  const dc_run_view_t* v = &r->view;
-  size_t pass = 0, fail = 0, skip = 0, xfail = 0;
-  for (size_t i = 0; i < v->nd; i++)
-    for (size_t j = 0; j < v->ncl; j++) {
-      const dc_case_t* k = &v->cases[i][j];
-      if (k->other_shard) continue;
-      if (k->status == DC_SKIP) skip++;
-      else if (k->todo) xfail++;
-      else if (k->status == DC_PASS) pass++;
-      else fail++;
-    }
+  const ds_run_view_t* v = &r->view;
+  ds_tally_t t = ds_tally(v, (size_t)-1);
   fprintf(f, "devharness conformance: %zu clause%s x %zu device%s: %zu pass, %zu fail, %zu skip, %zu xfail; "
          "%d device%s with violations%s (exit %d)\n",
-         v->ncl, v->ncl == 1 ? "" : "s", v->nd, v->nd == 1 ? "" : "s", pass, fail, skip, xfail, v->violations,
-         v->violations == 1 ? "" : "s", v->no_device == v->nd ? ", nothing tested (no device)" : "", v->exit_code);
+         v->ncase, v->ncase == 1 ? "" : "s", v->ng, v->ng == 1 ? "" : "s", t.pass, t.fail, t.skip, t.xfail,
+         v->violations, v->violations == 1 ? "" : "s", v->no_device == v->ng ? ", nothing tested (no device)" : "",
+         v->exit_code);
   fflush(f);
 }
 
 /* Every device, the reporters' ends and their files; returns the exit code. */
-static int run_all(run_t* r) {
+/* What the reporters read of the run: the report options, each clause's id, statement,
+ * level, profile and source, the devices' groups, the case records. -1 when out of
+ * memory. */
+static int build_view(run_t* r) {
+  const dc_opts_t* o = &r->o;
   r->cases = calloc(r->nd ? r->nd : 1, sizeof *r->cases);
-  r->view = (dc_run_view_t){.o = &r->o, .cl = r->cl, .ncl = r->ncl, .devs = r->devs, .nd = r->nd,
+  r->infos = calloc(r->ncl ? r->ncl : 1, sizeof *r->infos);
+  for (size_t i = 0; r->cases && i < r->nd; i++)
+    if ((r->cases[i] = calloc(r->ncl ? r->ncl : 1, sizeof **r->cases)) == NULL) return -1;
+  if (!r->cases || !r->infos) return -1;
+  for (size_t j = 0; j < r->ncl; j++) {
+    const dh_clause_t* c = r->cl[j];
+    const dc_clause_source_t* src = o->junit_file_line ? dc_clause_source(c->id) : NULL;
+    r->infos[j] = (ds_info_t){.id = c->id, .statement = c->statement, .level = c->level == DC_MUST ? "must" : "should",
+                              .profile = dc_profile_name(c->profile), .source = c->source,
+                              .src_file = src ? src->file : NULL, .src_line = src ? src->line : 0};
+  }
+  ds_report_opts_t ro = {.command = "conformance", .schema = "devharness.conformance", .tap_version = o->tap_version,
+                         .tap_layout = o->tap_flat ? DS_TAP_FLAT : DS_TAP_SUBTESTS, .tap_summary = 1,
+                         .verbosity = o->verbosity, .profile_given = o->profile != 0, .max_waived = o->max_waived,
+                         .shard_index = o->shard_index, .shard_total = o->shard_total};
+  r->view = (ds_run_view_t){.o = ro, .infos = r->infos, .ncase = r->ncl, .groups = r->groups, .ng = r->nd,
                             .cases = r->cases};
+  for (size_t k = 0; k < ds_reporter_count; k++) r->reps.paths[k] = o->report_paths[k];
+  r->reps.quiet = o->verbosity < 0; /* --quiet: the files only */
+  return 0;
+}
+
+static int run_all(run_t* r) {
+  if (build_view(r) != 0) return dc_usage_error("out of memory");
   /* the loader's refusal messages name plugin files and carry their text: cleaned too */
   size_t nref = dh_plugin_refusal_count();
   r->refused = calloc(nref ? nref : 1, sizeof *r->refused);
@@ -331,30 +310,23 @@ static int run_all(run_t* r) {
     r->view.nrefused = i + 1;
   }
   r->view.refused = (const char* const*)r->refused;
-  for (size_t k = 0; k < dc_reporter_count; k++) r->reports[k].run = &r->view;
-  report_event(r, EV_BEGIN, 0, 0);
+  ds_reports_event(&r->reps, &r->view, DS_EV_BEGIN, 0, 0);
   int violations = 0;
   size_t no_device = 0;
   double t_start = dc_now_ms();
   for (size_t i = 0; i < r->nd; i++) violations += run_device(r, i, &no_device);
   if (r->o.progress) fprintf(stderr, "\r\033[K");
   count_totals(r, violations, no_device, (dc_now_ms() - t_start) / 1000.0);
-  report_event(r, EV_END, 0, 0);
+  ds_reports_event(&r->reps, &r->view, DS_EV_END, 0, 0);
   say_totals(r);
   if (r->o.verbosity != 0) say_verdict(r, r->o.verbosity < 0 ? stdout : stderr);
-  int rc = r->view.exit_code;
-  for (size_t k = 0; k < dc_reporter_count; k++) {
-    const char* path = r->o.report_paths[k];
-    const dh_sbuf_t* t = &r->reports[k].text;
-    if (path && dc_write_file(path, dh_sbuf_str(t), t->len) != 0) rc = DH_EXIT_USAGE;
-  }
-  return rc;
+  return ds_reports_write(&r->reps, "conformance") != 0 ? DH_EXIT_USAGE : r->view.exit_code;
 }
 
 /* --bundle DIR: the folder and the report files that go into it (the paths given with
  * --tap, --junit, --summary or --cases win). */
 static dh_store_bundle_t g_bundle;
-static char g_bundle_paths[DC_REPORTERS_MAX][PATH_MAX];
+static char g_bundle_paths[DS_REPORTERS_MAX][PATH_MAX];
 
 static int bundle_begin(run_t* r, int argc, char** argv) {
   if (!r->o.bundle_dir) return DH_EXIT_OK;
@@ -363,9 +335,9 @@ static int bundle_begin(run_t* r, int argc, char** argv) {
   static const char* const kFiles[][2] = {{"tap", "conformance.tap"}, {"junit", "conformance.junit.xml"},
                                           {"summary", "conformance.summary.json"},
                                           {"cases", "conformance.cases.json"}};
-  for (size_t k = 0; k < dc_reporter_count; k++)
+  for (size_t k = 0; k < ds_reporter_count; k++)
     for (size_t f = 0; f < sizeof kFiles / sizeof kFiles[0]; f++)
-      if (!r->o.report_paths[k] && strcmp(dc_reporters[k]->option, kFiles[f][0]) == 0) {
+      if (!r->o.report_paths[k] && strcmp(ds_reporters[k]->option, kFiles[f][0]) == 0) {
         dc_fmt(g_bundle_paths[k], PATH_MAX, "%s/%s", g_bundle.dir, kFiles[f][1]);
         r->o.report_paths[k] = g_bundle_paths[k];
       }
@@ -421,12 +393,14 @@ static void run_free(run_t* r) {
     }
   }
   for (size_t i = 0; r->cases && i < r->nd; i++) free(r->cases[i]);
+  free(r->infos);
+  free(r->groups);
   for (size_t i = 0; r->refused && i < r->view.nrefused; i++) free(r->refused[i]);
   free(r->refused);
   free(r->cases);
   free(r->devs);
   free(r->cl);
-  for (size_t k = 0; k < DC_REPORTERS_MAX; k++) free(r->reports[k].text.s);
+  ds_reports_free(&r->reps);
   dc_opts_free(&r->o);
   memset(r, 0, sizeof *r);
   dc_waivers_free(&dc_run_waivers);

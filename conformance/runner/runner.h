@@ -6,11 +6,12 @@
  *   runner/runner.c   dh_conformance_main: clause selection, waivers, device discovery,
  *                     the run over every device, the summary and exit code
  *   runner/options.c  the options (getopt_long, cmdline/cmdline.h) and --help
- *   report/           the reporters the run drives (report/report.h: TAP, JUnit, the
- *                     summary JSON) and the clause list (--list)
+ *   runner/list.c     the clause list (--list, docs/conformance.md's table)
  *   runner/case.c     one case: skips and waivers, the child that runs the clause, its
- *                     result; a device's cases run --jobs at a time
+ *                     result; a device's cases run --jobs at a time (suite/run.c)
  *   runner/waivers.c  waiver files (waivers.h)
+ * The case record, the runner of children and the reporters (TAP, JUnit, the summary
+ * and cases JSON) are the suite room's (suite/suite.h), shared with `module check`.
  * Isolated children (fork into an own process group, answer pipe, stdout/stderr to a
  * file, timeout and SIGKILL of the group) are base/child.c.
  *
@@ -33,6 +34,7 @@
 #include "clauses/check.h"
 #include "base/child.h"
 #include "base/text.h"
+#include "suite/suite.h"
 #include "waivers.h"
 
 /* snprintf that truncates silently (messages are bounded on purpose). */
@@ -46,9 +48,6 @@ static inline void dc_fmt(char* dst, size_t size, const char* f, ...) {
 
 /*--- options (runner/options.c) ---*/
 
-/* Room for the report formats of report/report.c dc_reporters[]. */
-enum { DC_REPORTERS_MAX = 8 };
-
 typedef struct dc_opts {
   const char** filters;
   size_t n_filters;
@@ -56,7 +55,7 @@ typedef struct dc_opts {
   const char** plugins;
   size_t n_plugins;
   const char* target_arg;
-  const char* report_paths[DC_REPORTERS_MAX]; /* --<option> FILE of dc_reporters[k], or NULL */
+  const char* report_paths[DS_REPORTERS_MAX]; /* --<option> FILE of ds_reporters[k], or NULL */
   const char** waiver_paths;
   size_t n_waiver_paths;
   int timeout_s;
@@ -102,39 +101,14 @@ typedef struct dc_device {
   uint32_t caps;     /* the backend's DH_CAP_* as its device probe found them (query_caps,
                         backend.h ABI 1.5), which this process, never initialising the
                         backend, cannot read from backend->caps */
-  char name[96];     /* "sim:0" or "cuda (no device)" */
-  char backend_name[64]; /* the backend's name as reports show it (dc_device_clean) */
-  char reason[512];  /* why no device / probe failure */
-  int probe_failed;  /* the probe itself crashed or errored (a violation) */
   dc_waivers_t waivers; /* backend's automatic waiver file */
   int profile;       /* DC_PROFILE_TVM / DC_PROFILE_STRICT this device runs */
-  int profile_from_backend; /* 1 when profile is the backend's default_profile */
-  int failed;        /* the device has violations (set when its last case is known) */
-  time_t started;    /* wall-clock time its first case started (JUnit timestamp) */
+  ds_group_t* g;     /* what reports show of it: name ("sim:0", "cuda (no device)"),
+                        backend name, reason, probe failure, failed, start time */
 } dc_device_t;
 
-typedef struct dc_case {
-  const dh_clause_t* clause;
-  int status;       /* DC_PASS / DC_FAIL / DC_SKIP */
-  int todo;         /* xfail waiver applied */
-  int counts;       /* 1 when it is a violation of the run */
-  char reason[512]; /* skip / todo reason */
-  char note[96];    /* "crashed: SIGSEGV" / "timed out after 10 s" */
-  dh_conf_ctx_t r;
-  char err_tail[2048]; /* base/child.h dh_child_result_t.err_tail */
-  double ms;
-  const dc_waiver_t* waiver; /* matching waiver, or NULL */
-  int waived;       /* a waiver decided this case (skip applied, or xfail applied) */
-  int other_shard;  /* not run: another shard's case (a skip no report counts) */
-} dc_case_t;
-
-/* The one place where text from a backend, a driver, a file or a child's output is made
- * fit for every report (base/text.h dh_text_clean: valid UTF-8 of XML characters, odd
- * bytes as visible \xNN escapes), called by the runner before any reporter sees the
- * device or the case: a device's name, backend name and reason; a case's reason, note,
- * message, expected, got, file, details and captured output. */
+/* Cleans the device's texts (ds_case_clean's rule) and sets its group's backend name. */
 void dc_device_clean(dc_device_t* d);
-void dc_case_clean(dc_case_t* k);
 
 /* The run's --target (NULL: none) and --waivers list, set by runner.c before the first
  * case. */
@@ -144,13 +118,28 @@ extern dc_waivers_t dc_run_waivers;
  * an id held to strict, else the first with an id; NULL when none. Set by runner.c. */
 extern const dc_device_t* dc_run_once_device;
 
-/* Runs clause cl on device d (a forked child unless --no-fork) into *out. */
-void dc_run_case(const dc_opts_t* o, const dc_device_t* d, const dh_clause_t* cl, dc_case_t* out);
-/* Runs every case of one device with up to o->jobs children at a time; on_done(k, user)
- * is called for the cases in clause order, each as soon as it and those before it are
- * known. */
-void dc_run_device_parallel(const dc_opts_t* o, const dc_device_t* d, const dh_clause_t** cl,
-                            size_t ncl, dc_case_t* cases,
-                            void (*on_done)(size_t k, void* user), void* user);
+/* Runs the selected clauses cl[0..ncl) on device d into cases[], up to o->jobs children
+ * at a time (one in this process with --no-fork): skips and waivers decided here, the
+ * clause in a fresh child. done(k, user) is called for the cases in clause order, each
+ * as soon as it and those before it are known. */
+void dc_run_device(const dc_opts_t* o, const dc_device_t* d, const dh_clause_t** cl, size_t ncl, ds_case_t* cases,
+                   void (*done)(size_t k, void* user), void* user);
+
+/* Where a clause's run function is defined (repository-relative file, line): generated
+ * at build time from the clause tables by runner/clause_sources.py (conformance.mk),
+ * sorted by id. */
+typedef struct dc_clause_source {
+  const char* id;
+  const char* file;
+  int line;
+} dc_clause_source_t;
+extern const dc_clause_source_t dc_clause_sources[];
+extern const size_t dc_clause_source_count;
+/* The source of clause id, or NULL when the table has none (runner/list.c). */
+const dc_clause_source_t* dc_clause_source(const char* id);
+
+/* --list: the selected clauses as text, or as docs/conformance.md (--format markdown)
+ * (runner/list.c). */
+int dc_list(const dc_opts_t* o, const dh_clause_t* const* cl, size_t n);
 
 #endif /* DEVHARNESS_CONFORMANCE_RUNNER_H_ */

@@ -1,8 +1,8 @@
-/* conformance/report/junit.c — the JUnit XML reporter (--junit FILE; report/report.h),
- * written with libxml2's xmlTextWriter, which escapes every attribute and text (the
- * text itself is valid UTF-8 of XML characters already: runner/runner.h dc_case_clean).
+/* suite/junit.c — the JUnit XML reporter (--junit FILE; suite/suite.h), written with
+ * libxml2's xmlTextWriter, which escapes every attribute and text (the text itself is
+ * valid UTF-8 of XML characters already: suite/suite.h ds_case_clean).
  *
- * One <testsuite> per device; a crash or a timeout is an <error> (the case could not
+ * One <testsuite> per group (a device, a library); a crash or a timeout is an <error> (the case could not
  * finish), a violated clause a <failure>; an xfail (todo) and a skip are <skipped>, the
  * reason as element text (GitLab reads it) and as message attribute (Jenkins, GitHub
  * reporters). A case has at most one of them, and what a crashed child wrote is in the
@@ -12,7 +12,7 @@
  * (tests/conformance/junit-*.xsd): hence <testsuites> has no attributes (the totals
  * are on each <testsuite>) and every <testsuite> has hostname, id, package, timestamp,
  * <properties>, <system-out> and <system-err>. --junit-file-line adds `file` and
- * `line` (the clause's run function) to each <testcase>, which annotation actions read
+ * `line` (the case's code, ds_info_t src_file) to each <testcase>, which annotation actions read
  * but neither schema allows. A plugin the loader refused is a <testcase> with <skipped>
  * in one more suite, "refused plugins". */
 #include <libxml/xmlwriter.h>
@@ -23,15 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report/report.h"
-
-static int source_cmp(const void* key, const void* elem) {
-  return strcmp(key, ((const dc_clause_source_t*)elem)->id);
-}
-
-const dc_clause_source_t* dc_clause_source(const char* id) {
-  return bsearch(id, dc_clause_sources, dc_clause_source_count, sizeof *dc_clause_sources, source_cmp);
-}
+#include "suite/suite.h"
 
 /* The writer and whether every call so far succeeded. */
 typedef struct {
@@ -58,21 +50,19 @@ static void xw_attrf(xw_t* x, const char* name, const char* fmt, ...) {
 }
 static void xw_text(xw_t* x, const char* s) { xw_check(x, xmlTextWriterWriteString(x->w, BAD_CAST s)); }
 
-static int is_error_case(const dc_case_t* k) {
-  return k->status == DC_FAIL && !k->todo && k->note[0];
-}
+static int is_error_case(const ds_case_t* k) { return k->verdict == DS_FAIL && k->note[0]; }
 
-static int is_failure_case(const dc_case_t* k) {
-  return k->status == DC_FAIL && !k->todo && !k->note[0];
-}
+static int is_failure_case(const ds_case_t* k) { return k->verdict == DS_FAIL && !k->note[0]; }
+
+static const char* str(const char* s) { return s ? s : ""; }
 
 /* <skipped> of a skip or an xfail, the reason as attribute and text. */
-static void junit_skipped(xw_t* x, const dc_case_t* k) {
+static void junit_skipped(xw_t* x, const ds_case_t* k) {
   char m[1200];
-  if (k->status == DC_SKIP) dc_fmt(m, sizeof m, "%s", k->reason);
+  if (k->verdict == DS_SKIP) ds_fmt(m, sizeof m, "%s", k->reason);
   else
-    dc_fmt(m, sizeof m, "expected failure (xfail: %s)%s%s", k->reason, k->status == DC_FAIL ? ": " : " passed",
-           k->status == DC_FAIL ? k->r.message : "");
+    ds_fmt(m, sizeof m, "expected failure (xfail: %s)%s%s", k->reason, !k->xpass ? ": " : " passed",
+           !k->xpass ? k->message : "");
   xw_start(x, "skipped");
   xw_attr(x, "message", m);
   xw_text(x, m);
@@ -81,83 +71,88 @@ static void junit_skipped(xw_t* x, const dc_case_t* k) {
 
 /* <error> (crash, timeout) or <failure> (violated clause) with the diagnostics and
  * what the child wrote last. */
-static void junit_failed(xw_t* x, const dc_case_t* k) {
+static void junit_failed(xw_t* x, const ds_info_t* in, const ds_case_t* k) {
   /* the note ("crashed: SIGSEGV") once, even when the message already is the note */
   char m[1200];
-  if (k->note[0] && strcmp(k->note, k->r.message) != 0 && k->r.message[0])
-    dc_fmt(m, sizeof m, "%s: %s", k->note, k->r.message);
-  else dc_fmt(m, sizeof m, "%s", k->note[0] ? k->note : k->r.message);
+  if (k->note[0] && strcmp(k->note, k->message) != 0 && k->message[0]) ds_fmt(m, sizeof m, "%s: %s", k->note, k->message);
+  else ds_fmt(m, sizeof m, "%s", k->note[0] ? k->note : k->message);
   xw_start(x, k->note[0] ? "error" : "failure");
   xw_attr(x, "message", m);
   xw_attr(x, "type", k->note[0] ? (strncmp(k->note, "timed out", 9) == 0 ? "timeout" : "crash")
-                                 : k->clause->level == DC_MUST ? "must" : "should");
-  char body[4096 + sizeof k->err_tail];
-  dc_fmt(body, sizeof body,
-         "clause: %s\nprofile: %s\nlevel: %s\nexpected: %s\ngot: %s\nat: %s:%d\nsource: %s\n"
-         "duration_ms: %.3f\n%s%s%s%s%s",
-         k->clause->id, dc_profile_name(k->clause->profile), k->clause->level == DC_MUST ? "must" : "should",
-         k->r.expected, k->r.got, k->r.file, k->r.line, k->clause->source, k->ms,
-         k->r.details[0] ? "details:\n" : "", k->r.details, k->r.details[0] ? "\n" : "",
-         k->err_tail[0] ? "stderr:\n" : "", k->err_tail);
-  xw_text(x, body);
-  xw_end(x);
-}
-
-static void junit_case(xw_t* x, const dc_opts_t* o, const dc_device_t* d, const dc_case_t* k) {
-  xw_start(x, "testcase");
-  xw_attr(x, "classname", d->name);
-  xw_attr(x, "name", k->clause->id);
-  xw_attrf(x, "time", "%.3f", k->ms / 1000.0);
-  const dc_clause_source_t* src = o->junit_file_line ? dc_clause_source(k->clause->id) : NULL;
-  if (src) {
-    xw_attr(x, "file", src->file);
-    xw_attrf(x, "line", "%d", src->line);
-  }
-  if (k->status == DC_SKIP || k->todo) junit_skipped(x, k);
-  else if (k->status == DC_FAIL) junit_failed(x, k);
-  xw_end(x);
-}
-
-/* <system-out>: the device and its profile (why it has none); <system-err>: what each
- * case's child wrote last, under the clause's id. */
-static void junit_suite_output(xw_t* x, const dc_run_view_t* r, const dc_device_t* d, const dc_case_t* cases) {
+                                 : in->level ? in->level : "failure");
   dh_sbuf_t b = {0};
-  dh_sbuf_addf(&b, "%s: profile %s (%s)\n", d->name, dc_profile_name(d->profile),
-               d->profile_from_backend ? "the backend's default" : r->o->profile ? "--profile" : "default");
-  if (d->id < 0 && d->reason[0]) dh_sbuf_addf(&b, "%s: %s\n", d->probe_failed ? "probe failed" : "no device", d->reason);
+  dh_sbuf_addf(&b, "clause: %s\n", in->id);
+  if (in->profile) dh_sbuf_addf(&b, "profile: %s\nlevel: %s\n", in->profile, str(in->level));
+  else dh_sbuf_addf(&b, "message: %s\n", k->message);
+  dh_sbuf_addf(&b, "expected: %s\ngot: %s\nat: %s:%d\n", k->expected, k->got, k->file, k->line);
+  if (in->source) dh_sbuf_addf(&b, "source: %s\n", in->source);
+  dh_sbuf_addf(&b, "duration_ms: %.3f\n%s%s%s%s%s", k->ms, k->details[0] ? "details:\n" : "", k->details,
+               k->details[0] ? "\n" : "", k->err_tail[0] ? "stderr:\n" : "", k->err_tail);
+  xw_text(x, dh_sbuf_str(&b));
+  free(b.s);
+  xw_end(x);
+}
+
+static void junit_case(xw_t* x, const ds_group_t* g, const ds_info_t* in, const ds_case_t* k) {
+  xw_start(x, "testcase");
+  xw_attr(x, "classname", in->classname ? in->classname : g->name);
+  xw_attr(x, "name", in->id);
+  xw_attrf(x, "time", "%.3f", k->ms / 1000.0);
+  if (in->src_file) {
+    xw_attr(x, "file", in->src_file);
+    xw_attrf(x, "line", "%d", in->src_line);
+  }
+  if (k->verdict == DS_SKIP || k->verdict == DS_XFAIL) junit_skipped(x, k);
+  else if (k->verdict == DS_FAIL) junit_failed(x, in, k);
+  else if (k->message[0]) { /* what a passing case found (module check's "returned ...") */
+    xw_start(x, "system-out");
+    xw_text(x, k->message);
+    xw_end(x);
+  }
+  xw_end(x);
+}
+
+/* <system-out>: the group's profile (why it has no device); <system-err>: what each
+ * case's child wrote last, under the case's id. */
+static void junit_suite_output(xw_t* x, const ds_run_view_t* r, const ds_group_t* g, const ds_case_t* cases) {
+  dh_sbuf_t b = {0};
+  if (g->profile)
+    dh_sbuf_addf(&b, "%s: profile %s (%s)\n", g->name, g->profile,
+                 strcmp(str(g->profile_from), "backend") == 0 ? "the backend's default" : str(g->profile_from));
+  if (g->no_device && g->reason[0]) dh_sbuf_addf(&b, "%s: %s\n", g->probe_failed ? "probe failed" : "no device", g->reason);
   xw_start(x, "system-out");
   xw_text(x, dh_sbuf_str(&b));
   xw_end(x);
   dh_sbuf_clear(&b);
-  for (size_t j = 0; j < r->ncl; j++)
+  for (size_t j = 0; j < r->ncase; j++)
     if (cases[j].err_tail[0])
-      dh_sbuf_addf(&b, "--- %s%s%s ---\n%s\n", cases[j].clause->id, cases[j].note[0] ? ": " : "", cases[j].note,
-                   cases[j].err_tail);
+      dh_sbuf_addf(&b, "--- %s%s%s%s%s ---\n%s\n", r->infos[j].id, r->infos[j].subject ? " " : "",
+                   str(r->infos[j].subject), cases[j].note[0] ? ": " : "", cases[j].note, cases[j].err_tail);
   xw_start(x, "system-err");
   xw_text(x, dh_sbuf_str(&b));
   xw_end(x);
   free(b.s);
 }
 
-/* One <testsuite> per device: counts, where and when it ran, its profile as a
+/* One <testsuite> per group: counts, where and when it ran, its profile as a
  * property, its cases and output. */
-static void junit_suite(xw_t* x, const dc_run_view_t* r, size_t i, const char* host) {
-  const dc_device_t* d = &r->devs[i];
-  const dc_case_t* cases = r->cases[i];
+static void junit_suite(xw_t* x, const ds_run_view_t* r, size_t i, const char* host) {
+  const ds_group_t* g = &r->groups[i];
+  const ds_case_t* cases = r->cases[i];
   size_t f = 0, s = 0, e = 0;
   double t = 0;
-  for (size_t j = 0; j < r->ncl; j++) {
+  for (size_t j = 0; j < r->ncase; j++) {
     if (is_error_case(&cases[j])) e++;
     else if (is_failure_case(&cases[j])) f++;
-    else if (cases[j].status == DC_SKIP || cases[j].todo) s++;
+    else if (cases[j].verdict == DS_SKIP || cases[j].verdict == DS_XFAIL) s++;
     t += cases[j].ms / 1000.0;
   }
   char stamp[32] = "1970-01-01T00:00:00";
   struct tm tm;
-  if (gmtime_r(&d->started, &tm)) strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+  if (gmtime_r(&g->started, &tm)) strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
   xw_start(x, "testsuite");
-  xw_attr(x, "name", d->name);
-  xw_attrf(x, "tests", "%zu", r->ncl);
+  xw_attr(x, "name", g->name);
+  xw_attrf(x, "tests", "%zu", r->ncase);
   xw_attrf(x, "failures", "%zu", f);
   xw_attrf(x, "errors", "%zu", e);
   xw_attrf(x, "skipped", "%zu", s);
@@ -165,21 +160,23 @@ static void junit_suite(xw_t* x, const dc_run_view_t* r, size_t i, const char* h
   xw_attr(x, "timestamp", stamp); /* UTC; the generic schema allows no zone */
   xw_attr(x, "hostname", host);
   xw_attrf(x, "id", "%zu", i);
-  xw_attr(x, "package", d->backend_name);
+  xw_attr(x, "package", g->package);
   xw_start(x, "properties");
-  xw_start(x, "property");
-  xw_attr(x, "name", "profile");
-  xw_attr(x, "value", dc_profile_name(d->profile));
+  if (g->profile) {
+    xw_start(x, "property");
+    xw_attr(x, "name", "profile");
+    xw_attr(x, "value", g->profile);
+    xw_end(x);
+  }
   xw_end(x);
-  xw_end(x);
-  for (size_t j = 0; j < r->ncl; j++) junit_case(x, r->o, d, &cases[j]);
-  junit_suite_output(x, r, d, cases);
+  for (size_t j = 0; j < r->ncase; j++) junit_case(x, g, &r->infos[j], &cases[j]);
+  junit_suite_output(x, r, g, cases);
   xw_end(x);
 }
 
 /* The refused plugins as one more <testsuite>, "refused plugins", each a <testcase>
  * (classname "refused plugin", name its path) <skipped> with the loader's reason. */
-static void junit_refused(xw_t* x, const dc_run_view_t* r, const char* host, const char* stamp) {
+static void junit_refused(xw_t* x, const ds_run_view_t* r, const char* host, const char* stamp) {
   xw_start(x, "testsuite");
   xw_attr(x, "name", "refused plugins");
   xw_attrf(x, "tests", "%zu", r->nrefused);
@@ -189,14 +186,14 @@ static void junit_refused(xw_t* x, const dc_run_view_t* r, const char* host, con
   xw_attr(x, "time", "0.000");
   xw_attr(x, "timestamp", stamp);
   xw_attr(x, "hostname", host);
-  xw_attrf(x, "id", "%zu", r->nd);
+  xw_attrf(x, "id", "%zu", r->ng);
   xw_attr(x, "package", "plugins");
   xw_start(x, "properties");
   xw_end(x);
   for (size_t i = 0; i < r->nrefused; i++) {
     char plugin[1024], m[1200];
-    const char* reason = dc_refusal_split(r->refused[i], plugin, sizeof plugin);
-    dc_fmt(m, sizeof m, "refused: %s", reason);
+    const char* reason = ds_refusal_split(r->refused[i], plugin, sizeof plugin);
+    ds_fmt(m, sizeof m, "refused: %s", reason);
     xw_start(x, "testcase");
     xw_attr(x, "classname", "refused plugin");
     xw_attr(x, "name", plugin);
@@ -221,15 +218,15 @@ static void host_name(char* h, size_t n) {
   if (gethostname(h, n) != 0) h[0] = '\0';
   h[n - 1] = '\0';
   dh_text_clean(h, n);
-  if (strspn(h, " \t\n") == strlen(h)) dc_fmt(h, n, "localhost");
+  if (strspn(h, " \t\n") == strlen(h)) ds_fmt(h, n, "localhost");
 }
 
-static void junit_end(dc_report_t* rep) {
-  const dc_run_view_t* r = rep->run;
+static void junit_end(ds_report_t* rep) {
+  const ds_run_view_t* r = rep->run;
   xmlBufferPtr buf = xmlBufferCreate();
   xw_t x = {buf ? xmlNewTextWriterMemory(buf, 0) : NULL, 0};
   if (!x.w) {
-    fprintf(stderr, "devharness conformance: JUnit: libxml2 could not start a writer (out of memory)\n");
+    fprintf(stderr, "devharness %s: JUnit: libxml2 could not start a writer (out of memory)\n", str(r->o.command));
     if (buf) xmlBufferFree(buf);
     return;
   }
@@ -239,7 +236,7 @@ static void junit_end(dc_report_t* rep) {
   xw_check(&x, xmlTextWriterSetIndentString(x.w, BAD_CAST "  "));
   xw_check(&x, xmlTextWriterStartDocument(x.w, NULL, "UTF-8", NULL));
   xw_start(&x, "testsuites"); /* no attributes: the generic JUnit schema allows none here */
-  for (size_t i = 0; i < r->nd; i++) junit_suite(&x, r, i, host);
+  for (size_t i = 0; i < r->ng; i++) junit_suite(&x, r, i, host);
   if (r->nrefused) {
     char stamp[32] = "1970-01-01T00:00:00";
     struct tm tm;
@@ -250,12 +247,12 @@ static void junit_end(dc_report_t* rep) {
   xw_end(&x);
   xw_check(&x, xmlTextWriterEndDocument(x.w));
   xmlFreeTextWriter(x.w); /* flushes into buf */
-  if (x.failed) fprintf(stderr, "devharness conformance: JUnit: libxml2's writer failed; the file is incomplete\n");
+  if (x.failed) fprintf(stderr, "devharness %s: JUnit: libxml2's writer failed; the file is incomplete\n", str(r->o.command));
   dh_sbuf_add(&rep->text, (const char*)xmlBufferContent(buf));
   xmlBufferFree(buf);
 }
 
-const dc_reporter_t dc_report_junit = {
+const ds_reporter_t ds_report_junit = {
     .option = "junit",
     .help = "write JUnit XML to FILE",
     .end = junit_end,

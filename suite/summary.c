@@ -1,30 +1,13 @@
-/* conformance/report/summary.c — the summary JSON reporter (--summary FILE;
- * report/report.h): the run's verdict and per-device counts in one small document for
- * tools (`devharness run` reads it; schema in docs/conformance.md, "Summary JSON"). */
+/* suite/summary.c — the summary JSON reporter (--summary FILE; suite/suite.h): the
+ * run's verdict and per-group counts in one small document for tools (`devharness run`
+ * reads it; schema in docs/conformance.md, "Summary JSON"). */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "devharness/device_api.h"
-#include "report/report.h"
+#include "suite/suite.h"
 
-/* Case counts; each case is exactly one of pass, fail, skip, xfail (as TAP reports it:
- * a skip first, then an xfail's TODO, then ok / not ok). */
-typedef struct tally {
-  size_t pass, fail, skip, xfail, waived, violations;
-} tally_t;
-
-static void tally_case(tally_t* t, const dc_case_t* k) {
-  if (k->other_shard) return; /* --shard: another shard's case */
-  if (k->status == DC_SKIP) t->skip++;
-  else if (k->todo) t->xfail++;
-  else if (k->status == DC_PASS) t->pass++;
-  else t->fail++;
-  if (k->waived) t->waived++;
-  if (k->counts) t->violations++;
-}
-
-static void tally_set(json_t* o, const tally_t* t) {
+static void tally_set(json_t* o, const ds_tally_t* t) {
   json_object_set_new(o, "pass", json_integer((json_int_t)t->pass));
   json_object_set_new(o, "fail", json_integer((json_int_t)t->fail));
   json_object_set_new(o, "skip", json_integer((json_int_t)t->skip));
@@ -33,59 +16,57 @@ static void tally_set(json_t* o, const tally_t* t) {
   json_object_set_new(o, "violations", json_integer((json_int_t)t->violations));
 }
 
-/* One device: what it is, how it ran, its counts; adds its counts to *total. */
-static json_t* summary_device(const dc_run_view_t* r, size_t i, tally_t* total) {
-  const dc_device_t* d = &r->devs[i];
-  tally_t t = {0};
-  for (size_t j = 0; j < r->ncl; j++) tally_case(&t, &r->cases[i][j]);
-  total->pass += t.pass, total->fail += t.fail, total->skip += t.skip, total->xfail += t.xfail;
-  total->waived += t.waived, total->violations += t.violations;
+/* One group: what it is, how it ran, its counts. */
+static json_t* summary_device(const ds_run_view_t* r, size_t i) {
+  const ds_group_t* d = &r->groups[i];
+  ds_tally_t t = ds_tally(r, i);
   json_t* o = json_object();
   json_object_set_new(o, "name", json_string(d->name));
-  json_object_set_new(o, "backend", json_string(d->backend_name));
+  json_object_set_new(o, "backend", json_string(d->package));
   json_object_set_new(o, "id", d->id >= 0 ? json_integer(d->id) : json_null());
-  json_object_set_new(o, "profile", json_string(dc_profile_name(d->profile)));
-  json_object_set_new(o, "profile_from", json_string(d->profile_from_backend ? "backend"
-                                                     : r->o->profile ? "--profile" : "default"));
+  json_object_set_new(o, "profile", d->profile ? json_string(d->profile) : json_null());
+  json_object_set_new(o, "profile_from", d->profile_from ? json_string(d->profile_from) : json_null());
   json_object_set_new(o, "failed", json_boolean(d->failed));
   tally_set(o, &t);
-  int no_device = d->id < 0 && !d->failed;
+  int no_device = d->no_device && !d->failed;
   json_object_set_new(o, "no_device", no_device ? json_string(d->reason[0] ? d->reason : "no device")
                                                 : json_null());
   json_object_set_new(o, "probe_failure", d->probe_failed ? json_string(d->reason) : json_null());
   return o;
 }
 
-static void summary_end(dc_report_t* rep) {
-  const dc_run_view_t* r = rep->run;
+static void summary_end(ds_report_t* rep) {
+  const ds_run_view_t* r = rep->run;
   json_t* root = json_object();
-  json_object_set_new(root, "schema", json_string("devharness.conformance.summary"));
+  char schema[96];
+  ds_fmt(schema, sizeof schema, "%s.summary", r->o.schema ? r->o.schema : "devharness.suite");
+  json_object_set_new(root, "schema", json_string(schema));
   json_object_set_new(root, "version", json_integer(1));
   json_object_set_new(root, "exit_code", json_integer(r->exit_code));
-  json_object_set_new(root, "clauses", json_integer((json_int_t)r->ncl));
+  json_object_set_new(root, "clauses", json_integer((json_int_t)r->ncase));
   json_object_set_new(root, "duration_s", json_real(r->seconds));
   json_t* refused = json_array();
   json_t* skipped = json_array();
   for (size_t i = 0; i < r->nrefused; i++) {
     char plugin[1024];
-    const char* reason = dc_refusal_split(r->refused[i], plugin, sizeof plugin);
+    const char* reason = ds_refusal_split(r->refused[i], plugin, sizeof plugin);
     json_array_append_new(refused, json_string(r->refused[i]));
     json_array_append_new(skipped, json_pack("{s:s, s:s}", "plugin", plugin, "skip", reason));
   }
   json_object_set_new(root, "refused_plugins", refused);
   json_object_set_new(root, "refused_plugins_skipped", skipped);
-  tally_t total = {0};
+  ds_tally_t total = ds_tally(r, (size_t)-1);
   json_t* devices = json_array();
-  for (size_t i = 0; i < r->nd; i++) json_array_append_new(devices, summary_device(r, i, &total));
+  for (size_t i = 0; i < r->ng; i++) json_array_append_new(devices, summary_device(r, i));
   json_t* totals = json_object();
-  json_object_set_new(totals, "devices", json_integer((json_int_t)r->nd));
+  json_object_set_new(totals, "devices", json_integer((json_int_t)r->ng));
   json_object_set_new(totals, "devices_failed", json_integer(r->violations));
   json_object_set_new(totals, "no_device", json_integer((json_int_t)r->no_device));
   json_object_set_new(totals, "refused_plugins", json_integer((json_int_t)r->nrefused));
   tally_set(totals, &total);
   json_object_set_new(totals, "waived_skip", json_integer((json_int_t)r->waived_skip));
   json_object_set_new(totals, "waived_xfail", json_integer((json_int_t)r->waived_xfail));
-  json_object_set_new(totals, "max_waived", r->o->max_waived >= 0 ? json_integer(r->o->max_waived) : json_null());
+  json_object_set_new(totals, "max_waived", r->o.max_waived >= 0 ? json_integer(r->o.max_waived) : json_null());
   json_object_set_new(totals, "too_many_waived", json_boolean(r->too_many_waived));
   json_object_set_new(root, "totals", totals);
   json_object_set_new(root, "devices", devices);
@@ -98,7 +79,7 @@ static void summary_end(dc_report_t* rep) {
   json_decref(root);
 }
 
-const dc_reporter_t dc_report_summary = {
+const ds_reporter_t ds_report_summary = {
     .option = "summary",
     .help = "write the run's summary as JSON to FILE (docs/conformance.md)",
     .end = summary_end,

@@ -1,11 +1,21 @@
-/* conformance/report/list.c — `devharness conformance --list`: the selected clauses as
+/* conformance/runner/list.c — `devharness conformance --list`: the selected clauses as
  * text, or as the markdown that is docs/conformance.md (--format markdown); not a run
- * reporter (report/report.h). */
+ * reporter (suite/suite.h); and where each clause's run function is
+ * (dc_clause_source, over the generated table of runner/clause_sources.py). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmdline/cmdline.h"
-#include "report/report.h"
+#include "runner/runner.h"
+
+static int source_cmp(const void* key, const void* elem) {
+  return strcmp(key, ((const dc_clause_source_t*)elem)->id);
+}
+
+const dc_clause_source_t* dc_clause_source(const char* id) {
+  return bsearch(id, dc_clause_sources, dc_clause_source_count, sizeof *dc_clause_sources, source_cmp);
+}
 
 static const char* needs_text(uint32_t needs) {
   static char buf[128];

@@ -1,0 +1,52 @@
+/* suite/cases.c — the per-case JSON reporter (--cases FILE; suite/suite.h): one record
+ * per (group, case) case this run (or this shard) ran,
+ * what a result bundle's store import, merge and verify read (docs/results.md).
+ * Cases of other shards (--shard) are left out. */
+#include <jansson.h>
+#include <stdlib.h>
+
+#include "suite/suite.h"
+
+/* The case's one-line reason: skip/xfail reason, crash note or failure message. */
+static const char* case_message(const ds_case_t* k) {
+  if (k->verdict == DS_SKIP || k->verdict == DS_XFAIL) return k->reason;
+  if (k->verdict == DS_PASS) return "";
+  return k->note[0] ? k->note : k->message;
+}
+
+static void cases_end(ds_report_t* rep) {
+  const ds_run_view_t* r = rep->run;
+  json_t* cases = json_array();
+  for (size_t i = 0; i < r->ng; i++)
+    for (size_t j = 0; j < r->ncase; j++) {
+      const ds_case_t* k = &r->cases[i][j];
+      if (k->other_shard) continue;
+      json_array_append_new(cases, json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:f}", "device", r->groups[i].name,
+                                             "backend", r->groups[i].package, "clause", r->infos[j].id,
+                                             "status", ds_verdict_name(k->verdict), "waived", k->waived, "message",
+                                             case_message(k), "duration_ms", k->ms));
+    }
+  /* the whole selection, every shard's: what verify checks the shards against */
+  json_t* devices = json_array();
+  json_t* clauses = json_array();
+  for (size_t i = 0; i < r->ng; i++) json_array_append_new(devices, json_string(r->groups[i].name));
+  for (size_t j = 0; j < r->ncase; j++) json_array_append_new(clauses, json_string(r->infos[j].id));
+  char schema[96];
+  ds_fmt(schema, sizeof schema, "%s.cases", r->o.schema ? r->o.schema : "devharness.suite");
+  json_t* root = json_pack("{s:s, s:i, s:{s:i, s:i}, s:i, s:o, s:o, s:o}", "schema", schema,
+                           "version", 1, "shard", "index", r->o.shard_index, "total", r->o.shard_total,
+                           "exit_code", r->exit_code, "devices", devices, "clauses", clauses, "cases", cases);
+  char* s = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+  if (s) {
+    dh_sbuf_add(&rep->text, s);
+    dh_sbuf_add(&rep->text, "\n");
+  }
+  free(s);
+  json_decref(root);
+}
+
+const ds_reporter_t ds_report_cases = {
+    .option = "cases",
+    .help = "one JSON record per case run to FILE (docs/results.md)",
+    .end = cases_end,
+};
