@@ -24,11 +24,11 @@ static const char* error_text(char* buf, size_t size) {
   return buf;
 }
 
-static void verdict(dm_verdict_t* v, char code, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
-static void verdict(dm_verdict_t* v, char code, const char* fmt, ...) {
+static void verdict(dm_verdict_t* v, ds_verdict_t code, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+static void verdict(dm_verdict_t* v, ds_verdict_t code, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  v->code = code;
+  v->verdict = code;
   vsnprintf(v->message, sizeof v->message, fmt, ap);
   va_end(ap);
 }
@@ -100,11 +100,11 @@ static int open_call(const dm_target_t* t, call_ctx_t* c, dm_verdict_t* v) {
   char why[600] = "";
   memset(c, 0, sizeof *c);
   if (dh_module_load(t->path, &c->mod) != 0 || dh_module_get_function(c->mod, t->func->name, &c->fn) != 0) {
-    verdict(v, 'n', "cannot load %s: %s", t->func->name, dh_error_message());
+    verdict(v, DS_FAIL, "cannot load %s: %s", t->func->name, dh_error_message());
     return -1;
   }
   if (resolve(c, t, why, sizeof why) != 0) {
-    verdict(v, 'n', "no generated arguments were accepted (the first refused with %s)", why);
+    verdict(v, DS_FAIL, "no generated arguments were accepted (the first refused with %s)", why);
     return -1;
   }
   return 0;
@@ -121,9 +121,9 @@ static const char* raised_ok(int rc) {
 }
 
 static void case_metadata(const dm_target_t* t, dm_verdict_t* v) {
-  if (!t->func->has_schema) return verdict(v, 's', "no type schema (checked with inferred arguments)");
-  if (t->func->other[0]) return verdict(v, 's', "%s: takes %s, no argument can be made for it", t->func->signature, t->func->other);
-  verdict(v, 'o', "%s", t->func->signature);
+  if (!t->func->has_schema) return verdict(v, DS_SKIP, "no type schema (checked with inferred arguments)");
+  if (t->func->other[0]) return verdict(v, DS_SKIP, "%s: takes %s, no argument can be made for it", t->func->signature, t->func->other);
+  verdict(v, DS_PASS, "%s", t->func->signature);
 }
 
 static void case_call_valid(const dm_target_t* t, dm_verdict_t* v) {
@@ -132,7 +132,7 @@ static void case_call_valid(const dm_target_t* t, dm_verdict_t* v) {
   char dt[32];
   snprintf(dt, sizeof dt, "%s%d", c.layout.dtype.code == kDLFloat ? "float" : c.layout.dtype.code == kDLInt ? "int" : "uint",
            c.layout.dtype.bits);
-  verdict(v, 'o', "returned without error: %s tensors, %s%s%s", dt,
+  verdict(v, DS_PASS, "returned without error: %s tensors, %s%s%s", dt,
           c.layout.pattern == 0 ? "all [64]" : c.layout.pattern == 1 ? "the last [1]" : "all [1]",
           c.inferred[0] ? "; " : "", c.inferred);
 }
@@ -140,23 +140,23 @@ static void case_call_valid(const dm_target_t* t, dm_verdict_t* v) {
 static void case_scalar_edges(const dm_target_t* t, dm_verdict_t* v) {
   call_ctx_t c;
   if (open_call(t, &c, v) != 0) return;
-  if (c.f.nparams == dm_count_tensors(&c.f)) return verdict(v, 's', "no scalar parameter");
+  if (c.f.nparams == dm_count_tensors(&c.f)) return verdict(v, DS_SKIP, "no scalar parameter");
   static const dm_scalar_t edges[] = {{INT64_MIN, -INFINITY}, {-1, -0.0}, {0, NAN}, {INT64_MAX, DBL_MAX}, {1, INFINITY}};
   int errors = 0;
   for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
     int rc = try_call(&c, t->dev, &c.layout, edges[i]);
-    if (rc != 0 && *raised_ok(rc)) return verdict(v, 'n', "edge %zu: %s", i, raised_ok(rc));
+    if (rc != 0 && *raised_ok(rc)) return verdict(v, DS_FAIL, "edge %zu: %s", i, raised_ok(rc));
     errors += rc != 0;
     dh_error_clear();
   }
-  verdict(v, 'o', "5 edge values (int64 min/max, -1, 0; +-inf, nan, -0.0, DBL_MAX): %d raised, the rest returned", errors);
+  verdict(v, DS_PASS, "5 edge values (int64 min/max, -1, 0; +-inf, nan, -0.0, DBL_MAX): %d raised, the rest returned", errors);
 }
 
 static void case_wrong_arity(const dm_target_t* t, dm_verdict_t* v) {
   call_ctx_t c;
   if (open_call(t, &c, v) != 0) return;
   dm_args_t a;
-  if (dm_args_make(&c.f, t->dev, &c.layout, kPlain, &a) != 0) return verdict(v, 'n', "arguments: %s", dh_error_message());
+  if (dm_args_make(&c.f, t->dev, &c.layout, kPlain, &a) != 0) return verdict(v, DS_FAIL, "arguments: %s", dh_error_message());
   a.v[a.n] = dh_any_int(0);
   const char* bad = "";
   int which = 0;
@@ -169,8 +169,8 @@ static void case_wrong_arity(const dm_target_t* t, dm_verdict_t* v) {
     dh_error_clear();
   }
   dm_args_free(&a);
-  if (*bad) return verdict(v, 'n', "called with %d argument(s) instead of %d: %s", which, c.f.nparams, bad);
-  verdict(v, 'o', "%d-1 and %d+1 arguments raised errors", c.f.nparams, c.f.nparams);
+  if (*bad) return verdict(v, DS_FAIL, "called with %d argument(s) instead of %d: %s", which, c.f.nparams, bad);
+  verdict(v, DS_PASS, "%d-1 and %d+1 arguments raised errors", c.f.nparams, c.f.nparams);
 }
 
 /* A value of another type than kind k. */
@@ -182,20 +182,20 @@ static dh_any_t wrong_value(dm_kind_t k) {
 static void case_wrong_type(const dm_target_t* t, dm_verdict_t* v) {
   call_ctx_t c;
   if (open_call(t, &c, v) != 0) return;
-  if (c.f.nparams == 0) return verdict(v, 's', "no parameter");
+  if (c.f.nparams == 0) return verdict(v, DS_SKIP, "no parameter");
   for (int i = 0; i < c.f.nparams; i++) {
     dm_args_t a;
-    if (dm_args_make(&c.f, t->dev, &c.layout, kPlain, &a) != 0) return verdict(v, 'n', "arguments: %s", dh_error_message());
+    if (dm_args_make(&c.f, t->dev, &c.layout, kPlain, &a) != 0) return verdict(v, DS_FAIL, "arguments: %s", dh_error_message());
     a.v[i] = wrong_value(c.f.kinds[i]);
     dh_any_t rv = dh_any_none();
     int rc = dh_func_call(&c.fn, a.v, a.n, &rv);
     if (rc == 0) dh_any_release(&rv), settle(t->dev);
     const char* bad = raised_ok(rc);
     dm_args_free(&a);
-    if (*bad) return verdict(v, 'n', "parameter %d given a %s: %s", i, dh_type_index_name(wrong_value(c.f.kinds[i]).type_index), bad);
+    if (*bad) return verdict(v, DS_FAIL, "parameter %d given a %s: %s", i, dh_type_index_name(wrong_value(c.f.kinds[i]).type_index), bad);
     dh_error_clear();
   }
-  verdict(v, 'o', "each of %d parameter(s) given a wrong type raised an error", c.f.nparams);
+  verdict(v, DS_PASS, "each of %d parameter(s) given a wrong type raised an error", c.f.nparams);
 }
 
 /* Calls with layout l; "" when an error with kind and message was raised, else what
@@ -214,29 +214,29 @@ static void case_wrong_device(const dm_target_t* t, dm_verdict_t* v) {
   char msg[600], alt[64];
   if (open_call(t, &c, v) != 0) return;
   int nt = dm_count_tensors(&c.f);
-  if (nt < 2) return verdict(v, 's', "%d tensor parameter(s): no other tensor to disagree with", nt);
-  if (t->alt.device_id < 0) return verdict(v, 's', "no other device to put a tensor on");
+  if (nt < 2) return verdict(v, DS_SKIP, "%d tensor parameter(s): no other tensor to disagree with", nt);
+  if (t->alt.device_id < 0) return verdict(v, DS_SKIP, "no other device to put a tensor on");
   dm_layout_t l = c.layout;
   l.odd_tensor = nt - 1;
   l.alt = t->alt;
   const char* bad = expect_raise(&c, t->dev, &l, msg, sizeof msg);
   dh_device_format(t->alt, alt, sizeof alt);
-  if (*bad) return verdict(v, 'n', "tensor %d on %s, the others here: %s (%s)", nt - 1, alt, bad, msg);
-  verdict(v, 'o', "tensor %d on %s raised %s", nt - 1, alt, msg);
+  if (*bad) return verdict(v, DS_FAIL, "tensor %d on %s, the others here: %s (%s)", nt - 1, alt, bad, msg);
+  verdict(v, DS_PASS, "tensor %d on %s raised %s", nt - 1, alt, msg);
 }
 
 static void case_wrong_dtype(const dm_target_t* t, dm_verdict_t* v) {
   call_ctx_t c;
   char msg[600];
   if (open_call(t, &c, v) != 0) return;
-  if (dm_count_tensors(&c.f) == 0) return verdict(v, 's', "no tensor parameter");
+  if (dm_count_tensors(&c.f) == 0) return verdict(v, DS_SKIP, "no tensor parameter");
   dm_layout_t l = c.layout;
   l.odd_tensor = 0;
   int f32 = l.dtype.code == kDLFloat && l.dtype.bits == 32;
   l.odd_dtype = f32 ? (DLDataType){kDLInt, 32, 1} : (DLDataType){kDLFloat, 32, 1};
   const char* bad = expect_raise(&c, t->dev, &l, msg, sizeof msg);
-  if (*bad) return verdict(v, 'n', "tensor 0 as %s: %s (%s)", f32 ? "int32" : "float32", bad, msg);
-  verdict(v, 'o', "tensor 0 as %s raised %s", f32 ? "int32" : "float32", msg);
+  if (*bad) return verdict(v, DS_FAIL, "tensor 0 as %s: %s (%s)", f32 ? "int32" : "float32", bad, msg);
+  verdict(v, DS_PASS, "tensor 0 as %s raised %s", f32 ? "int32" : "float32", msg);
 }
 
 /* The first byte of tensor i's buffer outside its elements that is no longer
@@ -254,11 +254,11 @@ static long outside_written(const dm_args_t* a, int i, const uint8_t* buf) {
 static void case_non_contiguous(const dm_target_t* t, dm_verdict_t* v) {
   call_ctx_t c;
   if (open_call(t, &c, v) != 0) return;
-  if (dm_count_tensors(&c.f) == 0) return verdict(v, 's', "no tensor parameter");
+  if (dm_count_tensors(&c.f) == 0) return verdict(v, DS_SKIP, "no tensor parameter");
   dm_layout_t l = c.layout;
   l.stride = 2;
   dm_args_t a;
-  if (dm_args_make(&c.f, t->dev, &l, kPlain, &a) != 0) return verdict(v, 'n', "arguments: %s", dh_error_message());
+  if (dm_args_make(&c.f, t->dev, &l, kPlain, &a) != 0) return verdict(v, DS_FAIL, "arguments: %s", dh_error_message());
   dh_any_t rv = dh_any_none();
   int rc = dh_func_call(&c.fn, a.v, a.n, &rv);
   char msg[600];
@@ -277,11 +277,11 @@ static void case_non_contiguous(const dm_target_t* t, dm_verdict_t* v) {
   }
   dm_args_free(&a);
   if (off >= 0)
-    return verdict(v, 'n', "wrote outside a strided view (stride 2): tensor %d, byte %ld of its buffer%s%s", which, off,
+    return verdict(v, DS_FAIL, "wrote outside a strided view (stride 2): tensor %d, byte %ld of its buffer%s%s", which, off,
                    rc ? ", then raised " : "", rc ? msg : "");
-  if (rc != 0 && *bad) return verdict(v, 'n', "a view of stride 2: %s", bad);
-  if (*bad) return verdict(v, 'o', "accepted views of stride 2 and kept to their elements");
-  verdict(v, 'o', "views of stride 2 raised %s", msg);
+  if (rc != 0 && *bad) return verdict(v, DS_FAIL, "a view of stride 2: %s", bad);
+  if (*bad) return verdict(v, DS_PASS, "accepted views of stride 2 and kept to their elements");
+  verdict(v, DS_PASS, "views of stride 2 raised %s", msg);
 }
 
 /* "<backend>.kernel_log"(dev, i) as an Int (i < 0) or a pointer; -1 on error. */
@@ -297,31 +297,31 @@ static void env_stream_check(call_ctx_t* c, const dm_target_t* t, dh_function_t*
   dh_stream_t s = NULL;
   dh_any_t n0, n1, si;
   if (dh_device_create_stream(t->dev, &s) != 0 || dh_env_set_stream(t->dev, s) != 0)
-    return verdict(v, 'n', "cannot create or set a stream: %s", dh_error_message());
+    return verdict(v, DS_FAIL, "cannot create or set a stream: %s", dh_error_message());
   int rc = kernel_log(log, t->dev, -1, &n0);
   int call = rc == 0 ? try_call(c, t->dev, &c->layout, kPlain) : 0;
   if (rc == 0) rc = kernel_log(log, t->dev, -1, &n1);
-  if (rc != 0 || call != 0) return verdict(v, 'n', "%s: %s", call ? "the call raised" : "stream log", dh_error_message());
-  if (n1.v_int64 == n0.v_int64) return verdict(v, 's', "no kernel reached the stream log: ordering not observable");
+  if (rc != 0 || call != 0) return verdict(v, DS_FAIL, "%s: %s", call ? "the call raised" : "stream log", dh_error_message());
+  if (n1.v_int64 == n0.v_int64) return verdict(v, DS_SKIP, "no kernel reached the stream log: ordering not observable");
   for (int64_t i = n0.v_int64; i < n1.v_int64; i++) {
-    if (kernel_log(log, t->dev, i, &si) != 0) return verdict(v, 'n', "stream log: %s", dh_error_message());
+    if (kernel_log(log, t->dev, i, &si) != 0) return verdict(v, DS_FAIL, "stream log: %s", dh_error_message());
     if (si.v_ptr != s)
-      return verdict(v, 'n', "kernel %lld of the call was queued on stream %p, not on the environment stream %p",
+      return verdict(v, DS_FAIL, "kernel %lld of the call was queued on stream %p, not on the environment stream %p",
                      (long long)(i - n0.v_int64), si.v_ptr, (void*)s);
   }
   dh_env_set_stream(t->dev, NULL);
   dh_device_free_stream(t->dev, s);
-  verdict(v, 'o', "%lld kernel(s) queued on the environment stream", (long long)(n1.v_int64 - n0.v_int64));
+  verdict(v, DS_PASS, "%lld kernel(s) queued on the environment stream", (long long)(n1.v_int64 - n0.v_int64));
 }
 
 static void case_env_stream(const dm_target_t* t, dm_verdict_t* v) {
   const dh_backend_t* b;
   dh_function_t log;
   char key[160];
-  if (dh_device_api_get_by_type(t->dev.device_type, &b) != 0) return verdict(v, 'n', "%s", dh_error_message());
+  if (dh_device_api_get_by_type(t->dev.device_type, &b) != 0) return verdict(v, DS_FAIL, "%s", dh_error_message());
   snprintf(key, sizeof key, "%s.%s", b->name, DH_FUNC_KERNEL_LOG);
   if (dh_func_get(key, &log) != 0)
-    return dh_error_clear(), verdict(v, 's', "%s keeps no stream log (%s): ordering not observable here", b->name, key);
+    return dh_error_clear(), verdict(v, DS_SKIP, "%s keeps no stream log (%s): ordering not observable here", b->name, key);
   call_ctx_t c;
   if (open_call(t, &c, v) == 0) env_stream_check(&c, t, &log, v);
   dh_func_release(&log);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "devharness/devharness.h"
+#include "suite/suite.h"
 
 #define DM_MAX_PARAMS 16
 #define DM_MAX_FUNCS 256
@@ -58,10 +59,10 @@ int dm_read_metadata(const char* path, dm_func_t* funcs, size_t n);
  * or -1 with a ValueError naming what is wrong. */
 int dm_schema_parse(const char* type_schema, dm_func_t* f);
 
-/* A case's verdict, written by the child to its pipe: 'o'k, 'n'ot ok, 's'kip, then
- * the message. */
+/* A case's answer, written by the child to its pipe: the verdict (DS_PASS, DS_FAIL or
+ * DS_SKIP; suite/suite.h) and its message (a skip's reason). */
 typedef struct dm_verdict {
-  char code;
+  ds_verdict_t verdict;
   char message[1024];
 } dm_verdict_t;
 
@@ -125,17 +126,5 @@ int dm_args_read(const dm_args_t* a, int i, uint8_t** out);
 const dm_layout_t* dm_layouts(size_t* count);
 /* args.c: the byte every generated buffer is filled with. */
 #define DM_CANARY 0xA5
-
-/* report.c: TAP and JUnit of one run. */
-typedef struct dm_result {
-  char name[96];          /* case name */
-  char func[128];
-  char device[96];        /* "" for per-function cases */
-  dm_verdict_t v;
-  double ms;
-} dm_result_t;
-void dm_tap_line(FILE* f, size_t index, const dm_result_t* r);
-int dm_write_tap(const char* path, const dm_result_t* rs, size_t n);
-int dm_write_junit(const char* path, const char* lib, const dm_result_t* rs, size_t n);
 
 #endif /* DEVHARNESS_MODULE_CHECK_H_ */

@@ -1,9 +1,10 @@
 /*
  * module/main.c — `devharness module check LIB.so [--device SPEC]...` and
- * `devharness module list LIB.so`: the command, its options and the loop over
- * functions, devices and cases, each case in a forked child with a timeout
- * (base/child.c, as the conformance runner runs its cases). Calls cases.c, symbols.c
- * and report.c.
+ * `devharness module list LIB.so`: the command, its options, the table of cases
+ * (function x case x device) run by the suite's runner, each in a forked child with a
+ * timeout, --jobs at a time, and reported by the suite's reporters (suite/suite.h: TAP
+ * on stdout and --tap, JUnit) as conformance runs and reports its clauses. Calls
+ * cases.c and symbols.c.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 
 #include "base/child.h"
 #include "cmdline/cmdline.h"
+#include "suite/suite.h"
 #include "module/check.h"
 #include "module/command.h"
 
@@ -21,7 +23,7 @@
 
 static const char kUsage[] =
     "usage: devharness module check LIB.so [--device SPEC]... [--tap FILE] [--junit FILE]\n"
-    "                                [--timeout SECONDS] [-q]\n"
+    "                                [--timeout SECONDS] [--jobs N] [-q]\n"
     "       devharness module list LIB.so\n"
     "\n"
     "Checks a tvm-ffi kernel library (its __tvm_ffi_<name> functions) from its own type\n"
@@ -34,6 +36,7 @@ static const char kUsage[] =
     "  --tap FILE        also write the TAP to FILE\n"
     "  --junit FILE      write JUnit XML to FILE\n"
     "  --timeout SECONDS one case's limit (default 30)\n"
+    "  --jobs N          run up to N cases at once (default 1; output order unchanged)\n"
     "  -q, --quiet       print only errors and the verdict line\n"
     "  --no-fork         run every case in this process (for a debugger: a crash ends\n"
     "                    the run)\n"
@@ -50,6 +53,7 @@ typedef struct opts {
   const char* tap;
   const char* junit;
   long timeout;
+  long jobs;
   int quiet;
   int no_fork;
 } opts_t;
@@ -58,10 +62,11 @@ static int parse(int argc, char** argv, opts_t* o) {
   static const struct option lo[] = {{"device", required_argument, NULL, 'd'}, {"tap", required_argument, NULL, 't'},
                                      {"junit", required_argument, NULL, 'j'},  {"timeout", required_argument, NULL, 'T'},
                                      {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
-                                     {"no-fork", no_argument, NULL, 'F'},
+                                     {"no-fork", no_argument, NULL, 'F'},      {"jobs", required_argument, NULL, 'J'},
                                      {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof *o);
   o->timeout = 30;
+  o->jobs = 1;
   if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) return fputs(kUsage, stdout), -1;
   if (argc < 2 || (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "list") != 0))
     return dh_cmdline_usage_error("module", "expected 'check' or 'list', got %s%s%s (see devharness module --help)",
@@ -77,6 +82,8 @@ static int parse(int argc, char** argv, opts_t* o) {
     else if (c == 'j') o->junit = optarg;
     else if (c == 'T' && dh_cmdline_parse_long(optarg, 1, 3600, &o->timeout) != 0)
       return dh_cmdline_usage_error("module", "--timeout: expected 1..3600 seconds, got '%s'", dh_cmdline_quote(optarg));
+    else if (c == 'J' && dh_cmdline_parse_long(optarg, 1, 64, &o->jobs) != 0)
+      return dh_cmdline_usage_error("module", "--jobs: expected 1..64, got '%s'", dh_cmdline_quote(optarg));
     else if (c == 'd' && o->n_devices >= MAX_DEVICES)
       return dh_cmdline_usage_error("module", "--device: at most %d", MAX_DEVICES);
     else if (c == 'd') o->devices[o->n_devices++] = optarg;
@@ -167,46 +174,69 @@ static int select_devices(const opts_t* o, devices_t* ds) {
   return rc;
 }
 
+/* One case of the table: which case, on which function and device. */
 typedef struct case_job {
   const dm_case_t* c;
   dm_target_t t;
 } case_job_t;
 
+/* The run of `module check`: the table of cases and what the reporters read. */
+typedef struct check_run {
+  const opts_t* o;
+  case_job_t* jobs;  /* jobs[case], in report order: function, case, device */
+  ds_info_t* infos;  /* infos[case] */
+  char (*subject)[256]; /* "add cpu:0" */
+  char (*classname)[256]; /* "add.cpu:0" */
+  size_t n;
+  ds_group_t group;  /* the library */
+  ds_case_t* cases;
+  ds_run_view_t view;
+  ds_reports_t reps;
+} check_run_t;
+
 static void case_child(void* arg, int fd) {
   case_job_t* j = arg;
   dm_verdict_t v;
   memset(&v, 0, sizeof v);
-  v.code = 'n';
+  v.verdict = DS_FAIL;
   j->c->run(&j->t, &v);
   dh_write_all(fd, &v, sizeof v);
 }
 
-/* Runs one case in a child into r (a crash, hang or exit fails it, saying which). */
-static void run_case(const opts_t* o, const dm_case_t* c, const dm_target_t* t, dm_result_t* r) {
-  case_job_t j = {c, *t};
-  dh_child_result_t cr;
-  memset(r, 0, sizeof *r);
-  snprintf(r->name, sizeof r->name, "%s", c->name);
-  snprintf(r->func, sizeof r->func, "%s", t->func->name);
-  if (c->per_device) dh_device_format(t->dev, r->device, sizeof r->device);
-  if (o->no_fork) {
-    j.c->run(&j.t, &r->v);
-    return;
-  }
-  dh_child_run(case_child, &j, (int)o->timeout, &cr);
-  if (cr.status == DH_CHILD_ANSWERED && cr.size == sizeof r->v) {
-    memcpy(&r->v, cr.data, sizeof r->v);
+static int case_prepare(void* user, size_t i, void* arg) {
+  check_run_t* r = user;
+  memcpy(arg, &r->jobs[i], sizeof r->jobs[i]);
+  return 1;
+}
+
+/* Case i's record from its child's answer; a crash, hang or exit fails it, saying
+ * which. */
+static void case_finish(void* user, size_t i, void* arg, dh_child_result_t* cr) {
+  check_run_t* r = user;
+  ds_case_t* k = &r->cases[i];
+  (void)arg;
+  memset(k, 0, sizeof *k);
+  k->ms = cr->ms;
+  if (cr->status == DH_CHILD_ANSWERED && cr->size == sizeof(dm_verdict_t)) {
+    const dm_verdict_t* v = (const dm_verdict_t*)cr->data;
+    k->verdict = v->verdict == DS_PASS || v->verdict == DS_SKIP ? v->verdict : DS_FAIL;
+    ds_fmt(k->verdict == DS_SKIP ? k->reason : k->message, sizeof k->message, "%.*s", (int)sizeof v->message - 1,
+           v->message);
   } else {
-    char* nl = strchr(cr.err_tail, '\n');
+    char* nl = strchr(cr->err_tail, '\n');
     if (nl) *nl = '\0';
-    r->v.code = 'n';
-    int n = snprintf(r->v.message, sizeof r->v.message, "%s%s", cr.status == DH_CHILD_ANSWERED ? "no verdict" : cr.note,
-                     cr.err_tail[0] ? ": " : "");
-    if (n > 0 && (size_t)n < sizeof r->v.message)
-      memcpy(r->v.message + n, cr.err_tail, strnlen(cr.err_tail, sizeof r->v.message - (size_t)n - 1));
+    k->verdict = DS_FAIL;
+    ds_fmt(k->message, sizeof k->message, "%s%s%s", cr->status == DH_CHILD_ANSWERED ? "no verdict" : cr->note,
+           cr->err_tail[0] ? ": " : "", cr->err_tail);
   }
-  r->ms = cr.ms;
-  free(cr.data);
+  k->counts = k->verdict == DS_FAIL;
+}
+
+static void case_done(void* user, size_t i) {
+  check_run_t* r = user;
+  ds_case_clean(&r->cases[i]);
+  if (r->cases[i].counts) r->group.failed = 1;
+  ds_reports_event(&r->reps, &r->view, DS_EV_END_CASE, 0, i);
 }
 
 static void print_functions(FILE* f, const char* lead, const dm_func_t* funcs, size_t n) {
@@ -214,31 +244,89 @@ static void print_functions(FILE* f, const char* lead, const dm_func_t* funcs, s
     fprintf(f, "%s%-24s %s\n", lead, funcs[i].name, funcs[i].has_schema ? funcs[i].signature : "(no type schema)");
 }
 
-/* Every case of every function on every device; returns the exit code. */
-static int check(const opts_t* o, const dm_func_t* funcs, size_t nf, const devices_t* ds) {
-  size_t nc, total = 0, done = 0, fails = 0, skips = 0;
+/* The table: every case of every function on every device (once per function for a
+ * case without a device), what reports show of each. -1 when out of memory. */
+static int build_table(check_run_t* r, const dm_func_t* funcs, size_t nf, const devices_t* ds) {
+  size_t nc;
   const dm_case_t* cases = dm_cases(&nc);
-  for (size_t c = 0; c < nc; c++) total += nf * (cases[c].per_device ? (size_t)ds->n : 1);
-  dm_result_t* rs = calloc(total, sizeof *rs);
-  if (rs == NULL) return fprintf(stderr, "devharness module check: out of memory\n"), DH_EXIT_VIOLATION;
-  if (!o->quiet) printf("TAP version 13\n1..%zu\n# %s: %zu function(s)\n", total, o->lib, nf);
-  if (!o->quiet) print_functions(stdout, "#   ", funcs, nf);
+  for (size_t c = 0; c < nc; c++) r->n += nf * (cases[c].per_device ? (size_t)ds->n : 1);
+  r->jobs = calloc(r->n ? r->n : 1, sizeof *r->jobs);
+  r->infos = calloc(r->n ? r->n : 1, sizeof *r->infos);
+  r->subject = calloc(r->n ? r->n : 1, sizeof *r->subject);
+  r->classname = calloc(r->n ? r->n : 1, sizeof *r->classname);
+  r->cases = calloc(r->n ? r->n : 1, sizeof *r->cases);
+  if (!r->jobs || !r->infos || !r->subject || !r->classname || !r->cases) return -1;
+  size_t k = 0;
   for (size_t f = 0; f < nf; f++)
     for (size_t c = 0; c < nc; c++)
-      for (int d = 0; d < (cases[c].per_device ? ds->n : 1); d++) {
-        dm_target_t t = {o->lib, &funcs[f], ds->dev[d], ds->alt[d]};
-        run_case(o, &cases[c], &t, &rs[done]);
-        fails += rs[done].v.code == 'n', skips += rs[done].v.code == 's';
-        if (!o->quiet) dm_tap_line(stdout, done + 1, &rs[done]), fflush(stdout);
-        done++;
+      for (int d = 0; d < (cases[c].per_device ? ds->n : 1); d++, k++) {
+        char dev[96] = "";
+        if (cases[c].per_device) dh_device_format(ds->dev[d], dev, sizeof dev);
+        r->jobs[k] = (case_job_t){&cases[c], {r->o->lib, &funcs[f], ds->dev[d], ds->alt[d]}};
+        ds_fmt(r->subject[k], sizeof r->subject[k], "%s%s%s", funcs[f].name, dev[0] ? " " : "", dev);
+        ds_fmt(r->classname[k], sizeof r->classname[k], "%s%s%s", funcs[f].name, dev[0] ? "." : "", dev);
+        r->infos[k] = (ds_info_t){.id = cases[c].name, .subject = r->subject[k], .classname = r->classname[k],
+                                  .statement = cases[c].what};
       }
-  int rc = fails ? DH_EXIT_VIOLATION : DH_EXIT_OK;
-  if (o->tap && dm_write_tap(o->tap, rs, done) != 0) rc = dh_cmdline_usage_error("module check", "--tap: %s", dh_error_message());
-  if (o->junit && dm_write_junit(o->junit, o->lib, rs, done) != 0)
-    rc = dh_cmdline_usage_error("module check", "--junit: %s", dh_error_message());
+  return 0;
+}
+
+/* The reporters' view: one group (the library), the case table, TAP in the cases
+ * layout after the list of functions. */
+static void build_view(check_run_t* r, const dm_func_t* funcs, size_t nf, dh_sbuf_t* preamble) {
+  ds_fmt(r->group.name, sizeof r->group.name, "%s", r->o->lib);
+  ds_fmt(r->group.package, sizeof r->group.package, "module");
+  dh_text_clean(r->group.name, sizeof r->group.name);
+  r->group.id = -1;
+  r->group.started = time(NULL);
+  dh_sbuf_addf(preamble, "# %s: %zu function(s)\n", r->group.name, nf);
+  for (size_t i = 0; i < nf; i++)
+    dh_sbuf_addf(preamble, "#   %-24s %s\n", funcs[i].name, funcs[i].has_schema ? funcs[i].signature : "(no type schema)");
+  static ds_case_t* rows[1];
+  rows[0] = r->cases;
+  ds_report_opts_t ro = {.command = "module check", .schema = "devharness.module", .tap_version = 13,
+                         .tap_layout = DS_TAP_CASES, .verbosity = r->o->quiet ? -1 : 0, .max_waived = -1,
+                         .shard_index = 1, .shard_total = 1};
+  r->view = (ds_run_view_t){.o = ro, .preamble = dh_sbuf_str(preamble), .infos = r->infos, .ncase = r->n,
+                            .groups = &r->group, .ng = 1, .cases = rows};
+  r->reps.use_only = 1;
+  r->reps.quiet = r->o->quiet;
+  r->reps.only[ds_reporter_find("tap")] = r->reps.only[ds_reporter_find("junit")] = 1;
+  r->reps.paths[ds_reporter_find("tap")] = r->o->tap;
+  r->reps.paths[ds_reporter_find("junit")] = r->o->junit;
+}
+
+static void check_free(check_run_t* r) {
+  free(r->jobs), free(r->infos), free(r->subject), free(r->classname), free(r->cases);
+  ds_reports_free(&r->reps);
+}
+
+/* Every case of every function on every device; returns the exit code. */
+static int check(const opts_t* o, const dm_func_t* funcs, size_t nf, const devices_t* ds) {
+  check_run_t r = {.o = o};
+  dh_sbuf_t preamble = {0};
+  if (build_table(&r, funcs, nf, ds) != 0) {
+    check_free(&r);
+    return fprintf(stderr, "devharness module check: out of memory\n"), DH_EXIT_VIOLATION;
+  }
+  build_view(&r, funcs, nf, &preamble);
+  ds_reports_event(&r.reps, &r.view, DS_EV_BEGIN, 0, 0);
+  ds_reports_event(&r.reps, &r.view, DS_EV_BEGIN_GROUP, 0, 0);
+  ds_runner_t run = {.n = r.n, .jobs = (int)o->jobs, .timeout_s = (int)o->timeout, .no_fork = o->no_fork,
+                     .arg_size = sizeof(case_job_t), .user = &r, .prepare = case_prepare, .child = case_child,
+                     .finish = case_finish, .done = case_done};
+  int rc = ds_run(&run) != 0 ? DH_EXIT_VIOLATION : DH_EXIT_OK;
+  ds_tally_t t = ds_tally(&r.view, 0);
+  if (rc == DH_EXIT_OK) rc = t.fail ? DH_EXIT_VIOLATION : DH_EXIT_OK;
+  r.view.violations = r.group.failed;
+  r.view.exit_code = rc;
+  ds_reports_event(&r.reps, &r.view, DS_EV_END_GROUP, 0, 0);
+  ds_reports_event(&r.reps, &r.view, DS_EV_END, 0, 0);
+  if (ds_reports_write(&r.reps, "module check") != 0) rc = DH_EXIT_USAGE;
   fprintf(o->quiet ? stdout : stderr, "devharness module check: %s: %zu function(s) x %d device(s): %zu case(s), %zu pass, %zu fail, %zu skip (exit %d)\n",
-          o->lib, nf, ds->n, done, done - fails - skips, fails, skips, rc);
-  free(rs);
+          o->lib, nf, ds->n, r.n, t.pass, t.fail, t.skip, rc);
+  check_free(&r);
+  free(preamble.s);
   return rc;
 }
 

@@ -258,7 +258,7 @@ static void md_reports(void) {
          "windyroad/JUnit-Schema (tests/conformance/consumers.t). `--junit-file-line` adds\n"
          "`file` and `line` to each `<testcase>`, the clause's run function in\n"
          "conformance/clauses/ (generated from the clause tables at build time by\n"
-         "conformance/report/clause_sources.py), which annotation actions\n"
+         "conformance/runner/clause_sources.py), which annotation actions\n"
          "(mikepenz/action-junit-report) read; neither schema allows those attributes, so a\n"
          "file written with it is for such consumers, not for the xunit plugin.\n");
 }

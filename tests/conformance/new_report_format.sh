@@ -2,8 +2,8 @@
 # tests/conformance/new_report_format.sh — docs/adding-a-report-format.md, followed to
 # the letter: the example reporter file and its table line are taken from that page
 # (the fenced blocks after its "new_report_format.sh:" markers) and added to a copy of
-# conformance/; conformance/conformance.mk must pick the file up by itself; the copy's
-# report/report.c and the new file are compiled with this build's flags
+# suite/; suite/suite.mk must pick the file up by itself; the copy's
+# suite/report.c and the new file are compiled with this build's flags
 # ($BUILD/tests/conformance/new_code.vars.mk, from tests/conformance/tests.mk) and
 # linked with the build's other objects into a devharness, which must list --csv FILE
 # in --help and write one CSV line per case of a sim:0 run. Seconds: two compiles, one
@@ -29,29 +29,29 @@ mark_prefix=new_report_format.sh
 # 1: the guide's two steps applied to a copy of conformance/: the file, and the line
 # above the table's end mark.
 format=csv                         # the guide's example
-new=conformance/report/$format.c   # its file, relative to the copy's root
-table=conformance/report/report.c
+new=suite/$format.c                # its file, relative to the copy's root
+table=suite/report.c
 mkdir -p "$tmp/tree" "$tmp/out"
-cp -R "$root/conformance" "$tmp/tree/"
+cp -R "$root/suite" "$tmp/tree/"
 block "reporter file" >"$tmp/tree/$new"
 block "table line" >"$tmp/line"
 awk -v line="$(cat "$tmp/line")" '/^  \/\* end of the table \*\/$/ { print line; added = 1 } { print }
     END { exit added ? 0 : 1 }' "$root/$table" >"$tmp/tree/$table"
 rc=$?
 if [ "$rc" = 0 ] && [ -s "$tmp/tree/$new" ] && grep -q "X(csv)" "$tmp/line"; then
-    ok "the guide's reporter file and table line go into a copy of conformance/"
+    ok "the guide's reporter file and table line go into a copy of suite/"
 else
-    notok "the guide's reporter file and table line go into a copy of conformance/" \
+    notok "the guide's reporter file and table line go into a copy of suite/" \
         "reporter file $(wc -l <"$tmp/tree/$new") lines, line '$(cat "$tmp/line")', end mark found: $rc"
 fi
 
-# 2: conformance/conformance.mk builds the new file with no line added (its list, read
-# in the copy).
-srcs=$(cd "$tmp/tree" && printf 'obj = $(1)\ndh_print:\n\t@echo $(CONFORMANCE_SRCS)\n' |
-       ${MAKE:-make} -s --no-print-directory -f - -f conformance/conformance.mk dh_print 2>&1)
+# 2: suite/suite.mk builds the new file with no line added (its list, read in the
+# copy).
+srcs=$(cd "$tmp/tree" && printf 'obj = $(1)\ndh_print:\n\t@echo $(SUITE_SRCS)\n' |
+       ${MAKE:-make} -s --no-print-directory -f - -f suite/suite.mk dh_print 2>&1)
 case " $srcs " in
-    *" $new "*) ok "conformance/conformance.mk picks up the new file by itself" ;;
-    *) notok "conformance/conformance.mk picks up the new file by itself" "CONFORMANCE_SRCS: $srcs" ;;
+    *" $new "*) ok "suite/suite.mk picks up the new file by itself" ;;
+    *) notok "suite/suite.mk picks up the new file by itself" "SUITE_SRCS: $srcs" ;;
 esac
 
 # 3: the copy's table and the new reporter compile with this build's flags and link
@@ -59,14 +59,14 @@ esac
 printf '%s\n' \
     "include $vars" \
     "\$(OUT)/devharness: \$(OUT)/report.o \$(OUT)/$format.o" \
-    "	\$(CXX) \$(LINK_FLAGS) -o \$@ \$^ \$(filter-out \$(OBJDIR)/conformance/report/report.o,\$(LINK_OBJS)) \$(LINK_LIBS)" \
-    "\$(OUT)/%.o: \$(TREE)/conformance/report/%.c" \
-    "	\$(CC) -I\$(TREE)/conformance \$(COMPILE_FLAGS) -c \$< -o \$@" >"$tmp/build.mk"
+    "	\$(CXX) \$(LINK_FLAGS) -o \$@ \$^ \$(filter-out \$(OBJDIR)/suite/report.o,\$(LINK_OBJS)) \$(LINK_LIBS)" \
+    "\$(OUT)/%.o: \$(TREE)/suite/%.c" \
+    "	\$(CC) -I\$(TREE) \$(COMPILE_FLAGS) -c \$< -o \$@" >"$tmp/build.mk"
 dh=$tmp/out/devharness
 if build_copy "$tmp/build.mk" "$dh" "$tmp/build.log"; then
-    ok "the copy builds: report/report.c with the new line, and the new file"
+    ok "the copy builds: suite/report.c with the new line, and the new file"
 else
-    notok "the copy builds: report/report.c with the new line, and the new file" "$(tail -n 15 "$tmp/build.log")"
+    notok "the copy builds: suite/report.c with the new line, and the new file" "$(tail -n 15 "$tmp/build.log")"
     for t in "--help" "run" "other reports"; do notok "$t (not built)"; done
     exit 0
 fi

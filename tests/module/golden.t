@@ -2,7 +2,8 @@
 """`devharness module check` output on the kernel library corpus (tests/module/tests.mk)
 held against golden files in tests/module/golden/: the TAP on stdout, the --tap file,
 the verdict line and exit code exactly; the JUnit file case by case (each <testcase>'s
-classname, name, outcome element and its message). Times and the library's path are
+classname, name, outcome element and its message, the suite's <system-out>), and
+valid against both JUnit schemas of tests/conformance/. Times and the library's path are
 normalised. Guards the renovation that moved the command onto the suite room (issue 35:
 "module check output identical before and after"). `golden.t --write` rewrites the
 files from this build. Needs $DEVHARNESS and $BUILD (set by `make test`)."""
@@ -29,13 +30,17 @@ tmp = tempfile.mkdtemp(prefix="dh-module-golden-")
 
 
 def junit_cases(path):
-    """One line per <testcase>: classname, name, outcome and message."""
+    """One line per <testcase>: classname, name, outcome and its message; then the
+    suite's <system-out> (what the passing cases found)."""
     lines = []
-    for tc in ET.parse(path).getroot().iter("testcase"):
+    root = ET.parse(path).getroot()
+    for tc in root.iter("testcase"):
         kids = [k for k in tc if k.tag in ("failure", "error", "skipped")]
         kind = kids[0].tag if kids else "pass"
-        msg = kids[0].get("message", "") if kids else (tc.findtext("system-out") or "")
+        msg = kids[0].get("message", "") if kids else ""
         lines.append("%s\t%s\t%s\t%s" % (tc.get("classname"), tc.get("name"), kind, msg))
+    for suite in root.iter("testsuite"):
+        lines.append("system-out:\n" + (suite.findtext("system-out") or ""))
     return "\n".join(lines) + "\n"
 
 
@@ -47,6 +52,10 @@ for v in VARIANTS:
     got = {"stdout": r.stdout, "stderr": "%s(exit %d)\n" % (r.stderr, r.returncode)}
     got["tap"] = open(tap).read() if os.path.exists(tap) else "(no --tap file)\n"
     got["junit"] = junit_cases(xml) if os.path.exists(xml) else "(no --junit file)\n"
+    for xsd in ("junit-generic.xsd", "junit-jenkins.xsd"):
+        schema = os.path.join(os.path.dirname(here), "..", "conformance", xsd)
+        v_ = subprocess.run(["xmllint", "--noout", "--schema", schema, xml], capture_output=True, text=True)
+        ok(v_.returncode == 0, "kl_%s: the JUnit file validates against tests/conformance/%s" % (v, xsd), v_.stderr)
     for part, text in got.items():
         text = text.replace(lib, "LIB")
         path = os.path.join(here, "%s.%s" % (v, part))

@@ -43,7 +43,7 @@ def run(args, env=None):
 
 def refusals(tap):
     """The refused plugins of a conformance TAP: {path: reason} (`ok N - refused plugin
-    PATH # SKIP refused: REASON`, conformance/report/tap.c)."""
+    PATH # SKIP refused: REASON`, suite/tap.c)."""
     return dict(re.findall(r"^ok \d+ - refused plugin (\S+) # SKIP refused: (.*)$", tap, re.M))
 
 
