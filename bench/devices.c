@@ -66,7 +66,7 @@ void dh_bench_describe_devices(const dh_bench_device_t* devs, size_t ndev) {
              devs[i].backend->name, attr_str(devs[i].dev, DH_ATTR_DEVICE_NAME),
              attr_str(devs[i].dev, DH_ATTR_DRIVER_VERSION),
              devs[i].backend->target_kind ? devs[i].backend->target_kind : "none",
-             (devs[i].backend->caps & DH_CAP_EVENT_TIMING) ? "device events (copies)"
+             (dh_device_caps(devs[i].backend) & DH_CAP_EVENT_TIMING) ? "device events (copies)"
                                                            : "host clock",
              devs[i].backend->raw && devs[i].backend->raw->api_name ? devs[i].backend->raw->api_name
                                                                   : "none");

@@ -204,7 +204,7 @@ static json_t* backend_json(const dh_backend_t* b, const dh_device_list_t* sel) 
   const char* reason = dh_backend_unavailable_reason(b);
   json_t* caps = json_array();
   for (size_t i = 0; i < sizeof kCaps / sizeof kCaps[0]; ++i) {
-    if (b->caps & kCaps[i].bit) json_array_append_new(caps, json_string(kCaps[i].name));
+    if (dh_device_caps(b) & kCaps[i].bit) json_array_append_new(caps, json_string(kCaps[i].name));
   }
   json_object_set_new(j, "caps", caps);
   json_object_set_new(j, "raw_twin", b->raw && b->raw->api_name ? json_string(b->raw->api_name) : json_null());

@@ -52,7 +52,7 @@ static void probe_child(void* arg, int fd) {
   char reason[512], answer[640];
   const dh_backend_t* b = arg;
   int n = count_devices(b, reason, sizeof reason);
-  int len = snprintf(answer, sizeof answer, "%d\n%u\n%s", n, (unsigned)b->caps, reason);
+  int len = snprintf(answer, sizeof answer, "%d\n%u\n%s", n, (unsigned)dh_device_caps(b), reason);
   dh_write_all(fd, answer, (size_t)(len < (int)sizeof answer ? len : (int)sizeof answer - 1));
 }
 
@@ -66,7 +66,7 @@ static int probe(const dh_device_select_params_t* p, const dh_backend_t* b, char
   if (p->progress) p->progress(b, p->progress_user);
   if (!(p->flags & DH_SELECT_PROBE_IN_CHILD)) {
     int n = count_devices(b, reason, rsize);
-    return (*caps = b->caps), n; /* caps after init */
+    return (*caps = dh_device_caps(b)), n; /* caps after init */
   }
   dh_child_result_t r;
   dh_child_run(probe_child, (void*)b, p->probe_timeout_s > 0 ? p->probe_timeout_s : DEFAULT_PROBE_TIMEOUT_S, &r);
@@ -82,6 +82,7 @@ static int probe(const dh_device_select_params_t* p, const dh_backend_t* b, char
     char* nl = memchr(r.data, '\n', r.size);
     n = atoi(r.data);
     if (nl != NULL) *caps = (uint32_t)strtoul(nl + 1, NULL, 10); /* "<caps>\n" */
+    if (nl != NULL) dh__record_probed_caps(b, *caps);
     if (nl != NULL) nl = memchr(nl + 1, '\n', r.size - (size_t)(nl + 1 - r.data));
     size_t k = nl ? r.size - (size_t)(nl + 1 - r.data) : 0;
     if (k >= rsize) k = rsize - 1;

@@ -38,6 +38,8 @@ typedef struct dh__slot {
   atomic_int init_state;  /* 0 not run, 1 succeeded, -1 failed (release/acquire) */
   char init_kind[64];     /* init's error kind when init_state == -1 */
   char init_message[512]; /* init's error message when init_state == -1 */
+  _Atomic uint32_t found_caps; /* dh_device_caps: what query_caps or a probe found */
+  atomic_int caps_source; /* 0 none (declared caps), 1 a probe child, 2 init here */
   dh_function_t* functions; /* tvm-ffi Function of each backend.functions[i] (owned
                                references; what "<name>.<fn>" is registered as) */
   uint64_t* function_keys;  /* dh__name_key of each backend.functions[i].name */
@@ -63,6 +65,10 @@ static inline dh__slot* dh__slot_by_type(int32_t device_type) {
 
 /* The slot whose backend is `backend`, or NULL when it was not loaded by the manager. */
 DH__INTERNAL dh__slot* dh__slot_of(const dh_backend_t* backend);
+
+/* A probe child's answer about backend's capabilities, recorded for dh_device_caps
+ * unless init in this process already found them (runtime/device_select.c). */
+DH__INTERNAL void dh__record_probed_caps(const dh_backend_t* backend, uint32_t caps);
 
 /* Runs init once for the slot (thread-safe). 0, or -1 with init's error re-stored. */
 DH__INTERNAL int dh__slot_init_slow(dh__slot* slot);

@@ -532,10 +532,30 @@ int dh_device_api_get(const char* name, const dh_backend_t** out_backend) {
 
 /*---------------------------------------------------------------- init */
 
-/* ABI 1.5: the flags b's query_caps answers replace its declared caps (written before
- * init_state is published, so every reader after init sees them). 0, or -1 with the
- * backend's error (RuntimeError if it set none) or an ABIError for an unknown flag. */
-static int query_caps(dh_backend_t* b) {
+/* What this process knows of the slot's capabilities (dh_device_caps). */
+static void record_caps(dh__slot* s, uint32_t caps, int source) {
+  atomic_store_explicit(&s->found_caps, caps, memory_order_relaxed);
+  atomic_store_explicit(&s->caps_source, source, memory_order_release);
+}
+
+uint32_t dh_device_caps(const dh_backend_t* backend) {
+  dh__slot* s = backend ? dh__slot_of(backend) : NULL;
+  if (s == NULL) return backend ? backend->caps : 0;
+  if (atomic_load_explicit(&s->caps_source, memory_order_acquire) == 0) return s->backend.caps;
+  return atomic_load_explicit(&s->found_caps, memory_order_relaxed);
+}
+
+void dh__record_probed_caps(const dh_backend_t* backend, uint32_t caps) {
+  dh__slot* s = dh__slot_of(backend);
+  if (s != NULL && atomic_load_explicit(&s->caps_source, memory_order_acquire) != 2) record_caps(s, caps, 1);
+}
+
+/* ABI 1.5: the flags b's query_caps answers are the backend's capabilities in this
+ * process (dh_device_caps; recorded before init_state is published, so every reader
+ * after init sees them); b->caps stays as declared. 0, or -1 with the backend's error
+ * (RuntimeError if it set none) or an ABIError for an unknown flag. */
+static int query_caps(dh__slot* slot) {
+  dh_backend_t* b = &slot->backend;
   uint32_t caps = 0;
   dh_error_clear(); /* what init left is not query_caps's */
   if (b->query_caps(&caps) != 0)
@@ -544,7 +564,7 @@ static int query_caps(dh_backend_t* b) {
   if (caps & ~(uint32_t)DH_CAP_ALL)
     return dh_error_set(DH_KIND_ABI_ERROR, "%s: query_caps answered 0x%x, which has flags no DH_CAP_* defines (0x%x)",
                         b->name, (unsigned)caps, (unsigned)(caps & ~(uint32_t)DH_CAP_ALL));
-  b->caps = caps;
+  record_caps(slot, caps, 2);
   return 0;
 }
 
@@ -554,7 +574,8 @@ int dh__slot_init_slow(dh__slot* slot) {
   if (state == 0) {
     dh_error_clear();
     int rc = slot->backend.init();
-    if (rc == 0 && slot->backend.query_caps != NULL) rc = query_caps(&slot->backend);
+    if (rc == 0 && slot->backend.query_caps != NULL) rc = query_caps(slot);
+    else if (rc == 0) record_caps(slot, slot->backend.caps, 2);
     if (rc == 0) {
       state = 1;
     } else {

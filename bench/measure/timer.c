@@ -19,7 +19,7 @@ void dh_bench_timer_init(dh_bench_timer_t* t, const dh_bench_device_t* d, dh_str
   t->d = d;
   t->stream = stream;
   const dh_backend_t* be = d->backend;
-  if (!want_device || !(be->caps & DH_CAP_EVENT_TIMING) || !be->event_create ||
+  if (!want_device || !(dh_device_caps(be) & DH_CAP_EVENT_TIMING) || !be->event_create ||
       !be->event_record || !be->event_elapsed_ms || !be->event_free)
     return;
   if (dh_device_event_create(d->dev, &t->ev[0]) != 0) return;

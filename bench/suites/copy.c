@@ -354,7 +354,7 @@ int dh_bench_suite_copy(const dh_bench_opts_t* o) {
   int count = 0;
   for (size_t i = 0; i < o->num_devices; ++i) {
     const dh_bench_device_t* d = &o->devices[i];
-    int has_pinned = (d->backend->caps & DH_CAP_PINNED_HOST) && d->backend->alloc_host &&
+    int has_pinned = (dh_device_caps(d->backend) & DH_CAP_PINNED_HOST) && d->backend->alloc_host &&
                      d->backend->free_host;
     for (size_t k = 0; k < sizeof kDirs / sizeof kDirs[0]; ++k) {
       for (int pinned = 0; pinned <= 1; ++pinned) {

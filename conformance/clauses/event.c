@@ -32,7 +32,7 @@ typedef struct {
 } ev_t;
 
 static int has_events(const dh_backend_t* b) {
-  return (b->caps & DH_CAP_EVENT_TIMING) && b->event_create && b->event_record &&
+  return (dh_device_caps(b) & DH_CAP_EVENT_TIMING) && b->event_create && b->event_record &&
          b->event_elapsed_ms && b->event_free;
 }
 
@@ -198,7 +198,7 @@ DC_WITH_STATE(free_pending, ev_t, v, ev_free) {
 
 static void cap_event_timing(dh_conf_ctx_t* c) {
   const dh_backend_t* b = c->backend;
-  if (!(b->caps & DH_CAP_EVENT_TIMING)) SKIP("DH_CAP_EVENT_TIMING not claimed");
+  if (!(dh_device_caps(b) & DH_CAP_EVENT_TIMING)) SKIP("DH_CAP_EVENT_TIMING not claimed");
   CHECK(b->event_create && b->event_record && b->event_elapsed_ms && b->event_free,
         "DH_CAP_EVENT_TIMING claimed but an event entry is NULL (create %s, record %s, elapsed %s, "
         "free %s)", b->event_create ? "set" : "NULL", b->event_record ? "set" : "NULL",
@@ -219,7 +219,7 @@ static void cap_event_timing(dh_conf_ctx_t* c) {
 
 static void cap_pinned_host(dh_conf_ctx_t* c) {
   const dh_backend_t* b = c->backend;
-  if (!(b->caps & DH_CAP_PINNED_HOST)) SKIP("DH_CAP_PINNED_HOST not claimed");
+  if (!(dh_device_caps(b) & DH_CAP_PINNED_HOST)) SKIP("DH_CAP_PINNED_HOST not claimed");
   CHECK(b->alloc_host && b->free_host, "DH_CAP_PINNED_HOST claimed but alloc_host is %s, free_host %s",
         b->alloc_host ? "set" : "NULL", b->free_host ? "set" : "NULL");
   size_t n = DC_MIB + 5;
@@ -242,7 +242,7 @@ static void cap_pinned_host(dh_conf_ctx_t* c) {
 static void cap_single_queue(dh_conf_ctx_t* c) {
   dh_stream_t s = NULL;
   CHECK_OK(dh_device_create_stream(c->dev, &s));
-  int single = (c->backend->caps & DH_CAP_SINGLE_QUEUE) != 0;
+  int single = (dh_device_caps(c->backend) & DH_CAP_SINGLE_QUEUE) != 0;
   dh_device_free_stream(c->dev, s);
   if (single && s != NULL)
     FAIL("NULL (single queue)", "a stream", "DH_CAP_SINGLE_QUEUE claimed but create_stream returned "
@@ -253,7 +253,7 @@ static void cap_single_queue(dh_conf_ctx_t* c) {
 }
 
 static void cap_host_pointer(dh_conf_ctx_t* c) {
-  if (!(c->backend->caps & DH_CAP_HOST_POINTER_ARITHMETIC))
+  if (!(dh_device_caps(c->backend) & DH_CAP_HOST_POINTER_ARITHMETIC))
     SKIP("DH_CAP_HOST_POINTER_ARITHMETIC not claimed");
   size_t n = 4096 + 7;
   uint8_t* want = dc_host_alloc(c, n);
@@ -281,10 +281,10 @@ static void cap_host_pointer(dh_conf_ctx_t* c) {
  * once the copy has completed"), and seen so on an H100. */
 DC_WITH_STATE(cap_async_copy, ev_t, v, ev_free) {
   const dh_backend_t* b = c->backend;
-  if (!(b->caps & DH_CAP_ASYNC_COPY)) SKIP("DH_CAP_ASYNC_COPY not claimed");
+  if (!(dh_device_caps(b) & DH_CAP_ASYNC_COPY)) SKIP("DH_CAP_ASYNC_COPY not claimed");
   TRY(dc_stream_create(c, &v->s));
   if (!(v->want = dc_host_alloc(c, EV_BIG))) return;
-  if ((b->caps & DH_CAP_PINNED_HOST) && b->alloc_host && b->free_host) {
+  if ((dh_device_caps(b) & DH_CAP_PINNED_HOST) && b->alloc_host && b->free_host) {
     void* p = NULL;
     if (dh_device_alloc_host(c->dev, EV_BIG, &p) != 0 || !p) {
       dc_fail_call(c, __FILE__, __LINE__, "alloc_host(32 MiB D2H destination)");

@@ -427,7 +427,7 @@ static int has_trap(const dh_backend_t* b) {
 static void drain_without_sync(dh_conf_ctx_t* c, dh_stream_t s) {
   const dh_backend_t* b = c->backend;
   dh_event_t e[2] = {NULL, NULL};
-  int ok = (b->caps & DH_CAP_EVENT_TIMING) && b->event_create && b->event_record && b->event_elapsed_ms &&
+  int ok = (dh_device_caps(b) & DH_CAP_EVENT_TIMING) && b->event_create && b->event_record && b->event_elapsed_ms &&
            b->event_free && dh_device_event_create(c->dev, &e[0]) == 0 && dh_device_event_create(c->dev, &e[1]) == 0 &&
            dh_device_event_record(c->dev, e[0], s) == 0 && dh_device_event_record(c->dev, e[1], s) == 0;
   double ms = 0;
@@ -448,7 +448,7 @@ static void error_at_sync(dh_conf_ctx_t* c) {
     SKIP("the backend has no \"trap\" function: it cannot provoke a device-side failure "
          "(devharness backend.h DH_FUNC_TRAP)");
   dh_stream_t s = NULL;
-  if (!(c->backend->caps & DH_CAP_SINGLE_QUEUE)) TRY(dc_stream_create(c, &s));
+  if (!(dh_device_caps(c->backend) & DH_CAP_SINGLE_QUEUE)) TRY(dc_stream_create(c, &s));
   if (dh_device_set_stream(c->dev, s) != 0) {
     dc_fail_call(c, __FILE__, __LINE__, "set_stream");
     dh_device_free_stream(c->dev, s);

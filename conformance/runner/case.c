@@ -79,17 +79,17 @@ static int other_shard(const dc_opts_t* o, const dc_device_t* d, const dh_clause
 /* The requirements of cl that device d lacks (DC_NEED_* bits). */
 static uint32_t missing_needs(const dh_clause_t* cl, const dc_device_t* d, int target_applies) {
   uint32_t missing = 0;
-  if ((cl->needs & DC_NEED_MULTI_QUEUE) && (d->caps & DH_CAP_SINGLE_QUEUE))
+  if ((cl->needs & DC_NEED_MULTI_QUEUE) && (dh_device_caps(d->backend) & DH_CAP_SINGLE_QUEUE))
     missing |= DC_NEED_MULTI_QUEUE;
-  if ((cl->needs & DC_NEED_HOST_PTR) && !(d->caps & DH_CAP_HOST_POINTER_ARITHMETIC))
+  if ((cl->needs & DC_NEED_HOST_PTR) && !(dh_device_caps(d->backend) & DH_CAP_HOST_POINTER_ARITHMETIC))
     missing |= DC_NEED_HOST_PTR;
   if ((cl->needs & DC_NEED_TWO_DEVICES) && d->count < 2) missing |= DC_NEED_TWO_DEVICES;
   if ((cl->needs & DC_NEED_TARGET) && !target_applies) missing |= DC_NEED_TARGET;
   if ((cl->needs & DC_NEED_PINNED_HOST) &&
-      (!(d->caps & DH_CAP_PINNED_HOST) || !d->backend->alloc_host || !d->backend->free_host))
+      (!(dh_device_caps(d->backend) & DH_CAP_PINNED_HOST) || !d->backend->alloc_host || !d->backend->free_host))
     missing |= DC_NEED_PINNED_HOST;
   if ((cl->needs & DC_NEED_FUNCTIONS) && d->backend->num_functions == 0) missing |= DC_NEED_FUNCTIONS;
-  if ((cl->needs & DC_NEED_OPAQUE) && (d->caps & DH_CAP_HOST_POINTER_ARITHMETIC))
+  if ((cl->needs & DC_NEED_OPAQUE) && (dh_device_caps(d->backend) & DH_CAP_HOST_POINTER_ARITHMETIC))
     missing |= DC_NEED_OPAQUE;
   if ((cl->needs & DC_NEED_TENSOR_COPY) && d->backend->copy_tensor_from_to == NULL)
     missing |= DC_NEED_TENSOR_COPY;

@@ -128,7 +128,6 @@ static int device_from_entry(const dc_opts_t* o, const dh_device_entry_t* e, con
   d->id = g->id = e->device.device_id;
   g->no_device = d->id < 0;
   d->count = e->device_count;
-  d->caps = e->caps;
   g->probe_failed = e->probe_failed;
   dc_fmt(g->name, sizeof g->name, "%s", e->name);
   dc_fmt(g->reason, sizeof g->reason, "%s", e->reason);

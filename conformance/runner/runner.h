@@ -98,9 +98,6 @@ typedef struct dc_device {
   const dh_backend_t* backend;
   int id;            /* device id, or -1 for a backend without devices */
   int count;         /* devices of the backend */
-  uint32_t caps;     /* the backend's DH_CAP_* as its device probe found them (query_caps,
-                        backend.h ABI 1.5), which this process, never initialising the
-                        backend, cannot read from backend->caps */
   dc_waivers_t waivers; /* backend's automatic waiver file */
   int profile;       /* DC_PROFILE_TVM / DC_PROFILE_STRICT this device runs */
   ds_group_t* g;     /* what reports show of it: name ("sim:0", "cuda (no device)"),

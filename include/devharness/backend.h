@@ -341,8 +341,8 @@ typedef struct dh_backend {
   const char* name;        /* "sim": [a-z][a-z0-9_-]*, registered as devharness.device_api.<name> */
   const char* description; /* one line for `devharness info`; may be NULL */
   int32_t device_type;     /* DLDeviceType served (sim: kDLExtDev); unique per process */
-  uint32_t caps;           /* DH_CAP_*, as declared; a backend with query_caps (ABI 1.5)
-                              has them replaced by its answer once init has run */
+  uint32_t caps;           /* DH_CAP_*, as declared (never rewritten); what the backend
+                              has is dh_device_caps(backend) (device_api.h) */
   const char* target_kind; /* target kind checked against this backend's devices
                               ("cpu", "sim", "opencl", ...); NULL = none */
   const char* target_kind_json; /* optional JSON definition of target_kind for kinds
@@ -500,11 +500,10 @@ typedef struct dh_backend {
    * under the same serialisation as init; stores the flags in *out_caps and returns 0,
    * or -1 with an error, which makes init fail with that error (the backend then has
    * no device and the message is its reason). A flag outside DH_CAP_ALL is refused the
-   * same way (ABIError). From then on the core's copy of the struct (the dh_backend_t*
-   * every dh_* call hands out) carries the answer in caps, in this process; a process
-   * that never initialises the backend (the conformance runner's parent) reads the
-   * found flags from dh_device_select's probe (dh_device_entry_t.caps). NULL: caps is
-   * what the backend declared. */
+   * same way (ABIError). The answer is what dh_device_caps(backend) (device_api.h)
+   * gives from then on in this process; a process that never initialises the backend
+   * (the conformance runner's parent) gets the same from dh_device_select's probe
+   * child. caps stays as declared. NULL: the declared caps are the answer. */
   int (*query_caps)(uint32_t* out_caps);
 } dh_backend_t;
 

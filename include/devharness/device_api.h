@@ -110,6 +110,15 @@ int dh_backend_init(const dh_backend_t* backend);
  * init failed, its error message. Inits the backend if needed. */
 const char* dh_backend_unavailable_reason(const dh_backend_t* backend);
 
+/* The backend's capabilities (DH_CAP_*), the same answer in every process that
+ * initialised it or probed it: what its query_caps (backend.h ABI 1.5) found at init
+ * in this process, else what a device probe (dh_device_select with
+ * DH_SELECT_PROBE_IN_CHILD) found in its child, else the declared backend->caps
+ * (also for a backend without query_caps, and for a pointer the manager did not load).
+ * Never inits the backend. backend->caps itself always stays as declared. Lock-free,
+ * thread-safe (runtime/plugin.c). */
+uint32_t dh_device_caps(const dh_backend_t* backend);
+
 /* Number of devices: ids 0.. with DH_ATTR_EXIST == 1, probing until the first 0,
  * at most DH_MAX_DEVICES_PER_BACKEND. 0 when unavailable. Inits if needed. -1 with
  * an error if get_attr(kExist) itself fails (a contract violation). */
@@ -204,10 +213,10 @@ typedef struct dh_device_entry {
   DLDevice device;             /* {backend->device_type, id}; device_id -1 for a backend
                                   without a device */
   int device_count;            /* devices the backend has (0 for a no-device entry) */
-  uint32_t caps;               /* the backend's DH_CAP_* once initialised: what its
-                                  query_caps found (backend.h ABI 1.5), from the probe
-                                  child with DH_SELECT_PROBE_IN_CHILD; else, and when the
-                                  probe failed, backend->caps */
+  uint32_t caps;               /* dh_device_caps(backend) after the probe: what its
+                                  query_caps found (backend.h ABI 1.5), in the probe
+                                  child with DH_SELECT_PROBE_IN_CHILD; when the probe
+                                  failed, backend->caps as declared */
   int probe_failed;            /* DH_SELECT_PROBE_IN_CHILD: the probe crashed, hung or
                                   exited (a contract violation; reason says how) */
   char name[96];               /* "sim:0", or "cuda (no device)" */

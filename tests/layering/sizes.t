@@ -21,7 +21,7 @@ from rooms import present  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 MAX_FUNCTION_LINES = 80
-MAX_RUNTIME_LINES = 2500
+MAX_RUNTIME_LINES = 2550  # 2500 until dh_device_caps (the capabilities façade) came in
 NOT_A_FUNCTION = re.compile(r"^(typedef|struct|union|enum|static\s+const|const|extern|#|namespace)\b|=\s*\{?\s*$|=\s*\{")
 
 

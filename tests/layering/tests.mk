@@ -7,4 +7,5 @@
 #   cxx_headers.t the public headers compile as C++ (g++, clang++; -Wall -Wextra -Werror)
 #   store.t       nothing outside store/ opens the results store (sqlite3.h, sqlite3_open*, sqlite3.connect)
 TEST_SCRIPTS += tests/layering/call_graph.t tests/layering/exports.t tests/layering/includes.t \
-    tests/layering/vtable_calls.t tests/layering/sizes.t tests/layering/cxx_headers.t tests/layering/store.t
+    tests/layering/vtable_calls.t tests/layering/sizes.t tests/layering/cxx_headers.t tests/layering/store.t \
+    tests/layering/caps.t
