@@ -1,8 +1,9 @@
 /* suite/case.c — what every reporter and command shares about a case (suite/suite.h):
  * the verdict's one spelling, the tally, the cleaning of a case's text, a plugin
- * refusal's parts, the file writer. Below the reporters (tap.c, junit.c, summary.c,
+ * refusal's parts, the file writer, a JSON report's text. Below the reporters (tap.c, junit.c, summary.c,
  * cases.c) and the table that drives them (report.c). */
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,4 +81,14 @@ int ds_write_file(const char* command, const char* path, const char* text, size_
     return -1;
   }
   return 0;
+}
+
+void ds_report_json(ds_report_t* rep, json_t* root, int indent) {
+  char* s = json_dumps(root, JSON_INDENT(indent) | JSON_PRESERVE_ORDER);
+  if (s) {
+    dh_sbuf_add(&rep->text, s);
+    dh_sbuf_add(&rep->text, "\n");
+  }
+  free(s);
+  json_decref(root);
 }

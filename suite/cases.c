@@ -36,13 +36,7 @@ static void cases_end(ds_report_t* rep) {
   json_t* root = json_pack("{s:s, s:i, s:{s:i, s:i}, s:i, s:o, s:o, s:o}", "schema", schema,
                            "version", 1, "shard", "index", r->o.shard_index, "total", r->o.shard_total,
                            "exit_code", r->exit_code, "devices", devices, "clauses", clauses, "cases", cases);
-  char* s = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-  if (s) {
-    dh_sbuf_add(&rep->text, s);
-    dh_sbuf_add(&rep->text, "\n");
-  }
-  free(s);
-  json_decref(root);
+  ds_report_json(rep, root, 1);
 }
 
 const ds_reporter_t ds_report_cases = {

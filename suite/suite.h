@@ -222,6 +222,11 @@ void ds_reports_free(ds_reports_t* rs);
 /* The index of the reporter with this option ("tap"), or -1. */
 int ds_reporter_find(const char* option);
 
+/* Appends the JSON document root (steals the reference) to rep's text, indent spaces
+ * a level, keys in their order, and a line break (suite/summary.c, suite/cases.c). */
+struct json_t;
+void ds_report_json(ds_report_t* rep, struct json_t* root, int indent);
+
 /* Writes text to path through a temporary name + rename; -1 after one line on stderr
  * ("devharness COMMAND: cannot write PATH: REASON"). */
 int ds_write_file(const char* command, const char* path, const char* text, size_t n);

@@ -70,13 +70,7 @@ static void summary_end(ds_report_t* rep) {
   json_object_set_new(totals, "too_many_waived", json_boolean(r->too_many_waived));
   json_object_set_new(root, "totals", totals);
   json_object_set_new(root, "devices", devices);
-  char* s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-  if (s) {
-    dh_sbuf_add(&rep->text, s);
-    dh_sbuf_add(&rep->text, "\n");
-  }
-  free(s);
-  json_decref(root);
+  ds_report_json(rep, root, 2);
 }
 
 const ds_reporter_t ds_report_summary = {

@@ -72,7 +72,7 @@ static int other_shard(const dc_opts_t* o, const dc_device_t* d, const dh_clause
   if (k == o->shard_index) return 0;
   out->verdict = DS_SKIP;
   out->other_shard = 1;
-  dc_fmt(out->reason, sizeof out->reason, "in shard %d/%d", k, o->shard_total);
+  ds_fmt(out->reason, sizeof out->reason, "in shard %d/%d", k, o->shard_total);
   return 1;
 }
 

@@ -14,7 +14,7 @@ static void usage(FILE* f) {
   dh_sbuf_t reports = {0}; /* one line per reporter: --<option> FILE */
   for (size_t k = 0; k < ds_reporter_count; k++) {
     char opt[64];
-    dc_fmt(opt, sizeof opt, "%s FILE", ds_reporters[k]->option);
+    ds_fmt(opt, sizeof opt, "%s FILE", ds_reporters[k]->option);
     dh_sbuf_addf(&reports, "  --%-18s %s\n", opt, ds_reporters[k]->help);
   }
   fprintf(f,
@@ -166,8 +166,8 @@ static int parse_shard(const char* what, const char* val, dc_opts_t* o) {
   char a[32], b[32];
   const char* slash = strchr(val, '/');
   if (slash && (size_t)(slash - val) < sizeof a && strlen(slash + 1) < sizeof b) {
-    dc_fmt(a, sizeof a, "%.*s", (int)(slash - val), val);
-    dc_fmt(b, sizeof b, "%s", slash + 1);
+    ds_fmt(a, sizeof a, "%.*s", (int)(slash - val), val);
+    ds_fmt(b, sizeof b, "%s", slash + 1);
     if (dh_cmdline_parse_long(b, 1, 10000, &n) == 0 && dh_cmdline_parse_long(a, 1, n, &i) == 0) {
       o->shard_index = (int)i;
       o->shard_total = (int)n;
@@ -185,7 +185,7 @@ static int shard_from_env(dc_opts_t* o) {
   const char* n = getenv("CI_NODE_TOTAL");
   if (o->shard_total || !i || !n || !i[0] || !n[0]) return 0;
   char v[80];
-  dc_fmt(v, sizeof v, "%s/%s", i, n);
+  ds_fmt(v, sizeof v, "%s/%s", i, n);
   return parse_shard("CI_NODE_INDEX/CI_NODE_TOTAL", v, o);
 }
 

@@ -65,7 +65,7 @@ static void load_backend_waivers(dc_device_t* d, int* bad, char* err, size_t esi
   const char* dir = dh_targets_dir();
   if (!dir) return;
   char path[4096];
-  dc_fmt(path, sizeof path, "%s/waivers/%s.json", dir, d->backend->name);
+  ds_fmt(path, sizeof path, "%s/waivers/%s.json", dir, d->backend->name);
   struct stat st;
   if (stat(path, &st) != 0) return;
   if (load_waivers_checked(&d->waivers, path, err, esize) != 0) *bad = 1;
@@ -109,7 +109,7 @@ static int load_inputs(const dc_opts_t* o) {
   const char* dir = dh_targets_dir();
   if (dir && stat(o->target_arg, &st) != 0) {
     char path[4096], err[1024];
-    dc_fmt(path, sizeof path, "%s/waivers/%s.json", dir, o->target_arg);
+    ds_fmt(path, sizeof path, "%s/waivers/%s.json", dir, o->target_arg);
     if (stat(path, &st) == 0 && load_waivers_checked(&dc_run_waivers, path, err, sizeof err) != 0)
       return dc_usage_error("waiver file: %s", err);
   }
@@ -129,8 +129,8 @@ static int device_from_entry(const dc_opts_t* o, const dh_device_entry_t* e, con
   g->no_device = d->id < 0;
   d->count = e->device_count;
   g->probe_failed = e->probe_failed;
-  dc_fmt(g->name, sizeof g->name, "%s", e->name);
-  dc_fmt(g->reason, sizeof g->reason, "%s", e->reason);
+  ds_fmt(g->name, sizeof g->name, "%s", e->name);
+  ds_fmt(g->reason, sizeof g->reason, "%s", e->reason);
   d->profile = o->profile;
   g->profile_from = o->profile ? "--profile" : "default";
   if (!d->profile) {
@@ -337,7 +337,7 @@ static int bundle_begin(run_t* r, int argc, char** argv) {
   for (size_t k = 0; k < ds_reporter_count; k++)
     for (size_t f = 0; f < sizeof kFiles / sizeof kFiles[0]; f++)
       if (!r->o.report_paths[k] && strcmp(ds_reporters[k]->option, kFiles[f][0]) == 0) {
-        dc_fmt(g_bundle_paths[k], PATH_MAX, "%s/%s", g_bundle.dir, kFiles[f][1]);
+        ds_fmt(g_bundle_paths[k], PATH_MAX, "%s/%s", g_bundle.dir, kFiles[f][1]);
         r->o.report_paths[k] = g_bundle_paths[k];
       }
   return DH_EXIT_OK;

@@ -37,15 +37,6 @@
 #include "suite/suite.h"
 #include "waivers.h"
 
-/* snprintf that truncates silently (messages are bounded on purpose). */
-static inline void dc_fmt(char* dst, size_t size, const char* f, ...) __attribute__((format(printf, 3, 4)));
-static inline void dc_fmt(char* dst, size_t size, const char* f, ...) {
-  va_list ap;
-  va_start(ap, f);
-  vsnprintf(dst, size, f, ap);
-  va_end(ap);
-}
-
 /*--- options (runner/options.c) ---*/
 
 typedef struct dc_opts {
