@@ -1,6 +1,6 @@
 /*
- * conformance/clauses/catalogue.c — the clause catalogue: every family's table (attr, mem, copy,
- * stream, packed, device, event, cap, harness) in one list, in that order (check.h dc_catalogue).
+ * conformance/clauses/catalogue.c — the clause catalogue: every family's table in one list, in
+ * the order of check.h DC_CLAUSE_FAMILIES (dc_catalogue).
  * Its own file so that calls run one way: the runner calls the catalogue, the
  * catalogue reads the families' tables, the families call util.c's helpers.
  */
@@ -12,12 +12,10 @@ const dh_clause_t* const* dc_catalogue(size_t* out_count) {
   static const dh_clause_t* all[512];
   static size_t n = 0;
   if (n == 0) {
-    const dh_clause_t* tabs[] = {dc_attr_clauses,   dc_mem_clauses,    dc_copy_clauses,
-                                 dc_stream_clauses, dc_packed_clauses, dc_device_clauses,
-                                 dc_event_clauses,  dc_cap_clauses,    dc_harness_clauses};
-    size_t counts[] = {dc_attr_count,   dc_mem_count,    dc_copy_count, dc_stream_count,
-                       dc_packed_count, dc_device_count, dc_event_count, dc_cap_count,
-                       dc_harness_count};
+#define DC_FAMILY_TABLE(name) dc_##name##_clauses,
+#define DC_FAMILY_COUNT(name) dc_##name##_count,
+    const dh_clause_t* tabs[] = {DC_CLAUSE_FAMILIES(DC_FAMILY_TABLE)};
+    size_t counts[] = {DC_CLAUSE_FAMILIES(DC_FAMILY_COUNT)};
     for (size_t t = 0; t < sizeof counts / sizeof counts[0]; t++)
       for (size_t i = 0; i < counts[t] && n < 512; i++) all[n++] = &tabs[t][i];
   }
