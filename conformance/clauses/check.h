@@ -287,6 +287,11 @@ double dc_now_ms(void);
  * stride), and joins them all; 0. When one cannot be started: the failure recorded in c,
  * a line on stderr naming `who`, -1 (threads already started are left to the case's
  * timeout, as they may wait at a barrier the missing one never reaches). */
+/* mem.c: allocates n bytes on c's device, writes a pattern made from seed, reads it
+ * back (offset 0, NULL stream) and records the first difference; shared by the memory
+ * families (mem.c, mem_lifetime.c, mem_distinct.c). */
+void dc_roundtrip_size(dh_conf_ctx_t* c, size_t n, uint32_t seed);
+
 #define DC_THREADS_MAX 64
 int dc_run_threads(dh_conf_ctx_t* c, int n, void* (*fn)(void*), void* args, size_t stride,
                    const char* who);
@@ -300,7 +305,8 @@ int dc_run_threads(dh_conf_ctx_t* c, int n, void* (*fn)(void*), void* args, size
  * defined in clauses/<family>.c. A new family is one row here, the registration idiom
  * of the report formats (suite/report.c), the bench suites (bench/suites/suites.h)
  * and the commands (cli/main.c). */
-#define DC_CLAUSE_FAMILIES(X) X(attr) X(mem) X(copy) X(stream) X(packed) X(device) X(event) X(cap) X(harness)
+#define DC_CLAUSE_FAMILIES(X) \
+  X(attr) X(mem) X(mem_lifetime) X(mem_distinct) X(copy) X(stream) X(packed) X(device) X(event) X(cap) X(harness)
 #define DC_FAMILY_DECLARE(name)                   \
   extern const dh_clause_t dc_##name##_clauses[]; \
   extern const size_t dc_##name##_count;
