@@ -6,7 +6,7 @@
  *   runner/runner.c   dh_conformance_main: clause selection, waivers, device discovery,
  *                     the run over every device, the summary and exit code
  *   runner/options.c  the options (getopt_long, cmdline/cmdline.h) and --help
- *   runner/list.c     the clause list (--list, docs/conformance.md's table)
+ *   runner/list.c     the clause list (--list, docs/conformance.md's tables)
  *   runner/case.c     one case: skips and waivers, the child that runs the clause, its
  *                     result; a device's cases run --jobs at a time (suite/run.c)
  *   runner/waivers.c  waiver files (waivers.h)
@@ -126,8 +126,9 @@ extern const size_t dc_clause_source_count;
 /* The source of clause id, or NULL when the table has none (runner/list.c). */
 const dc_clause_source_t* dc_clause_source(const char* id);
 
-/* --list: the selected clauses as text, or as docs/conformance.md (--format markdown)
- * (runner/list.c). */
+/* --list: the selected clauses as text, or (--format markdown) the generated sections of
+ * docs/conformance.md between their marker lines (runner/list.c; runner/md_tables.py
+ * splices them into the page). */
 int dc_list(const dc_opts_t* o, const dh_clause_t* const* cl, size_t n);
 
 #endif /* DEVHARNESS_CONFORMANCE_RUNNER_H_ */

@@ -7,8 +7,8 @@ full `make mutate` in $BUILD/mutate-results.tsv) that it catches, marking the on
 it catches; a clause nothing catches says why (NOTES below).
 
   power.py --write   regenerates conformance/clauses/power.c from those inputs (then rebuild
-                     and regenerate docs/conformance.md with
-                     `devharness conformance --list --format markdown`)
+                     and splice docs/conformance.md's generated sections in with
+                     `make conformance-doc`)
   power.py --probe CLAUSE
                      runs CLAUSE alone against every faulty backend built (listed in
                      faulty.t FAULTS or not) and says which fail it, and which FAULTS
