@@ -305,8 +305,12 @@ int dc_run_threads(dh_conf_ctx_t* c, int n, void* (*fn)(void*), void* args, size
  * defined in clauses/<family>.c. A new family is one row here, the registration idiom
  * of the report formats (suite/report.c), the bench suites (bench/suites/suites.h)
  * and the commands (cli/main.c). */
-#define DC_CLAUSE_FAMILIES(X) \
-  X(attr) X(mem) X(mem_lifetime) X(mem_distinct) X(copy) X(stream) X(packed) X(device) X(event) X(cap) X(harness)
+#define DC_CLAUSE_FAMILIES(X)                                        \
+  X(attr)                                                            \
+  X(mem) X(mem_lifetime) X(mem_distinct)                             \
+  X(copy) X(copy_tensor) X(copy_async)                               \
+  X(stream) X(stream_env)                                            \
+  X(packed) X(device) X(event) X(cap) X(harness)
 #define DC_FAMILY_DECLARE(name)                   \
   extern const dh_clause_t dc_##name##_clauses[]; \
   extern const size_t dc_##name##_count;
