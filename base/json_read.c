@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "devharness/error.h"
+#include "base/error.h"
 #include "base/text.h"
 
 void dh_json_describe(const json_t* v, char* buf, size_t size) {
@@ -68,22 +68,22 @@ static int syntax_error(const char* origin, const json_error_t* err) {
   const char* what = "JSON syntax error";
   if (json_error_code(err) == json_error_invalid_utf8) what = "invalid UTF-8";
   else if (json_error_code(err) == json_error_duplicate_key) what = "duplicate key";
-  return dh_error_set(DH_KIND_PARSE_ERROR, "%s:%d:%d: %s: %s", origin, err->line, err->column,
-                      what, err->text);
+  return dh_base_error_set(DH_KIND_PARSE_ERROR, "%s:%d:%d: %s: %s", origin, err->line, err->column,
+                           what, err->text);
 }
 
 /* Checks a freshly parsed root: an object, not too deep. Steals root on error. */
 static int check_root(const char* origin, json_t* root, json_t** out) {
   if (!depth_ok(root, 1)) {
     json_decref(root);
-    return dh_error_set(DH_KIND_PARSE_ERROR, "%s: nesting deeper than %d levels", origin,
-                        DH_JSON_MAX_DEPTH);
+    return dh_base_error_set(DH_KIND_PARSE_ERROR, "%s: nesting deeper than %d levels", origin,
+                             DH_JSON_MAX_DEPTH);
   }
   if (!json_is_object(root)) {
     char d[96];
     dh_json_describe(root, d, sizeof d);
     json_decref(root);
-    return dh_error_set(DH_KIND_TYPE_ERROR, "%s: expected a JSON object, got %s", origin, d);
+    return dh_base_error_set(DH_KIND_TYPE_ERROR, "%s: expected a JSON object, got %s", origin, d);
   }
   *out = root;
   return 0;
@@ -98,9 +98,9 @@ static int all_space(const char* s, size_t n) {
 int dh_json_read_text(const char* text, size_t len, const char* origin, json_t** out) {
   dh_json_init();
   if (len > DH_JSON_MAX_BYTES)
-    return dh_error_set(DH_KIND_VALUE_ERROR, "%s: text is %zu bytes, larger than the 1 MiB limit",
-                        origin, len);
-  if (all_space(text, len)) return dh_error_set(DH_KIND_PARSE_ERROR, "%s: empty input", origin);
+    return dh_base_error_set(DH_KIND_VALUE_ERROR, "%s: text is %zu bytes, larger than the 1 MiB limit",
+                             origin, len);
+  if (all_space(text, len)) return dh_base_error_set(DH_KIND_PARSE_ERROR, "%s: empty input", origin);
   json_error_t err;
   json_t* root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
   if (!root) return syntax_error(origin, &err);
@@ -146,32 +146,33 @@ int dh_json_read_file(const char* path_raw, json_t** out) {
   char path[DH_TEXT_BUF]; /* the name as messages show it */
   dh_text_quote(path_raw, path, sizeof path);
   int fd = open(path_raw, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) return dh_error_set(DH_KIND_IO_ERROR, "%s: cannot open: %s", path, strerror(errno));
+  if (fd < 0) return dh_base_error_set(DH_KIND_IO_ERROR, "%s: cannot open: %s", path, strerror(errno));
   struct stat st;
   if (fstat(fd, &st) != 0) {
     int e = errno;
     close(fd);
-    return dh_error_set(DH_KIND_IO_ERROR, "%s: cannot stat: %s", path, strerror(e));
+    return dh_base_error_set(DH_KIND_IO_ERROR, "%s: cannot stat: %s", path, strerror(e));
   }
   if (!S_ISREG(st.st_mode)) {
     close(fd);
-    return dh_error_set(DH_KIND_IO_ERROR, "%s: is %s, not a regular file", path, file_type_name(st.st_mode));
+    return dh_base_error_set(DH_KIND_IO_ERROR, "%s: is %s, not a regular file", path,
+                             file_type_name(st.st_mode));
   }
   FILE* f = fdopen(fd, "rb");
   if (!f) {
     int e = errno;
     close(fd);
-    return dh_error_set(DH_KIND_IO_ERROR, "%s: cannot open: %s", path, strerror(e));
+    return dh_base_error_set(DH_KIND_IO_ERROR, "%s: cannot open: %s", path, strerror(e));
   }
   if ((uint64_t)st.st_size > DH_JSON_MAX_BYTES) {
     fclose(f);
-    return dh_error_set(DH_KIND_VALUE_ERROR, "%s: file is %lld bytes, larger than the 1 MiB limit",
-                        path, (long long)st.st_size);
+    return dh_base_error_set(DH_KIND_VALUE_ERROR, "%s: file is %lld bytes, larger than the 1 MiB limit",
+                             path, (long long)st.st_size);
   }
   file_reader_t* r = calloc(1, sizeof *r);
   if (!r) {
     fclose(f);
-    return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "%s: out of memory", path);
+    return dh_base_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "%s: out of memory", path);
   }
   r->f = f;
   json_error_t err;
@@ -181,15 +182,15 @@ int dh_json_read_file(const char* path_raw, json_t** out) {
   fclose(f);
   if (too_big) {
     json_decref(root);
-    return dh_error_set(DH_KIND_VALUE_ERROR, "%s: file is larger than the 1 MiB limit", path);
+    return dh_base_error_set(DH_KIND_VALUE_ERROR, "%s: file is larger than the 1 MiB limit", path);
   }
   if (io_error) {
     json_decref(root);
-    return dh_error_set(DH_KIND_IO_ERROR, "%s: read error: %s", path, strerror(io_error));
+    return dh_base_error_set(DH_KIND_IO_ERROR, "%s: read error: %s", path, strerror(io_error));
   }
   if (!non_space) {
     json_decref(root);
-    return dh_error_set(DH_KIND_PARSE_ERROR, "%s: empty file", path);
+    return dh_base_error_set(DH_KIND_PARSE_ERROR, "%s: empty file", path);
   }
   if (!root) return syntax_error(path, &err);
   return check_root(path, root, out);

@@ -3,8 +3,9 @@
  * target files, kind files, tags (target/) and waiver files (conformance/). Part of
  * base/, the static helper library with hidden visibility: not installed, not exported.
  *
- * Limits, each refused with a one-line dh_error naming the file (escaped,
- * base/text.h) and, for syntax, line:column:
+ * Limits, each refused with a one-line base error (base/error.h: the caller raises it
+ * with dh_base_error_raise or reads it) naming the file (escaped, base/text.h) and,
+ * for syntax, line:column:
  *   - size: at most DH_JSON_MAX_BYTES (1 MiB); a larger file is refused from its size
  *     before it is parsed (tests/hostile/hostile.t: huge files get one line, not minutes
  *     of parsing), a growing one while it is read;
@@ -23,14 +24,17 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "base/error.h" /* its errors are base errors */
+
 #define DH_JSON_MAX_BYTES ((size_t)1 << 20) /* 1 MiB */
 #define DH_JSON_MAX_DEPTH 64                /* nesting levels */
 
 /* Reads the file at path into *out (a new reference to an object). 0, or -1 with
- * dh_error_set; messages name the path as dh_text_quote shows it. */
+ * dh_base_error_set; messages name the path as dh_text_quote shows it. */
 int dh_json_read_file(const char* path, json_t** out);
 
-/* Parses len bytes of text; messages name `origin` (used as given: quote it first). */
+/* Parses len bytes of text; messages name `origin` (used as given: quote it first).
+ * 0, or -1 with dh_base_error_set. */
 int dh_json_read_text(const char* text, size_t len, const char* origin, json_t** out);
 
 /* "string \"1024\"", "int 3", "float 1.5", "bool true", "null", "array [1, 2]",

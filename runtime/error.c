@@ -7,9 +7,12 @@
  * tvm_ffi, TVM, C++ code using tvm::ffi::Function) receives, and an error raised by
  * tvm-ffi code is what dh_error_kind()/dh_error_message() read.
  *
+ * Only the bridge to tvm-ffi is here: the text of an error (kind default, formatting,
+ * truncation) is base/error.c's dh_error_record_format, the rule base/ uses too.
+ *
  * Reading peeks: the error object is moved out, its kind and message copied into this
- * thread's buffers (the strings dh_error_kind/dh_error_message return), and it is set
- * raised again. The buffers use the default (global-dynamic) TLS model, so the library
+ * thread's record (the strings dh_error_kind/dh_error_message return), and it is set
+ * raised again. The record uses the default (global-dynamic) TLS model, so the library
  * can be dlopen'ed into any process.
  */
 #include "devharness/error.h"
@@ -19,10 +22,10 @@
 #include <string.h>
 #include <tvm/ffi/c_api.h>
 
+#include "base/error.h"
 #include "internal.h"
 
-static _Thread_local char tl_kind[DH_ERROR_KIND_MAX];
-static _Thread_local char tl_message[DH_ERROR_MESSAGE_MAX];
+static _Thread_local dh_error_record_t tl_peek;
 
 /* The cell after the object header (what tvm-ffi's C++-only TVMFFIErrorGetCellPtr
  * computes; c_api.h says bindings may re-implement these offset accessors). */
@@ -41,33 +44,26 @@ int dh__error_peek(void) {
   TVMFFIErrorMoveFromRaised(&e);
   if (e == NULL) return 0;
   const TVMFFIErrorCell* c = cell_of(e);
-  copy_bytes(tl_kind, sizeof tl_kind, &c->kind);
-  copy_bytes(tl_message, sizeof tl_message, &c->message);
+  copy_bytes(tl_peek.kind, sizeof tl_peek.kind, &c->kind);
+  copy_bytes(tl_peek.message, sizeof tl_peek.message, &c->message);
   TVMFFIErrorSetRaised(e); /* takes its own reference */
   TVMFFIObjectDecRef(e);
   return 1;
 }
 
 int dh_error_setv(const char* kind, const char* fmt, va_list ap) {
-  char buf[DH_ERROR_MESSAGE_MAX];
-  if (fmt == NULL) {
-    buf[0] = '\0';
-  } else {
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    if (n < 0) snprintf(buf, sizeof buf, "(unformattable error message: %s)", fmt);
-  }
-  char k[DH_ERROR_KIND_MAX];
-  snprintf(k, sizeof k, "%s", kind != NULL && kind[0] != '\0' ? kind : DH_KIND_RUNTIME_ERROR);
+  dh_error_record_t r;
+  dh_error_record_format(&r, kind, fmt, ap);
   /* Created with an empty backtrace: TVMFFIErrorSetRaisedFromCStr would capture and
    * symbolise one, which costs ~0.15 s on the first error of every process (the
    * conformance suite forks a process per case, and many cases expect errors). */
-  TVMFFIByteArray kb = {k, strlen(k)}, mb = {buf, strlen(buf)}, bt = {"", 0};
+  TVMFFIByteArray kb = {r.kind, strlen(r.kind)}, mb = {r.message, strlen(r.message)}, bt = {"", 0};
   TVMFFIObjectHandle e = NULL;
   if (TVMFFIErrorCreate(&kb, &mb, &bt, &e) == 0 && e != NULL) {
     TVMFFIErrorSetRaised(e); /* takes its own reference */
     TVMFFIObjectDecRef(e);
   } else {
-    TVMFFIErrorSetRaisedFromCStr(k, buf);
+    TVMFFIErrorSetRaisedFromCStr(r.kind, r.message);
   }
   return -1;
 }
@@ -88,15 +84,14 @@ int dh_error_prefix(const char* fmt, ...) {
   va_end(ap);
   if (n < 0) n = 0, prefix[0] = '\0';
   if (!dh__error_peek()) return dh_error_set(DH_KIND_INTERNAL_ERROR, "%s", prefix);
-  /* tl_kind/tl_message now hold the raised error; raise "prefix: message" instead */
-  char kind[DH_ERROR_KIND_MAX];
-  memcpy(kind, tl_kind, sizeof kind);
-  return dh_error_set(kind, "%s: %s", prefix, tl_message);
+  /* tl_peek now holds the raised error; raise "prefix: message" instead */
+  dh_error_record_t was = tl_peek;
+  return dh_error_set(was.kind, "%s: %s", prefix, was.message);
 }
 
-const char* dh_error_kind(void) { return dh__error_peek() ? tl_kind : NULL; }
+const char* dh_error_kind(void) { return dh__error_peek() ? tl_peek.kind : NULL; }
 
-const char* dh_error_message(void) { return dh__error_peek() ? tl_message : ""; }
+const char* dh_error_message(void) { return dh__error_peek() ? tl_peek.message : ""; }
 
 void dh_error_clear(void) {
   TVMFFIObjectHandle e = NULL;

@@ -1,6 +1,6 @@
 /*
- * runtime/func_meta.c — tvm-ffi metadata of the backends' module functions, and
- * type schemas read back as signatures.
+ * runtime/func_meta.c — tvm-ffi metadata of the backends' module functions (read back
+ * as signatures by type_schema.c).
  *
  * Every module function backend.h documents ("noop", "fill", ...) is registered as
  * "<backend>.<name>" with the metadata tvm-ffi's export macros write for a C++ typed
@@ -18,7 +18,6 @@
 
 #include "devharness/backend.h"
 #include "devharness/error.h"
-#include "base/type_schema.h"
 #include "internal.h"
 
 #define T(k) "{\"type\":\"" k "\"}"
@@ -66,8 +65,4 @@ int dh__func_meta(const char* fn_name, char** out_metadata, const char** out_doc
     return 0;
   }
   return 0;
-}
-
-int dh_type_schema_format(const char* type_schema, char* buf, size_t cap) {
-  return dh_schema_signature(type_schema, buf, cap);
 }

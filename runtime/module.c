@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/elf_exports.h"
 #include "devharness/error.h"
+#include "elf_exports.h"
 
 struct dh_module {
   void* handle; /* the tvm-ffi Module object (one reference) */

@@ -478,7 +478,8 @@ static void load_kind_files_locked(void) {
       continue;
     }
     dh_kind_t* k = NULL;
-    if (dh_json_read_file(path, &root) != 0 || kind_from_json(root, path, &k) != 0) {
+    int rc = dh_json_read_file(path, &root) != 0 ? dh_base_error_raise() : kind_from_json(root, path, &k);
+    if (rc != 0) {
       remember_load_error();
     } else {
       size_t len = strlen(names[i]) - 5;
@@ -515,7 +516,7 @@ int dh_target_kind_register_json(const char* json_text, const char* origin) {
   if (!json_text) return dh_error_set(DH_KIND_VALUE_ERROR, "%s: kind JSON text is NULL", origin);
   dh_target_kinds_load(); /* file kinds first, so a plugin cannot shadow them */
   json_t* root = NULL;
-  if (dh_json_read_text(json_text, strlen(json_text), origin, &root) != 0) return -1;
+  if (dh_json_read_text(json_text, strlen(json_text), origin, &root) != 0) return dh_base_error_raise();
   dh_kind_t* k = NULL;
   int rc = kind_from_json(root, origin, &k);
   json_decref(root);

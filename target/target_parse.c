@@ -47,7 +47,7 @@ static int load_tag_raw(const parse_ctx_t* pc, const char* where, const char* ta
   if (dh__tag_path(tag, path_raw, sizeof path_raw) != 0) return dh__unknown_tag(where, tag);
   dh_text_quote(path_raw, path, sizeof path);
   json_t* root = NULL;
-  if (dh_json_read_file(path_raw, &root) != 0) return -1;
+  if (dh_json_read_file(path_raw, &root) != 0) return dh_base_error_raise();
   if (json_object_get(root, "from_device")) {
     json_decref(root);
     return dh_error_set(DH_KIND_VALUE_ERROR, "%s: a tag cannot use 'from_device' (tags are presets)",
@@ -418,7 +418,7 @@ int dh_target_parse_json_with_getter(const char* json_text, const char* origin,
   *out_target = NULL;
   if (!json_text) return dh_error_set(DH_KIND_VALUE_ERROR, "%s: JSON text is NULL", origin);
   json_t* root = NULL;
-  if (dh_json_read_text(json_text, strlen(json_text), origin, &root) != 0) return -1;
+  if (dh_json_read_text(json_text, strlen(json_text), origin, &root) != 0) return dh_base_error_raise();
   int rc = dh__target_parse_root(root, origin, getter, ctx, out_target);
   json_decref(root);
   return rc;
@@ -441,7 +441,7 @@ int dh_target_parse_file(const char* path, dh_target_t** out_target) {
   *out_target = NULL;
   if (!path || !*path) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_target_parse_file: empty path");
   json_t* root = NULL;
-  if (dh_json_read_file(path, &root) != 0) return -1;
+  if (dh_json_read_file(path, &root) != 0) return dh_base_error_raise();
   return parse_root_of_file(root, path, out_target);
 }
 

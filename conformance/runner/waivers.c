@@ -168,7 +168,7 @@ int dc_waivers_load(dc_waivers_t* w, const char* path, char* err, size_t err_siz
    * duplicate keys, an object; its message names the file and line:column */
   json_t* root = NULL;
   if (dh_json_read_file(path, &root) != 0) {
-    snprintf(err, err_size, "%s", dh_error_message());
+    snprintf(err, err_size, "%s", dh_base_error_message());
     return -1;
   }
   int rc = check_root_keys(root, shown, err, err_size);

@@ -108,7 +108,7 @@ int dh_func_get_metadata(const char* name, char** out_json);
  * FunctionInfo::TypeSchema) as "(P, ...) -> R" with tvm-ffi's type keys ("DLTensor*",
  * "int", "ffi.Tensor", "Optional[int]", ...), any other schema as its type. 0, or -1
  * ("ValueError") when type_schema is NULL or not JSON, or buf is NULL / cap 0.
- * Thread-safe. Source: runtime/func_meta.c (base/type_schema.c). */
+ * Thread-safe. Source: runtime/type_schema.c. */
 int dh_type_schema_format(const char* type_schema, char* buf, size_t cap);
 
 /* Looks `name` up (TVMFFIFunctionGetGlobal; any tvm-ffi global, whoever registered

@@ -44,7 +44,7 @@ int dh_module_get_function(dh_module_t* module, const char* name, dh_function_t*
  * 4096. 0 and *out_names (count strings, malloc'd; free with dh_module_free_names),
  * or -1 with the error: IOError (unreadable), ValueError (not an ELF64 shared
  * object: the message names the file). Any file is safe to give (every offset is
- * checked). Thread-safe. Source: runtime/module.c (base/elf_exports.c). */
+ * checked). Thread-safe. Source: runtime/module.c (runtime/elf_exports.c). */
 int dh_module_list_exports(const char* path, char*** out_names, size_t* out_count);
 
 /* Frees what dh_module_list_exports gave. NULL is a no-op. */

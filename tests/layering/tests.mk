@@ -1,11 +1,12 @@
 # tests/layering/tests.mk — the layout's rules, checked on the sources and the build:
 #   call_graph.t  calls between the files of a folder run one way (nm on the objects)
 #   exports.t     libdevharness.so exports only what include/devharness/ declares
+#   base_floor.t  libdh_base.a defines every dh_* symbol it uses (base/ calls nothing above it)
 #   includes.t    which room may include which (conformance and bench never include cli, ...)
 #   vtable_calls.t  nothing outside runtime/ (and conformance/clauses/abi.c) calls a backend's vtable
-#   sizes.t       no product function over 80 lines; runtime/ at most 2,500 lines
+#   sizes.t       no product function over 80 lines; runtime/ within one line budget per responsibility
 #   cxx_headers.t the public headers compile as C++ (g++, clang++; -Wall -Wextra -Werror)
 #   store.t       nothing outside store/ opens the results store (sqlite3.h, sqlite3_open*, sqlite3.connect)
 TEST_SCRIPTS += tests/layering/call_graph.t tests/layering/exports.t tests/layering/includes.t \
     tests/layering/vtable_calls.t tests/layering/sizes.t tests/layering/cxx_headers.t tests/layering/store.t \
-    tests/layering/caps.t
+    tests/layering/caps.t tests/layering/base_floor.t

@@ -1,6 +1,6 @@
 /*
- * base/type_schema.c — a tvm-ffi type schema written as a signature (behind
- * devharness/function.h dh_type_schema_format): apache-tvm-ffi 0.1.15
+ * runtime/type_schema.c — devharness/function.h dh_type_schema_format: a tvm-ffi type
+ * schema written as a signature; apache-tvm-ffi 0.1.15
  * function_detail.h FunctionInfo::TypeSchema, {"type":"ffi.Function","named_args":
  * {"return":[R],"params":[P...]}}, type keys of type_traits.h StaticTypeKey.
  */
@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/type_schema.h"
 #include "devharness/error.h"
+#include "devharness/function.h"
 
 /* Appends str to the NUL-terminated buf (cut at cap). */
 static void append(char* buf, size_t cap, const char* str) {
@@ -30,7 +30,7 @@ static void format_type(const json_t* t, char* buf, size_t cap, int depth) {
   append(buf, cap, "]");
 }
 
-int dh_schema_signature(const char* type_schema, char* buf, size_t cap) {
+int dh_type_schema_format(const char* type_schema, char* buf, size_t cap) {
   if (buf == NULL || cap == 0) return dh_error_set(DH_KIND_VALUE_ERROR, "dh_type_schema_format: no buffer");
   buf[0] = '\0';
   json_error_t e;

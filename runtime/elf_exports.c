@@ -1,7 +1,7 @@
 /*
- * base/elf_exports.c — the defined function symbols of an ELF64 shared object with a
+ * runtime/elf_exports.c — the defined function symbols of an ELF64 shared object with a
  * given prefix, read from the file's dynamic symbol table without loading it (for
- * runtime/module.c dh_module_list_exports: tvm-ffi's library module has no listing).
+ * module.c dh_module_list_exports: tvm-ffi's library module has no listing).
  * Every offset of the file is checked before it is read: any file is safe to give.
  */
 #include <elf.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "devharness/error.h"
-#include "base/elf_exports.h"
+#include "elf_exports.h"
 
 #define MAX_LIB_BYTES (1024L * 1024 * 1024)
 #define MAX_EXPORTS 4096
