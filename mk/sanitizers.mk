@@ -57,7 +57,7 @@ VALGRIND_TESTS ?= $(TEST_PROGS)
 VALGRIND ?= valgrind --quiet --num-callers=40 --error-exitcode=89 --leak-check=full --errors-for-leak-kinds=definite \
     --suppressions=$(CURDIR)/mk/valgrind.supp
 # Built with the default -O2 -g: at -O1 gcc 12 raises -Wformat-truncation in
-# tests/targets/test_target_parse.c (a 4096-byte snprintf), which -Werror makes fatal.
+# tests/target/test_target_parse.c (a 4096-byte snprintf), which -Werror makes fatal.
 check-valgrind:
 	$(MAKE) --no-print-directory VENV=$(VENV) BUILD=build-valgrind valgrind-run
 

@@ -166,7 +166,7 @@ int dh_target_check_device(const dh_target_t* target, DLDevice dev,
  * dh_target_detect read option values through the device API manager (the backend's
  * get_target_property). These two take the values from a caller's getter instead: a
  * device that is not a loaded backend's, or a fake one in a test
- * (tests/targets/test_target_parse.c). */
+ * (tests/target/test_target_parse.c). */
 
 /* Reads the live value of target option `name` of device `dev` into *out_value (None
  * when the device cannot tell). Returns 0, or -1 with dh_error_set. Strings must live

@@ -4,7 +4,7 @@
 # after its "new_suite.sh:" markers) and added to a copy of bench/; bench/bench.mk must
 # pick the file up by itself; the copy's bench/suites/suites.c and the new file are compiled
 # with this build's flags ($BUILD/tests/bench/new_suite.vars.mk, from
-# tests/bench/bench.mk) and linked with the command's other objects into a devharness
+# tests/bench/tests.mk) and linked with the command's other objects into a devharness
 # of its own, whose `devharness bench` must accept --suite attr, list it in --help and
 # in the --suite error, and register and run its benchmark. Seconds: two compiles, one
 # link. Prints TAP.

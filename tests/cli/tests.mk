@@ -1,5 +1,5 @@
-# tests/cli/tests.mk — the command line: the `devharness run` results folder (run_results.t), its behaviour against golden files (same_results.t), the one --device option (device_option.t).
-TEST_SCRIPTS += tests/cli/run_results.t tests/cli/same_results.t tests/cli/device_option.t
+# tests/cli/tests.mk — the command line: the `devharness run` results folder (run_results.t), its behaviour against golden files (same_results.t).
+TEST_SCRIPTS += tests/cli/run_results.t tests/cli/same_results.t
 # make install PREFIX=<tmp> runs with the build folder and venv hidden
 TEST_SCRIPTS += tests/cli/install_standalone.sh
 # -h and --help on every command, with every exit code named

@@ -1,6 +1,6 @@
 /*
- * tests/targets/test_target_dir.c — a targets folder with broken kinds and tags
- * (tests/targets/data/bad_targets, through $DEVHARNESS_TARGETS_PATH): kind files that
+ * tests/target/test_target_dir.c — a targets folder with broken kinds and tags
+ * (tests/target/data/bad_targets, through $DEVHARNESS_TARGETS_PATH): kind files that
  * do not parse or are misnamed are reported by dh_target_kinds_load while the good
  * ones load; tag errors name the tag file; tag cycles, tags naming tags, from_device
  * in a tag, a host that names its own tag. Also concurrent first use of the registry.
@@ -117,7 +117,7 @@ int main(void) {
   exe[n] = '\0';
   *strrchr(exe, '/') = '\0';
   char rel[PATH_MAX + 64];
-  snprintf(rel, sizeof rel, "%s/../../tests/targets/data/bad_targets", exe);
+  snprintf(rel, sizeof rel, "%s/../../tests/target/data/bad_targets", exe);
   char* real = realpath(rel, NULL);
   if (!real || strlen(real) >= sizeof g_dir) return 1;
   strcpy(g_dir, real);

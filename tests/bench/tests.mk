@@ -1,4 +1,4 @@
-# tests/bench/bench.mk — tests of the benchmark side (bench/):
+# tests/bench/tests.mk — tests of the benchmark side (bench/):
 #   bench_gbench           the Google Benchmark C wrapper (bench/measure/gbench.h)
 #   bench_summary          the summary's twin-defect flag needs repetitions (bench/report/summary.c)
 #   bench_cli.sh           bench, compare and plot end to end
@@ -49,8 +49,8 @@ TEST_SCRIPTS += tests/bench/color.sh
 # devharness of its own. `$` is written as `$$` so the fragment reads back as written.
 BENCH_NEW_SUITE_VARS := $(TESTDIR)/bench/new_suite.vars.mk
 dh_bench_mk_value = $(subst $$,$$$$,$(1))
-$(BENCH_NEW_SUITE_VARS): Makefile $(wildcard */*.mk) tests/bench/bench.mk $(BENCH_SUITE_SRCS)
-	$(shell mkdir -p $(@D))$(file >$@,# $@: written by tests/bench/bench.mk)
+$(BENCH_NEW_SUITE_VARS): Makefile $(wildcard */*.mk) tests/bench/tests.mk $(BENCH_SUITE_SRCS)
+	$(shell mkdir -p $(@D))$(file >$@,# $@: written by tests/bench/tests.mk)
 	$(file >>$@,CC := $(call dh_bench_mk_value,$(CC)))
 	$(file >>$@,CXX := $(call dh_bench_mk_value,$(CXX)))
 	$(file >>$@,COMPILE_FLAGS := $(call dh_bench_mk_value,$(CPPFLAGS) $(CFLAGS)))

@@ -1,9 +1,9 @@
 /*
- * tests/targets/test_target_parse.c — target parsing rules (include/devharness/target.h,
+ * tests/target/test_target_parse.c — target parsing rules (include/devharness/target.h,
  * apache/tvm v0.27.0 src/target/target.cc), kinds, tags, JSON limits. cmocka, prints TAP.
  *
  * The targets folder is the source tree's targets/ (found from the test binary at
- * <build>/tests/, as <exe dir>/../../targets); data files are in tests/targets/data/.
+ * <build>/tests/, as <exe dir>/../../targets); data files are in tests/target/data/.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -685,7 +685,7 @@ int main(void) {
   if (n <= 0) return 1;
   exe[n] = '\0';
   *strrchr(exe, '/') = '\0';
-  if ((size_t)snprintf(g_data, sizeof g_data, "%s/../../tests/targets/data", exe) >= sizeof g_data)
+  if ((size_t)snprintf(g_data, sizeof g_data, "%s/../../tests/target/data", exe) >= sizeof g_data)
     return 1;
   char* real = realpath(g_data, NULL);
   if (real) {

@@ -1,5 +1,5 @@
 /*
- * tests/targets/fake_backend.c — a minimal backend plugin for the targets tests
+ * tests/target/fake_backend.c — a minimal backend plugin for the targets tests
  * (libdevharness_tfake.so): one device (id 0) of device_type 40, target kind "tfake"
  * handed in through target_kind_json, fixed get_target_property answers. Memory,
  * copies and streams are trivial host implementations (never exercised here).

@@ -1,8 +1,8 @@
 /*
- * tests/targets/test_target_device.c — targets against a live device through the
+ * tests/target/test_target_device.c — targets against a live device through the
  * device API: dh_target_detect, dh_target_check_device, "from_device", and a kind
  * handed in by a plugin (target_kind_json). Uses the fake plugin
- * <build>/tests/targets_plugins/libdevharness_tfake.so (tests/targets/fake_backend.c):
+ * <build>/tests/targets_plugins/libdevharness_tfake.so (tests/target/fake_backend.c):
  * one device tfake:0 (device_type 40) reporting max_num_threads 1024, device_name
  * "Fake GPU", flags ["a","b"], has_fp64 true, ratio 0.25, and no clock (None).
  * cmocka, prints TAP.
