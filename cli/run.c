@@ -4,7 +4,7 @@
  *   2. conformance on every device (conformance.tap, conformance.junit.xml,
  *      conformance.summary.json; its stdout is the same TAP stream and is not kept twice)
  *   3. the quick benchmarks (bench.json, bench.txt)
- *   4. plots of the benchmarks (PNG and SVG files in plots/)
+ *   4. plots of the benchmarks (PNG files in plots/; --no-plots leaves them out)
  * with measurement health (cli/run_health.c) taken before and after steps 2 and 3
  * into health.json,
  * into a results folder written under a temporary name and renamed when complete
@@ -36,7 +36,7 @@
 
 static const char kRunUsage[] =
     "usage: devharness run [--output DIR] [--device SPEC] [--tvm-lib PATH]... [--rpc HOST:PORT]...\n"
-    "                      [--timeout SEC] [--no-bench] [--full-bench] [--expect FILE|TAG]\n"
+    "                      [--timeout SEC] [--no-bench | --no-plots] [--full-bench] [--expect FILE|TAG]\n"
     "                      [--store PATH | --no-store] [--quiet|--verbose]\n"
     "\n"
     "The main job: info, conformance on every device, a quick benchmark run and its\n"
@@ -49,6 +49,7 @@ static const char kRunUsage[] =
     "  --rpc HOST:PORT a TVM RPC server: its devices are tvm-rpc-<name>:N (repeatable)\n"
     "  --timeout SEC  per-clause conformance timeout (default 10)\n"
     "  --no-bench     skip the benchmarks and plots\n"
+    "  --no-plots     run the benchmarks, skip their plots\n"
     "  --full-bench   full benchmark run instead of --quick\n"
     "  --expect T     the floors (\"expect\") of target file or tag T become verdicts on\n"
     "                 the devices of its kind (bench --expect; a floor the run did not\n"
@@ -125,7 +126,7 @@ static void progress(int step, int total, const char* title) {
 
 /* Reads the options. Returns -1 to go on, else the exit code (--help, usage error). */
 static int parse_run_opts(int argc, char** argv, dh_cli_run_opts_t* o) {
-  *o = (dh_cli_run_opts_t){"results", NULL, "10", 0, 0, NULL, NULL, 0, 0};
+  *o = (dh_cli_run_opts_t){.output = "results", .timeout = "10"};
   static const struct option kOpts[] = {{"output", required_argument, NULL, 'o'},
                                         {"device", required_argument, NULL, 'd'},
                                         {"tvm-lib", required_argument, NULL, 'T'},
@@ -133,6 +134,7 @@ static int parse_run_opts(int argc, char** argv, dh_cli_run_opts_t* o) {
                                         {"timeout", required_argument, NULL, 't'},
                                         {"no-bench", no_argument, NULL, 'n'},
                                         {"full-bench", no_argument, NULL, 'f'},
+                                        {"no-plots", no_argument, NULL, 'P'},
                                         {"expect", required_argument, NULL, 'e'},
                                         {"store", required_argument, NULL, 'S'},
                                         {"no-store", no_argument, NULL, 'N'},
@@ -158,6 +160,7 @@ static int parse_run_opts(int argc, char** argv, dh_cli_run_opts_t* o) {
       case 't': o->timeout = optarg; break;
       case 'n': o->no_bench = 1; break;
       case 'f': o->full_bench = 1; break;
+      case 'P': o->no_plots = 1; break;
       case 'e':
         if (dh_cmdline_set_once("run", "--expect", &o->expect, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
         break;
@@ -295,7 +298,7 @@ int dh_cli_run(int argc, char** argv) {
   if (dh_cli_run_dir_create(o.output, &d) != 0) return DH_EXIT_USAGE;
   dh_cli_run_bundle_begin(&bundle, &d, argc, argv);
 
-  const int total = o.no_bench ? 2 : 4;
+  const int total = o.no_bench ? 2 : o.no_plots ? 3 : 4;
   dh_cli_run_step_t steps[4] = {{.title = "info"}, {.title = "conformance"}, {.title = "bench"}, {.title = "plots"}};
   run_step(&steps[0], 1, total, "info: backends, devices, attributes", step_info, &o, &d);
   if (steps[0].rc == DH_EXIT_USAGE) {
@@ -312,7 +315,9 @@ int dh_cli_run(int argc, char** argv) {
              step_bench, &o, &d);
     dh_cli_run_health_take(3);
     steps[2].below_floor = steps[2].rc == DH_EXIT_VIOLATION && dh_cli_run_bench_below_floor(d.bench);
-    if (steps[2].rc == 0 || steps[2].below_floor) {
+    if (o.no_plots) {
+      steps[3].rc = -1; /* not asked for: not a step of this run (total 3) */
+    } else if (steps[2].rc == 0 || steps[2].below_floor) {
       run_step(&steps[3], 4, total, "plots: bandwidth and latency", step_plots, &o, &d);
     } else {
       progress(4, total, "plots: bandwidth and latency");

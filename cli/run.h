@@ -24,6 +24,7 @@ typedef struct dh_cli_run_opts {
   const char* device; /* NULL: every device */
   const char* timeout;
   int no_bench, full_bench;
+  int no_plots;      /* --no-plots: the benchmarks without their plots (step 4 left out) */
   const char* expect; /* --expect FILE|TAG, handed to the bench step; NULL: none */
   const char* store; /* --store PATH; NULL: OUTPUT/devharness.sqlite */
   int no_store;      /* --no-store: the run is not recorded */

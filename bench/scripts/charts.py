@@ -1,6 +1,7 @@
 """bench/scripts/charts.py — what plot.py and matrix_heatmap.py share: a run read as
 medians over its repetitions, matplotlib without a display, and size labels."""
 import statistics
+import os
 import sys
 
 from benchjson import load
@@ -43,6 +44,24 @@ def pyplot(prog):
         print(f"{prog}: python3-matplotlib is needed", file=sys.stderr)
         return None
     return plt
+
+
+# The file formats save_figure writes, in order: PNG always; plot --svg adds SVG.
+FORMATS = ["png"]
+
+
+def save_figure(fig, outdir, stem, written, notes=(), alert=False):
+    """Writes fig as <outdir>/<stem>.<ext> for each of FORMATS (PNG at 120 dpi) and
+    appends the paths to written. notes: lines under the figure, as its supxlabel (so
+    the constrained layout the figure was made with leaves room for them; red when
+    alert). The layout is computed once per figure, never per format (no
+    bbox_inches="tight": it measures the figure again for every file)."""
+    if notes:
+        fig.supxlabel("\n".join(notes), fontsize="x-small", color="red" if alert else "black", wrap=True)
+    for ext in FORMATS:
+        p = os.path.join(outdir, f"{stem}.{ext}")
+        fig.savefig(p, dpi=120 if ext == "png" else None)
+        written.append(p)
 
 
 def size_label(n):

@@ -3,7 +3,7 @@
 
 usage: matrix_heatmap.py RESULTS.json -o DIR   (plot.py draws them too, with its other charts)
 
-Writes into DIR, each as PNG and SVG (matplotlib, Agg backend), when the run has matrix/
+Writes into DIR, each as PNG (and SVG with plot --svg; matplotlib, Agg backend), when the run has matrix/
 benchmarks (bench/suites/matrix.c):
   matrix_bandwidth.*   one N x N heatmap per direction mode (rows: uni, bidir) and size
                        (columns): GB/s (10^9 bytes/s, bytes copied counted once, bidir both
@@ -22,7 +22,7 @@ import os
 import re
 import sys
 
-from charts import parse_run, pyplot, size_label
+from charts import parse_run, pyplot, save_figure, size_label
 from dh_args import OneLineParser
 
 MATRIX_RE = re.compile(r"^matrix/(uni|bidir)/([^/]+)/([^/]+)/harness/(\d+)(/.*)?$")
@@ -117,20 +117,14 @@ def draw(plt, times, bws, results, outdir, written):
                                   ("matrix_latency", 1, "µs", "time per copy, µs")):
         side = 1.0 + 0.75 * len(devs)
         fig, axes = plt.subplots(len(modes), len(sizes), figsize=(side * len(sizes) + 1, side * len(modes) + 1),
-                                 squeeze=False)
+                                 squeeze=False, layout="constrained")
         for r, mode in enumerate(modes):
             for c, size in enumerate(sizes):
                 panel(axes[r][c], plt, devs, cells.get((mode, size), {}), info, (mode, size), idx, unit)
         fig.suptitle(f"copy matrix: {what}, median; rows = source, columns = destination\n"
                      f"d on one device, p peer, s staged through host memory, unmarked direct; "
                      f"bidir: both directions summed", fontsize=9)
-        if notes:
-            fig.text(0.01, 0.0, "not measured:\n" + "\n".join(notes), fontsize=7, va="top")
-        fig.tight_layout()
-        for ext in ("png", "svg"):
-            p = os.path.join(outdir, f"{stem}.{ext}")
-            fig.savefig(p, dpi=120 if ext == "png" else None, bbox_inches="tight")
-            written.append(p)
+        save_figure(fig, outdir, stem, written, ["not measured:"] + notes if notes else ())
         plt.close(fig)
 
 

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """devharness plot: charts of a `devharness bench` run (Google Benchmark JSON).
 
-usage: plot.py RESULTS.json -o DIR
+usage: plot.py RESULTS.json -o DIR [--svg]
 
-Writes into DIR, each as PNG and SVG (matplotlib, Agg backend):
+Writes into DIR, each as PNG (and SVG with --svg; matplotlib, Agg backend, constrained
+layout):
   bandwidth_<device>.*   copy bandwidth (GB/s = 10^9 bytes/s, bytes copied counted once, log axis)
                          against transfer size (log2 axis), one panel per direction
                          (h2d, d2h, d2d, bidir), one colour per host memory kind;
@@ -27,7 +28,8 @@ import os
 import re
 import sys
 
-from charts import parse_run, pyplot, size_label
+import charts
+from charts import parse_run, pyplot, save_figure, size_label
 import matrix_heatmap
 from dh_args import OneLineParser
 
@@ -111,12 +113,7 @@ def health_note(ctx):
 
 
 def save(fig, outdir, stem, written):
-    for note in HEALTH_NOTE:
-        fig.text(0.5, 0.0, note, ha="center", va="top", fontsize="x-small", color="red", wrap=True)
-    for ext in ("png", "svg"):
-        p = os.path.join(outdir, f"{stem}.{ext}")
-        fig.savefig(p, dpi=120 if ext == "png" else None, bbox_inches="tight")
-        written.append(p)
+    save_figure(fig, outdir, stem, written, HEALTH_NOTE, alert=True)
 
 
 def bandwidth_charts(plt, FuncFormatter, bws, ctx, outdir, written):
@@ -134,8 +131,8 @@ def bandwidth_charts(plt, FuncFormatter, bws, ctx, outdir, written):
     for dev, lines in sorted(series.items()):
         dirs = [d for d in DIRS if any(k[0] == d for k in lines)]
         ceil = ceilings(ctx, dev)
-        fig, axes = plt.subplots(1, len(dirs), figsize=(4.2 * len(dirs) + 1, 4.6),
-                                 squeeze=False)
+        fig, axes = plt.subplots(1, len(dirs), figsize=(4.2 * len(dirs) + 1, 6.4),
+                                 squeeze=False, layout="constrained")
         for ax, d in zip(axes[0], dirs):
             for (dd, mem), impls in sorted(lines.items()):
                 if dd != d:
@@ -155,13 +152,13 @@ def bandwidth_charts(plt, FuncFormatter, bws, ctx, outdir, written):
             ax.set_xlabel("transfer size (log2)")
             ax.set_title(d + (" (both directions summed)" if d == "bidir" else ""))
             ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize="x-small")
+            # below the panel, never over the curves (constrained layout makes room)
+            ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.28), frameon=False)
             for t in ax.get_xticklabels():
                 t.set_rotation(45)
         axes[0][0].set_ylabel("GB/s (10^9 bytes/s), bytes copied counted once (log)")
         fig.suptitle(f"copy bandwidth on {dev}: harness solid, raw dashed, "
                      f"raw_released dotted")
-        fig.tight_layout()
         save(fig, outdir, "bandwidth_" + re.sub(r"[^A-Za-z0-9_.-]", "_", dev), written)
         plt.close(fig)
 
@@ -175,7 +172,7 @@ def alloc_chart(plt, FuncFormatter, times, outdir, written):
             alloc.setdefault(m.group(1), []).append((int(m.group(2)), t / 1e3))
     if not alloc:
         return
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = plt.subplots(figsize=(8, 5), layout="constrained")
     for dev, pts in sorted(alloc.items()):
         pts.sort()
         ax.plot([p[0] for p in pts], [p[1] for p in pts], "-o", markersize=3, label=dev)
@@ -187,7 +184,7 @@ def alloc_chart(plt, FuncFormatter, times, outdir, written):
     ax.set_title("alloc_data_space + free_data_space")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize="small")
-    fig.autofmt_xdate(rotation=45)
+    ax.tick_params(axis="x", labelrotation=45)
     save(fig, outdir, "alloc_latency", written)
     plt.close(fig)
 
@@ -214,7 +211,7 @@ def latency_bars(plt, times, outdir, written, prefix, stem, title, scale, unit,
     if not groups:
         return
     labels = sorted(groups)
-    fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(labels) + 2), 5))
+    fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(labels) + 2), 5), layout="constrained")
     w = 0.4
     xs = range(len(labels))
     h = [groups[l].get("harness", 0) for l in labels]
@@ -244,6 +241,7 @@ def main(argv):
     ap.add_argument("-q", "--quiet", action="store_true",
                     help="print only errors and the verdict line, 'devharness plot: N files in DIR' "
                          "(not each file's path)")
+    ap.add_argument("--svg", action="store_true", help="also write each chart as SVG (default: PNG only)")
     a, run = parse_run(ap, argv, "devharness plot")
     if a is None:
         return run
@@ -251,6 +249,7 @@ def main(argv):
     if not times:
         print(f"devharness plot: {a.results}: no successful benchmark runs", file=sys.stderr)
         return 2
+    charts.FORMATS[:] = ["png", "svg"] if a.svg else ["png"]
     plt = pyplot("devharness plot")
     if plt is None:
         return 2

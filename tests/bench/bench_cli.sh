@@ -128,15 +128,18 @@ rc1=$?
 rc2=$?
 check "compare: missing file and too few repetitions exit 2" "$rc1,$rc2" "2,2"
 
-# 11-12: plot writes PNG and SVG with a bandwidth chart per device.
-"$DH" plot "$tmp/base.json" -o "$tmp/plots" >"$tmp/plot.txt" 2>&1
+# 11-12: plot writes PNG (SVG too with --svg) with a bandwidth chart per device.
+"$DH" plot "$tmp/base.json" -o "$tmp/plots" --svg >"$tmp/plot.txt" 2>&1
 check "plot exits 0" "$?" 0
+"$DH" plot "$tmp/base.json" -o "$tmp/plots_png" >/dev/null 2>&1
 if [ -s "$tmp/plots/bandwidth_x_0.png" ] && [ -s "$tmp/plots/bandwidth_x_0.svg" ] &&
    [ -s "$tmp/plots/latency_call.png" ] && [ -s "$tmp/plots/latency_call.svg" ] &&
-   head -c 8 "$tmp/plots/bandwidth_x_0.png" | grep -q PNG; then
-    ok "plot wrote bandwidth and latency charts as PNG and SVG"
+   head -c 8 "$tmp/plots/bandwidth_x_0.png" | grep -q PNG && [ -s "$tmp/plots_png/bandwidth_x_0.png" ] &&
+   ! ls "$tmp/plots_png" | grep -q '\.svg$'; then
+    ok "plot --svg wrote bandwidth and latency charts as PNG and SVG; without --svg PNG only"
 else
-    notok "plot wrote bandwidth and latency charts as PNG and SVG" "$(ls "$tmp/plots" 2>&1 | tr '\n' ' ')"
+    notok "plot --svg wrote bandwidth and latency charts as PNG and SVG; without --svg PNG only" \
+        "$(ls "$tmp/plots" "$tmp/plots_png" 2>&1 | tr '\n' ' ')"
 fi
 
 # 13: --repetitions N >= 2 interleaves the repetitions unless the user says otherwise, and

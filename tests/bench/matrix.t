@@ -180,7 +180,7 @@ def run_all(dh, tmp):
 def check_heatmaps(dh, results, tmp):
     """devharness plot draws the matrix as heatmaps (bench/scripts/matrix_heatmap.py)."""
     plots = os.path.join(tmp, "plots")
-    p = subprocess.run([dh, "plot", results, "-o", plots], capture_output=True, text=True, timeout=300)
+    p = subprocess.run([dh, "plot", results, "-o", plots, "--svg"], capture_output=True, text=True, timeout=300)
     if "matplotlib is needed" in p.stderr:
         skip("plot draws matrix_bandwidth and matrix_latency heatmaps", "python3-matplotlib missing")
         return
@@ -188,7 +188,7 @@ def check_heatmaps(dh, results, tmp):
     pngs_ok = all(os.path.exists(f) and os.path.getsize(f) > 1000 for f in files) and \
         all(open(f, "rb").read(8) == b"\x89PNG\r\n\x1a\n" for f in files if f.endswith(".png"))
     ok(p.returncode == 0 and pngs_ok and all(f in p.stdout for f in files),
-       "plot draws matrix_bandwidth and matrix_latency heatmaps (PNG and SVG)",
+       "plot --svg draws matrix_bandwidth and matrix_latency heatmaps (PNG and SVG)",
        "exit %d\n%s%s" % (p.returncode, p.stdout[-800:], p.stderr[-800:]))
 
 

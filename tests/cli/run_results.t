@@ -3,7 +3,9 @@
 "Two commands"), no copy of the TAP stream, plot.log naming the final folder's files and
 not the temporary .partial folder, bench.txt starting with Google Benchmark's context
 header (no raw DEBUG warning, no "ERROR OCCURRED"), and the JUnit file valid for
-xmllint against tests/conformance/junit-jenkins.xsd. One run on sim:0. Prints TAP.
+xmllint against tests/conformance/junit-jenkins.xsd; the plots PNG only. One run on
+sim:0, and one with --no-plots: the benchmarks without plots/ or plot.log, 3 steps.
+Prints TAP.
 Needs $DEVHARNESS (set by `make test`).
 """
 import os
@@ -21,7 +23,7 @@ if not dh or not os.path.exists(dh):
     print("1..0 # SKIP DEVHARNESS not set or missing")
     sys.exit(0)
 here = os.path.dirname(os.path.abspath(__file__))
-print("1..7")
+print("1..9")
 tmp = tempfile.mkdtemp(prefix="dh-run-")
 p = subprocess.run([dh, "run", "--device", "sim:0", "--output", tmp], capture_output=True, text=True,
                    timeout=300)
@@ -47,4 +49,14 @@ if xmllint:
     ok(v.returncode == 0, "conformance.junit.xml validates against the Jenkins xunit schema", v.stderr)
 else:
     print("ok %d - JUnit schema check # SKIP xmllint not installed (libxml2-utils)" % (count() + 1))
+pngs = sorted(os.listdir(os.path.join(latest, "plots"))) if "plots" in files else []
+ok(pngs and all(f.endswith(".png") for f in pngs), "plots/ holds PNG charts only (SVG with plot --svg)", pngs)
+tmp2 = tempfile.mkdtemp(prefix="dh-run-noplots-")
+p = subprocess.run([dh, "run", "--device", "sim:0", "--output", tmp2, "--no-plots", "--no-store"],
+                   capture_output=True, text=True, timeout=300)
+files2 = sorted(os.listdir(os.path.join(tmp2, "latest"))) if os.path.isdir(os.path.join(tmp2, "latest")) else []
+ok(p.returncode == 0 and "bench.json" in files2 and "plots" not in files2 and "plot.log" not in files2
+   and "[3/3] bench" in p.stderr and "  plots " not in p.stdout and "[4/" not in p.stderr,
+   "run --no-plots: exit 0, bench.json written, no plots/ or plot.log, 3 steps", (p.returncode, files2, p.stderr[-800:]))
+shutil.rmtree(tmp2, ignore_errors=True)
 shutil.rmtree(tmp, ignore_errors=True)

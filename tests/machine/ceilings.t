@@ -55,7 +55,7 @@ def main():
        "summary table (bench.txt): measured / ceiling = % of the ceiling, and what the ceiling is", "\n".join(lines))
 
     plots = os.path.join(tmp, "plots")
-    q = subprocess.run([dh, "plot", out, "-o", plots, "-q"], capture_output=True, text=True, timeout=300)
+    q = subprocess.run([dh, "plot", out, "-o", plots, "-q", "--svg"], capture_output=True, text=True, timeout=300)
     svg = open(os.path.join(plots, "bandwidth_sim_0.svg")).read() if q.returncode == 0 else ""
     ok(all('id="ceiling-%s"' % d in svg for d in DIRS) and "ceiling-unknown" not in svg,
        "plot: every bandwidth panel of sim:0 draws its ceiling", q.stderr + str(re.findall(r'id="ceiling[^"]*"', svg)))
@@ -68,7 +68,7 @@ def main():
     nod2d = os.path.join(tmp, "nod2d.json")
     json.dump(doc, open(nod2d, "w"))
     plots2 = os.path.join(tmp, "plots2")
-    q = subprocess.run([dh, "plot", nod2d, "-o", plots2, "-q"], capture_output=True, text=True, timeout=300)
+    q = subprocess.run([dh, "plot", nod2d, "-o", plots2, "-q", "--svg"], capture_output=True, text=True, timeout=300)
     svg = open(os.path.join(plots2, "bandwidth_sim_0.svg")).read() if q.returncode == 0 else ""
     ok('id="ceiling-unknown-d2d"' in svg and 'id="ceiling-d2d"' not in svg and 'id="ceiling-h2d"' in svg
        and re.search(r"<!-- ceiling unknown: test reason 42", svg),
@@ -96,7 +96,7 @@ def main():
                         "--benchmark_filter=copy/(d2d/device|h2d/pageable)/[^/]+/harness/1048576", "--out", allout],
                        capture_output=True, text=True, timeout=600, env=env)
     plots3 = os.path.join(tmp, "plots3")
-    q = subprocess.run([dh, "plot", allout, "-o", plots3, "-q"], capture_output=True, text=True, timeout=300)
+    q = subprocess.run([dh, "plot", allout, "-o", plots3, "-q", "--svg"], capture_output=True, text=True, timeout=300)
     svgs = sorted(f for f in os.listdir(plots3) if f.startswith("bandwidth_") and f.endswith(".svg")) \
         if q.returncode == 0 else []
     missing = []
