@@ -1,27 +1,22 @@
 /*
  * devharness/backend.h — the plugin ABI: what a backend implements.
  *
- * This is the one header a backend author needs. A backend is a shared object
- * `libdevharness_<name>.so` that exports
- *
- *     const dh_backend_t* dh_backend_entry(void);      (symbol DH_BACKEND_ENTRY_SYMBOL)
- *
- * returning a pointer to a static dh_backend_t that lives until the plugin is
- * unloaded. The struct is TVM's DeviceAPI (apache/tvm v0.27.0
+ * The one header a backend author needs. A backend is a shared object
+ * `libdevharness_<name>.so` exporting `const dh_backend_t* dh_backend_entry(void);`
+ * (symbol DH_BACKEND_ENTRY_SYMBOL), returning a pointer to a static dh_backend_t that
+ * lives until the plugin is unloaded. The struct is TVM's DeviceAPI (apache/tvm v0.27.0
  * include/tvm/runtime/device_api.h; the contract as tested: docs/contract.md) as a C
  * vtable, plus capability flags, module functions and optional benchmark hooks.
  * backends/sim/ is the reference implementation to copy.
  *
  * Versioning (OpenXLA PJRT C API's rules; docs/contract.md §Plugin ABI): the struct
- * starts with struct_size, abi_major and abi_minor. The loader refuses a plugin whose abi_major differs from
- * DH_BACKEND_ABI_MAJOR or whose struct_size is smaller than DH_BACKEND_SIZE_V1_0
- * (0 included);
- * a newer abi_minor is accepted; a plugin built against an older minor has a smaller
- * struct_size and the fields past it read as NULL/0 (absent). New fields are only
- * ever appended.
+ * starts with struct_size, abi_major and abi_minor. The loader refuses a plugin whose
+ * abi_major differs from DH_BACKEND_ABI_MAJOR or whose struct_size is smaller than
+ * DH_BACKEND_SIZE_V1_0 (0 included); a newer abi_minor is accepted; fields past an
+ * older plugin's struct_size read as NULL/0 (absent). Fields are only ever appended.
  *
- * Error model: every entry returns 0 on success or -1 after dh_error_set()
- * (devharness/error.h). Entries must never abort the process on bad input.
+ * Errors: every entry returns 0, or -1 after dh_error_set() (devharness/error.h); it
+ * never aborts the process on bad input.
  *
  * Threading: the core calls init once (serialised) before anything else, lazily on
  * first use, so a process may fork before init (the conformance runner does). After
@@ -496,14 +491,13 @@ typedef struct dh_backend {
    * DeviceAPI (CreateStream on device 0 gives NULL: DH_CAP_SINGLE_QUEUE;
    * SupportsDevicePointerArithmeticsOnHost: DH_CAP_HOST_POINTER_ARITHMETIC; apache/tvm
    * 0.27 include/tvm/runtime/device_api.h:209,293, src/runtime/device_api.cc:163).
-   * Called once by the core, right after init returned 0 and before any other entry,
-   * under the same serialisation as init; stores the flags in *out_caps and returns 0,
-   * or -1 with an error, which makes init fail with that error (the backend then has
-   * no device and the message is its reason). A flag outside DH_CAP_ALL is refused the
-   * same way (ABIError). The answer is what dh_device_caps(backend) (device_api.h)
-   * gives from then on in this process; a process that never initialises the backend
-   * (the conformance runner's parent) gets the same from dh_device_select's probe
-   * child. caps stays as declared. NULL: the declared caps are the answer. */
+   * Called once by the core right after init returned 0, before any other entry and
+   * serialised like init: stores the flags in *out_caps and returns 0, or -1 with an
+   * error, which makes init fail with it (no device; the message is the reason); a
+   * flag outside DH_CAP_ALL is an ABIError the same way. The answer is what
+   * dh_device_caps(backend) (device_api.h) gives in every process (a parent that never
+   * inits gets it from dh_device_select's probe child); caps stays as declared. NULL:
+   * the declared caps are the answer. */
   int (*query_caps)(uint32_t* out_caps);
 } dh_backend_t;
 
