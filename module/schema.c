@@ -1,10 +1,9 @@
 /*
- * module/schema.c — a tvm-ffi type schema read as parameter kinds: what
- * `module check` can make an argument for (tvm-ffi 0.1.15 function_detail.h
- * FunctionInfo::TypeSchema, `{"type":"ffi.Function","named_args":{"return":[...],
- * "params":[...]}}`; type keys of type_traits.h StaticTypeKey).
+ * module/schema.c — a tvm-ffi type schema, read by the runtime's one reader
+ * (devharness/function.h dh_type_schema_parse), as parameter kinds: what `module
+ * check` can make an argument for (type keys of tvm-ffi 0.1.15 type_traits.h
+ * StaticTypeKey).
  */
-#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,26 +19,20 @@ static const struct {
 };
 
 int dm_schema_parse(const char* type_schema, dm_func_t* f) {
-  json_t* s = json_loads(type_schema, 0, NULL);
-  const json_t* params = json_object_get(json_object_get(s, "named_args"), "params");
-  if (!json_is_array(params)) {
-    json_decref(s);
+  static dh_type_schema_t ts; /* 4 KiB; the command's main thread only (check.h) */
+  if (dh_type_schema_parse(type_schema, &ts) != 0) return dh_error_prefix("type schema of %s", f->name);
+  if (ts.nparams < 0)
     return dh_error_set(DH_KIND_VALUE_ERROR, "type schema of %s has no named_args.params list", f->name);
-  }
-  if (json_array_size(params) > DM_MAX_PARAMS) {
-    json_decref(s);
-    return dh_error_set(DH_KIND_VALUE_ERROR, "%s has %zu parameters (at most %d checked)", f->name,
-                        json_array_size(params), DM_MAX_PARAMS);
-  }
-  f->nparams = (int)json_array_size(params);
+  if (ts.nparams > DM_MAX_PARAMS)
+    return dh_error_set(DH_KIND_VALUE_ERROR, "%s has %d parameters (at most %d checked)", f->name, ts.nparams,
+                        DM_MAX_PARAMS);
+  f->nparams = ts.nparams;
   f->other[0] = '\0';
   for (int i = 0; i < f->nparams; i++) {
-    const char* key = json_string_value(json_object_get(json_array_get(params, (size_t)i), "type"));
     f->kinds[i] = DM_OTHER;
-    for (size_t k = 0; key != NULL && k < sizeof kKinds / sizeof kKinds[0]; k++)
-      if (strcmp(key, kKinds[k].key) == 0) f->kinds[i] = kKinds[k].kind;
-    if (f->kinds[i] == DM_OTHER && f->other[0] == '\0') snprintf(f->other, sizeof f->other, "%s", key ? key : "?");
+    for (size_t k = 0; k < sizeof kKinds / sizeof kKinds[0]; k++)
+      if (strcmp(ts.params[i], kKinds[k].key) == 0) f->kinds[i] = kKinds[k].kind;
+    if (f->kinds[i] == DM_OTHER && f->other[0] == '\0') snprintf(f->other, sizeof f->other, "%s", ts.params[i]);
   }
-  json_decref(s);
   return 0;
 }

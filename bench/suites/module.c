@@ -112,20 +112,18 @@ static int schema_kinds(const char* name, char* kinds, char* why, size_t why_siz
     dh_error_clear();
     return snprintf(why, why_size, "%s: no type schema", name), -1;
   }
-  json_t* m = json_loadb(b.data, b.size, 0, NULL);
-  json_t* s = json_loads(json_string_value(json_object_get(m, "type_schema")) ?: "", 0, NULL);
-  const json_t* ps = json_object_get(json_object_get(s, "named_args"), "params");
-  size_t n = json_is_array(ps) ? json_array_size(ps) : 0;
-  int rc = json_is_array(ps) && n <= DH_MODULE_MAX_PARAMS ? 0 : -1;
-  if (rc != 0) snprintf(why, why_size, "%s: no usable type schema", name);
-  for (size_t i = 0; rc == 0 && i < n; i++) {
-    const char* t = json_string_value(json_object_get(json_array_get(ps, i), "type")) ?: "?";
+  json_t* m = json_loadb(b.data, b.size, 0, NULL); /* the metadata; its type_schema is the runtime's to read */
+  static dh_type_schema_t ts; /* 4 KiB; suites run on the command's main thread */
+  int rc = dh_type_schema_parse(json_string_value(json_object_get(m, "type_schema")), &ts) == 0 && ts.nparams >= 0 &&
+                   ts.nparams <= DH_MODULE_MAX_PARAMS ? 0 : -1;
+  if (rc != 0) dh_error_clear(), snprintf(why, why_size, "%s: no usable type schema", name);
+  for (int i = 0; rc == 0 && i < ts.nparams; i++) {
+    const char* t = ts.params[i];
     kinds[i] = !strcmp(t, "DLTensor*") ? 'T' : !strcmp(t, "int") ? 'I'
                : !strcmp(t, "bool") ? 'B' : !strcmp(t, "float") ? 'F' : !strcmp(t, "Device") ? 'D' : 0;
-    if (kinds[i] == 0) rc = -1, snprintf(why, why_size, "%s: parameter %zu is %s (no value made for it)", name, i, t);
+    if (kinds[i] == 0) rc = -1, snprintf(why, why_size, "%s: parameter %d is %s (no value made for it)", name, i, t);
   }
-  kinds[rc == 0 ? n : 0] = '\0';
-  json_decref(s);
+  kinds[rc == 0 ? ts.nparams : 0] = '\0';
   json_decref(m);
   dh_any_release(&rv);
   dh_func_release(&mf);

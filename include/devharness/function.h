@@ -102,6 +102,26 @@ int dh_func_register_with_metadata(const char* name, dh_safe_call_t call, void* 
  * NULL/empty name or out_json NULL). Thread-safe. Source: runtime/function.c. */
 int dh_func_get_metadata(const char* name, char** out_json);
 
+/* A function's type schema as its parameters' and return value's type keys: what
+ * dh_type_schema_parse reads (the one reader of tvm-ffi type schemas in devharness;
+ * `module check`, `bench --suite module` and dh_type_schema_format use it). */
+#define DH_TYPE_SCHEMA_MAX_PARAMS 64
+#define DH_TYPE_KEY_MAX 64
+typedef struct dh_type_schema {
+  int nparams;   /* parameters, or -1 when the schema lists none (not a function schema) */
+  char params[DH_TYPE_SCHEMA_MAX_PARAMS][DH_TYPE_KEY_MAX]; /* each one's type key, "DLTensor*",
+                    "int", "ffi.Tensor", "Optional" (arguments of a type left out), "?" none */
+  char ret[DH_TYPE_KEY_MAX]; /* the return value's type key; "None" when none */
+} dh_type_schema_t;
+
+/* Parses a tvm-ffi type schema ({"type":"ffi.Function","named_args":{"return":[R],
+ * "params":[P...]}}, tvm-ffi 0.1.15 function_detail.h FunctionInfo::TypeSchema; type
+ * keys of type_traits.h StaticTypeKey, cut at DH_TYPE_KEY_MAX - 1 bytes) into *out
+ * (caller-owned, zeroed first). 0; -1 ("ValueError") when type_schema is NULL or not
+ * JSON, out is NULL, or it lists more than DH_TYPE_SCHEMA_MAX_PARAMS parameters.
+ * Thread-safe. Source: runtime/type_schema.c. */
+int dh_type_schema_parse(const char* type_schema, dh_type_schema_t* out);
+
 /* Writes the signature a tvm-ffi type schema describes into buf (at most cap bytes,
  * NUL-terminated, cut when longer): a function schema ({"type":"ffi.Function",
  * "named_args":{"return":[R],"params":[P...]}}, tvm-ffi 0.1.15 function_detail.h

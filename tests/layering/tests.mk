@@ -9,4 +9,4 @@
 #   store.t       nothing outside store/ opens the results store (sqlite3.h, sqlite3_open*, sqlite3.connect)
 TEST_SCRIPTS += tests/layering/call_graph.t tests/layering/exports.t tests/layering/includes.t \
     tests/layering/vtable_calls.t tests/layering/sizes.t tests/layering/cxx_headers.t tests/layering/store.t \
-    tests/layering/caps.t tests/layering/mirror.t tests/layering/base_floor.t
+    tests/layering/caps.t tests/layering/mirror.t tests/layering/type_schema.t tests/layering/base_floor.t

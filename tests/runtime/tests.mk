@@ -1,7 +1,7 @@
 # tests/runtime/tests.mk — tests of the runtime core (libdevharness.so).
 #
 # Programs (cmocka, TAP): runtime_any, runtime_any_tvmffi, runtime_errors, runtime_module, runtime_plugin,
-# runtime_device. Helpers: a tvm-ffi module (runtime_ffi_module.so) and test plugins
+# runtime_device, runtime_type_schema. Helpers: a tvm-ffi module (runtime_ffi_module.so) and test plugins
 # built from one source with -D switches (runtime_plugins/libdevharness_rt*.so, kept
 # out of lib/devharness so the default plugin search never sees them).
 
@@ -14,6 +14,7 @@ $(eval $(call dh_test,runtime_errors,tests/runtime/test_errors.c,-lcmocka))
 $(eval $(call dh_test,runtime_module,tests/runtime/test_module.c,-lcmocka -ldl))
 $(eval $(call dh_test,runtime_plugin,tests/runtime/test_plugin.c,-lcmocka -ldl $(TVM_FFI_LINK)))
 $(eval $(call dh_test,runtime_device,tests/runtime/test_device.c,-lcmocka))
+$(eval $(call dh_test,runtime_type_schema,tests/runtime/test_type_schema.c,-lcmocka))
 
 # tvm-ffi's C header from the project venv (apache-tvm-ffi): the layout TU is
 # compiled against it alone (it brings its own DLPack 1.x); without it (RT_TVMFFI_INC=
