@@ -78,13 +78,12 @@ static const char kUsage[] =
     "is written first), 2 usage error (an --out that cannot be created),\n"
     "3 no device: the backend --device names has none (nothing was measured).\n";
 
-enum { OPT_SUITE = 256, OPT_DEVICE, OPT_TVM_LIB, OPT_RPC, OPT_QUICK, OPT_OUT, OPT_REPS, OPT_TIMING, OPT_PIN, OPT_COLOR,
+enum { OPT_SUITE = 256, OPT_DEVICE, OPT_QUICK, OPT_OUT, OPT_REPS, OPT_TIMING, OPT_PIN, OPT_COLOR,
        OPT_EXPECT, OPT_NOISY_CV, OPT_MODULE, OPT_BUNDLE };
 
 static const struct option kOpts[] = {
     {"suite", required_argument, NULL, OPT_SUITE},      {"device", required_argument, NULL, OPT_DEVICE},
-    {"tvm-lib", required_argument, NULL, OPT_TVM_LIB},
-    {"rpc", required_argument, NULL, OPT_RPC},
+    DH_CMDLINE_DEVICE_OPTIONS,
     {"quick", no_argument, NULL, OPT_QUICK},            {"out", required_argument, NULL, OPT_OUT},
     {"repetitions", required_argument, NULL, OPT_REPS}, {"timing", required_argument, NULL, OPT_TIMING},
     {"pin", required_argument, NULL, OPT_PIN},          {"color", required_argument, NULL, OPT_COLOR},
@@ -160,7 +159,7 @@ static int read_options(int n, dh_bench_args_t* a) {
   static const char* const kColors[] = {"auto", "always", "never", NULL};
   char** ours = a->ours;
   dh_cmdline_getopt_begin();
-  int c;
+  int c, rc = DH_EXIT_OK;
   long reps;
   while ((c = getopt_long(n, ours, "hq", kOpts, NULL)) != -1) {
     switch (c) {
@@ -172,12 +171,6 @@ static int read_options(int n, dh_bench_args_t* a) {
       case OPT_SUITE: a->suites = optarg; break;
       case OPT_DEVICE:
         if (dh_cmdline_set_once("bench", "--device", &a->device, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
-        break;
-      case OPT_TVM_LIB:
-        if (dh_cmdline_add_tvm_lib("bench", optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
-        break;
-      case OPT_RPC:
-        if (dh_cmdline_add_tvm_rpc("bench", optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
         break;
       case OPT_QUICK: a->quick = 1; break;
       case 'q': a->quiet = 1; break;
@@ -204,7 +197,9 @@ static int read_options(int n, dh_bench_args_t* a) {
                                     dh_cmdline_quote(optarg));
         a->reps = (int)reps;
         break;
-      default: return dh_cmdline_bad_option("bench", kOpts, n, ours);
+      default:
+        if (!dh_cmdline_device_option("bench", c, optarg, &rc)) return dh_cmdline_bad_option("bench", kOpts, n, ours);
+        if (rc != DH_EXIT_OK) return rc;
     }
   }
   if (dh_cmdline_no_operands("bench", n, ours) != DH_EXIT_OK) return DH_EXIT_USAGE;

@@ -329,12 +329,11 @@ int dh_cli_info(int argc, char** argv) {
                                         {"quiet", no_argument, NULL, 'q'},
                                         {"verbose", no_argument, NULL, 'v'},
                                         {"device", required_argument, NULL, 'd'},
-                                        {"tvm-lib", required_argument, NULL, 'T'},
-                                        {"rpc", required_argument, NULL, 'R'},
+                                        DH_CMDLINE_DEVICE_OPTIONS,
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
   dh_cmdline_getopt_begin();
-  int c;
+  int c, rc = DH_EXIT_OK;
   while ((c = getopt_long(argc, argv, "hqv", kOpts, NULL)) != -1) {
     switch (c) {
       case 'j': as_json = 1; break;
@@ -343,14 +342,10 @@ int dh_cli_info(int argc, char** argv) {
       case 'd':
         if (dh_cmdline_set_once("info", "--device", &device_spec, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
         break;
-      case 'T':
-        if (dh_cmdline_add_tvm_lib("info", optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
-        break;
-      case 'R':
-        if (dh_cmdline_add_tvm_rpc("info", optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
-        break;
       case 'h': fputs(kInfoUsage, stdout); return DH_EXIT_OK;
-      default: return dh_cmdline_bad_option("info", kOpts, argc, argv);
+      default:
+        if (!dh_cmdline_device_option("info", c, optarg, &rc)) return dh_cmdline_bad_option("info", kOpts, argc, argv);
+        if (rc != DH_EXIT_OK) return rc;
     }
   }
   if (dh_cmdline_no_operands("info", argc, argv) != DH_EXIT_OK) return DH_EXIT_USAGE;
@@ -385,7 +380,7 @@ int dh_cli_info(int argc, char** argv) {
     print_text(root);
   }
   /* the backend --device names has no device: shown with its reason, and exit 3 */
-  int rc = device_spec && sel.entries[0].device.device_id < 0 ? DH_EXIT_NO_DEVICE : DH_EXIT_OK;
+  rc = device_spec && sel.entries[0].device.device_id < 0 ? DH_EXIT_NO_DEVICE : DH_EXIT_OK;
   if (quiet || verbose) say_verdict(root, quiet || !as_json ? stdout : stderr, rc);
   json_decref(root);
   dh_device_list_free(&sel);

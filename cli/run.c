@@ -129,8 +129,7 @@ static int parse_run_opts(int argc, char** argv, dh_cli_run_opts_t* o) {
   *o = (dh_cli_run_opts_t){.output = "results", .timeout = "10"};
   static const struct option kOpts[] = {{"output", required_argument, NULL, 'o'},
                                         {"device", required_argument, NULL, 'd'},
-                                        {"tvm-lib", required_argument, NULL, 'T'},
-                                        {"rpc", required_argument, NULL, 'R'},
+                                        DH_CMDLINE_DEVICE_OPTIONS, /* into the environment every step inherits */
                                         {"timeout", required_argument, NULL, 't'},
                                         {"no-bench", no_argument, NULL, 'n'},
                                         {"full-bench", no_argument, NULL, 'f'},
@@ -143,19 +142,13 @@ static int parse_run_opts(int argc, char** argv, dh_cli_run_opts_t* o) {
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
   dh_cmdline_getopt_begin();
-  int c;
+  int c, rc = DH_EXIT_OK;
   int quiet = 0, verbose = 0;
   while ((c = getopt_long(argc, argv, "o:hqv", kOpts, NULL)) != -1) {
     switch (c) {
       case 'o': o->output = optarg; break;
       case 'd':
         if (dh_cmdline_set_once("run", "--device", &o->device, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
-        break;
-      case 'T': /* into DEVHARNESS_TVM_LIBS: every step's process inherits it */
-        if (dh_cmdline_add_tvm_lib("run", optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
-        break;
-      case 'R': /* into DEVHARNESS_TVM_RPC, inherited the same way */
-        if (dh_cmdline_add_tvm_rpc("run", optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
         break;
       case 't': o->timeout = optarg; break;
       case 'n': o->no_bench = 1; break;
@@ -169,7 +162,9 @@ static int parse_run_opts(int argc, char** argv, dh_cli_run_opts_t* o) {
       case 'q': quiet = 1; break;
       case 'v': verbose = 1; break;
       case 'h': fputs(kRunUsage, stdout); return DH_EXIT_OK;
-      default: return dh_cmdline_bad_option("run", kOpts, argc, argv);
+      default:
+        if (!dh_cmdline_device_option("run", c, optarg, &rc)) return dh_cmdline_bad_option("run", kOpts, argc, argv);
+        if (rc != DH_EXIT_OK) return rc;
     }
   }
   if (dh_cmdline_no_operands("run", argc, argv) != DH_EXIT_OK) return DH_EXIT_USAGE;

@@ -130,13 +130,12 @@ int dh_cli_targets(int argc, char** argv) {
   /* the options after the subcommand (getopt_long over argv + 1, the subcommand as its
    * argv[0]); files and tags never start with '-' here (write ./-file for such a file) */
   static const struct option kOpts[] = {{"tvm", no_argument, NULL, 't'},
-                                        {"tvm-lib", required_argument, NULL, 'T'},
-                                        {"rpc", required_argument, NULL, 'R'},
+                                        DH_CMDLINE_DEVICE_OPTIONS,
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
   char cmd[64];
   snprintf(cmd, sizeof cmd, "targets %s", dh_cmdline_quote(sub));
-  int tvm = 0, c;
+  int tvm = 0, c, rc = DH_EXIT_OK;
   if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0) {
     fputs(kTargetsUsage, stdout);
     return DH_EXIT_OK;
@@ -148,12 +147,12 @@ int dh_cli_targets(int argc, char** argv) {
       return DH_EXIT_OK;
     }
     if (c == 't' && strcmp(sub, "detect") == 0) tvm = 1; /* the form TVM's Target(...) accepts */
-    else if (c == 'T' && strcmp(sub, "detect") == 0) {
-      if (dh_cmdline_add_tvm_lib(cmd, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
-    } else if (c == 'R' && strcmp(sub, "detect") == 0) {
-      if (dh_cmdline_add_tvm_rpc(cmd, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
-    } else if (c == 'T' || c == 'R') return dh_cmdline_usage_error(cmd, "unknown option '%s' (see devharness targets --help)",
-                                    c == 'T' ? "--tvm-lib" : "--rpc");
+    else if ((c == DH_CMDLINE_OPT_TVM_LIB || c == DH_CMDLINE_OPT_RPC) && strcmp(sub, "detect") != 0)
+      return dh_cmdline_usage_error(cmd, "unknown option '%s' (see devharness targets --help)",
+                                    c == DH_CMDLINE_OPT_TVM_LIB ? "--tvm-lib" : "--rpc");
+    else if (dh_cmdline_device_option(cmd, c, optarg, &rc)) {
+      if (rc != DH_EXIT_OK) return rc;
+    }
     else if (c == 't') return dh_cmdline_usage_error(cmd, "unknown option '--tvm' (see devharness targets --help)");
     else return dh_cmdline_bad_option(cmd, kOpts, argc - 1, argv + 1);
   }

@@ -161,3 +161,10 @@ int dh_cmdline_add_tvm_rpc(const char* cmd, const char* hostport) {
                                   "KEY@HOST:PORT of a TVM RPC tracker (KEY 1..63 bytes)", dh_cmdline_quote(hostport));
   return env_append(cmd, "--rpc", "DEVHARNESS_TVM_RPC", ',', hostport);
 }
+
+int dh_cmdline_device_option(const char* cmd, int c, const char* value, int* rc) {
+  if (c == DH_CMDLINE_OPT_TVM_LIB) *rc = dh_cmdline_add_tvm_lib(cmd, value);
+  else if (c == DH_CMDLINE_OPT_RPC) *rc = dh_cmdline_add_tvm_rpc(cmd, value);
+  else return 0;
+  return 1;
+}

@@ -96,6 +96,19 @@ int dh_cmdline_add_tvm_lib(const char* cmd, const char* path);
  * refused later, like a plugin. Returns DH_EXIT_OK. */
 int dh_cmdline_add_tvm_rpc(const char* cmd, const char* hostport);
 
+/* The device options every command that selects devices takes, one group: their
+ * getopt_long entries (DH_CMDLINE_DEVICE_OPTIONS, first in a command's table) and
+ * their one handler. The values are above any short option and any command's own
+ * enum (which start at 256). */
+enum { DH_CMDLINE_OPT_TVM_LIB = 0x7e01, DH_CMDLINE_OPT_RPC = 0x7e02 };
+#define DH_CMDLINE_DEVICE_OPTIONS                                      \
+  {"tvm-lib", required_argument, NULL, DH_CMDLINE_OPT_TVM_LIB},        \
+  {"rpc", required_argument, NULL, DH_CMDLINE_OPT_RPC}
+/* Handles option c of getopt_long when it is one of the group's (--tvm-lib:
+ * dh_cmdline_add_tvm_lib, --rpc: dh_cmdline_add_tvm_rpc): 1 with *rc its result
+ * (DH_EXIT_OK, or DH_EXIT_USAGE after its one line), 0 when c is none of them. */
+int dh_cmdline_device_option(const char* cmd, int c, const char* value, int* rc);
+
 /* The line every command's --help gives --tvm-lib. */
 #define DH_CMDLINE_TVM_LIB_HELP                                                        \
   "  --tvm-lib PATH       a library with TVM DeviceAPIs (device_api.<name>): its devices\n" \

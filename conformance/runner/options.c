@@ -117,7 +117,7 @@ static int add_list(const char*** arr, size_t* n, const char* value, int split) 
 }
 
 enum {
-  OPT_DEVICE = 256, OPT_TVM_LIB, OPT_RPC, OPT_PLUGIN, OPT_TARGET, OPT_FILTER, OPT_WAIVERS, OPT_TIMEOUT, OPT_TAP_VERSION, OPT_FORMAT, OPT_PROFILE, OPT_MAX_WAIVED, OPT_NO_FORK, OPT_LIST,
+  OPT_DEVICE = 256, OPT_PLUGIN, OPT_TARGET, OPT_FILTER, OPT_WAIVERS, OPT_TIMEOUT, OPT_TAP_VERSION, OPT_FORMAT, OPT_PROFILE, OPT_MAX_WAIVED, OPT_NO_FORK, OPT_LIST,
   OPT_VERIFY_XFAILS, OPT_TAP_LAYOUT, OPT_JUNIT_FILE_LINE, OPT_SHARD, OPT_BUNDLE,
   OPT_REPORT /* OPT_REPORT + k: --<option> FILE of ds_reporters[k] */
 };
@@ -125,8 +125,7 @@ enum {
 /* The fixed options; opts_with_reports() appends one per reporter. */
 static const struct option kOpts[] = {
     {"device", required_argument, NULL, OPT_DEVICE},
-    {"tvm-lib", required_argument, NULL, OPT_TVM_LIB},
-    {"rpc", required_argument, NULL, OPT_RPC},
+    DH_CMDLINE_DEVICE_OPTIONS,
     {"plugin", required_argument, NULL, OPT_PLUGIN},
     {"target", required_argument, NULL, OPT_TARGET},
     {"filter", required_argument, NULL, OPT_FILTER},
@@ -248,7 +247,7 @@ int dc_opts_parse(int argc, char** argv, dc_opts_t* o) {
   struct option opts[N_FIXED_OPTS + DS_REPORTERS_MAX + 1];
   opts_with_reports(opts);
   dh_cmdline_getopt_begin();
-  int c;
+  int c, rc = DH_EXIT_OK;
   int quiet = 0, verbose = 0;
   while ((c = getopt_long(argc, argv, "hj:qv", opts, NULL)) != -1) {
     int bad = 0;
@@ -259,12 +258,6 @@ int dc_opts_parse(int argc, char** argv, dc_opts_t* o) {
           return DH_EXIT_USAGE;
         break;
       case OPT_PLUGIN: bad = add_list(&o->plugins, &o->n_plugins, optarg, 0); break;
-      case OPT_TVM_LIB:
-        if (dh_cmdline_add_tvm_lib("conformance", optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
-        break;
-      case OPT_RPC:
-        if (dh_cmdline_add_tvm_rpc("conformance", optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
-        break;
       case OPT_TARGET: o->target_arg = optarg; break;
       case OPT_FILTER: bad = add_list(&o->filters, &o->n_filters, optarg, 1); break;
       case OPT_WAIVERS: bad = add_list(&o->waiver_paths, &o->n_waiver_paths, optarg, 0); break;
@@ -279,7 +272,9 @@ int dc_opts_parse(int argc, char** argv, dc_opts_t* o) {
       case ':': return dh_cmdline_bad_option("conformance", opts, argc, argv);
       default:
         if (c >= OPT_REPORT && c < OPT_REPORT + (int)ds_reporter_count) o->report_paths[c - OPT_REPORT] = optarg;
-        else if (parse_checked(c, optarg, o) != 0) return DH_EXIT_USAGE;
+        else if (dh_cmdline_device_option("conformance", c, optarg, &rc)) {
+          if (rc != DH_EXIT_OK) return rc;
+        } else if (parse_checked(c, optarg, o) != 0) return DH_EXIT_USAGE;
     }
     if (bad) return dc_usage_error("out of memory");
   }
