@@ -344,7 +344,10 @@ int dh_cli_run(int argc, char** argv) {
   if (sink) fclose(sink);
   if (o.verbosity >= 0) {
     printf("\nresults: %s (also %s)\n", d.final_dir, latest);
-    if (fail_total > 0) printf("conformance: %d violation(s); see %s\n", fail_total, f_tap);
+    if (fail_total > 0) {
+      printf("conformance: %d violation(s); see %s\n", fail_total, f_tap);
+      dh_cli_run_print_failures(stdout, d.final_dir, 10); /* which, without opening the TAP */
+    }
   }
   if (o.verbosity != 0) {
     int failed_steps = 0;

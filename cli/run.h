@@ -87,6 +87,11 @@ void dh_cli_run_path_join(char out[PATH_MAX], const char* dir, const char* name)
  * number of failed cases. f_tap receives the TAP file's path. Printed to out. */
 int dh_cli_run_print_devices(FILE* out, const dh_cli_run_opts_t* o, const dh_cli_run_dir_t* d, char f_tap[PATH_MAX]);
 
+/* The failed cases of conformance.cases.json in final_dir, one line each, "  not ok
+ * DEVICE CLAUSE: MESSAGE" (its first line, at most 160 bytes), at most max of them and
+ * then how many more; nothing when the file is missing. Printed to out. */
+void dh_cli_run_print_failures(FILE* out, const char* final_dir, int max);
+
 /* The --expect verdicts of bench.json's devharness_summary.expect (bench/report/expect.h) as
  * TAP lines under a header, printed to out; every failed one also on stderr (with the
  * measured value, ceiling and floor). Returns the number of failed floors (0 when the

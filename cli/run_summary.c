@@ -91,6 +91,31 @@ int dh_cli_run_print_devices(FILE* out, const dh_cli_run_opts_t* o, const dh_cli
   return fail_total;
 }
 
+void dh_cli_run_print_failures(FILE* out, const char* final_dir, int max) {
+  char f_cases[PATH_MAX];
+  dh_cli_run_path_join(f_cases, final_dir, "conformance.cases.json");
+  json_t* doc = json_load_file(f_cases, 0, NULL);
+  size_t i;
+  json_t* k;
+  int shown = 0, more = 0;
+  json_array_foreach(json_object_get(doc, "cases"), i, k) {
+    if (strcmp(text_of(k, "status", ""), "fail") != 0) continue;
+    if (shown >= max) {
+      more++;
+      continue;
+    }
+    /* the message is the case's own text, cleaned by the suite (valid UTF-8) but
+     * possibly long: its first line, cut */
+    const char* m = text_of(k, "message", "");
+    int len = (int)strcspn(m, "\n");
+    fprintf(out, "  not ok %s %s: %.*s%s\n", text_of(k, "device", "?"), text_of(k, "clause", "?"), len > 160 ? 160 : len,
+            m, len > 160 ? "..." : "");
+    shown++;
+  }
+  if (more) fprintf(out, "  ... and %d more (conformance.cases.json)\n", more);
+  json_decref(doc);
+}
+
 int dh_cli_run_steps_verdict(const dh_cli_run_step_t* steps, int total) {
   int worst = DH_EXIT_OK;
   for (int i = 0; i < total; ++i) {

@@ -4,8 +4,9 @@
 not the temporary .partial folder, bench.txt starting with Google Benchmark's context
 header (no raw DEBUG warning, no "ERROR OCCURRED"), and the JUnit file valid for
 xmllint against tests/conformance/junit-jenkins.xsd; the plots PNG only. One run on
-sim:0, and one with --no-plots: the benchmarks without plots/ or plot.log, 3 steps.
-Prints TAP.
+sim:0, and one with --no-plots: the benchmarks without plots/ or plot.log, 3 steps; a
+failing night (tests/conformance's faulty_attrtype backend) names its failed case after
+the results line. Prints TAP.
 Needs $DEVHARNESS (set by `make test`).
 """
 import os
@@ -23,7 +24,7 @@ if not dh or not os.path.exists(dh):
     print("1..0 # SKIP DEVHARNESS not set or missing")
     sys.exit(0)
 here = os.path.dirname(os.path.abspath(__file__))
-print("1..9")
+print("1..10")
 tmp = tempfile.mkdtemp(prefix="dh-run-")
 p = subprocess.run([dh, "run", "--device", "sim:0", "--output", tmp], capture_output=True, text=True,
                    timeout=300)
@@ -59,4 +60,19 @@ ok(p.returncode == 0 and "bench.json" in files2 and "plots" not in files2 and "p
    and "[3/3] bench" in p.stderr and "  plots " not in p.stdout and "[4/" not in p.stderr,
    "run --no-plots: exit 0, bench.json written, no plots/ or plot.log, 3 steps", (p.returncode, files2, p.stderr[-800:]))
 shutil.rmtree(tmp2, ignore_errors=True)
+faulty = os.path.join(os.environ.get("BUILD", "build"), "tests", "conformance", "libdevharness_faulty_attrtype.so")
+if os.path.exists(faulty):
+    tmp3 = tempfile.mkdtemp(prefix="dh-run-fail-")
+    os.makedirs(os.path.join(tmp3, "plugins"))
+    shutil.copy(faulty, os.path.join(tmp3, "plugins"))
+    env = dict(os.environ, DEVHARNESS_PLUGIN_PATH=os.path.join(tmp3, "plugins"))
+    p = subprocess.run([dh, "run", "--device", "faulty_attrtype:0", "--no-bench", "--no-store", "--output",
+                        os.path.join(tmp3, "out")], capture_output=True, text=True, timeout=300, env=env)
+    tail = p.stdout[p.stdout.find("\nresults: "):]
+    ok(p.returncode == 1 and "conformance: 1 violation(s)" in tail and
+       "\n  not ok faulty_attrtype:0 attr.types: attribute kind 9 has the wrong type\n" in tail,
+       "a failing run names its failed case (device, clause, message) after the results line", p.stdout[-1500:])
+    shutil.rmtree(tmp3, ignore_errors=True)
+else:
+    print("ok %d - failing run names its case # SKIP %s not built (make test builds it)" % (count() + 1, faulty))
 shutil.rmtree(tmp, ignore_errors=True)
