@@ -190,6 +190,7 @@ typedef struct check_run {
   size_t n;
   ds_group_t group;  /* the library */
   ds_case_t* cases;
+  ds_case_t* rows[1]; /* the view's cases[group]: the one group's row */
   ds_run_view_t view;
   ds_reports_t reps;
 } check_run_t;
@@ -239,9 +240,11 @@ static void case_done(void* user, size_t i) {
   ds_reports_event(&r->reps, &r->view, DS_EV_END_CASE, 0, i);
 }
 
-static void print_functions(FILE* f, const char* lead, const dm_func_t* funcs, size_t n) {
+/* The functions and their signatures, one line each after lead (`module list`, and
+ * the TAP preamble of `module check`). */
+static void list_functions(dh_sbuf_t* b, const char* lead, const dm_func_t* funcs, size_t n) {
   for (size_t i = 0; i < n; i++)
-    fprintf(f, "%s%-24s %s\n", lead, funcs[i].name, funcs[i].has_schema ? funcs[i].signature : "(no type schema)");
+    dh_sbuf_addf(b, "%s%-24s %s\n", lead, funcs[i].name, funcs[i].has_schema ? funcs[i].signature : "(no type schema)");
 }
 
 /* The table: every case of every function on every device (once per function for a
@@ -280,15 +283,13 @@ static void build_view(check_run_t* r, const dm_func_t* funcs, size_t nf, dh_sbu
   r->group.id = -1;
   r->group.started = time(NULL);
   dh_sbuf_addf(preamble, "# %s: %zu function(s)\n", r->group.name, nf);
-  for (size_t i = 0; i < nf; i++)
-    dh_sbuf_addf(preamble, "#   %-24s %s\n", funcs[i].name, funcs[i].has_schema ? funcs[i].signature : "(no type schema)");
-  static ds_case_t* rows[1];
-  rows[0] = r->cases;
+  list_functions(preamble, "#   ", funcs, nf);
+  r->rows[0] = r->cases;
   ds_report_opts_t ro = {.command = "module check", .schema = "devharness.module", .tap_version = 13,
                          .tap_layout = DS_TAP_CASES, .verbosity = r->o->quiet ? -1 : 0, .max_waived = -1,
                          .shard_index = 1, .shard_total = 1};
   r->view = (ds_run_view_t){.o = ro, .preamble = dh_sbuf_str(preamble), .infos = r->infos, .ncase = r->n,
-                            .groups = &r->group, .ng = 1, .cases = rows};
+                            .groups = &r->group, .ng = 1, .cases = r->rows};
   r->reps.use_only = 1;
   r->reps.quiet = r->o->quiet;
   r->reps.only[ds_reporter_find("tap")] = r->reps.only[ds_reporter_find("junit")] = 1;
@@ -341,7 +342,12 @@ int dh_module_main(int argc, char** argv) {
   if (funcs == NULL) return fprintf(stderr, "devharness module: out of memory\n"), DH_EXIT_VIOLATION;
   dh_plugins_load_default();
   rc = load_functions(&o, funcs, &nf);
-  if (rc == DH_EXIT_OK && strcmp(o.sub, "list") == 0) print_functions(stdout, "", funcs, nf);
+  if (rc == DH_EXIT_OK && strcmp(o.sub, "list") == 0) {
+    dh_sbuf_t b = {0};
+    list_functions(&b, "", funcs, nf);
+    fputs(dh_sbuf_str(&b), stdout);
+    free(b.s);
+  }
   else if (rc == DH_EXIT_OK && (rc = select_devices(&o, &ds)) == DH_EXIT_OK) {
     /* One tvm-ffi error raised here first: tvm-ffi reads its debug information for
      * the backtrace of the first error of a process (0.6 s here), and every case

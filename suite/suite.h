@@ -141,7 +141,6 @@ typedef struct ds_report_opts {
   ds_tap_layout_t tap_layout;
   int tap_summary;        /* 1: the group and waiver summary as TAP comments at the end */
   int verbosity;          /* -1 quiet, 0, 1 verbose (a '#' line under every case) */
-  int profile_given;      /* --profile given (a group's profile says so) */
   long max_waived;        /* -1: no limit */
   int shard_index, shard_total; /* 1 of 1 unsharded */
 } ds_report_opts_t;

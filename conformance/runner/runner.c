@@ -287,7 +287,7 @@ static int build_view(run_t* r) {
   }
   ds_report_opts_t ro = {.command = "conformance", .schema = "devharness.conformance", .tap_version = o->tap_version,
                          .tap_layout = o->tap_flat ? DS_TAP_FLAT : DS_TAP_SUBTESTS, .tap_summary = 1,
-                         .verbosity = o->verbosity, .profile_given = o->profile != 0, .max_waived = o->max_waived,
+                         .verbosity = o->verbosity, .max_waived = o->max_waived,
                          .shard_index = o->shard_index, .shard_total = o->shard_total};
   r->view = (ds_run_view_t){.o = ro, .infos = r->infos, .ncase = r->ncl, .groups = r->groups, .ng = r->nd,
                             .cases = r->cases};

@@ -105,8 +105,8 @@ int dh_func_get_metadata(const char* name, char** out_json);
 /* A function's type schema as its parameters' and return value's type keys: what
  * dh_type_schema_parse reads (the one reader of tvm-ffi type schemas in devharness;
  * `module check`, `bench --suite module` and dh_type_schema_format use it). */
-#define DH_TYPE_SCHEMA_MAX_PARAMS 64
-#define DH_TYPE_KEY_MAX 64
+#define DH_TYPE_SCHEMA_MAX_PARAMS 64 /* parameters dh_type_schema_parse reads; more is a ValueError */
+#define DH_TYPE_KEY_MAX 64           /* bytes of a type key kept, the NUL included */
 typedef struct dh_type_schema {
   int nparams;   /* parameters, or -1 when the schema lists none (not a function schema) */
   char params[DH_TYPE_SCHEMA_MAX_PARAMS][DH_TYPE_KEY_MAX]; /* each one's type key, "DLTensor*",

@@ -17,7 +17,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from taplib import count, ok  # noqa: E402
-from rooms import ROOT, present  # noqa: E402
+from rooms import product_files  # noqa: E402
 
 OWNER = "runtime"
 READ = re.compile(r"(->|\.)\s*caps\b(?!\s*=[^=])")
@@ -46,16 +46,7 @@ ok(not breaches("runtime/plugin.c", "  return backend->caps;\n") and
    not breaches("cli/info.c", "  if (dh_device_caps(b) & DH_CAP_PINNED_HOST) x(); /* not ->caps */\n"),
    "the checker allows runtime/, a backend declaring its flags, and dh_device_caps")
 
-bad = []
-files = 0
-for top in present():
-    for dirpath, dirs, names in os.walk(os.path.join(ROOT, top)):
-        for name in sorted(names):
-            if not name.endswith((".c", ".h", ".cc")):
-                continue
-            rel = os.path.relpath(os.path.join(dirpath, name), ROOT)
-            files += 1
-            with open(os.path.join(ROOT, rel), encoding="utf-8", errors="replace") as f:
-                bad += breaches(rel, f.read())
-ok(files > 0 and not bad, "%d product files: none outside runtime/ reads ->caps or .caps" % files, "\n".join(bad))
+files = product_files((".c", ".h", ".cc"))
+bad = [b for rel, text in files for b in breaches(rel, text)]
+ok(files and not bad, "%d product files: none outside runtime/ reads ->caps or .caps" % len(files), "\n".join(bad))
 print("1..%d" % count())

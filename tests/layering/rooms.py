@@ -47,3 +47,19 @@ def present(rooms=ROOMS):
 def product_rooms():
     """Every product room this checkout has, backends/ as one entry."""
     return present()
+
+
+def product_files(exts, extra=()):
+    """(repository-relative path, text) of every file ending in one of exts under the
+    rooms this checkout has (and the extra folders), sorted, __pycache__ left out: the
+    one walk of the layering checkers that read source text."""
+    out = []
+    for top in present() + tuple(d for d in extra if os.path.isdir(os.path.join(ROOT, d))):
+        for dirpath, dirs, names in os.walk(os.path.join(ROOT, top)):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(names):
+                if name.endswith(tuple(exts)):
+                    rel = os.path.relpath(os.path.join(dirpath, name), ROOT)
+                    with open(os.path.join(ROOT, rel), encoding="utf-8", errors="replace") as f:
+                        out.append((rel, f.read()))
+    return out

@@ -16,7 +16,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from taplib import count, ok  # noqa: E402
-from rooms import ROOT, present  # noqa: E402
+from rooms import product_files  # noqa: E402
 
 OWNER = "store"
 EXTRA = ("examples", "ci", "mk")  # product code that is no room of rooms.py
@@ -58,17 +58,7 @@ ok(not breaches("store/store.c", "#include <sqlite3.h>\nsqlite3_open_v2(a, b, c,
    not breaches("cli/run_record.c", "/* recorded by dh_store_record (store/store.h) */\n"),
    "the checker allows store/'s own files and a mere mention of the store")
 
-bad = []
-files = 0
-for top in present() + tuple(d for d in EXTRA if os.path.isdir(os.path.join(ROOT, d))):
-    for dirpath, dirs, names in os.walk(os.path.join(ROOT, top)):
-        dirs[:] = [d for d in dirs if d != "__pycache__"]
-        for name in sorted(names):
-            if not rules_for(name):
-                continue
-            rel = os.path.relpath(os.path.join(dirpath, name), ROOT)
-            files += 1
-            with open(os.path.join(ROOT, rel), encoding="utf-8", errors="replace") as f:
-                bad += breaches(rel, f.read())
-ok(files > 0 and not bad, "%d product files: none outside store/ opens the results store" % files, "\n".join(bad))
+files = product_files((".c", ".h", ".cc", ".py"), EXTRA)
+bad = [b for rel, text in files for b in breaches(rel, text)]
+ok(files and not bad, "%d product files: none outside store/ opens the results store" % len(files), "\n".join(bad))
 print("1..%d" % count())

@@ -13,7 +13,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from taplib import count, ok  # noqa: E402
-from rooms import ROOT, present  # noqa: E402
+from rooms import product_files  # noqa: E402
 
 OWNER = "runtime/type_schema.c"
 READ = re.compile(r'json_object_get\s*\([^;]*"(named_args|params|return)"')
@@ -32,14 +32,7 @@ ok(breaches("module/schema.c", '  const json_t* p = json_object_get(json_object_
 ok(not breaches(OWNER, '  json_object_get(s, "named_args");\n') and
    not breaches("runtime/func_meta.c", '#define SCHEMA(r, p) "{\\"named_args\\":{\\"return\\":[" r "]}}"\n'),
    "the checker allows the reader itself and a schema being written")
-bad, files = [], 0
-for top in present():
-    for dirpath, dirs, names in os.walk(os.path.join(ROOT, top)):
-        for name in sorted(names):
-            if name.endswith((".c", ".h", ".cc")):
-                rel = os.path.relpath(os.path.join(dirpath, name), ROOT)
-                files += 1
-                with open(os.path.join(ROOT, rel), encoding="utf-8", errors="replace") as f:
-                    bad += breaches(rel, f.read())
-ok(files > 150 and not bad, "%d product files: only %s reads type schemas" % (files, OWNER), "\n".join(bad))
+files = product_files((".c", ".h", ".cc"))
+bad = [b for rel, text in files for b in breaches(rel, text)]
+ok(len(files) > 150 and not bad, "%d product files: only %s reads type schemas" % (len(files), OWNER), "\n".join(bad))
 print("1..%d" % count())
