@@ -148,7 +148,27 @@ def start_tracker(port):
     srv = subprocess.Popen([VENV_PY, "-m", "tvm.exec.rpc_server", "--tracker", "127.0.0.1:%d" % port, "--key",
                             "dhtest", "--host", "127.0.0.1", "--port", str(sp), "--port-end", str(sp + 1)],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    wait_registered(port, "dhtest")
     return trk, srv
+
+
+def wait_registered(port, key, limit_s=120):
+    """Until TVM's tracker on PORT lists a free server of KEY (the server registers some seconds after it
+    starts, longer on a loaded machine or under a sanitizer build): asked in one venv python, polled."""
+    code = ("import sys, time\n"
+            "from tvm import rpc\n"
+            "end = time.time() + %d\n"
+            "while time.time() < end:\n"
+            "    try:\n"
+            "        s = rpc.connect_tracker('127.0.0.1', %d).summary()\n"
+            "        if any(q.get('free', 0) > 0 for k, q in s.get('queue_info', {}).items() if k == %r):\n"
+            "            sys.exit(0)\n"
+            "    except Exception:\n"
+            "        pass\n"
+            "    time.sleep(0.3)\n"
+            "sys.exit(1)\n" % (limit_s, port, key))
+    subprocess.run([VENV_PY, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   timeout=limit_s + 60)
 
 
 def tracker_cases(closed):
@@ -157,7 +177,10 @@ def tracker_cases(closed):
     trk, srv = start_tracker(tport)
     spec = "dhtest@127.0.0.1:%d" % tport
     try:
-        rc, out, err = done(run(["conformance", "--rpc", spec, "--device", "tvm-rpc-cpu:0", "--profile", "tvm"]))
+        # each case asks the tracker again, and the server re-registers after each session: a slow
+        # machine (sanitizer builds) needs more than the default 10 s case limit
+        rc, out, err = done(run(["conformance", "--rpc", spec, "--device", "tvm-rpc-cpu:0", "--profile", "tvm",
+                                 "--timeout", "30"]))
         res = cases(out)
         bad = [c for good, c, rest in res if not good and "# TODO" not in rest]
         ok(rc == 0 and len(res) >= 60 and not bad,
