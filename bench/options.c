@@ -204,7 +204,6 @@ static int read_options(int n, dh_bench_args_t* a) {
     }
   }
   if (dh_cmdline_no_operands("bench", n, ours) != DH_EXIT_OK) return DH_EXIT_USAGE;
-  dh_cmdline_device_options_end(); /* the backends the values name are found now */
   for (int k = 0; k < a->nuser; ++k)
     if (strncmp(a->user[k], kFilterFlag, sizeof kFilterFlag - 1) == 0 &&
         check_filter(a->user[k] + sizeof kFilterFlag - 1) != DH_EXIT_OK)

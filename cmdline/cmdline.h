@@ -81,7 +81,8 @@ int dh_cmdline_select_devices(const char* cmd, const dh_device_select_params_t* 
  * The options every command that selects devices takes from the backends (ABI 1.6,
  * devharness/device_api.h "Backend options"; cmdline/device_options.c): each option a
  * loaded plugin declares (backends/tvm/: --tvm-lib PATH, --rpc HOST:PORT) is offered
- * as `--<name> <VALUE>`, its meaning the backend's. A command
+ * as `--<name> <VALUE>`, its meaning the backend's; one declared
+ * DH_BACKEND_OPTION_UNLISTED is not (a program gives it itself). A command
  *   1. dh_cmdline_device_options_load() (or, to load plugins of its own choosing,
  *      dh_backend_options_open() and then loads them), before it parses;
  *   2. parses with the table dh_cmdline_options_with_devices() makes of its own, giving
@@ -103,8 +104,8 @@ void dh_cmdline_device_options_load(void);
 
 /* Writes into out (cap entries) the command's own table `own` (up to its {NULL} end),
  * then one required_argument entry per option the loaded plugins declare (val
- * DH_CMDLINE_OPT_DEVICE + its index in dh_backend_option_at; a name `own` has already
- * is left out), then the {NULL} end. Returns the entries written, the end excluded;
+ * DH_CMDLINE_OPT_DEVICE + its index in dh_backend_option_at; an unlisted one and a
+ * name `own` has already are left out), then the {NULL} end. Returns the entries written, the end excluded;
  * cap must leave room for the end (own's entries + DH_CMDLINE_MAX_DEVICE_OPTIONS + 1
  * always does). */
 size_t dh_cmdline_options_with_devices(const struct option* own, struct option* out, size_t cap);

@@ -33,9 +33,12 @@ void dh_cmdline_device_options_load(void) {
 
 void dh_cmdline_device_options_end(void) { dh_backend_options_close(); }
 
-/* The group's option k (k < DH_CMDLINE_MAX_DEVICE_OPTIONS), or NULL. */
-static const dh_backend_option_t* group_option(size_t k) {
-  return k < DH_CMDLINE_MAX_DEVICE_OPTIONS ? dh_backend_option_at(k, NULL) : NULL;
+/* Option k of the loaded plugins (k < DH_CMDLINE_MAX_DEVICE_OPTIONS), or NULL past the
+ * last; *listed: whether the group offers it (not DH_BACKEND_OPTION_UNLISTED). */
+static const dh_backend_option_t* group_option(size_t k, int* listed) {
+  const dh_backend_option_t* o = k < DH_CMDLINE_MAX_DEVICE_OPTIONS ? dh_backend_option_at(k, NULL) : NULL;
+  *listed = o != NULL && !(o->flags & DH_BACKEND_OPTION_UNLISTED);
+  return o;
 }
 
 size_t dh_cmdline_options_with_devices(const struct option* own, struct option* out, size_t cap) {
@@ -43,18 +46,21 @@ size_t dh_cmdline_options_with_devices(const struct option* own, struct option* 
   while (own[n_own].name != NULL) n_own++;
   for (size_t i = 0; i < n_own && n + 1 < cap; i++) out[n++] = own[i];
   const dh_backend_option_t* o;
-  for (size_t k = 0; (o = group_option(k)) != NULL && n + 1 < cap; k++) {
+  int listed;
+  for (size_t k = 0; (o = group_option(k, &listed)) != NULL && n + 1 < cap; k++) {
     size_t i = 0;
     while (i < n_own && strcmp(own[i].name, o->name) != 0) i++;
-    if (i == n_own) out[n++] = (struct option){o->name, required_argument, NULL, DH_CMDLINE_OPT_DEVICE + (int)k};
+    if (i == n_own && listed) out[n++] = (struct option){o->name, required_argument, NULL, DH_CMDLINE_OPT_DEVICE + (int)k};
   }
   out[n] = (struct option){NULL, 0, NULL, 0};
   return n;
 }
 
 const char* dh_cmdline_device_option_name(int c) {
-  const dh_backend_option_t* o = c >= DH_CMDLINE_OPT_DEVICE ? group_option((size_t)(c - DH_CMDLINE_OPT_DEVICE)) : NULL;
-  if (o == NULL) return NULL;
+  int listed = 0;
+  const dh_backend_option_t* o =
+      c >= DH_CMDLINE_OPT_DEVICE ? group_option((size_t)(c - DH_CMDLINE_OPT_DEVICE), &listed) : NULL;
+  if (o == NULL || !listed) return NULL;
   char* name = g_names[c - DH_CMDLINE_OPT_DEVICE];
   snprintf(name, sizeof g_names[0], "--%s", o->name);
   return name;
@@ -102,9 +108,11 @@ const char* dh_cmdline_device_options_usage(void) {
   size_t used = 0;
   buf[0] = '\0';
   const dh_backend_option_t* o;
-  for (size_t k = 0; (o = group_option(k)) != NULL; k++)
-    append(buf, sizeof buf, &used, " [--%s %s]%s", o->name, o->value_name,
-           (o->flags & DH_BACKEND_OPTION_REPEATABLE) ? "..." : "");
+  int listed;
+  for (size_t k = 0; (o = group_option(k, &listed)) != NULL; k++)
+    if (listed)
+      append(buf, sizeof buf, &used, " [--%s %s]%s", o->name, o->value_name,
+             (o->flags & DH_BACKEND_OPTION_REPEATABLE) ? "..." : "");
   return buf;
 }
 
@@ -137,6 +145,8 @@ const char* dh_cmdline_device_options_help(int column) {
   size_t used = 0;
   buf[0] = '\0';
   const dh_backend_option_t* o;
-  for (size_t k = 0; (o = group_option(k)) != NULL; k++) help_of(o, column, buf, sizeof buf, &used);
+  int listed;
+  for (size_t k = 0; (o = group_option(k, &listed)) != NULL; k++)
+    if (listed) help_of(o, column, buf, sizeof buf, &used);
   return buf;
 }

@@ -348,8 +348,13 @@ typedef struct dh_backend_option {
  * reaches set_option in the order given (usage lines add "..."). Without it a second
  * value is refused before set_option sees it (ValueError). */
 #define DH_BACKEND_OPTION_REPEATABLE (1u << 0)
+/* dh_backend_option_t.flags: the option is a program's to give, not the user's: a
+ * command's device-option group leaves it out (no `--<name>`, no help line); a program
+ * gives it with dh_backend_option_set (`devharness bench` gives the opencl backend's
+ * pocl-affinity from its --pin). The rules of every option hold for it. */
+#define DH_BACKEND_OPTION_UNLISTED (1u << 1)
 /* Every flag above. */
-#define DH_BACKEND_OPTION_FLAGS_ALL DH_BACKEND_OPTION_REPEATABLE
+#define DH_BACKEND_OPTION_FLAGS_ALL (DH_BACKEND_OPTION_REPEATABLE | DH_BACKEND_OPTION_UNLISTED)
 /* Most options one plugin may declare (dh_backend_t.num_options). */
 #define DH_BACKEND_MAX_OPTIONS 16
 
