@@ -370,6 +370,7 @@ static void test_options_channel(void** state) {
   const dh_backend_t* owner = NULL;
   assert_string_equal(dh_backend_option_at(1, &owner)->name, "rt-lib");
   assert_string_equal(owner->name, "rtopts");
+  assert_int_equal(dh_backend_option_at(0, NULL)->flags, DH_BACKEND_OPTION_UNLISTED); /* accepted, listed too */
   assert_null(dh_backend_option_at(2, &owner));
   assert_null(owner);
   assert_int_equal(dh_backend_option_set("rt-lib", "a"), -1);

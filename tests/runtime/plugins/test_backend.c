@@ -17,8 +17,8 @@
  *              "rtmore-b" type 25 (taken by rtmore), "Bad" (bad name), and one
  *              refuse("/rt/more.so", ...) of something it gave up on
  *   OPTIONS    "rtopts", type 28, ABI 1.6 options: --rt-lib LIB (repeatable) and
- *              --rt-mode fast|slow (once; another value: ValueError "expected fast or
- *              slow"); more_backends gives "rtopts-<LIB>" (type 29, 30, ...) per
+ *              --rt-mode fast|slow (once, unlisted; another value: ValueError "expected
+ *              fast or slow"); more_backends gives "rtopts-<LIB>" (type 29, 30, ...) per
  *              --rt-lib value set before it ran
  *   OPTSDUP    "rtoptsdup", type 31, declares --rt-mode too (taken by rtopts)
  *   BADOPTS    "rtbadopts", type 32, an option whose help is NULL
@@ -231,7 +231,7 @@ static size_t rt_more_backends(const dh_backend_t** out, size_t max, dh_backend_
 
 #if defined(RT_VARIANT_OPTIONS) || defined(RT_VARIANT_OPTSDUP) || defined(RT_VARIANT_BADOPTS)
 static const dh_backend_option_t kOptions[] = {
-    {"rt-mode", "MODE", "fast or slow", 0},
+    {"rt-mode", "MODE", "fast or slow", DH_BACKEND_OPTION_UNLISTED}, /* a program's to give */
 #if defined(RT_VARIANT_OPTIONS)
     {"rt-lib", "LIB", "a library: its devices are rtopts-<LIB>:0 (repeatable)", DH_BACKEND_OPTION_REPEATABLE},
 #elif defined(RT_VARIANT_BADOPTS)
