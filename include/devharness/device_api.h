@@ -98,24 +98,26 @@ void dh_plugins_unload_all(void);
  * a program that starts another passes them on its command line (cmdline/). All of
  * it is serialised with loading (the loader's lock); state in runtime/options.c. */
 
-/* Opens the window (idempotent). Never fails; thread-safe. */
+/* ABI 1.6. Opens the window (idempotent); it stays open until dh_backend_options_close
+ * (dh_plugins_unload_all does not close it). Never fails; thread-safe. */
 void dh_backend_options_open(void);
 
-/* Closes the window (idempotent): every held-back plugin's more_backends runs now,
+/* ABI 1.6. Closes the window (idempotent): every held-back plugin's more_backends runs now,
  * its structs checked and registered as at load (a refused one is a refusal of
  * dh_plugin_refusal); plugins loaded from now on are configured at load again.
  * Never fails; thread-safe. Values given after it are refused. */
 void dh_backend_options_close(void);
 
-/* Number of options the loaded plugins declare, and the i-th (load order, then
- * declaration order; NULL past the end) with *out_backend (may be NULL) its plugin's
- * backend. The option is the plugin's static storage, valid until
- * dh_plugins_unload_all. Lock-free, thread-safe, never fails. */
+/* ABI 1.6. Number of options the loaded plugins declare, listed or not
+ * (DH_BACKEND_OPTION_UNLISTED), and the i-th (load order, then declaration order;
+ * NULL past the end) with *out_backend (may be NULL) its plugin's backend. The option
+ * is the plugin's static storage, borrowed, valid until dh_plugins_unload_all.
+ * Lock-free, thread-safe, never fails (no error set). */
 size_t dh_backend_option_count(void);
 const dh_backend_option_t* dh_backend_option_at(size_t i, const dh_backend_t** out_backend);
 
-/* Gives value (borrowed for the call) to option `name` (without "--") of the loaded
- * plugin that declares it: calls its set_option now. 0, or -1 with: ValueError (name
+/* ABI 1.6. Gives value (borrowed for the call) to option `name` (without "--"; listed
+ * or not) of the loaded plugin that declares it: calls its set_option now. 0, or -1 with: ValueError (name
  * or value NULL; a second value of an option without DH_BACKEND_OPTION_REPEATABLE,
  * "given twice, it takes one value"), KeyError (no loaded plugin declares `name`),
  * RuntimeError (the plugin is configured already: the window is closed or was not
