@@ -265,12 +265,15 @@ void dh__load_unlock(void) { pthread_mutex_unlock(&g_load_mu); }
 
 /* ABI 1.3 more_backends: registers each further struct of the plugin `main` as a slot
  * of its own, checked like the plugin's own (its ABI 1.6 options then cleared: the
- * plugin's own struct takes them); one that fails a check is a refusal and the others
- * go on. Caller holds g_load_mu. */
+ * plugin's own struct takes them), listed right after main's (load order, also when
+ * the options window held it back while later plugins loaded); one that fails a check
+ * is a refusal and the others go on. Caller holds g_load_mu. */
 void dh__load_more(dh__slot* main) {
   const char* path = main->path;
   const char* real = main->real_path;
   if (main->backend.more_backends == NULL) return;
+  size_t at = 1; /* where the next further slot goes: after main's and those before it */
+  while (g_slots[at - 1] != main) at++;
   const dh_backend_t* more[DH__MAX_BACKENDS];
   size_t k = main->backend.more_backends(more, DH__MAX_BACKENDS, refuse_more);
   for (size_t i = 0; i < k && i < DH__MAX_BACKENDS; i++) {
@@ -304,7 +307,8 @@ void dh__load_more(dh__slot* main) {
       dlclose(h);
       continue;
     }
-    g_slots[n] = slot;
+    for (size_t j = n; j > at; j--) __atomic_store_n(&g_slots[j], g_slots[j - 1], __ATOMIC_RELEASE);
+    __atomic_store_n(&g_slots[at++], slot, __ATOMIC_RELEASE); /* at == n: appended, as at load */
     atomic_store_explicit(&g_num_slots, n + 1, memory_order_release);
     atomic_store_explicit(&dh__by_type[slot->backend.device_type], slot, memory_order_release);
   }

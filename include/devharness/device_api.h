@@ -104,7 +104,9 @@ void dh_backend_options_open(void);
 
 /* ABI 1.6. Closes the window (idempotent): every held-back plugin's more_backends runs now,
  * its structs checked and registered as at load (a refused one is a refusal of
- * dh_plugin_refusal); plugins loaded from now on are configured at load again.
+ * dh_plugin_refusal) and listed right after the plugin's own (dh_backend_at keeps load
+ * order; a reader listing concurrently may see one twice); plugins loaded from now on
+ * are configured at load again.
  * Never fails; thread-safe. Values given after it are refused. */
 void dh_backend_options_close(void);
 
