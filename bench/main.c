@@ -175,6 +175,7 @@ static int run_bench(dh_bench_args_t* a, dh_bench_device_t** devs) {
   exe_dir(exe, sizeof exe);
   placement_t pl;
   dh_bench_place_driver_threads(a->pin_mode, pl.driver_threads, sizeof pl.driver_threads);
+  dh_cmdline_device_options_end(); /* the device options given: the backends they name are found now */
   dh_plugins_load_default();
   for (size_t i = 0; i < dh_plugin_refusal_count(); ++i)
     fprintf(stderr, "devharness bench: plugin refused: %s\n", dh_plugin_refusal(i));

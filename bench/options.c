@@ -12,7 +12,8 @@
 #include "bench/suites/suites.h"
 #include "cmdline/cmdline.h"
 
-/* printf format: %s is the suite list (bench/suites/suites.h). */
+/* printf format: the suite list (bench/suites/suites.h), then the device-option group's
+ * help (column 20). */
 static const char kUsage[] =
     "usage: devharness bench [--suite LIST] [--device NAME:ID] [--quick] [--out FILE.json]\n"
     "                        [--module LIB.so] [--bundle DIR]\n"
@@ -30,9 +31,7 @@ static const char kUsage[] =
     "                    matrix, which runs only when named: copies between every ordered\n"
     "                    pair of devices, N x N tables after the run)\n"
     "  --device SPEC     only this device, e.g. sim:0 (default: every device)\n"
-    "  --tvm-lib PATH    a library with TVM DeviceAPIs (device_api.<name>): its devices are\n"
-    "                    tvm-<name>:N (repeatable; also DEVHARNESS_TVM_LIBS=A:B)\n"
-    "  --rpc HOST:PORT   a TVM RPC server: its devices are tvm-rpc-<name>:N (repeatable)\n"
+    "%s"
     "  --quick           short min_time and fewer sizes (under a minute here)\n"
     "  --module LIB.so   the tvm-ffi library of the module suite: each exported function\n"
     "                    called through tvm-ffi next to a direct C call of its symbol\n"
@@ -83,7 +82,6 @@ enum { OPT_SUITE = 256, OPT_DEVICE, OPT_QUICK, OPT_OUT, OPT_REPS, OPT_TIMING, OP
 
 static const struct option kOpts[] = {
     {"suite", required_argument, NULL, OPT_SUITE},      {"device", required_argument, NULL, OPT_DEVICE},
-    DH_CMDLINE_DEVICE_OPTIONS,
     {"quick", no_argument, NULL, OPT_QUICK},            {"out", required_argument, NULL, OPT_OUT},
     {"repetitions", required_argument, NULL, OPT_REPS}, {"timing", required_argument, NULL, OPT_TIMING},
     {"pin", required_argument, NULL, OPT_PIN},          {"color", required_argument, NULL, OPT_COLOR},
@@ -158,14 +156,17 @@ static int read_options(int n, dh_bench_args_t* a) {
   static const char* const kPins[] = {"auto", "core", "node", "none", NULL};
   static const char* const kColors[] = {"auto", "always", "never", NULL};
   char** ours = a->ours;
+  struct option opts[sizeof kOpts / sizeof kOpts[0] + DH_CMDLINE_MAX_DEVICE_OPTIONS];
+  dh_cmdline_device_options_load();
+  dh_cmdline_options_with_devices(kOpts, opts, sizeof opts / sizeof opts[0]);
   dh_cmdline_getopt_begin();
   int c, rc = DH_EXIT_OK;
   long reps;
-  while ((c = getopt_long(n, ours, "hq", kOpts, NULL)) != -1) {
+  while ((c = getopt_long(n, ours, "hq", opts, NULL)) != -1) {
     switch (c) {
       case 'h': {
         char names[256];
-        printf(kUsage, dh_bench_suite_names(",", names, sizeof names));
+        printf(kUsage, dh_bench_suite_names(",", names, sizeof names), dh_cmdline_device_options_help(20));
         return DH_EXIT_OK;
       }
       case OPT_SUITE: a->suites = optarg; break;
@@ -198,7 +199,7 @@ static int read_options(int n, dh_bench_args_t* a) {
         a->reps = (int)reps;
         break;
       default:
-        if (!dh_cmdline_device_option("bench", c, optarg, &rc)) return dh_cmdline_bad_option("bench", kOpts, n, ours);
+        if (!dh_cmdline_device_option("bench", c, optarg, &rc)) return dh_cmdline_bad_option("bench", opts, n, ours);
         if (rc != DH_EXIT_OK) return rc;
     }
   }

@@ -75,10 +75,13 @@ void dh_bench_out_discard(const char* out_tmp);
 /*--- where threads run (bench/measure/pinning.c) ---*/
 /* Driver worker threads: PoCL's pthread device binds worker i to core i with
  * POCL_AFFINITY=1 (pocl/pocl v3.1 doc/sphinx/source/using.rst, "Tuning pocl behavior
- * with ENV variables"). With the benchmark thread pinned (--pin core/node) it is set,
- * unless the environment already has it; harness and twin run on the same workers, so
- * both sides are placed alike (docs/benchmarks.md "Method", driver worker threads).
- * Must run before any backend starts its driver. Writes what was done to desc. */
+ * with ENV variables"). With the benchmark thread pinned (--pin auto/core/node) it is
+ * set, unless the environment already has it: given as the opencl backend's option
+ * pocl-affinity (ABI 1.6, backends/opencl/opencl_device.c), which writes it into the
+ * environment; harness and twin run on the same workers, so both sides are placed alike
+ * (docs/benchmarks.md "Method", driver worker threads). Must run while the options
+ * window is open (before dh_cmdline_device_options_end), so before any backend starts
+ * its driver. Writes what was done to desc. */
 void dh_bench_place_driver_threads(const char* pin_mode, char* desc, size_t size);
 
 /* Helper threads (docs/benchmarks.md "Helper threads placed alike"): the PUs the

@@ -13,17 +13,16 @@
 #include "base/text.h"
 #include "devharness/devharness.h"
 
+/* printf format: the device-option group's usage, then its help (column 17). */
 static const char kInfoUsage[] =
-    "usage: devharness info [--json] [--device SPEC] [--tvm-lib PATH]... [--rpc HOST:PORT]...\n"
+    "usage: devharness info [--json] [--device SPEC]%s\n"
     "                       [--quiet|--verbose]\n"
     "\n"
     "Lists every backend plugin (and why one is unavailable or was refused), every\n"
     "device, every DeviceAPI attribute (TVM DeviceAttrKind) and the host topology.\n"
     "  --json         machine-readable output on stdout\n"
     "  --device SPEC  only this device (e.g. sim:0)\n"
-    "  --tvm-lib PATH a library with TVM DeviceAPIs (device_api.<name>): its devices are\n"
-    "                 tvm-<name>:N (repeatable; also DEVHARNESS_TVM_LIBS=A:B)\n"
-    "  --rpc HOST:PORT a TVM RPC server: its devices are tvm-rpc-<name>:N (repeatable)\n"
+    "%s"
     "  -q, --quiet    only the verdict line, 'devharness info: B backends, D devices, U\n"
     "                 without a device, R plugins refused (exit E)' (errors on stderr)\n"
     "  -v, --verbose  the listing, then the verdict line (text: on stdout; --json: on\n"
@@ -329,12 +328,14 @@ int dh_cli_info(int argc, char** argv) {
                                         {"quiet", no_argument, NULL, 'q'},
                                         {"verbose", no_argument, NULL, 'v'},
                                         {"device", required_argument, NULL, 'd'},
-                                        DH_CMDLINE_DEVICE_OPTIONS,
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
+  struct option opts[sizeof kOpts / sizeof kOpts[0] + DH_CMDLINE_MAX_DEVICE_OPTIONS];
+  dh_cmdline_device_options_load();
+  dh_cmdline_options_with_devices(kOpts, opts, sizeof opts / sizeof opts[0]);
   dh_cmdline_getopt_begin();
   int c, rc = DH_EXIT_OK;
-  while ((c = getopt_long(argc, argv, "hqv", kOpts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
     switch (c) {
       case 'j': as_json = 1; break;
       case 'q': quiet = 1; break;
@@ -342,14 +343,15 @@ int dh_cli_info(int argc, char** argv) {
       case 'd':
         if (dh_cmdline_set_once("info", "--device", &device_spec, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
         break;
-      case 'h': fputs(kInfoUsage, stdout); return DH_EXIT_OK;
+      case 'h': printf(kInfoUsage, dh_cmdline_device_options_usage(), dh_cmdline_device_options_help(17)); return DH_EXIT_OK;
       default:
-        if (!dh_cmdline_device_option("info", c, optarg, &rc)) return dh_cmdline_bad_option("info", kOpts, argc, argv);
+        if (!dh_cmdline_device_option("info", c, optarg, &rc)) return dh_cmdline_bad_option("info", opts, argc, argv);
         if (rc != DH_EXIT_OK) return rc;
     }
   }
   if (dh_cmdline_no_operands("info", argc, argv) != DH_EXIT_OK) return DH_EXIT_USAGE;
   if (quiet && verbose) return dh_cmdline_usage_error("info", "--quiet and --verbose exclude each other");
+  dh_cmdline_device_options_end(); /* the backends the values name are found now */
   dh_device_list_t sel;
   dh_device_select_params_t params = {.spec = device_spec};
   if (dh_cmdline_select_devices("info", &params, &sel) != DH_EXIT_OK) return DH_EXIT_USAGE;

@@ -75,8 +75,8 @@ static void usage(FILE* out) {
   fputs("\n"
         "options: --help (also after every command), --version\n" DH_EXIT_HELP
         "environment: DEVHARNESS_PLUGIN_PATH (extra plugin folders), DEVHARNESS_TARGETS_PATH,\n"
-        "             DEVHARNESS_SIM_DEVICES, DEVHARNESS_SIM_MEMORY_BYTES, DEVHARNESS_TVM_LIBS\n"
-        "             (TVM DeviceAPI libraries, as --tvm-lib), DEVHARNESS_TVM_RPC (as --rpc)\n",
+        "             DEVHARNESS_SIM_DEVICES, DEVHARNESS_SIM_MEMORY_BYTES, and the fallbacks\n"
+        "             of the backends' options (a command's --help lists those options)\n",
         out);
 }
 

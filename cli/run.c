@@ -34,8 +34,9 @@
 #include "base/text.h"
 #include "devharness/devharness.h"
 
+/* printf format: the device-option group's usage, then its help (column 17). */
 static const char kRunUsage[] =
-    "usage: devharness run [--output DIR] [--device SPEC] [--tvm-lib PATH]... [--rpc HOST:PORT]...\n"
+    "usage: devharness run [--output DIR] [--device SPEC]%s\n"
     "                      [--timeout SEC] [--no-bench | --no-plots] [--full-bench] [--expect FILE|TAG]\n"
     "                      [--store PATH | --no-store] [--quiet|--verbose]\n"
     "\n"
@@ -44,9 +45,7 @@ static const char kRunUsage[] =
     "summarised in a table.\n"
     "  --output DIR   results folder (default: results)\n"
     "  --device SPEC  only this device (e.g. sim:0)\n"
-    "  --tvm-lib PATH a library with TVM DeviceAPIs (device_api.<name>): its devices are\n"
-    "                 tvm-<name>:N (repeatable; also DEVHARNESS_TVM_LIBS=A:B)\n"
-    "  --rpc HOST:PORT a TVM RPC server: its devices are tvm-rpc-<name>:N (repeatable)\n"
+    "%s"
     "  --timeout SEC  per-clause conformance timeout (default 10)\n"
     "  --no-bench     skip the benchmarks and plots\n"
     "  --no-plots     run the benchmarks, skip their plots\n"
@@ -129,7 +128,6 @@ static int parse_run_opts(int argc, char** argv, dh_cli_run_opts_t* o) {
   *o = (dh_cli_run_opts_t){.output = "results", .timeout = "10"};
   static const struct option kOpts[] = {{"output", required_argument, NULL, 'o'},
                                         {"device", required_argument, NULL, 'd'},
-                                        DH_CMDLINE_DEVICE_OPTIONS, /* into the environment every step inherits */
                                         {"timeout", required_argument, NULL, 't'},
                                         {"no-bench", no_argument, NULL, 'n'},
                                         {"full-bench", no_argument, NULL, 'f'},
@@ -141,10 +139,15 @@ static int parse_run_opts(int argc, char** argv, dh_cli_run_opts_t* o) {
                                         {"verbose", no_argument, NULL, 'v'},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
+  /* the device-option group: given to the backends here (checked), passed on to every
+   * step's command line (args_device) */
+  struct option opts[sizeof kOpts / sizeof kOpts[0] + DH_CMDLINE_MAX_DEVICE_OPTIONS];
+  dh_cmdline_device_options_load();
+  dh_cmdline_options_with_devices(kOpts, opts, sizeof opts / sizeof opts[0]);
   dh_cmdline_getopt_begin();
   int c, rc = DH_EXIT_OK;
   int quiet = 0, verbose = 0;
-  while ((c = getopt_long(argc, argv, "o:hqv", kOpts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "o:hqv", opts, NULL)) != -1) {
     switch (c) {
       case 'o': o->output = optarg; break;
       case 'd':
@@ -161,9 +164,9 @@ static int parse_run_opts(int argc, char** argv, dh_cli_run_opts_t* o) {
       case 'N': o->no_store = 1; break;
       case 'q': quiet = 1; break;
       case 'v': verbose = 1; break;
-      case 'h': fputs(kRunUsage, stdout); return DH_EXIT_OK;
+      case 'h': printf(kRunUsage, dh_cmdline_device_options_usage(), dh_cmdline_device_options_help(17)); return DH_EXIT_OK;
       default:
-        if (!dh_cmdline_device_option("run", c, optarg, &rc)) return dh_cmdline_bad_option("run", kOpts, argc, argv);
+        if (!dh_cmdline_device_option("run", c, optarg, &rc)) return dh_cmdline_bad_option("run", opts, argc, argv);
         if (rc != DH_EXIT_OK) return rc;
     }
   }
@@ -183,20 +186,21 @@ static int parse_run_opts(int argc, char** argv, dh_cli_run_opts_t* o) {
    * 2, no results folder. The device is probed in a child, so this process never
    * initialises a backend; every step below runs in its own fresh process. */
   if (o->device != NULL) {
+    dh_cmdline_device_options_end(); /* the backends the values name are found now */
     dh_device_list_t sel;
     dh_device_select_params_t params = {.spec = o->device, .flags = DH_SELECT_PROBE_IN_CHILD,
                                         .probe_timeout_s = (int)tmo};
     int bad = dh_cmdline_select_devices("run", &params, &sel) != DH_EXIT_OK;
     dh_device_list_free(&sel);
-    dh_plugins_unload_all();
     if (bad) return DH_EXIT_USAGE;
   }
+  dh_plugins_unload_all(); /* loaded for the device-option group and --device: the steps load their own */
   return -1;
 }
 
 /* The argument vector of one step: `devharness <command> ...`, NULL-terminated. */
 typedef struct step_args {
-  char* v[24];
+  char* v[24 + DH_CMDLINE_MAX_DEVICE_ARGS];
   int n;
 } step_args_t;
 
@@ -205,7 +209,7 @@ static void args_add(step_args_t* a, const char* arg) {
   a->v[a->n] = NULL;
 }
 
-/* `devharness command`, plus --device SPEC when the run names one. */
+/* `devharness command`. */
 static step_args_t args_begin(const char* command) {
   step_args_t a = {{NULL}, 0};
   args_add(&a, "devharness");
@@ -213,10 +217,16 @@ static step_args_t args_begin(const char* command) {
   return a;
 }
 
+/* --device SPEC when the run names one, then the device-option group's values as
+ * given to the run (the steps do not inherit them). */
 static void args_device(step_args_t* a, const dh_cli_run_opts_t* o) {
-  if (!o->device) return;
-  args_add(a, "--device");
-  args_add(a, o->device);
+  if (o->device) {
+    args_add(a, "--device");
+    args_add(a, o->device);
+  }
+  const char* words[DH_CMDLINE_MAX_DEVICE_ARGS];
+  int n = dh_cmdline_device_option_args(words, DH_CMDLINE_MAX_DEVICE_ARGS);
+  for (int i = 0; i < n; i++) args_add(a, words[i]);
 }
 
 /* Step 1: info.json and info.txt. */

@@ -11,11 +11,12 @@
 #include "base/text.h"
 #include "devharness/devharness.h"
 
+/* printf format: the device-option group's usage (detect takes it). */
 static const char kTargetsUsage[] =
     "usage: devharness targets list\n"
     "       devharness targets show TAG|FILE\n"
     "       devharness targets validate FILE...\n"
-    "       devharness targets detect [--tvm] [--tvm-lib PATH] [--rpc HOST:PORT] DEVICE\n"
+    "       devharness targets detect [--tvm]%s DEVICE\n"
     "\n"
     "  list      target kinds and tags (presets in the targets folder)\n"
     "  show      the full target (defaults filled in) as JSON\n"
@@ -122,40 +123,46 @@ static int cmd_detect(const char* spec, int tvm) {
 }
 
 int dh_cli_targets(int argc, char** argv) {
+  dh_cmdline_device_options_load(); /* the group, for detect and the usage */
   if (argc < 2) {
-    fputs(kTargetsUsage, stderr);
+    fprintf(stderr, kTargetsUsage, dh_cmdline_device_options_usage());
     return DH_EXIT_USAGE;
   }
   const char* sub = argv[1];
   /* the options after the subcommand (getopt_long over argv + 1, the subcommand as its
    * argv[0]); files and tags never start with '-' here (write ./-file for such a file) */
   static const struct option kOpts[] = {{"tvm", no_argument, NULL, 't'},
-                                        DH_CMDLINE_DEVICE_OPTIONS,
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
+  struct option opts[sizeof kOpts / sizeof kOpts[0] + DH_CMDLINE_MAX_DEVICE_OPTIONS];
+  dh_cmdline_options_with_devices(kOpts, opts, sizeof opts / sizeof opts[0]);
   char cmd[64];
   snprintf(cmd, sizeof cmd, "targets %s", dh_cmdline_quote(sub));
   int tvm = 0, c, rc = DH_EXIT_OK;
   if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0) {
-    fputs(kTargetsUsage, stdout);
+    printf(kTargetsUsage, dh_cmdline_device_options_usage());
     return DH_EXIT_OK;
   }
   dh_cmdline_getopt_begin();
-  while ((c = getopt_long(argc - 1, argv + 1, "h", kOpts, NULL)) != -1) {
+  while ((c = getopt_long(argc - 1, argv + 1, "h", opts, NULL)) != -1) {
     if (c == 'h') {
-      fputs(kTargetsUsage, stdout);
+      printf(kTargetsUsage, dh_cmdline_device_options_usage());
       return DH_EXIT_OK;
     }
     if (c == 't' && strcmp(sub, "detect") == 0) tvm = 1; /* the form TVM's Target(...) accepts */
-    else if ((c == DH_CMDLINE_OPT_TVM_LIB || c == DH_CMDLINE_OPT_RPC) && strcmp(sub, "detect") != 0)
+    else if (dh_cmdline_device_option_name(c) != NULL && strcmp(sub, "detect") != 0)
       return dh_cmdline_usage_error(cmd, "unknown option '%s' (see devharness targets --help)",
-                                    c == DH_CMDLINE_OPT_TVM_LIB ? "--tvm-lib" : "--rpc");
+                                    dh_cmdline_device_option_name(c));
     else if (dh_cmdline_device_option(cmd, c, optarg, &rc)) {
       if (rc != DH_EXIT_OK) return rc;
     }
     else if (c == 't') return dh_cmdline_usage_error(cmd, "unknown option '--tvm' (see devharness targets --help)");
-    else return dh_cmdline_bad_option(cmd, kOpts, argc - 1, argv + 1);
+    else return dh_cmdline_bad_option(cmd, opts, argc - 1, argv + 1);
   }
+  /* detect: the backends the values name are found now; the others use no backend (nor
+   * the target kinds backends bring): the plugins loaded for the group go again */
+  if (strcmp(sub, "detect") != 0) dh_plugins_unload_all();
+  dh_cmdline_device_options_end();
   char** args = argv + 1 + optind; /* the operands */
   int n = argc - 1 - optind;
   static const struct {

@@ -1,7 +1,8 @@
 /*
  * cmdline/cmdline.h — what every devharness command shares on its command line: the
  * exit codes, option parsing with getopt_long (glibc <getopt.h>: --name VALUE,
- * --name=VALUE, unambiguous prefixes), one-line usage errors and the --device option.
+ * --name=VALUE, unambiguous prefixes), one-line usage errors, the --device option and
+ * the device-option group the backends declare (cmdline/device_options.c).
  * The room below every command: cli/, conformance/ and bench/ include it; it includes
  * none of them. Linked into build/bin/devharness; internal to devharness, not
  * installed. Not thread-safe (getopt is not): call from
@@ -76,46 +77,70 @@ void dh_cmdline_print_error(const char* context);
  * DH_EXIT_OK with *out filled (the caller frees it with dh_device_list_free). */
 int dh_cmdline_select_devices(const char* cmd, const dh_device_select_params_t* params, dh_device_list_t* out);
 
-/* --tvm-lib PATH (every command that selects devices): appends PATH, made absolute,
- * to the colon-separated DEVHARNESS_TVM_LIBS of this process (and so of every process
- * it starts), which backends/tvm/ reads when its plugin loads: each library is probed
- * in a child and every device_api.<name> it registers becomes the devices tvm-<name>:N
- * (backends/tvm/README.md "Any TVM DeviceAPI"). Call before the plugins load. A path
- * that is empty or holds ':' is a usage error (one line, DH_EXIT_USAGE); a library
- * that does not load is refused later, like a plugin. Returns DH_EXIT_OK. */
-int dh_cmdline_add_tvm_lib(const char* cmd, const char* path);
+/*---------------------------------------------------------------- the device-option group
+ * The options every command that selects devices takes from the backends (ABI 1.6,
+ * devharness/device_api.h "Backend options"; cmdline/device_options.c): each option a
+ * loaded plugin declares (backends/tvm/: --tvm-lib PATH, --rpc HOST:PORT) is offered
+ * as `--<name> <VALUE>`, its meaning the backend's; one declared
+ * DH_BACKEND_OPTION_UNLISTED is not (a program gives it itself). A command
+ *   1. dh_cmdline_device_options_load() (or, to load plugins of its own choosing,
+ *      dh_backend_options_open() and then loads them), before it parses;
+ *   2. parses with the table dh_cmdline_options_with_devices() makes of its own, giving
+ *      each of the group's options to dh_cmdline_device_option;
+ *   3. dh_cmdline_device_options_end() before it selects devices, so the backends the
+ *      values name are found;
+ *   4. passes dh_cmdline_device_option_args() on to every devharness process it starts.
+ * Its --help prints dh_cmdline_device_options_usage() in its usage line and
+ * dh_cmdline_device_options_help(column) in its option list. The values are above any
+ * short option and any command's own enum (which start at 256). Not thread-safe (the
+ * command's main thread, as getopt). */
+#define DH_CMDLINE_OPT_DEVICE 0x7e00        /* getopt value of the group's option k: + k */
+#define DH_CMDLINE_MAX_DEVICE_OPTIONS 32    /* options offered at most (more are left out) */
+#define DH_CMDLINE_HELP_WIDTH 88            /* help lines end by this column */
 
-/* --rpc [KEY@]HOST:PORT (every command that selects devices): appends it to the
- * comma-separated DEVHARNESS_TVM_RPC, which backends/tvm/ reads when its plugin loads:
- * every remote device type of that TVM RPC server (HOST:PORT), or of the server of KEY
- * that the TVM RPC tracker at HOST:PORT hands out (KEY@HOST:PORT, TVM's
- * `rpc_server --tracker HOST:PORT --key KEY`), with a device becomes the devices
- * tvm-rpc-<name>:N, the k-th entry's tvm-rpc<k>-<name>:N (backends/tvm/README.md
- * "Remote devices over TVM RPC"). Anything else (port 1..65535, KEY 1..63 bytes, no ',')
- * is a usage error (one line, DH_EXIT_USAGE); an unreachable server or tracker is
- * refused later, like a plugin. Returns DH_EXIT_OK. */
-int dh_cmdline_add_tvm_rpc(const char* cmd, const char* hostport);
+/* Opens the runtime's options window and loads the default plugins (discovery), so
+ * the group holds what they declare. Never fails (a refused plugin declares nothing). */
+void dh_cmdline_device_options_load(void);
 
-/* The device options every command that selects devices takes, one group: their
- * getopt_long entries (DH_CMDLINE_DEVICE_OPTIONS, first in a command's table) and
- * their one handler. The values are above any short option and any command's own
- * enum (which start at 256). */
-enum { DH_CMDLINE_OPT_TVM_LIB = 0x7e01, DH_CMDLINE_OPT_RPC = 0x7e02 };
-#define DH_CMDLINE_DEVICE_OPTIONS                                      \
-  {"tvm-lib", required_argument, NULL, DH_CMDLINE_OPT_TVM_LIB},        \
-  {"rpc", required_argument, NULL, DH_CMDLINE_OPT_RPC}
-/* Handles option c of getopt_long when it is one of the group's (--tvm-lib:
- * dh_cmdline_add_tvm_lib, --rpc: dh_cmdline_add_tvm_rpc): 1 with *rc its result
- * (DH_EXIT_OK, or DH_EXIT_USAGE after its one line), 0 when c is none of them. */
+/* Writes into out (cap entries) the command's own table `own` (up to its {NULL} end),
+ * then one required_argument entry per option the loaded plugins declare (val
+ * DH_CMDLINE_OPT_DEVICE + its index in dh_backend_option_at; an unlisted one and a
+ * name `own` has already are left out), then the {NULL} end. Returns the entries written, the end excluded;
+ * cap must leave room for the end (own's entries + DH_CMDLINE_MAX_DEVICE_OPTIONS + 1
+ * always does). */
+size_t dh_cmdline_options_with_devices(const struct option* own, struct option* out, size_t cap);
+
+/* Handles option c of getopt_long when it is one of the group's: gives value to its
+ * backend (dh_backend_option_set) and keeps it for dh_cmdline_device_option_args.
+ * 1 with *rc DH_EXIT_OK, or DH_EXIT_USAGE after one line "devharness CMD: --<name>
+ * <value>: <the backend's reason>" (value escaped); 0 when c is none of the group's. */
 int dh_cmdline_device_option(const char* cmd, int c, const char* value, int* rc);
 
-/* The line every command's --help gives --tvm-lib. */
-#define DH_CMDLINE_TVM_LIB_HELP                                                        \
-  "  --tvm-lib PATH       a library with TVM DeviceAPIs (device_api.<name>): its devices\n" \
-  "                       are tvm-<name>:N (repeatable; also DEVHARNESS_TVM_LIBS=A:B)\n" \
-  "  --rpc HOST:PORT      a TVM RPC server: its devices are tvm-rpc-<name>:N (repeatable;\n" \
-  "                       also DEVHARNESS_TVM_RPC=H:P,H:P); KEY@HOST:PORT: the server of\n" \
-  "                       KEY from the TVM RPC tracker at HOST:PORT\n"
+/* "--<name>" of the group's option c (static storage), or NULL when c is none. */
+const char* dh_cmdline_device_option_name(int c);
+
+/* Closes the options window (dh_backend_options_close): the held-back backends the
+ * values name are found now, as the plugins load. */
+void dh_cmdline_device_options_end(void);
+
+/* The values given so far as words for another devharness command line, "--<name>"
+ * then the value, in the order given: up to max words into out (pointers into the
+ * command's argv and static storage); returns how many (even: whole pairs only). The
+ * first DH_CMDLINE_MAX_DEVICE_ARGS / 2 values are kept; a command refuses more
+ * (usage error) rather than pass on part of them. */
+#define DH_CMDLINE_MAX_DEVICE_ARGS 128
+int dh_cmdline_device_option_args(const char** out, int max);
+
+/* The group in a usage line: " [--<name> <VALUE>]" per option, "..." after a repeatable
+ * one (" [--tvm-lib PATH]... [--rpc HOST:PORT]..."); "" when none. Static storage,
+ * valid until the next call. */
+const char* dh_cmdline_device_options_usage(void);
+
+/* The group in an option list: per option "  --<name> <VALUE>" padded to `column`
+ * (one space when it is longer), then its help wrapped by DH_CMDLINE_HELP_WIDTH with
+ * `column` spaces before each further line; "" when none. Static storage, valid until
+ * the next call. */
+const char* dh_cmdline_device_options_help(int column);
 
 /* Path of the running executable (readlink /proc/self/exe), static storage. */
 const char* dh_cmdline_self_path(void);

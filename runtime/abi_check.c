@@ -16,8 +16,50 @@ static int valid_name(const char* s) {
   return strlen(s) < 48;
 }
 
+/* An option name (backend.h dh_backend_option_t): [a-z][a-z0-9-]*, at most 31 bytes. */
+static int valid_option_name(const char* s) {
+  if (s == NULL || !(s[0] >= 'a' && s[0] <= 'z')) return 0;
+  for (const char* p = s + 1; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-')) return 0;
+  return strlen(s) <= 31;
+}
+
+/* ABI 1.6: the option table (backend.h dh_backend_t.options). -1 with an ABIError
+ * naming `origin`. */
+static int validate_options(const char* origin, const dh_backend_t* b) {
+  size_t n = b->num_options;
+  if (n == 0) return 0;
+  if (n > DH_BACKEND_MAX_OPTIONS)
+    return dh_error_set(DH_KIND_ABI_ERROR, "%s: num_options is %zu but at most %d are allowed", origin, n,
+                        DH_BACKEND_MAX_OPTIONS);
+  if (b->options == NULL || b->set_option == NULL)
+    return dh_error_set(DH_KIND_ABI_ERROR, "%s: num_options is %zu but %s is NULL", origin, n,
+                        b->options == NULL ? "options" : "set_option");
+  for (size_t i = 0; i < n; i++) {
+    const dh_backend_option_t* o = &b->options[i];
+    if (!valid_option_name(o->name))
+      return dh_error_set(DH_KIND_ABI_ERROR, "%s: options[%zu]: name '%s' does not match [a-z][a-z0-9-]* (at most "
+                          "31 bytes)", origin, i, o->name ? o->name : "(NULL)");
+    const char* bad = o->value_name == NULL || !o->value_name[0] || strchr(o->value_name, '\n') ? "value_name"
+                      : o->help == NULL || !o->help[0] || strchr(o->help, '\n')               ? "help"
+                                                                                                : NULL;
+    if (bad != NULL)
+      return dh_error_set(DH_KIND_ABI_ERROR, "%s: option --%s: %s is NULL, empty or holds a newline", origin,
+                          o->name, bad);
+    if (o->flags & ~(uint32_t)DH_BACKEND_OPTION_FLAGS_ALL)
+      return dh_error_set(DH_KIND_ABI_ERROR, "%s: option --%s: flags 0x%x has bits no DH_BACKEND_OPTION_* defines",
+                          origin, o->name, (unsigned)o->flags);
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(b->options[j].name, o->name) == 0)
+        return dh_error_set(DH_KIND_ABI_ERROR, "%s: option --%s is declared twice (options[%zu] and [%zu])", origin,
+                            o->name, j, i);
+  }
+  return 0;
+}
+
 /* The rules every struct must meet on its own (backend.h): required entries, the
- * workspace pair, the name, the device type range and the function table. -1 with an
+ * workspace pair, the name, the device type range, the function table and (ABI 1.6)
+ * the option table. -1 with an
  * ABIError naming `origin`. */
 static int validate_struct(const char* origin, const dh_backend_t* b) {
 #define REQUIRED(field) \
@@ -55,7 +97,7 @@ static int validate_struct(const char* origin, const dh_backend_t* b) {
   for (size_t i = 0; i < b->num_functions; i++)
     if (b->functions[i].name == NULL || b->functions[i].name[0] == '\0' || b->functions[i].call == NULL)
       return dh_error_set(DH_KIND_ABI_ERROR, "%s: functions[%zu] has a NULL or empty name or a NULL call", origin, i);
-  return 0;
+  return validate_options(origin, b);
 }
 
 int dh__backend_accept(const char* origin, const dh_backend_t* plugin_struct, size_t available_bytes,

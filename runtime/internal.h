@@ -44,6 +44,9 @@ typedef struct dh__slot {
                                references; what "<name>.<fn>" is registered as) */
   uint64_t* function_keys;  /* dh__name_key of each backend.functions[i].name */
   struct dh__slot_function* function_ctx; /* self of each registered Function (owned) */
+  int held;                 /* ABI 1.6: more_backends waits for dh_backend_options_close */
+  uint32_t options_given;   /* bit i: backend.options[i] was given a value (both under the
+                               loader's lock; runtime/options.c) */
 } dh__slot;
 
 /* What a registered module function carries as self: its slot, whose init runs once
@@ -69,6 +72,17 @@ DH__INTERNAL dh__slot* dh__slot_of(const dh_backend_t* backend);
 /* A probe child's answer about backend's capabilities, recorded for dh_device_caps
  * unless init in this process already found them (runtime/device_select.c). */
 DH__INTERNAL void dh__record_probed_caps(const dh_backend_t* backend, uint32_t caps);
+
+/* The loader's lock (runtime/plugin.c), which runtime/options.c takes too. */
+DH__INTERNAL void dh__load_lock(void);
+DH__INTERNAL void dh__load_unlock(void);
+/* ABI 1.3 more_backends of an accepted plugin's slot, its structs registered as slots
+ * of their own (runtime/plugin.c). Caller holds the loader's lock. */
+DH__INTERNAL void dh__load_more(dh__slot* main);
+/* ABI 1.6: opens (1) or closes (0) the loader's options window, while which it holds
+ * back the more_backends of a plugin declaring options (runtime/plugin.c; opened and
+ * closed by runtime/options.c). */
+DH__INTERNAL void dh__options_window_set(int open);
 
 /* Runs init once for the slot (thread-safe). 0, or -1 with init's error re-stored. */
 DH__INTERNAL int dh__slot_init_slow(dh__slot* slot);

@@ -34,6 +34,9 @@ static refusal_t* g_refusals;
 static size_t g_num_refusals;
 static char** g_tried; /* real paths tried by dh_plugins_load_default */
 static size_t g_num_tried;
+static atomic_int g_options_window; /* ABI 1.6: runtime/options.c opens and closes it */
+
+void dh__options_window_set(int open) { atomic_store(&g_options_window, open); }
 
 /*---------------------------------------------------------------- lookups */
 
@@ -151,6 +154,10 @@ static int validate_unique(const char* path, const dh_backend_t* b) {
       return dh_error_set(DH_KIND_ABI_ERROR, "%s: device type %d (%s) is already served by backend '%s' (from %s)",
                           path, (int)b->device_type, dh_device_type_name(b->device_type), o->name,
                           g_slots[i]->path);
+    for (size_t j = 0; j < b->num_options * o->num_options; j++) /* ABI 1.6: option names */
+      if (strcmp(b->options[j / o->num_options].name, o->options[j % o->num_options].name) == 0)
+        return dh_error_set(DH_KIND_ABI_ERROR, "%s: option --%s is already declared by backend '%s' (from %s)", path,
+                            o->options[j % o->num_options].name, o->name, g_slots[i]->path);
   }
   if (n >= DH__MAX_BACKENDS)
     return dh_error_set(DH_KIND_ABI_ERROR, "%s: too many plugins (at most %d)", path, DH__MAX_BACKENDS);
@@ -251,11 +258,22 @@ static void refuse_more(const char* origin, const char* message) {
   record_refusal(origin ? origin : "(plugin)");
 }
 
-/* ABI 1.3 more_backends: registers each further struct of the plugin `main` (loaded
- * from path/real) as a slot of its own, checked like the plugin's own; one that fails
- * a check is a refusal and the others go on. Caller holds g_load_mu. */
-static void load_more(const dh__slot* main, const char* path, const char* real) {
+/* A further struct of more_backends declares no options (backend.h ABI 1.6). 0. */
+static int no_options(dh_backend_t* b) { return b->options = NULL, b->num_options = 0, b->set_option = NULL, 0; }
+void dh__load_lock(void) { pthread_mutex_lock(&g_load_mu); }
+void dh__load_unlock(void) { pthread_mutex_unlock(&g_load_mu); }
+
+/* ABI 1.3 more_backends: registers each further struct of the plugin `main` as a slot
+ * of its own, checked like the plugin's own (its ABI 1.6 options then cleared: the
+ * plugin's own struct takes them), listed right after main's (load order, also when
+ * the options window held it back while later plugins loaded); one that fails a check
+ * is a refusal and the others go on. Caller holds g_load_mu. */
+void dh__load_more(dh__slot* main) {
+  const char* path = main->path;
+  const char* real = main->real_path;
   if (main->backend.more_backends == NULL) return;
+  size_t at = 1; /* where the next further slot goes: after main's and those before it */
+  while (g_slots[at - 1] != main) at++;
   const dh_backend_t* more[DH__MAX_BACKENDS];
   size_t k = main->backend.more_backends(more, DH__MAX_BACKENDS, refuse_more);
   for (size_t i = 0; i < k && i < DH__MAX_BACKENDS; i++) {
@@ -266,7 +284,8 @@ static void load_more(const dh__slot* main, const char* path, const char* real) 
     snprintf(origin, sizeof origin, "%s (backend %zu of more_backends)", path, i);
     void* h = dlopen(real, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD); /* one reference per slot */
     if (h == NULL || dh__backend_accept(origin, more[i], SIZE_MAX, &slot->backend) != 0 ||
-        validate_unique(origin, &slot->backend) != 0 || assign_device_type(origin, &slot->backend) != 0 ||
+        no_options(&slot->backend) != 0 || validate_unique(origin, &slot->backend) != 0 ||
+        assign_device_type(origin, &slot->backend) != 0 ||
         (slot->path = strdup(path)) == NULL ||
         (slot->real_path = strdup(real)) == NULL) {
       if (h == NULL) dh_error_set(DH_KIND_ABI_ERROR, "%s: cannot reopen the plugin", origin);
@@ -288,7 +307,8 @@ static void load_more(const dh__slot* main, const char* path, const char* real) 
       dlclose(h);
       continue;
     }
-    g_slots[n] = slot;
+    for (size_t j = n; j > at; j--) __atomic_store_n(&g_slots[j], g_slots[j - 1], __ATOMIC_RELEASE);
+    __atomic_store_n(&g_slots[at++], slot, __ATOMIC_RELEASE); /* at == n: appended, as at load */
     atomic_store_explicit(&g_num_slots, n + 1, memory_order_release);
     atomic_store_explicit(&dh__by_type[slot->backend.device_type], slot, memory_order_release);
   }
@@ -360,7 +380,10 @@ static int load_locked(const char* path, const dh_backend_t** out) {
   atomic_store_explicit(&g_num_slots, n + 1, memory_order_release);
   atomic_store_explicit(&dh__by_type[slot->backend.device_type], slot, memory_order_release);
   if (out) *out = &slot->backend;
-  load_more(slot, path, real); /* 13. ABI 1.3: the plugin's further backends */
+  /* 13. ABI 1.3: the plugin's further backends; ABI 1.6: after its options are given
+   * when the window is open (runtime/options.c dh_backend_options_close) */
+  if (atomic_load(&g_options_window) && slot->backend.num_options > 0) slot->held = 1;
+  else dh__load_more(slot);
   return 0;
 }
 

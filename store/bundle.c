@@ -145,7 +145,18 @@ int dh_store_bundle_write_info(const dh_store_bundle_t* b, const char* device_sp
   snprintf(path, sizeof path, "%.3900s/info.json", b->dir);
   snprintf(tmp, sizeof tmp, "%.3900s/.info.json.tmp.%ld", b->dir, (long)getpid());
   const char* prog = devharness_path(exe);
-  char* args[] = {"devharness", "info", "--json", device_spec ? "--device" : NULL, (char*)device_spec, NULL};
+  /* devharness info --json [--device SPEC], then the command's device-option values
+   * (cmdline/cmdline.h: not inherited, so passed on) */
+  char* args[5 + DH_CMDLINE_MAX_DEVICE_ARGS + 1] = {"devharness", "info", "--json"};
+  int na = 3;
+  if (device_spec) {
+    args[na++] = "--device";
+    args[na++] = (char*)device_spec;
+  }
+  const char* words[DH_CMDLINE_MAX_DEVICE_ARGS];
+  int nw = dh_cmdline_device_option_args(words, DH_CMDLINE_MAX_DEVICE_ARGS);
+  for (int i = 0; i < nw; i++) args[na++] = (char*)words[i];
+  args[na] = NULL;
   fflush(stdout);
   fflush(stderr);
   pid_t pid = fork();

@@ -52,7 +52,8 @@ int dh_store_bundle_begin(dh_store_bundle_t* b, const char* cmd, const char* dir
 void dh_store_bundle_discard(const dh_store_bundle_t* b);
 
 /* Writes DIR/info.json with `devharness info --json [--device SPEC]` run in a child
- * (this process initialises no backend). device_spec may be NULL. Returns 0, or -1
+ * (this process initialises no backend), the command's device-option values passed on
+ * (cmdline/cmdline.h dh_cmdline_device_option_args). device_spec may be NULL. Returns 0, or -1
  * after one line (the info exit codes 0 and 3 both count as written). */
 int dh_store_bundle_write_info(const dh_store_bundle_t* b, const char* device_spec);
 

@@ -34,6 +34,9 @@ static const dh_backend_t k_backend = {
     .functions = k_functions,
     .num_functions = sizeof k_functions / sizeof k_functions[0],
     .raw = &dh_opencl_raw_twin,
+    .options = dh_opencl_options, /* ABI 1.6: pocl-affinity (unlisted), opencl_device.c */
+    .num_options = DH_OPENCL_NUM_OPTIONS,
+    .set_option = dh_opencl_set_option,
 };
 
 /* Plugin entry point (backend.h DH_BACKEND_ENTRY_SYMBOL). Does no work: init does. */

@@ -363,6 +363,25 @@ static void atfork_child(void) {
   if (__atomic_load_n(&g_realized, __ATOMIC_ACQUIRE) == 1) dh_opencl_stale = 1;
 }
 
+/* PoCL's POCL_AFFINITY (pocl/pocl v3.1 doc/sphinx/source/using.rst, "Tuning pocl
+ * behavior": 1 binds the pthread device's worker i to core i), read by PoCL when its
+ * platform starts, i.e. at init or in the enumeration child, which inherits it. */
+const dh_backend_option_t dh_opencl_options[DH_OPENCL_NUM_OPTIONS] = {
+    {"pocl-affinity", "0|1",
+     "PoCL's POCL_AFFINITY for this process, unless its environment has one: 1 binds PoCL's pthread workers one "
+     "per core (devharness bench gives it from --pin)",
+     DH_BACKEND_OPTION_UNLISTED},
+};
+
+int dh_opencl_set_option(const char* name, const char* value) {
+  if (strcmp(name, dh_opencl_options[0].name) != 0) return dh_error_set(DH_KIND_KEY_ERROR, "opencl: no option --%s", name);
+  if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0)
+    return dh_error_set(DH_KIND_VALUE_ERROR, "expected 0 or 1 (PoCL's POCL_AFFINITY)");
+  if (setenv("POCL_AFFINITY", value, 0) != 0)
+    return dh_error_set(DH_KIND_RUNTIME_ERROR, "setenv failed: %s", strerror(errno));
+  return 0;
+}
+
 int dh_opencl_init(void) {
   if (g_inited) return 0;
   dh_opencl_ndev = 0;

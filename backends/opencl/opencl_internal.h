@@ -50,7 +50,8 @@
  *   opencl_stream.c   streams (command queues), current stream per thread, stream_sync,
  *                     sync_stream_from_to, events
  *   opencl_device.c   enumeration (forked probe), init/shutdown, opening the devices on
- *                     first use, get_attr, get_target_property, set_device
+ *                     first use, get_attr, get_target_property, set_device, the
+ *                     pocl-affinity option (ABI 1.6)
  *   opencl_handles.c  the handle registry (every pointer handed out)
  *   opencl_queue.c    command queues: plain until the first event_record, then
  *                     profiling (dh_opencl_queue_t)
@@ -238,6 +239,14 @@ int dh_opencl_ensure_realized(void);
  * "Declaring and binding a backend's entries"). */
 DH_BACKEND_DECLARE_LIFECYCLE_ENTRIES(dh_opencl);
 DH_BACKEND_DECLARE_DEVICE_ENTRIES(dh_opencl);
+
+/* ABI 1.6 (opencl_device.c): the backend's one option, pocl-affinity 0|1, unlisted (no
+ * command offers it; `devharness bench` gives it from --pin): PoCL's POCL_AFFINITY,
+ * written into this process's environment unless it holds one already, before init
+ * starts the driver. dh_opencl_set_option: backend.h set_option. */
+#define DH_OPENCL_NUM_OPTIONS 1
+extern const dh_backend_option_t dh_opencl_options[DH_OPENCL_NUM_OPTIONS];
+int dh_opencl_set_option(const char* name, const char* value);
 
 /*===========================================================================
  * Handle registry (opencl_handles.c) and memory (opencl_memory.c)

@@ -2,8 +2,9 @@
 #
 #   libdevharness_tvm.so        one plugin, its device sets: TVM's own DeviceAPIs
 #                               (tvm-cpu:0, tvm-cuda:N where a driver is), those of the
-#                               libraries of DEVHARNESS_TVM_LIBS and of the TVM RPC
-#                               servers of DEVHARNESS_TVM_RPC
+#                               libraries of its option --tvm-lib and of the TVM RPC
+#                               servers of --rpc (ABI 1.6; env fallbacks
+#                               DEVHARNESS_TVM_LIBS, DEVHARNESS_TVM_RPC)
 #   tvm/libdh_tvm_adapter.so    the C++ adapter against TVM's device_api.h, linked to
 #                               libtvm_runtime.so / libtvm_ffi.so by SONAME and dlopened by
 #                               the plugin after it loads TVM's libraries by path
@@ -13,7 +14,7 @@
 # defaults (DEVHARNESS_TVM_ROOT / DEVHARNESS_TVM_FFI_ROOT override them at run time). The
 # adapter is built when the venv has TVM's headers; else the sets report it missing.
 
-DH_TVM_SRCS    := $(patsubst %,backends/tvm/%.c,tvm_tracker tvm_device tvm_memory tvm_stream tvm_libs tvm_raw tvm_backend)
+DH_TVM_SRCS    := $(patsubst %,backends/tvm/%.c,tvm_tracker tvm_options tvm_device tvm_memory tvm_stream tvm_libs tvm_raw tvm_backend)
 DH_TVM_ADAPTER := $(PLUGINDIR)/tvm/libdh_tvm_adapter.so
 DH_TVM_OBJS    := $(call obj,$(DH_TVM_SRCS)) $(call obj,$(DH_HOST_MEMCPY_TWIN_SRC))
 $(call obj,$(DH_TVM_SRCS)): CFLAGS += -fvisibility=hidden

@@ -5,9 +5,11 @@
  *
  * One plugin, libdevharness_tvm.so, serves device sets (tvm_libs.c finds them): TVM's
  * own DeviceAPIs (tvm-cpu from libtvm_runtime.so, tvm-cuda from libtvm_runtime_cuda.so),
- * every device_api.<name> of the libraries in DEVHARNESS_TVM_LIBS and of the TVM RPC
- * servers in DEVHARNESS_TVM_RPC. dh_backend_entry gives set 0 (tvm-cpu); more_backends
- * (ABI 1.3) the others. Every set has the same entries but its lifecycle ones (init,
+ * every device_api.<name> of the libraries of its option --tvm-lib and of the TVM RPC
+ * servers of --rpc (ABI 1.6 options, tvm_options.c; DEVHARNESS_TVM_LIBS and
+ * DEVHARNESS_TVM_RPC are their fallbacks). dh_backend_entry gives set 0 (tvm-cpu),
+ * which declares the options; more_backends (ABI 1.3) the others, once the options
+ * are given. Every set has the same entries but its lifecycle ones (init,
  * unavailable_reason, device_count, query_caps), which take no device and so are one
  * small function per slot of dh_tvm_sets.
  *
@@ -98,7 +100,12 @@ static void fill_backend(int i) {
   /* the raw twin of TVM's own CPU set is what its CopyDataFromTo does (tvm_raw.c); the
    * cuda backend's CUDA-driver twin is the raw API of the GPU under tvm-cuda */
   b->raw = s->own_lib[0] && s->tvm_type == kDLCPU ? &dh_tvm_raw_twin : NULL;
-  if (i == 0) b->more_backends = more_backends; /* the plugin's own struct lists the others */
+  if (i == 0) { /* the plugin's own struct lists the others and takes the options (ABI 1.6) */
+    b->more_backends = more_backends;
+    b->options = dh_tvm_options;
+    b->num_options = DH_TVM_NUM_OPTIONS;
+    b->set_option = dh_tvm_set_option;
+  }
 }
 
 /* ABI 1.3: every set but 0, TVM's own first. */

@@ -2,16 +2,18 @@
  * backends/tvm/tvm_internal.h — private declarations shared by the files of the tvm
  * plugin (libdevharness_tvm.so). Not installed. Every backend of the plugin is a device
  * set: TVM's own DeviceAPIs (tvm-cpu, tvm-cuda: one per runtime library in TVM's lib
- * folder), those of the libraries named by DEVHARNESS_TVM_LIBS (tvm-<name>) and those
- * of the TVM RPC servers named by DEVHARNESS_TVM_RPC (tvm-rpc-<name>), all found by the
+ * folder), those of the libraries named by --tvm-lib or DEVHARNESS_TVM_LIBS (tvm-<name>)
+ * and those of the TVM RPC servers named by --rpc or DEVHARNESS_TVM_RPC
+ * (tvm-rpc-<name>), all found by the
  * same code and asked for their capabilities at init (README.md "Device sets"). Each
  * file calls only the ones below it (tests/layering/call_graph.t checks it):
  *   tvm_backend.c   dh_backend_entry (set 0, tvm-cpu), more_backends and each set's
  *                   vtable
  *   tvm_raw.c       the raw twin of TVM's own CPU set (backends/common/host_memcpy_twin.c)
  *   tvm_libs.c      finding the sets: TVM's own runtime libraries by file, each library
- *                   of DEVHARNESS_TVM_LIBS and each server of DEVHARNESS_TVM_RPC probed
- *                   in a forked child
+ *                   of --tvm-lib and each server of --rpc probed in a forked child
+ *   tvm_options.c   the plugin's options (ABI 1.6): --tvm-lib and --rpc declared,
+ *                   checked and kept, after their environment fallbacks
  *   tvm_stream.c    stream entries
  *   tvm_memory.c    data space, workspaces, copies
  *   tvm_device.c    loading TVM and the adapter, a set's init (its DeviceAPI, devices and
@@ -52,7 +54,7 @@ extern const dh_raw_twin_t dh_tvm_raw_twin; /* tvm_raw.c */
 /* ---- tvm_device.c: the device sets (found by tvm_libs.c; README.md "Device sets",
  * "Any TVM DeviceAPI", "Remote devices over TVM RPC") */
 #define DH_TVM_MAX_SETS 12 /* device sets per process, TVM's own included */
-#define DH_TVM_MAX_LIBS 8 /* libraries in DEVHARNESS_TVM_LIBS */
+#define DH_TVM_MAX_LIBS 8 /* libraries of --tvm-lib and DEVHARNESS_TVM_LIBS */
 typedef struct dh_tvm_set {
   char name[48];                   /* backend name: "tvm-" + the DeviceAPI's name */
   char api_name[64];               /* the global function: "device_api.ext_dev" */
@@ -130,10 +132,25 @@ int dh_tvm_set_device(DLDevice dev);
  * <dh_tvm_root()>/lib whose <name> is a TVM device type name (DLDeviceType2Str) of a
  * device (not a host-memory kind). Reads file names only: nothing is loaded. */
 void dh_tvm_find_own_sets(void);
-/* The sets of DEVHARNESS_TVM_RPC's servers and DEVHARNESS_TVM_LIBS's libraries, once
- * per process, each probed in a forked child; a library or server that fails is
+/* The sets of the servers of --rpc and the libraries of --tvm-lib (each after its
+ * environment fallback: dh_tvm_option_values), once per process, each probed in a
+ * forked child; a library or server that fails is
  * refused through refuse with one line naming it and why. */
 void dh_tvm_find_more_sets(dh_backend_refuse_fn refuse);
+
+/* ---- tvm_options.c: the plugin's options (ABI 1.6; README.md "Options") */
+enum { DH_TVM_OPT_LIB, DH_TVM_OPT_RPC, DH_TVM_NUM_OPTIONS };
+/* --tvm-lib PATH and --rpc [KEY@]HOST:PORT, both repeatable; static. */
+extern const dh_backend_option_t dh_tvm_options[DH_TVM_NUM_OPTIONS];
+/* set_option of set 0 (backend.h): checks and keeps one value ("--tvm-lib": not empty,
+ * no ':', made absolute; "--rpc": [KEY@]HOST:PORT, port 1..65535, KEY 1..63 bytes, no
+ * ','). 0, or -1 with a ValueError saying what is wrong with it. */
+int dh_tvm_set_option(const char* name, const char* value);
+/* Every value of option DH_TVM_OPT_*: its environment variable's list
+ * (DEVHARNESS_TVM_LIBS, colon-separated; DEVHARNESS_TVM_RPC, comma-separated), then the
+ * values given, with the same separator. malloc'd (the caller frees it); NULL when
+ * there is none. */
+char* dh_tvm_option_values(int option);
 
 /* ---- tvm_memory.c */
 DH_BACKEND_DECLARE_MEMORY_ENTRIES(dh_tvm);

@@ -8,15 +8,16 @@
  *   libtvm_runtime_<name>.so in TVM's lib folder whose <name> is a TVM device type
  *   (libtvm_runtime_cuda.so: tvm-cuda). Found by file name: TVM is loaded only when a
  *   set is initialised, in the process that uses it.
- * - Any TVM DeviceAPI: the libraries named by DEVHARNESS_TVM_LIBS (colon-separated;
- *   `--tvm-lib PATH` of every command appends to it) become sets tvm-<name>, one per
+ * - Any TVM DeviceAPI: the libraries named by the plugin's option `--tvm-lib PATH`
+ *   and by DEVHARNESS_TVM_LIBS (colon-separated; tvm_options.c) become sets
+ *   tvm-<name>, one per
  *   `device_api.<name>` each registers in tvm-ffi's global table (README.md "Any TVM
  *   DeviceAPI"). Each library is first tried in a forked child with a timeout: TVM's
  *   runtime is loaded there, the names device_api.* listed, the library dlopened, the
  *   names listed again. A library that does not load, ends the child (an abort on a
  *   duplicate registration), hangs or registers no device_api.<name> is refused with one
  *   line naming it and why; this process never maps it.
- * - TVM RPC: each server (or tracker key) of DEVHARNESS_TVM_RPC, probed the same way,
+ * - TVM RPC: each server (or tracker key) of `--rpc` and DEVHARNESS_TVM_RPC, probed the same way,
  *   gives a set per remote device type that has a device.
  * Calls down into tvm_device.c (tvm_internal.h lists the files).
  */
@@ -102,7 +103,7 @@ static void probe(const char* lib, int fd) {
   say(fd, "K\n", "", 0, 0);
 }
 
-/* "[KEY@]HOST:PORT" of DEVHARNESS_TVM_RPC split into key ("" for a server, else the
+/* "[KEY@]HOST:PORT" of --rpc or DEVHARNESS_TVM_RPC split into key ("" for a server, else the
  * key to ask the tracker HOST:PORT for), host and port; -1 when malformed. */
 static int split_rpc(const char* spec, char* key, size_t ksize, char* host, size_t hsize, long* port) {
   const char* at = strchr(spec, '@');
@@ -229,7 +230,7 @@ static int32_t pick_type(int32_t tvm_type) {
 }
 
 /* One "S" line of the probe: a new set of library lib (or, when port > 0, of the
- * server host:port, the lib-th of DEVHARNESS_TVM_RPC), or a refusal of that name. */
+ * server host:port, the lib-th of --rpc and DEVHARNESS_TVM_RPC), or a refusal of that name. */
 static const char* g_rpc_key = ""; /* the tracker key of the server take_rpc adds */
 
 static void add_set(const char* origin, int lib, const char* host, int port, char* line,
@@ -439,7 +440,7 @@ void dh_tvm_find_more_sets(dh_backend_refuse_fn refuse) {
   /* once per process: a plugin loaded again after dh_plugins_unload_all (it stays
    * mapped) gives the same sets without probing again */
   static int probed;
-  const char* rpc = probed ? NULL : getenv("DEVHARNESS_TVM_RPC"); /* HOST:PORT,HOST:PORT */
+  char* rpc = probed ? NULL : dh_tvm_option_values(DH_TVM_OPT_RPC); /* HOST:PORT,HOST:PORT */
   int k = 0;
   for (const char* p = rpc; p != NULL && *p;) {
     const char* e = strchr(p, ',');
@@ -452,7 +453,8 @@ void dh_tvm_find_more_sets(dh_backend_refuse_fn refuse) {
     }
     p = e ? e + 1 : NULL;
   }
-  const char* env = probed ? NULL : getenv("DEVHARNESS_TVM_LIBS");
+  free(rpc);
+  char* env = probed ? NULL : dh_tvm_option_values(DH_TVM_OPT_LIB); /* A:B */
   probed = 1;
   for (const char* p = env; p != NULL && *p;) {
     const char* e = strchr(p, ':');
@@ -465,4 +467,5 @@ void dh_tvm_find_more_sets(dh_backend_refuse_fn refuse) {
     }
     p = e ? e + 1 : NULL;
   }
+  free(env);
 }

@@ -196,8 +196,9 @@ void dh_bench_place_driver_threads(const char* pin_mode, char* desc, size_t size
              dh_cmdline_quote(cur));
   } else if (strcmp(pin_mode, "none") == 0) {
     snprintf(desc, size, "PoCL pthread workers: not bound (--pin none)");
-  } else if (setenv("POCL_AFFINITY", "1", 0) != 0) {
-    snprintf(desc, size, "PoCL pthread workers: not bound (setenv failed: %s)", strerror(errno));
+  } else if (dh_backend_option_set("pocl-affinity", "1") != 0) { /* the opencl backend's (ABI 1.6) */
+    snprintf(desc, size, "PoCL pthread workers: not bound (%s)", dh_error_message());
+    dh_error_clear();
   } else {
     snprintf(desc, size,
              "PoCL pthread workers: worker i bound to core i (POCL_AFFINITY=1, set by devharness "

@@ -27,7 +27,7 @@ static void usage(FILE* f) {
           "options:\n"
           "  --device NAME:ID     run on this device only (e.g. cpu:0, sim:1)\n"
           "  --plugin PATH        load only this plugin instead of default discovery (repeatable)\n"
-          DH_CMDLINE_TVM_LIB_HELP
+          "%s"
           "  --target FILE|TAG    check devices of that kind against the target (attr.target_match)\n"
           "  --filter GLOB        run clauses whose id matches (fnmatch; repeatable, comma-separated)\n"
           "  --waivers FILE       waiver file {\"waivers\": [{clause, kind: skip|xfail, reason}]};\n"
@@ -76,7 +76,7 @@ static void usage(FILE* f) {
           "exit status (cmdline/cmdline.h): 0 every clause kept, 1 violations, 2 usage or input error,\n"
           "  3 no device: no selected backend has a device, nothing was tested (every\n"
           "  clause and device is # SKIP with the reason)\n",
-          dh_sbuf_str(&reports));
+          dh_cmdline_device_options_help(23), dh_sbuf_str(&reports));
   free(reports.s);
 }
 
@@ -125,7 +125,6 @@ enum {
 /* The fixed options; opts_with_reports() appends one per reporter. */
 static const struct option kOpts[] = {
     {"device", required_argument, NULL, OPT_DEVICE},
-    DH_CMDLINE_DEVICE_OPTIONS,
     {"plugin", required_argument, NULL, OPT_PLUGIN},
     {"target", required_argument, NULL, OPT_TARGET},
     {"filter", required_argument, NULL, OPT_FILTER},
@@ -156,6 +155,24 @@ static void opts_with_reports(struct option* all) {
   for (size_t k = 0; k < ds_reporter_count; k++)
     all[N_FIXED_OPTS + k] = (struct option){ds_reporters[k]->option, required_argument, NULL, OPT_REPORT + (int)k};
   all[N_FIXED_OPTS + ds_reporter_count] = (struct option){NULL, 0, NULL, 0};
+}
+
+/* The plugins whose options make the device-option group (cmdline/cmdline.h), loaded
+ * with the runtime's options window open: those --plugin names, found by a first pass
+ * over a copy of argv (getopt_long permutes what it reads), else default discovery. A
+ * plugin that does not load is left to load_inputs (runner.c), which says why. */
+static void load_device_options(int argc, char** argv, const struct option* opts) {
+  dh_backend_options_open();
+  char** copy = calloc((size_t)argc + 1, sizeof *copy);
+  int named = 0, c;
+  if (copy != NULL) {
+    memcpy(copy, argv, (size_t)argc * sizeof *copy);
+    dh_cmdline_getopt_begin();
+    while ((c = getopt_long(argc, copy, "hj:qv", opts, NULL)) != -1)
+      if (c == OPT_PLUGIN && ++named) dh_plugin_load(optarg, NULL);
+    free(copy);
+  }
+  if (!named) dh_plugins_load_default();
 }
 
 /* "I/N" with 1 <= I <= N <= 10000 into o->shard_index/shard_total; 0, or the usage
@@ -244,8 +261,11 @@ int dc_opts_parse(int argc, char** argv, dc_opts_t* o) {
   o->tap_version = 13;
   o->jobs = 1;
   o->max_waived = -1;
-  struct option opts[N_FIXED_OPTS + DS_REPORTERS_MAX + 1];
-  opts_with_reports(opts);
+  struct option own[N_FIXED_OPTS + DS_REPORTERS_MAX + 1];
+  struct option opts[N_FIXED_OPTS + DS_REPORTERS_MAX + DH_CMDLINE_MAX_DEVICE_OPTIONS + 1];
+  opts_with_reports(own);
+  load_device_options(argc, argv, own);
+  dh_cmdline_options_with_devices(own, opts, sizeof opts / sizeof opts[0]);
   dh_cmdline_getopt_begin();
   int c, rc = DH_EXIT_OK;
   int quiet = 0, verbose = 0;

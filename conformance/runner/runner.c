@@ -101,6 +101,7 @@ static int load_inputs(const dc_opts_t* o) {
   } else {
     dh_plugins_load_default();
   }
+  dh_cmdline_device_options_end(); /* the backends the device options name are found now */
   if (!o->target_arg) return DH_EXIT_OK;
   if (dh_target_resolve(o->target_arg, &dc_run_target) != 0)
     return dc_usage_error("--target: %s", dh_error_message()); /* the message names the file or tag */

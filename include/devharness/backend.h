@@ -18,8 +18,9 @@
  * Errors: every entry returns 0, or -1 after dh_error_set() (devharness/error.h); it
  * never aborts the process on bad input.
  *
- * Threading: the core calls init once (serialised) before anything else, lazily on
- * first use, so a process may fork before init (the conformance runner does). After
+ * Threading: the core calls init once (serialised) before any other entry but the
+ * loader's set_option (ABI 1.6) and more_backends (ABI 1.3), lazily on first use, so
+ * a process may fork before init (the conformance runner does). After
  * init, every entry except shutdown may be called from any thread concurrently; a
  * backend serialises internally where its API needs it.
  *
@@ -48,7 +49,7 @@ extern "C" {
  *===========================================================================*/
 
 #define DH_BACKEND_ABI_MAJOR 1
-#define DH_BACKEND_ABI_MINOR 5
+#define DH_BACKEND_ABI_MINOR 6
 /* Name of the exported entry symbol. */
 #define DH_BACKEND_ENTRY_SYMBOL "dh_backend_entry"
 /* Device types (dh_backend_t.device_type). 1..DH_DEVICE_TYPE_OUT_OF_TREE_FIRST-1 are
@@ -325,6 +326,38 @@ typedef struct dh_raw_twin {
  * it gave up on, message one line naming it and why. */
 typedef void (*dh_backend_refuse_fn)(const char* origin, const char* message);
 
+/* ABI 1.6: one option a backend takes (dh_backend_t.options), its configuration
+ * channel: a command offers it as `--<name> <value_name>` in its shared device-option
+ * group (cmdline/) with `help` in its --help; a program gives it with
+ * dh_backend_option_set (device_api.h "Backend options"); either way the value
+ * reaches the backend's set_option before its more_backends and init. Every string
+ * is static storage of the plugin (living until it is unloaded), never freed by the
+ * core. The loader refuses (ABIError naming the file) a table whose entry breaks a
+ * rule below, whose names repeat, or whose name another loaded plugin declares. The
+ * layout is fixed for ABI 1.x: a later field would come as a new table. */
+typedef struct dh_backend_option {
+  const char* name;       /* "tvm-lib": [a-z][a-z0-9-]*, at most 31 bytes */
+  const char* value_name; /* "PATH": the value's name in usage lines; not empty */
+  const char* help;       /* one paragraph, not empty, no newline: the command wraps it
+                             at its help column (e.g. "a library with TVM DeviceAPIs
+                             ...: its devices are tvm-<name>:N (repeatable; ...)") */
+  uint32_t flags;         /* DH_BACKEND_OPTION_*; no other bit */
+} dh_backend_option_t;
+
+/* dh_backend_option_t.flags: the option may be given more than once; each value
+ * reaches set_option in the order given (usage lines add "..."). Without it a second
+ * value is refused before set_option sees it (ValueError). */
+#define DH_BACKEND_OPTION_REPEATABLE (1u << 0)
+/* dh_backend_option_t.flags: the option is a program's to give, not the user's: a
+ * command's device-option group leaves it out (no `--<name>`, no help line); a program
+ * gives it with dh_backend_option_set (`devharness bench` gives the opencl backend's
+ * pocl-affinity from its --pin). The rules of every option hold for it. */
+#define DH_BACKEND_OPTION_UNLISTED (1u << 1)
+/* Every flag above. */
+#define DH_BACKEND_OPTION_FLAGS_ALL (DH_BACKEND_OPTION_REPEATABLE | DH_BACKEND_OPTION_UNLISTED)
+/* Most options one plugin may declare (dh_backend_t.num_options). */
+#define DH_BACKEND_MAX_OPTIONS 16
+
 typedef struct dh_backend {
   /*-- header (never moves) --*/
   size_t struct_size;   /* sizeof(dh_backend_t) the plugin was compiled with */
@@ -451,9 +484,10 @@ typedef struct dh_backend {
 
   /*-- ABI 1.3: optional, NULL in a 1.0, 1.1 or 1.2 plugin --*/
   /* More backends served by this plugin, found when it loads (backends/tvm/: one per
-   * TVM DeviceAPI that the libraries named by DEVHARNESS_TVM_LIBS register). Called
-   * once by the loader, in the loading process, after the plugin's own struct was
-   * accepted and registered. Stores up to `max` structs in out (plugin-owned, living
+   * TVM DeviceAPI that the libraries of its option --tvm-lib register). Called once
+   * by the loader, in the loading process, after the plugin's own struct was accepted
+   * and registered, and, when the plugin declares options (ABI 1.6), after the values
+   * given for them (set_option). Stores up to `max` structs in out (plugin-owned, living
    * until the plugin is unloaded) and returns how many; each is checked and registered
    * like a plugin's own struct (unique name and device type; a refused one becomes a
    * refusal of dh_plugin_refusal). `refuse(origin, message)` records, as a refusal,
@@ -499,6 +533,28 @@ typedef struct dh_backend {
    * inits gets it from dh_device_select's probe child); caps stays as declared. NULL:
    * the declared caps are the answer. */
   int (*query_caps)(uint32_t* out_caps);
+
+  /*-- ABI 1.6: optional, NULL/0 in a 1.0 to 1.5 plugin --*/
+  /* The options this plugin takes (dh_backend_option_t above): num_options entries
+   * (at most DH_BACKEND_MAX_OPTIONS) of static storage; NULL/0: none. Read from the
+   * plugin's own struct only (the structs of more_backends are configured through
+   * it: the loader checks these three fields there as in any struct, then clears
+   * them). With num_options > 0, set_option is required. */
+  const dh_backend_option_t* options;
+  size_t num_options;
+  /* Takes one value of option `name` (one of options[], as declared; value as the
+   * user gave it, never NULL, borrowed for the call only: copy what is kept). Called
+   * by the loader from dh_backend_option_set, in the loading process, serialised with
+   * loading, never concurrently with any other entry of the plugin, after its struct
+   * was accepted and before its more_backends and init: values shape what the
+   * plugin serves. Called once per value, in the order given (a repeatable option
+   * accumulates). Returns 0, or -1 after dh_error_set with a message that says what
+   * is wrong with the value, naming neither the option nor the value (the caller puts
+   * "--<name> <value>: " in front, as a command's one-line usage error does; e.g.
+   * "expected HOST:PORT (port 1..65535)"). A value the plugin cannot use until later
+   * (a library that does not load) is not an error here: refuse it from
+   * more_backends or init. Errors are the backend's kinds (ValueError is usual). */
+  int (*set_option)(const char* name, const char* value);
 } dh_backend_t;
 
 /* Smallest struct_size the loader accepts: every required field, through
@@ -507,133 +563,9 @@ typedef struct dh_backend {
  * later minor version appends. */
 #define DH_BACKEND_SIZE_V1_0 (offsetof(dh_backend_t, num_functions) + sizeof(size_t))
 
-/*===========================================================================
- * Declaring and binding a backend's entries
- *===========================================================================
- * A backend names the function bound into a field dh_<backend>_<field>
- * (docs/adding-a-backend.md "Names"; tests/backends/names.t checks it), so its
- * entries' prototypes and its vtable's bindings are the same in every backend but for
- * the prefix. Each group below writes them once: the prototypes of a group, for the
- * backend's internal header, and the designated initialisers of the same group, for
- * the dh_backend_t in its <backend>_backend.c. `prefix` is the backend's symbol
- * prefix without the trailing underscore (dh_foo), pasted before `_<field>`:
- *
- *     foo_internal.h:  DH_BACKEND_DECLARE_DEVICE_ENTRIES(dh_foo);
- *                      DH_BACKEND_DECLARE_MEMORY_ENTRIES(dh_foo);
- *                      DH_BACKEND_DECLARE_STREAM_ENTRIES(dh_foo);
- *     foo_backend.c:   static const dh_backend_t k_backend = {
- *                          DH_BACKEND_HEADER_FIELDS, .name = "foo", ...,
- *                          DH_BACKEND_BIND_LIFECYCLE_ENTRIES(dh_foo),
- *                          DH_BACKEND_BIND_DEVICE_ENTRIES(dh_foo),
- *                          DH_BACKEND_BIND_MEMORY_ENTRIES(dh_foo),
- *                          DH_BACKEND_BIND_STREAM_ENTRIES(dh_foo), ...
- *                      };
- *
- * A DECLARE macro expands to the group's prototypes separated by `;`, the last one
- * without it (the caller writes it); they declare external functions, so use it for
- * the groups whose functions the backend defines non-static in its files. A static
- * entry (one that only <backend>_backend.c uses, such as the sim's init) cannot
- * follow an extern declaration: leave its group's DECLARE out and declare the others
- * of that group one by one. A BIND macro expands to `.field = prefix_field, ...`
- * for each field of the group, without a trailing comma; it works for static and
- * extern functions alike. Bind only groups the backend has every function of, and
- * leave a field the backend lacks unset (NULL) or set it explicitly; a field bound
- * twice is an error (-Woverride-init, -Winitializer-overrides under -Wextra).
- * The groups follow the sections of dh_backend_t above; the optional fields are
- * groups of their own so that a backend without them declares nothing it lacks:
- *
- *   LIFECYCLE  init, shutdown                              (required; shutdown may be NULL)
- *   DEVICE     unavailable_reason, get_attr, get_target_property, set_device (required)
- *   MEMORY     alloc_data_space, free_data_space, copy_data_from_to (required)
- *   WORKSPACE  alloc_workspace, free_workspace             (optional)
- *   HOST       alloc_host, free_host                       (optional, DH_CAP_PINNED_HOST)
- *   STREAM     create_stream, free_stream, set_stream, get_current_stream,
- *              stream_sync, sync_stream_from_to            (required)
- *   EVENT      event_create, event_record, event_elapsed_ms, event_free
- *                                                          (optional, DH_CAP_EVENT_TIMING)
- *
- * DH_BACKEND_BIND_ALL_ENTRIES (below) binds all seven. The other fields (the header:
- * DH_BACKEND_HEADER_FIELDS; identity, functions, num_functions, raw, default_profile,
- * device_count) are written out in the initialiser. The prototypes are those of the
- * fields above, with their semantics. */
-/* DH_BACKEND_HEADER_FIELDS: the header of a backend's dh_backend_t initialiser, the
- * sizes and versions this header was compiled with:
- *     .struct_size = sizeof(dh_backend_t), .abi_major = DH_BACKEND_ABI_MAJOR,
- *     .abi_minor = DH_BACKEND_ABI_MINOR, .reserved = 0
- * Write it first in every backend's vtable (`static const dh_backend_t k_backend =
- * {DH_BACKEND_HEADER_FIELDS, .name = ...}`): the loader refuses a plugin whose header
- * is off (versioning, top of this file). */
-#define DH_BACKEND_HEADER_FIELDS                                                 \
-  .struct_size = sizeof(dh_backend_t), .abi_major = DH_BACKEND_ABI_MAJOR,         \
-  .abi_minor = DH_BACKEND_ABI_MINOR, .reserved = 0
-
-#define DH_BACKEND_DECLARE_LIFECYCLE_ENTRIES(prefix) \
-  int prefix##_init(void);                           \
-  void prefix##_shutdown(void)
-#define DH_BACKEND_BIND_LIFECYCLE_ENTRIES(prefix) .init = prefix##_init, .shutdown = prefix##_shutdown
-
-#define DH_BACKEND_DECLARE_DEVICE_ENTRIES(prefix)                                    \
-  const char* prefix##_unavailable_reason(void);                                     \
-  int prefix##_get_attr(DLDevice dev, int32_t kind, dh_any_t* out_value);            \
-  int prefix##_get_target_property(DLDevice dev, const char* name, dh_any_t* out_value); \
-  int prefix##_set_device(DLDevice dev)
-#define DH_BACKEND_BIND_DEVICE_ENTRIES(prefix)                               \
-  .unavailable_reason = prefix##_unavailable_reason, .get_attr = prefix##_get_attr, \
-  .get_target_property = prefix##_get_target_property, .set_device = prefix##_set_device
-
-#define DH_BACKEND_DECLARE_MEMORY_ENTRIES(prefix)                                        \
-  int prefix##_alloc_data_space(DLDevice dev, size_t nbytes, size_t alignment,           \
-                                DLDataType type_hint, void** out_ptr);                   \
-  int prefix##_free_data_space(DLDevice dev, void* ptr);                                 \
-  int prefix##_copy_data_from_to(const void* from, size_t from_offset, void* to,         \
-                                 size_t to_offset, size_t nbytes, DLDevice dev_from,     \
-                                 DLDevice dev_to, DLDataType type_hint, dh_stream_t stream)
-#define DH_BACKEND_BIND_MEMORY_ENTRIES(prefix)                                              \
-  .alloc_data_space = prefix##_alloc_data_space, .free_data_space = prefix##_free_data_space, \
-  .copy_data_from_to = prefix##_copy_data_from_to
-
-#define DH_BACKEND_DECLARE_WORKSPACE_ENTRIES(prefix)                                          \
-  int prefix##_alloc_workspace(DLDevice dev, size_t nbytes, DLDataType type_hint, void** out_ptr); \
-  int prefix##_free_workspace(DLDevice dev, void* ptr)
-#define DH_BACKEND_BIND_WORKSPACE_ENTRIES(prefix) \
-  .alloc_workspace = prefix##_alloc_workspace, .free_workspace = prefix##_free_workspace
-
-#define DH_BACKEND_DECLARE_HOST_ENTRIES(prefix)                           \
-  int prefix##_alloc_host(DLDevice dev, size_t nbytes, void** out_ptr); \
-  int prefix##_free_host(DLDevice dev, void* ptr)
-#define DH_BACKEND_BIND_HOST_ENTRIES(prefix) \
-  .alloc_host = prefix##_alloc_host, .free_host = prefix##_free_host
-
-#define DH_BACKEND_DECLARE_STREAM_ENTRIES(prefix)                              \
-  int prefix##_create_stream(DLDevice dev, dh_stream_t* out_stream);           \
-  int prefix##_free_stream(DLDevice dev, dh_stream_t stream);                  \
-  int prefix##_set_stream(DLDevice dev, dh_stream_t stream);                   \
-  int prefix##_get_current_stream(DLDevice dev, dh_stream_t* out_stream);      \
-  int prefix##_stream_sync(DLDevice dev, dh_stream_t stream);                  \
-  int prefix##_sync_stream_from_to(DLDevice dev, dh_stream_t src, dh_stream_t dst)
-#define DH_BACKEND_BIND_STREAM_ENTRIES(prefix)                                       \
-  .create_stream = prefix##_create_stream, .free_stream = prefix##_free_stream,      \
-  .set_stream = prefix##_set_stream, .get_current_stream = prefix##_get_current_stream, \
-  .stream_sync = prefix##_stream_sync, .sync_stream_from_to = prefix##_sync_stream_from_to
-
-#define DH_BACKEND_DECLARE_EVENT_ENTRIES(prefix)                                           \
-  int prefix##_event_create(DLDevice dev, dh_event_t* out_event);                          \
-  int prefix##_event_record(DLDevice dev, dh_event_t event, dh_stream_t stream);           \
-  int prefix##_event_elapsed_ms(DLDevice dev, dh_event_t start, dh_event_t end, double* out_ms); \
-  int prefix##_event_free(DLDevice dev, dh_event_t event)
-#define DH_BACKEND_BIND_EVENT_ENTRIES(prefix)                                      \
-  .event_create = prefix##_event_create, .event_record = prefix##_event_record,    \
-  .event_elapsed_ms = prefix##_event_elapsed_ms, .event_free = prefix##_event_free
-
-/* DH_BACKEND_BIND_ALL_ENTRIES(prefix): every group above, in the struct's order, for a
- * backend that has all 23 entries (cuda, opencl, vulkan): LIFECYCLE, DEVICE, MEMORY,
- * WORKSPACE, HOST, STREAM, EVENT. A backend that lacks one binds its groups one by
- * one. */
-#define DH_BACKEND_BIND_ALL_ENTRIES(prefix)                                                 \
-  DH_BACKEND_BIND_LIFECYCLE_ENTRIES(prefix), DH_BACKEND_BIND_DEVICE_ENTRIES(prefix),        \
-  DH_BACKEND_BIND_MEMORY_ENTRIES(prefix), DH_BACKEND_BIND_WORKSPACE_ENTRIES(prefix),        \
-  DH_BACKEND_BIND_HOST_ENTRIES(prefix), DH_BACKEND_BIND_STREAM_ENTRIES(prefix),             \
-  DH_BACKEND_BIND_EVENT_ENTRIES(prefix)
+/* Declaring and binding a backend's entries (DH_BACKEND_HEADER_FIELDS,
+ * DH_BACKEND_DECLARE_*_ENTRIES, DH_BACKEND_BIND_*_ENTRIES): devharness/backend_entries.h. */
+#include "devharness/backend_entries.h"
 
 /*===========================================================================
  * The current stream: tvm-ffi's environment stream

@@ -80,6 +80,55 @@ const char* dh_plugin_refusal(size_t i);
 void dh_plugins_unload_all(void);
 
 /*===========================================================================
+ * Backend options (ABI 1.6): the configuration channel
+ *===========================================================================
+ * A plugin declares the options it takes (dh_backend_t.options, backend.h); the
+ * runtime lists them and hands each value to the declaring plugin's set_option
+ * before that plugin's more_backends and init, so what the values name (a library,
+ * a server) can become backends. The window: a program opens it
+ * (dh_backend_options_open) before it loads plugins; while it is open, the loader
+ * holds back the more_backends of every plugin that declares options; the program
+ * lists the options (dh_backend_option_count/at: a command builds its device-option
+ * group from them), gives values (dh_backend_option_set) and closes it
+ * (dh_backend_options_close), which runs the held-back more_backends in load order.
+ * Without the window nothing is held back (the loader calls more_backends at load,
+ * as before ABI 1.6) and no value can be given: a backend then reads only its own
+ * documented fallbacks (backends/tvm/: its environment variables). Plugins of ABI
+ * 1.5 and older declare nothing and are never held back. Values are not inherited:
+ * a program that starts another passes them on its command line (cmdline/). All of
+ * it is serialised with loading (the loader's lock); state in runtime/options.c. */
+
+/* ABI 1.6. Opens the window (idempotent); it stays open until dh_backend_options_close
+ * (dh_plugins_unload_all does not close it). Never fails; thread-safe. */
+void dh_backend_options_open(void);
+
+/* ABI 1.6. Closes the window (idempotent): every held-back plugin's more_backends runs now,
+ * its structs checked and registered as at load (a refused one is a refusal of
+ * dh_plugin_refusal) and listed right after the plugin's own (dh_backend_at keeps load
+ * order; a reader listing concurrently may see one twice); plugins loaded from now on
+ * are configured at load again.
+ * Never fails; thread-safe. Values given after it are refused. */
+void dh_backend_options_close(void);
+
+/* ABI 1.6. Number of options the loaded plugins declare, listed or not
+ * (DH_BACKEND_OPTION_UNLISTED), and the i-th (load order, then declaration order;
+ * NULL past the end) with *out_backend (may be NULL) its plugin's backend. The option
+ * is the plugin's static storage, borrowed, valid until dh_plugins_unload_all.
+ * Lock-free, thread-safe, never fails (no error set). */
+size_t dh_backend_option_count(void);
+const dh_backend_option_t* dh_backend_option_at(size_t i, const dh_backend_t** out_backend);
+
+/* ABI 1.6. Gives value (borrowed for the call) to option `name` (without "--"; listed
+ * or not) of the loaded plugin that declares it: calls its set_option now. 0, or -1 with: ValueError (name
+ * or value NULL; a second value of an option without DH_BACKEND_OPTION_REPEATABLE,
+ * "given twice, it takes one value"), KeyError (no loaded plugin declares `name`),
+ * RuntimeError (the plugin is configured already: the window is closed or was not
+ * open when it loaded, or it was initialised), or set_option's own error as it
+ * raised it (kind and message unchanged, naming neither option nor value; RuntimeError
+ * when it returned -1 without one). Thread-safe (serialised with loading). */
+int dh_backend_option_set(const char* name, const char* value);
+
+/*===========================================================================
  * Backends
  *===========================================================================*/
 

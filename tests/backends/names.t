@@ -15,7 +15,8 @@ Points, for each folder of backends/:
   - its `<folder>_backend.c`: every `.field = dh_...` of the vtable names that field
     (`.raw = &dh_<folder>_raw_twin`), the bindings that backend.h's
     DH_BACKEND_BIND_<GROUP>_ENTRIES(prefix) macros write included: each use is expanded
-    with the macro's definition read from include/devharness/backend.h (a macro made of
+    with the macro's definition read from include/devharness/backend.h and the
+    backend_entries.h it includes (a macro made of
     others, DH_BACKEND_BIND_ALL_ENTRIES, through theirs), so a wrong
     prefix argument, `DH_BACKEND_BIND_STREAM_ENTRIES(dh_sim)` in opencl_backend.c, and
     an unknown macro both fail);
@@ -42,6 +43,17 @@ ENTRY = "dh_backend_entry"
 GLOBAL_KINDS = set("TDBR")  # defined text, data, bss, read-only data
 ENTRY_NAMES = {"raw": "raw_twin"}  # vtable fields whose entry has another name
 BACKEND_H = os.path.join(ROOT, "include", "devharness", "backend.h")
+# the bind macros live in backend_entries.h, which backend.h includes (ABI 1.6 split)
+BACKEND_HEADERS = (BACKEND_H, os.path.join(ROOT, "include", "devharness", "backend_entries.h"))
+
+
+def read_backend_headers():
+    """The text of backend.h and of the header of its bind macros, together."""
+    text = ""
+    for path in BACKEND_HEADERS:
+        with open(path) as f:
+            text += f.read()
+    return text
 BIND_DEF = re.compile(r"^#define\s+(DH_BACKEND_BIND_\w+_ENTRIES)\((\w+)\)((?:.*\\\n)*.*)$", re.M)
 BIND_USE = re.compile(r"\b(DH_BACKEND_BIND_\w+)\s*\(\s*(\w*)\s*\)")
 
@@ -112,8 +124,7 @@ def bad_bindings(folder, source, macros=None):
     its field (the raw field's twin: dh_<folder>_raw_twin), after expanding the bind
     macros of backend.h (macros: bind_macros() of it; None reads the real one)."""
     if macros is None:
-        with open(BACKEND_H) as f:
-            macros = bind_macros(f.read())
+        macros = bind_macros(read_backend_headers())
     out = []
     for field, fn in re.findall(r"^\s*\.(\w+)\s*=\s*&?(dh_\w+\??)\s*,", expand_binds(source, macros), re.M):
         if fn != prefix(folder) + ENTRY_NAMES.get(field, field):
@@ -169,10 +180,9 @@ def self_check():
 
 
 def check_bind_macros():
-    with open(BACKEND_H) as f:
-        macros = bind_macros(f.read())
+    macros = bind_macros(read_backend_headers())
     got = bad_macros(macros)
-    ok(macros and not got, "include/devharness/backend.h: its %d DH_BACKEND_BIND_*_ENTRIES bind each "
+    ok(macros and not got, "include/devharness/backend.h (backend_entries.h): its %d DH_BACKEND_BIND_*_ENTRIES bind each "
        "field to prefix##_<field>" % len(macros),
        "\n".join("%s: .%s = prefix##%s" % g for g in got) or "no bind macro found")
 

@@ -8,8 +8,10 @@
  * (DEVHARNESS_PLUGIN_PATH lists its folder first; the sim is then refused as a
  * duplicate). Built into $(TESTDIR)/bench/plugins/, never the plugin folder.
  * Also, for tests/bench/bench_cli.sh: when DH_TEST_ENV_LOG names a file, it writes
- * there the POCL_AFFINITY a driver loaded now would see ("POCL_AFFINITY=<value>" or
- * "POCL_AFFINITY unset"), at load, i.e. after bench has placed the driver threads.
+ * there the POCL_AFFINITY a driver started now would see ("POCL_AFFINITY=<value>" or
+ * "POCL_AFFINITY unset"), at init, where a backend starts its driver, i.e. after bench
+ * has placed the driver threads (bench loads its plugins before, to offer their
+ * options, ABI 1.6).
  * Its module function noop appends "noop" and a newline to the DH_TEST_COPY_LOG file
  * before running the sim's (bench_cli.sh test 17: the launch suite's harness side
  * launches the backend's own noop).
@@ -96,6 +98,23 @@ static int logged_copy(const void* from, size_t from_offset, void* to, size_t to
                                           dev_to, hint, stream);
 }
 
+/* The sim's init, after logging the POCL_AFFINITY it sees to DH_TEST_ENV_LOG. */
+static int logged_init(void) {
+  const char* envlog = getenv("DH_TEST_ENV_LOG");
+  if (envlog && *envlog) {
+    int fd = open(envlog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      const char* v = getenv("POCL_AFFINITY");
+      const char* pre = v ? "POCL_AFFINITY=" : "POCL_AFFINITY unset";
+      if (write(fd, pre, strlen(pre)) < 0 || (v && write(fd, v, strlen(v)) < 0)) {
+        /* the test then finds the log short */
+      }
+      close(fd);
+    }
+  }
+  return dh_sim_backend.init();
+}
+
 __attribute__((visibility("default"))) const dh_backend_t* dh_backend_entry(void);
 const dh_backend_t* dh_backend_entry(void) {
   g_backend = dh_sim_backend;
@@ -113,18 +132,7 @@ const dh_backend_t* dh_backend_entry(void) {
   if (place && *place && g_place_fd < 0)
     g_place_fd = open(place, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   g_sim_noop = dh_test_sim_replace_function(&g_backend, g_functions, DH_FUNC_NOOP, logged_noop);
-  const char* envlog = getenv("DH_TEST_ENV_LOG");
-  if (envlog && *envlog) {
-    int fd = open(envlog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-      const char* v = getenv("POCL_AFFINITY");
-      const char* pre = v ? "POCL_AFFINITY=" : "POCL_AFFINITY unset";
-      if (write(fd, pre, strlen(pre)) < 0 || (v && write(fd, v, strlen(v)) < 0)) {
-        /* the test then finds the log short */
-      }
-      close(fd);
-    }
-  }
+  g_backend.init = logged_init;
   const char* path = getenv("DH_TEST_COPY_LOG");
   if (path && *path && g_log_fd < 0) g_log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   return &g_backend;

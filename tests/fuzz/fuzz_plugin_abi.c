@@ -8,7 +8,8 @@
  * device_type, caps and num_functions come from the data; each function pointer is
  * either a real stub or NULL by a data bit; name/description/target_kind strings are
  * NUL-terminated copies of input slices (or NULL); functions points into a
- * fuzzer-owned table (or is NULL). The struct is then copied into a heap buffer of
+ * fuzzer-owned table (or is NULL), and so does options (ABI 1.6; its strings chosen as
+ * name's are). The struct is then copied into a heap buffer of
  * exactly `available` bytes (also from the data), so ASan sees any read past what the
  * plugin handed in.
  *
@@ -97,6 +98,7 @@ static int st_call(void* self, const dh_any_t* args, int32_t n, dh_any_t* res) {
   (void)self; (void)args; (void)n; (void)res; return 0;
 }
 static const dh_raw_twin_t st_raw = {.struct_size = sizeof(dh_raw_twin_t), .api_name = "stub"};
+static int st_set_option(const char* n, const char* v) { (void)n; (void)v; return 0; }
 
 /*---------------------------------------------------------------- the independent rules */
 
@@ -109,6 +111,32 @@ static int name_ok(const char* s) {
     char c = s[i];
     int ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
     if (!ok) return 0;
+  }
+  return 1;
+}
+
+/* ABI 1.6: an option name, [a-z][a-z0-9-]*, 1..31 bytes. */
+static int option_name_ok(const char* s) {
+  if (s == NULL) return 0;
+  size_t n = strlen(s);
+  if (n == 0 || n > 31 || s[0] < 'a' || s[0] > 'z') return 0;
+  for (size_t i = 1; i < n; i++)
+    if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-')) return 0;
+  return 1;
+}
+
+static int text_ok(const char* s) { return s != NULL && s[0] != '\0' && strchr(s, '\n') == NULL; }
+
+/* 1 when the ABI 1.6 option table of `b` meets backend.h's rules. */
+static int options_ok(const dh_backend_t* b) {
+  if (b->num_options == 0) return 1;
+  if (b->num_options > DH_BACKEND_MAX_OPTIONS || b->options == NULL || b->set_option == NULL) return 0;
+  for (size_t i = 0; i < b->num_options; i++) {
+    const dh_backend_option_t* o = &b->options[i];
+    if (!option_name_ok(o->name) || !text_ok(o->value_name) || !text_ok(o->help)) return 0;
+    if (o->flags & ~(uint32_t)DH_BACKEND_OPTION_FLAGS_ALL) return 0;
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(b->options[j].name, o->name) == 0) return 0;
   }
   return 1;
 }
@@ -127,7 +155,7 @@ static int rules_ok(const dh_backend_t* b) {
   if (b->num_functions > 0 && b->functions == NULL) return 0;
   for (size_t i = 0; i < b->num_functions; i++)
     if (!b->functions[i].name || !b->functions[i].name[0] || !b->functions[i].call) return 0;
-  return 1;
+  return options_ok(b);
 }
 
 static int all_zero(const void* p, size_t n) {
@@ -140,6 +168,7 @@ static int all_zero(const void* p, size_t n) {
 /*---------------------------------------------------------------- target */
 
 #define MAX_FUNCS 8
+#define MAX_OPTS 20 /* more than DH_BACKEND_MAX_OPTIONS, so the limit is reached */
 #define TAIL 64 /* bytes past sizeof(dh_backend_t): a newer minor's fields */
 
 static int g_verbose; /* DH_FUZZ_VERBOSE=1: print each verdict (for checking seeds) */
@@ -159,6 +188,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   dh_backend_t* b = (dh_backend_t*)(void*)image;
   dh_backend_function_t funcs[MAX_FUNCS];
   memset(funcs, 0, sizeof funcs);
+  dh_backend_option_t opts[MAX_OPTS];
+  memset(opts, 0, sizeof opts);
 
   /* header */
   uint8_t m = rd_u8(&r);
@@ -244,6 +275,22 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   else
     available = (size_t)rd_uint(&r, 2) % (sizeof image + 1);
   const char* origin = (am & 1) && am >= 0xc0 ? NULL : "fuzz/libdevharness_fuzz.so";
+
+  /* ABI 1.6 options, read last (older seeds end before: no options): mode byte, then
+   * one byte per option choosing each string (a slice, a fixed one, "" or NULL) */
+  uint8_t om = rd_u8(&r);
+  if (om != 0) {
+    b->options = (om & 0x20) ? NULL : opts;
+    b->num_options = b->options ? (size_t)((om & 0x1f) % (MAX_OPTS + 1)) : (size_t)(om & 0x1f);
+    b->set_option = (om & 0x40) ? NULL : st_set_option;
+    for (size_t i = 0; b->options != NULL && i < b->num_options; i++) {
+      uint8_t c = rd_u8(&r);
+      opts[i].name = (c & 1) ? rd_str(&r, &pool) : (c & 2) ? "tvm-lib" : (c & 4) ? NULL : "rpc";
+      opts[i].value_name = (c & 8) ? NULL : (c & 16) ? "" : "PATH";
+      opts[i].help = (c & 32) ? rd_str(&r, &pool) : "its help";
+      opts[i].flags = (c & 64) ? (uint32_t)rd_u8(&r) : (c & 128) ? DH_BACKEND_OPTION_REPEATABLE : 0;
+    }
+  }
 
   /* the bytes the loader may read, exactly */
   unsigned char* handed = malloc(available ? available : 1);

@@ -2,11 +2,11 @@
 """tests/fuzz/gen_plugin_abi_seeds.py — writes the hand-made seeds of fuzz_plugin_abi
 into tests/fuzz/corpus/plugin_abi/ (run from the repository root). The byte layout is
 the one LLVMFuzzerTestOneInput in tests/fuzz/fuzz_plugin_abi.c reads; sizes assume
-x86-64 (sizeof(dh_backend_t) 264, DH_BACKEND_SIZE_V1_0 224)."""
+x86-64 (sizeof(dh_backend_t) 288 since ABI 1.6, DH_BACKEND_SIZE_V1_0 224)."""
 import os
 import struct
 
-SIZEOF, V1_0, TAIL = 264, 224, 64
+SIZEOF, V1_0, TAIL = 288, 224, 64
 # indexes into the sizes[] table of the target
 S_ZERO, S_ONE, S_8, S_16, S_V10M1, S_V10, S_EVENT, S_RAW, S_SZM1, S_SZ, S_SZP8, S_SZTAIL, S_2G, S_HALF, S_MAXM7, S_MAX = range(16)
 
@@ -23,7 +23,7 @@ def s(text):
 def seed(size_idx=S_SZ, raw_size=None, major=1, minor=None, reserved=None, name="sim",
          desc="simulated accelerator", device_type=12, caps=0x1f, target_kind="sim",
          kind_json=None, present=0xFFFFFFFF, funcs=("noop", "fill", "echo", "raise"),
-         funcs_null_count=None, tail=b"", avail=None, null_origin=False):
+         funcs_null_count=None, tail=b"", avail=None, null_origin=False, options=None):
     out = bytearray()
     out.append(0xE0 if raw_size is not None else size_idx)
     if raw_size is not None:
@@ -83,7 +83,37 @@ def seed(size_idx=S_SZ, raw_size=None, major=1, minor=None, reserved=None, name=
     else:
         out.append(0xE1 if null_origin else 0xE0)
         out += struct.pack("<H", SIZEOF + TAIL if avail is None else avail)
+    if options is not None:  # ABI 1.6: (mode byte, [option bytes])
+        mode, opts = options
+        out.append(mode)
+        for o in opts:
+            out += o
     return bytes(out)
+
+
+def opt(name="tvm-lib", value_name="PATH", help_=None, flags=0):
+    """One option of the ABI 1.6 table: name a slice (or "tvm-lib"/"rpc"/None),
+    value_name "PATH"/""/None, help "its help" or a slice, flags 0/repeatable/raw."""
+    c, rest = 0, b""
+    if name == "rpc":
+        pass
+    elif name == "tvm-lib":
+        c |= 2
+    elif name is None:
+        c |= 4
+    else:
+        c |= 1
+        rest += s(name)
+    c |= {None: 8, "": 16, "PATH": 0}[value_name]
+    if help_ is not None:
+        c |= 32
+        rest += s(help_)
+    if flags == 1:
+        c |= 128
+    elif flags:
+        c |= 64
+        rest += bytes([flags])
+    return bytes([c]) + rest
 
 
 ALL = 0xFFFFFFFF
@@ -141,6 +171,15 @@ seeds = {
     "avail_zero": seed(avail=0),
     "origin_null": seed(null_origin=True, name="Bad"),
     "empty": b"",
+    "valid_options": seed(options=(2, [opt(), opt("rpc", flags=1)])),
+    "options_no_set_option": seed(options=(0x40 | 2, [opt(), opt("rpc")])),
+    "options_null_table": seed(options=(0x20 | 3, [])),
+    "options_dup_name": seed(options=(2, [opt(), opt()])),
+    "options_bad_name": seed(options=(1, [opt("Tvm_lib")])),
+    "options_empty_value_name": seed(options=(1, [opt(value_name="")])),
+    "options_help_newline": seed(options=(1, [opt(help_="two\nlines")])),
+    "options_bad_flags": seed(options=(1, [opt(flags=6)])),
+    "options_17": seed(options=(17, [opt("o%d" % i) for i in range(17)])),
 }
 
 d = "tests/fuzz/corpus/plugin_abi"

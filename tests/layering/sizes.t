@@ -7,7 +7,7 @@
   - no product file (the rooms of tests/layering/rooms.py and include/devharness/;
     .c, .cc, .h, .py) is longer than 700 lines (MAX_FILE_LINES);
   - runtime/, the core of libdevharness.so, has one line budget per responsibility
-    (RUNTIME_BUDGETS: plugins, devices, the tvm-ffi layer, modules); every .c and .h of
+    (RUNTIME_BUDGETS: plugins, plugin options, devices, the tvm-ffi layer, modules); every .c and .h of
     runtime/ belongs to exactly one, so a new file must say whose job it does, and a
     runtime job (module listing, type schemas) lives in runtime/ rather than being
     moved out to stay under one total.
@@ -32,11 +32,13 @@ MAX_FILE_LINES = 700
 # Until issue 35 one total (2,550 lines) for every file; it had pushed module listing
 # and type schemas out into base/.
 RUNTIME_BUDGETS = {
-    "plugins: loading, the probe child, ABI checks": (("plugin.c", "plugin_probe.c", "abi_check.c"), 900),
+    # 900 until ABI 1.6 (the option table's checks, the options window's hold in the loader)
+    "plugins: loading, the probe child, ABI checks": (("plugin.c", "plugin_probe.c", "abi_check.c"), 950),
     "devices: dispatch façade, selection, specs, names, the slot table": (
         ("device_api.c", "device_select.c", "device_spec.c", "names.c", "internal.h"), 900),
     "the tvm-ffi layer: errors, values, functions, tensors, shared module functions": (
         ("error.c", "any.c", "function.c", "tensor.c", "backend_funcs.c"), 650),
+    "plugin options: the configuration channel (ABI 1.6)": (("options.c",), 200),
     "modules: loading, export listing, metadata, type schemas": (
         ("module.c", "elf_exports.c", "elf_exports.h", "func_meta.c", "type_schema.c"), 450),
 }

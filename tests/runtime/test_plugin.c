@@ -3,7 +3,8 @@
  * the test plugins of tests/runtime/plugins/test_backend.c: each refusal names the
  * file and the reason; a good plugin registers device_api.<name> and its functions;
  * newer/older minors; lazy once-only init; DEVHARNESS_PLUGIN_PATH discovery; ABI 1.3
- * more_backends (each further struct checked like the plugin's own).
+ * more_backends (each further struct checked like the plugin's own); the ABI 1.6
+ * options channel (runtime/options.c).
  */
 #include "rt_test.h"
 
@@ -55,6 +56,7 @@ static void test_refusals_name_file_and_reason(void** state) {
       {"rtsmall", "ABIError", size_msg},
       {"rtnullsync", "ABIError", "required entry 'stream_sync' is NULL"},
       {"rtbadname", "ABIError", "backend name 'Bad-Name' does not match [a-z][a-z0-9_-]*"},
+      {"rtbadopts", "ABIError", "option --rt-bad: help is NULL, empty or holds a newline"},
   };
   size_t n = sizeof cases / sizeof cases[0];
   for (size_t i = 0; i < n; i++) {
@@ -356,6 +358,53 @@ static void test_more_backends(void** state) {
   assert_int_equal(bad_name, 1);
 }
 
+/* ABI 1.6: without the options window a plugin is configured at load and takes no
+ * value; with it, its more_backends waits for the close, the values reach set_option
+ * in order (its refusals as it raised them, a second value of a one-value option and
+ * an undeclared name refused by the runtime), and the backends they name appear at
+ * the close; an option name another plugin declares refuses that plugin. */
+static void test_options_channel(void** state) {
+  (void)state;
+  assert_int_equal(dh_plugin_load(plugin("rtopts"), NULL), 0);
+  assert_int_equal(dh_backend_option_count(), 2);
+  const dh_backend_t* owner = NULL;
+  assert_string_equal(dh_backend_option_at(1, &owner)->name, "rt-lib");
+  assert_string_equal(owner->name, "rtopts");
+  assert_int_equal(dh_backend_option_at(0, NULL)->flags, DH_BACKEND_OPTION_UNLISTED); /* accepted, listed too */
+  assert_null(dh_backend_option_at(2, &owner));
+  assert_null(owner);
+  assert_int_equal(dh_backend_option_set("rt-lib", "a"), -1);
+  assert_string_equal(dh_error_kind(), "RuntimeError");
+  assert_contains(dh_error_message(), "backend 'rtopts' is configured already");
+  dh_plugins_unload_all();
+
+  dh_backend_options_open();
+  assert_int_equal(dh_plugin_load(plugin("rtopts"), NULL), 0);
+  assert_int_equal(dh_backend_option_set("rt-lib", "a"), 0);
+  assert_int_equal(dh_backend_option_set("rt-lib", "b"), 0);
+  assert_int_equal(dh_backend_option_set("rt-mode", "medium"), -1);
+  assert_string_equal(dh_error_kind(), "ValueError");
+  assert_string_equal(dh_error_message(), "expected fast or slow");
+  assert_int_equal(dh_backend_option_set("rt-mode", "fast"), 0);
+  assert_int_equal(dh_backend_option_set("rt-mode", "slow"), -1);
+  assert_string_equal(dh_error_message(), "given twice, it takes one value");
+  assert_int_equal(dh_backend_option_set("rt-nope", "x"), -1);
+  assert_string_equal(dh_error_kind(), "KeyError");
+  assert_int_equal(dh_backend_option_set(NULL, "x"), -1);
+  assert_int_equal(dh_device_api_get("rtopts-a", NULL), -1); /* held back until the close */
+  assert_int_equal(dh_plugin_load(plugin("rtoptsdup"), NULL), -1);
+  assert_contains(dh_error_message(), "option --rt-mode is already declared by backend 'rtopts'");
+  dh_backend_options_close();
+  const dh_backend_t* a = NULL;
+  assert_int_equal(dh_device_api_get("rtopts-a", &a), 0);
+  assert_int_equal(a->device_type, 29);
+  assert_int_equal(a->num_options, 0); /* a further struct's options are not its own */
+  assert_int_equal(dh_device_api_get("rtopts-b", NULL), 0);
+  assert_int_equal(dh_backend_option_count(), 2);
+  assert_int_equal(dh_backend_option_set("rt-lib", "c"), -1);
+  assert_string_equal(dh_error_kind(), "RuntimeError");
+}
+
 /* An accepted plugin stays mapped after dh_plugins_unload_all (the vendor stacks under
  * a real plugin keep threads running in it); a refused one is unmapped; loading the
  * accepted file again works and initialises it again. */
@@ -392,6 +441,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_plugin_path_discovery, teardown),
       cmocka_unit_test_teardown(test_unload_keeps_accepted_plugins_mapped, teardown),
       cmocka_unit_test_teardown(test_more_backends, teardown),
+      cmocka_unit_test_teardown(test_options_channel, teardown),
   };
   cmocka_set_message_output(CM_OUTPUT_TAP);
   return cmocka_run_group_tests(tests, NULL, NULL);

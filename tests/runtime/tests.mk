@@ -55,6 +55,9 @@ $(eval $(call rt_test_plugin,rtbadname,BADNAME))
 $(eval $(call rt_test_plugin,rtdupname,DUPNAME))
 $(eval $(call rt_test_plugin,rtduptype,DUPTYPE))
 $(eval $(call rt_test_plugin,rtmore,MORE))
+$(eval $(call rt_test_plugin,rtopts,OPTIONS))
+$(eval $(call rt_test_plugin,rtoptsdup,OPTSDUP))
+$(eval $(call rt_test_plugin,rtbadopts,BADOPTS))
 RT_PLUGINS += $(RT_PLUGIN_DIR)/libdevharness_bogus.so
 $(RT_PLUGIN_DIR)/libdevharness_bogus.so: tests/runtime/tests.mk
 	@mkdir -p $(@D)

@@ -16,8 +16,15 @@
  *              ffi_device_type 13),
  *              "rtmore-b" type 25 (taken by rtmore), "Bad" (bad name), and one
  *              refuse("/rt/more.so", ...) of something it gave up on
+ *   OPTIONS    "rtopts", type 28, ABI 1.6 options: --rt-lib LIB (repeatable) and
+ *              --rt-mode fast|slow (once, unlisted; another value: ValueError "expected
+ *              fast or slow"); more_backends gives "rtopts-<LIB>" (type 29, 30, ...) per
+ *              --rt-lib value set before it ran
+ *   OPTSDUP    "rtoptsdup", type 31, declares --rt-mode too (taken by rtopts)
+ *   BADOPTS    "rtbadopts", type 32, an option whose help is NULL
  * Memory is malloc'd host memory (handles are host pointers).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +51,15 @@
 #elif defined(RT_VARIANT_DUPTYPE)
 #define RT_NAME "rtduptype"
 #define RT_TYPE 9
+#elif defined(RT_VARIANT_OPTIONS)
+#define RT_NAME "rtopts"
+#define RT_TYPE 28
+#elif defined(RT_VARIANT_OPTSDUP)
+#define RT_NAME "rtoptsdup"
+#define RT_TYPE 31
+#elif defined(RT_VARIANT_BADOPTS)
+#define RT_NAME "rtbadopts"
+#define RT_TYPE 32
 #else
 #define RT_NAME "rtgood"
 #define RT_TYPE 9
@@ -213,6 +229,45 @@ static size_t rt_more_backends(const dh_backend_t** out, size_t max, dh_backend_
 }
 #endif
 
+#if defined(RT_VARIANT_OPTIONS) || defined(RT_VARIANT_OPTSDUP) || defined(RT_VARIANT_BADOPTS)
+static const dh_backend_option_t kOptions[] = {
+    {"rt-mode", "MODE", "fast or slow", DH_BACKEND_OPTION_UNLISTED}, /* a program's to give */
+#if defined(RT_VARIANT_OPTIONS)
+    {"rt-lib", "LIB", "a library: its devices are rtopts-<LIB>:0 (repeatable)", DH_BACKEND_OPTION_REPEATABLE},
+#elif defined(RT_VARIANT_BADOPTS)
+    {"rt-bad", "X", NULL, 0},
+#endif
+};
+static char g_libs[3][16];
+static int g_num_libs;
+static int rt_set_option(const char* name, const char* value) {
+  if (strcmp(name, "rt-mode") == 0)
+    return strcmp(value, "fast") == 0 || strcmp(value, "slow") == 0 ? 0
+                                                                    : dh_error_set("ValueError", "expected fast or slow");
+  if (g_num_libs >= 3 || strlen(value) >= sizeof g_libs[0]) return dh_error_set("ValueError", "too many or too long");
+  strcpy(g_libs[g_num_libs++], value);
+  return 0;
+}
+#endif
+
+#if defined(RT_VARIANT_OPTIONS)
+static dh_backend_t g_opt_more[3];
+static char g_opt_names[3][32];
+static size_t rt_opt_more_backends(const dh_backend_t** out, size_t max, dh_backend_refuse_fn refuse) {
+  (void)refuse;
+  size_t n = 0;
+  for (int i = 0; i < g_num_libs && n < max; i++) {
+    g_opt_more[i] = g_backend.base;
+    snprintf(g_opt_names[i], sizeof g_opt_names[i], "rtopts-%s", g_libs[i]);
+    g_opt_more[i].name = g_opt_names[i];
+    g_opt_more[i].device_type = 29 + i;
+    g_opt_more[i].more_backends = NULL;
+    out[n++] = &g_opt_more[i];
+  }
+  return n;
+}
+#endif
+
 static void setup_variant(void) {
   dh_backend_t* b = &g_backend.base;
   (void)b;
@@ -233,6 +288,14 @@ static void setup_variant(void) {
   b->stream_sync = NULL;
 #elif defined(RT_VARIANT_MORE)
   b->more_backends = rt_more_backends;
+#endif
+#if defined(RT_VARIANT_OPTIONS) || defined(RT_VARIANT_OPTSDUP) || defined(RT_VARIANT_BADOPTS)
+  b->options = kOptions;
+  b->num_options = sizeof kOptions / sizeof kOptions[0];
+  b->set_option = rt_set_option;
+#endif
+#if defined(RT_VARIANT_OPTIONS)
+  b->more_backends = rt_opt_more_backends;
 #endif
 }
 
