@@ -49,7 +49,7 @@ TEST_SCRIPTS += tests/bench/color.sh
 # devharness of its own. `$` is written as `$$` so the fragment reads back as written.
 BENCH_NEW_SUITE_VARS := $(TESTDIR)/bench/new_suite.vars.mk
 dh_bench_mk_value = $(subst $$,$$$$,$(1))
-$(BENCH_NEW_SUITE_VARS): Makefile $(wildcard */*.mk) tests/bench/tests.mk $(BENCH_SUITE_SRCS)
+$(BENCH_NEW_SUITE_VARS): Makefile $(wildcard */*.mk) tests/bench/tests.mk $(BENCH_SUITE_SRCS) $(CLI_OBJS)
 	$(shell mkdir -p $(@D))$(file >$@,# $@: written by tests/bench/tests.mk)
 	$(file >>$@,CC := $(call dh_bench_mk_value,$(CC)))
 	$(file >>$@,CXX := $(call dh_bench_mk_value,$(CXX)))
