@@ -131,6 +131,52 @@ int dh_type_schema_parse(const char* type_schema, dh_type_schema_t* out);
  * Thread-safe. Source: runtime/type_schema.c. */
 int dh_type_schema_format(const char* type_schema, char* buf, size_t cap);
 
+/* A function's signature as TVM prints it when a generated argument check refuses a
+ * call (apache-tvm 0.27, the host function's argument checks made by tir's
+ * MakePackedAPI/ArgBinder: "Mismatched A.ndim on argument #0 when calling:\n
+ * `vadd(A: Tensor([n], float32), B: Tensor([n], float32), C: Tensor([n], float32))`"),
+ * or as a user writes the same text beside a library. What `module check` and
+ * `bench --suite module` use for a function without a tvm-ffi type schema. */
+#define DH_FUNC_SIG_MAX_NDIM 8 /* dimensions of a tensor parameter; more is a ValueError */
+#define DH_FUNC_SIG_NAME_MAX 32 /* bytes of a parameter or dimension name kept, NUL included */
+typedef enum dh_func_param_kind {
+  DH_FUNC_PARAM_TENSOR, /* "Tensor([d0, d1, ...], dtype)": a DLTensor of that dtype */
+  DH_FUNC_PARAM_SCALAR, /* "dtype" alone ("int32", "float32", "bool"): a POD argument */
+  DH_FUNC_PARAM_OTHER   /* any other type ("handle", ...): no argument can be made */
+} dh_func_param_kind_t;
+typedef struct dh_func_param {
+  char name[DH_FUNC_SIG_NAME_MAX]; /* "A" */
+  dh_func_param_kind_t kind;
+  DLDataType dtype;                /* tensors' element type, scalars' type; {0,0,0} for OTHER */
+  int ndim;                        /* tensors: dimensions (0: a 0-d tensor); else 0 */
+  int64_t dims[DH_FUNC_SIG_MAX_NDIM]; /* each dimension's static extent (>= 0), or -1 when
+                                         it is symbolic: its text is in sym[] */
+  char sym[DH_FUNC_SIG_MAX_NDIM][DH_FUNC_SIG_NAME_MAX]; /* "n", "m * 2"; "" when static */
+} dh_func_param_t;
+typedef struct dh_func_signature {
+  char name[128];  /* the function's name before "(" */
+  int nparams;
+  dh_func_param_t params[DH_TYPE_SCHEMA_MAX_PARAMS];
+} dh_func_signature_t;
+
+/* Parses a signature "NAME(P: TYPE, ...)" (TYPE "Tensor([DIMS], DTYPE)" or a dtype
+ * (dh_dtype_parse's spelling), anything else OTHER; DIMS integers or symbols) into
+ * *out (caller-owned, zeroed first). text may be a whole TVM error message: the
+ * signature is then the first `...` quoted part. 0; -1 ("ValueError", naming the
+ * character offset and what was expected) when text is NULL or not such a signature,
+ * a tensor has more than DH_FUNC_SIG_MAX_NDIM dimensions, or there are more than
+ * DH_TYPE_SCHEMA_MAX_PARAMS parameters. Thread-safe. Source: runtime/func_signature.c. */
+int dh_func_signature_parse(const char* text, dh_func_signature_t* out);
+
+/* Asks fn for its signature: calls it with no arguments and parses the error it raises
+ * (dh_func_signature_parse), which TVM-compiled functions word as above. 0 and *out;
+ * -1 ("ValueError") when the call returned, or raised an error that holds no
+ * signature; the error raised by the call is cleared either way. The call runs the
+ * function: a function that does not check its arity may crash, so callers that must
+ * survive one call this in a child. Thread-safe as fn is. Source:
+ * runtime/func_signature.c. */
+int dh_func_signature_probe(const dh_function_t* fn, dh_func_signature_t* out);
+
 /* Looks `name` up (TVMFFIFunctionGetGlobal; any tvm-ffi global, whoever registered
  * it). 0 and *out_fn owning a reference (dh_func_release) when found; -1 ("KeyError",
  * "function <name> is not registered") otherwise. */
