@@ -3,6 +3,7 @@
  * through devharness (dh_device_alloc_data_space), passed as DLTensors with real
  * shapes, strides and dtypes; scalars as given. Calls schema.c's types only.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,11 +15,16 @@
 #define DM_N 64 /* elements of a full-length tensor */
 
 static const dm_layout_t kLayouts[] = {
-    {{kDLFloat, 32, 1}, 0, 1, -1, {0, 0}, {0, 0, 0}}, {{kDLFloat, 32, 1}, 1, 1, -1, {0, 0}, {0, 0, 0}},
-    {{kDLFloat, 32, 1}, 2, 1, -1, {0, 0}, {0, 0, 0}}, {{kDLInt, 32, 1}, 0, 1, -1, {0, 0}, {0, 0, 0}},
-    {{kDLInt, 32, 1}, 1, 1, -1, {0, 0}, {0, 0, 0}},   {{kDLFloat, 64, 1}, 0, 1, -1, {0, 0}, {0, 0, 0}},
-    {{kDLFloat, 64, 1}, 1, 1, -1, {0, 0}, {0, 0, 0}}, {{kDLInt, 64, 1}, 0, 1, -1, {0, 0}, {0, 0, 0}},
-    {{kDLFloat, 16, 1}, 0, 1, -1, {0, 0}, {0, 0, 0}}, {{kDLUInt, 8, 1}, 0, 1, -1, {0, 0}, {0, 0, 0}},
+    {.dtype = {kDLFloat, 32, 1}, .pattern = 0, .stride = 1, .odd_tensor = -1},
+    {.dtype = {kDLFloat, 32, 1}, .pattern = 1, .stride = 1, .odd_tensor = -1},
+    {.dtype = {kDLFloat, 32, 1}, .pattern = 2, .stride = 1, .odd_tensor = -1},
+    {.dtype = {kDLInt, 32, 1}, .pattern = 0, .stride = 1, .odd_tensor = -1},
+    {.dtype = {kDLInt, 32, 1}, .pattern = 1, .stride = 1, .odd_tensor = -1},
+    {.dtype = {kDLFloat, 64, 1}, .pattern = 0, .stride = 1, .odd_tensor = -1},
+    {.dtype = {kDLFloat, 64, 1}, .pattern = 1, .stride = 1, .odd_tensor = -1},
+    {.dtype = {kDLInt, 64, 1}, .pattern = 0, .stride = 1, .odd_tensor = -1},
+    {.dtype = {kDLFloat, 16, 1}, .pattern = 0, .stride = 1, .odd_tensor = -1},
+    {.dtype = {kDLUInt, 8, 1}, .pattern = 0, .stride = 1, .odd_tensor = -1},
 };
 
 const dm_layout_t* dm_layouts(size_t* count) {
@@ -37,23 +43,38 @@ static int copy_bytes(DLDevice dev, void* handle, void* host, size_t n, int to_d
   return dev.device_type == kDLCPU ? 0 : dh_device_stream_sync(dev, NULL);
 }
 
-/* Tensor i of a: n elements of dtype, `stride` apart, in a buffer of its own on dev
- * filled with DM_CANARY. */
-static int make_tensor(dm_args_t* a, int i, DLDevice dev, DLDataType dtype, int64_t n, int stride) {
+/* Tensor i of a: dims[0..ndim) of dtype, the innermost `stride` apart (a view of
+ * stride 2 over 2n + 8 elements), with l->pad guard bytes before and after the
+ * elements, in a buffer of its own on dev filled with DM_CANARY. */
+static int make_tensor(dm_args_t* a, int i, DLDevice dev, DLDataType dtype, int ndim, const int64_t* dims,
+                       const dm_layout_t* l) {
+  int64_t n = 1;
+  for (int d = 0; d < ndim; d++) {
+    if (dims[d] < 0 || (dims[d] > 0 && n > INT64_MAX / dims[d] / 4))
+      return dh_error_set(DH_KIND_VALUE_ERROR, "tensor %d: dimension %d is %lld", i, d, (long long)dims[d]);
+    n *= dims[d];
+  }
+  int stride = l->stride > 1 ? l->stride : 1;
   size_t elems = (size_t)(stride == 1 ? n : 2 * n + 8), bytes;
   if (dh_dtype_nbytes(elems, dtype, &bytes) != 0) return -1;
-  if (dh_device_alloc_data_space(dev, bytes, 0, dtype, &a->data[i]) != 0) return -1;
+  bytes += 2 * l->pad;
+  if (dh_device_alloc_data_space(dev, bytes ? bytes : 1, 0, dtype, &a->data[i]) != 0) return -1;
   a->data_dev[i] = dev;
   a->data_bytes[i] = bytes;
   uint8_t* host = malloc(bytes ? bytes : 1);
   if (host == NULL) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "out of memory");
   memset(host, DM_CANARY, bytes);
-  int rc = copy_bytes(dev, a->data[i], host, bytes, 1);
+  int rc = bytes ? copy_bytes(dev, a->data[i], host, bytes, 1) : 0;
   free(host);
   if (rc != 0) return -1;
-  a->shape[i] = n;
-  a->strides[i] = stride;
-  a->t[i] = (DLTensor){a->data[i], dev, 1, dtype, &a->shape[i], &a->strides[i], 0};
+  int64_t inner = stride;
+  for (int d = ndim - 1; d >= 0; d--) a->shape[i][d] = dims[d], a->strides[i][d] = inner, inner *= dims[d];
+  a->numel[i] = n;
+  a->stride[i] = stride;
+  a->pad[i] = l->pad;
+  void* data = l->pad && !l->pad_as_offset ? (uint8_t*)a->data[i] + l->pad : a->data[i];
+  a->t[i] = (DLTensor){data, dev, ndim, dtype, a->shape[i], a->strides[i],
+                       l->pad_as_offset ? l->pad : 0};
   a->v[i] = dh_any_tensor(&a->t[i]);
   return 0;
 }
@@ -63,7 +84,7 @@ static int make_tensor(dm_args_t* a, int i, DLDevice dev, DLDataType dtype, int6
  * memory is freed by dm_args_free after the object is released). */
 typedef struct managed {
   DLManagedTensor m;
-  int64_t shape, stride;
+  int64_t shape[DM_MAX_NDIM], strides[DM_MAX_NDIM];
 } managed_t;
 
 static void managed_free(DLManagedTensor* m) { free(m); }
@@ -71,11 +92,11 @@ static void managed_free(DLManagedTensor* m) { free(m); }
 static int wrap_tensor(dm_args_t* a, int i) {
   managed_t* m = calloc(1, sizeof *m);
   if (m == NULL) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "out of memory");
-  m->shape = a->shape[i];
-  m->stride = a->strides[i];
+  memcpy(m->shape, a->shape[i], sizeof m->shape);
+  memcpy(m->strides, a->strides[i], sizeof m->strides);
   m->m.dl_tensor = a->t[i];
-  m->m.dl_tensor.shape = &m->shape;
-  m->m.dl_tensor.strides = &m->stride;
+  m->m.dl_tensor.shape = m->shape;
+  m->m.dl_tensor.strides = m->strides;
   m->m.manager_ctx = m;
   m->m.deleter = managed_free;
   TVMFFIObjectHandle h = NULL;
@@ -86,9 +107,16 @@ static int wrap_tensor(dm_args_t* a, int i) {
   return 0;
 }
 
-/* How many elements tensor number k (of ntensors) has under pattern p. */
-static int64_t tensor_len(int p, int k, int ntensors) {
-  return p == 2 || (p == 1 && k == ntensors - 1) ? 1 : DM_N;
+/* Tensor parameter i's shape under l: the signature's (symbolic dimensions at the
+ * size tried), else 1-D: [size] or [1] by pattern (k of ntensors). Its ndim. */
+static int tensor_shape(const dm_func_t* f, const dm_layout_t* l, int i, int k, int ntensors, int64_t* dims) {
+  int64_t size = l->sized ? l->size : DM_N;
+  if (f->has_sig) {
+    for (int d = 0; d < f->ndim[i]; d++) dims[d] = f->dims[i][d] >= 0 ? f->dims[i][d] : size;
+    return f->ndim[i];
+  }
+  dims[0] = l->pattern == 2 || (l->pattern == 1 && k == ntensors - 1) ? 1 : size;
+  return 1;
 }
 
 int dm_count_tensors(const dm_func_t* f) {
@@ -107,12 +135,14 @@ int dm_args_make(const dm_func_t* f, DLDevice dev, const dm_layout_t* l, dm_scal
       case DM_TENSOR_OBJ: {
         int odd = l->odd_tensor == k;
         DLDevice d = odd && l->alt.device_type != 0 && l->alt.device_id >= 0 ? l->alt : dev;
-        DLDataType dt = odd && l->odd_dtype.bits ? l->odd_dtype : l->dtype;
-        if (make_tensor(a, i, d, dt, tensor_len(l->pattern, k++, ntensors), l->stride) != 0) return -1;
+        DLDataType dt = odd && l->odd_dtype.bits ? l->odd_dtype : f->has_sig ? f->dtypes[i] : l->dtype;
+        int64_t dims[DM_MAX_NDIM];
+        int ndim = tensor_shape(f, l, i, k++, ntensors, dims);
+        if (make_tensor(a, i, d, dt, ndim, dims, l) != 0) return -1;
         if (f->kinds[i] == DM_TENSOR_OBJ && wrap_tensor(a, i) != 0) return -1;
         break;
       }
-      case DM_INT: a->v[i] = dh_any_int(sc.ival); break;
+      case DM_INT: a->v[i] = dh_any_int(f->has_sig && f->dtypes[i].code == kDLUInt && sc.ival < 0 ? 0 : sc.ival); break;
       case DM_FLOAT: a->v[i] = dh_any_float(sc.fval); break;
       case DM_BOOL: a->v[i] = dh_any_bool(sc.ival != 0); break;
       case DM_DEVICE: a->v[i] = dh_any_device(dev); break;
@@ -141,6 +171,20 @@ void dm_args_free(dm_args_t* a) {
 int dm_args_read(const dm_args_t* a, int i, uint8_t** out) {
   *out = malloc(a->data_bytes[i] ? a->data_bytes[i] : 1);
   if (*out == NULL) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "out of memory");
-  if (copy_bytes(a->data_dev[i], a->data[i], *out, a->data_bytes[i], 0) != 0) return free(*out), *out = NULL, -1;
+  if (a->data_bytes[i] && copy_bytes(a->data_dev[i], a->data[i], *out, a->data_bytes[i], 0) != 0)
+    return free(*out), *out = NULL, -1;
   return 0;
+}
+
+int dm_args_write(const dm_args_t* a, int i, const uint8_t* buf) {
+  return a->data_bytes[i] ? copy_bytes(a->data_dev[i], a->data[i], (void*)buf, a->data_bytes[i], 1) : 0;
+}
+
+size_t dm_args_esize(const dm_args_t* a, int i) {
+  return ((size_t)a->t[i].dtype.bits * a->t[i].dtype.lanes + 7) / 8;
+}
+
+size_t dm_args_span(const dm_args_t* a, int i) {
+  size_t n = (size_t)a->numel[i];
+  return (a->stride[i] == 1 ? n : 2 * n + 8) * dm_args_esize(a, i);
 }

@@ -24,8 +24,7 @@ static const char* error_text(char* buf, size_t size) {
   return buf;
 }
 
-static void verdict(dm_verdict_t* v, ds_verdict_t code, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
-static void verdict(dm_verdict_t* v, ds_verdict_t code, const char* fmt, ...) {
+void dm_verdict(dm_verdict_t* v, ds_verdict_t code, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   v->verdict = code;
@@ -33,34 +32,22 @@ static void verdict(dm_verdict_t* v, ds_verdict_t code, const char* fmt, ...) {
   va_end(ap);
 }
 
-/* A function of the library, found by name, and what was resolved for calling it. */
-typedef struct call_ctx {
-  dh_module_t* mod;
-  dh_function_t fn;
-  dm_func_t f;        /* the schema's kinds, or the inferred ones */
-  dm_layout_t layout; /* the layout call_valid found accepted */
-  char inferred[160]; /* "" with a schema; else "no type schema; inferred (...)" */
-} call_ctx_t;
-
 static const dm_scalar_t kPlain = {1, 1.0};
 
-/* Waits for the device's default stream and the environment stream. */
-static int settle(DLDevice dev) {
+int dm_settle(DLDevice dev) {
   if (dev.device_type == kDLCPU) return 0;
   dh_stream_t env = dh_env_get_stream(dev);
   if (env != NULL && dh_device_stream_sync(dev, env) != 0) return -1;
   return dh_device_stream_sync(dev, NULL);
 }
 
-/* One call with arguments of layout l: 0 returned (and the device settled), -1
- * raised, -2 the arguments could not be made (the error says why). */
-static int try_call(call_ctx_t* c, DLDevice dev, const dm_layout_t* l, dm_scalar_t sc) {
+int dm_call_try(dm_call_t* c, DLDevice dev, const dm_layout_t* l, dm_scalar_t sc) {
   dm_args_t a;
   int rc = dm_args_make(&c->f, dev, l, sc, &a) == 0 ? 0 : -2;
   if (rc == 0) {
     dh_any_t rv = dh_any_none();
     rc = dh_func_call(&c->fn, a.v, a.n, &rv);
-    if (rc == 0) dh_any_release(&rv), rc = settle(dev);
+    if (rc == 0) dh_any_release(&rv), rc = dm_settle(dev);
   }
   dm_args_free(&a);
   return rc;
@@ -69,23 +56,25 @@ static int try_call(call_ctx_t* c, DLDevice dev, const dm_layout_t* l, dm_scalar
 /* The signatures tried, in order, for a function without a type schema. */
 static const char* const kInfer[] = {"T", "TT", "TTT", "TF", "TTF", "TI", "TTI", "TTTT"};
 
-/* Finds arguments the function accepts: the schema's kinds (or an inferred list) with
- * the first layout the call returns 0 for. 0, or -1 with *why (the first refusal;
- * why starts empty). */
-static int resolve(call_ctx_t* c, const dm_target_t* t, char* why, size_t why_size) {
-  size_t nl, ni = t->func->has_schema ? 1 : sizeof kInfer / sizeof kInfer[0];
+/* Finds arguments the function accepts: the schema's or signature's kinds (or an
+ * inferred list) with the first layout the call returns 0 for. 0, or -1 with *why
+ * (the first refusal; why starts empty). */
+static int resolve(dm_call_t* c, const dm_target_t* t, char* why, size_t why_size) {
+  int known = t->func->has_schema || t->func->has_sig;
+  size_t nl, ni = known ? 1 : sizeof kInfer / sizeof kInfer[0];
   const dm_layout_t* ls = dm_layouts(&nl);
   for (size_t s = 0; s < ni; s++) {
     c->f = *t->func;
-    if (!t->func->has_schema) {
+    if (!known) {
       c->f.nparams = (int)strlen(kInfer[s]);
       for (int i = 0; i < c->f.nparams; i++)
         c->f.kinds[i] = kInfer[s][i] == 'T' ? DM_TENSOR : kInfer[s][i] == 'F' ? DM_FLOAT : DM_INT;
     }
-    for (size_t i = 0; i < (t->func->has_schema ? nl : 3); i++) {
-      if (try_call(c, t->dev, &ls[i], kPlain) == 0) {
+    /* a signature fixes shapes and dtypes: its one layout */
+    for (size_t i = 0; i < (t->func->has_sig ? 1 : t->func->has_schema ? nl : 3); i++) {
+      if (dm_call_try(c, t->dev, &ls[i], kPlain) == 0) {
         c->layout = ls[i];
-        if (!t->func->has_schema) snprintf(c->inferred, sizeof c->inferred, "no type schema; inferred %s", kInfer[s]);
+        if (!known) snprintf(c->inferred, sizeof c->inferred, "no type schema; inferred %s", kInfer[s]);
         return 0;
       }
       if (why[0] == '\0') error_text(why, why_size); /* the first refusal says most */
@@ -95,19 +84,23 @@ static int resolve(call_ctx_t* c, const dm_target_t* t, char* why, size_t why_si
   return -1;
 }
 
-/* Loads the library and resolves the function; on failure the verdict says why. */
-static int open_call(const dm_target_t* t, call_ctx_t* c, dm_verdict_t* v) {
+int dm_call_open(const dm_target_t* t, dm_call_t* c, dm_verdict_t* v) {
   char why[600] = "";
   memset(c, 0, sizeof *c);
   if (dh_module_load(t->path, &c->mod) != 0 || dh_module_get_function(c->mod, t->func->name, &c->fn) != 0) {
-    verdict(v, DS_FAIL, "cannot load %s: %s", t->func->name, dh_error_message());
+    dm_verdict(v, DS_FAIL, "cannot load %s: %s", t->func->name, dh_error_message());
     return -1;
   }
-  if (resolve(c, t, why, sizeof why) != 0) {
-    verdict(v, DS_FAIL, "no generated arguments were accepted (the first refused with %s)", why);
-    return -1;
-  }
-  return 0;
+  if (resolve(c, t, why, sizeof why) == 0) return 0;
+  char* nl = strchr(why, '\n');
+  if (nl != NULL) *nl = '\0';
+  if (t->func->has_schema || t->func->has_sig)
+    dm_verdict(v, DS_FAIL, "%s: arguments made from its %s were refused (%s)", t->func->name,
+               t->func->has_schema ? "type schema" : "signature", why);
+  else /* nothing says what it takes: what to give, never a failure of a correct kernel */
+    dm_verdict(v, DS_SKIP, "no type schema and no signature reported, and no 1-D layout tried was accepted (the first "
+               "refused with %s): give --signature '%s(A: Tensor([n], float32), ...)'", why, t->func->name);
+  return -1;
 }
 
 /* An error was raised with a kind and a message: "" when so, else what is missing. */
@@ -121,42 +114,45 @@ static const char* raised_ok(int rc) {
 }
 
 static void case_metadata(const dm_target_t* t, dm_verdict_t* v) {
-  if (!t->func->has_schema) return verdict(v, DS_SKIP, "no type schema (checked with inferred arguments)");
-  if (t->func->other[0]) return verdict(v, DS_SKIP, "%s: takes %s, no argument can be made for it", t->func->signature, t->func->other);
-  verdict(v, DS_PASS, "%s", t->func->signature);
+  if (t->func->has_sig && !t->func->has_schema)
+    return dm_verdict(v, DS_SKIP, "no type schema; checked from the signature %s", t->func->signature);
+  if (!t->func->has_schema) return dm_verdict(v, DS_SKIP, "no type schema (checked with inferred arguments)");
+  if (t->func->other[0]) return dm_verdict(v, DS_SKIP, "%s: takes %s, no argument can be made for it", t->func->signature, t->func->other);
+  dm_verdict(v, DS_PASS, "%s", t->func->signature);
 }
 
 static void case_call_valid(const dm_target_t* t, dm_verdict_t* v) {
-  call_ctx_t c;
-  if (open_call(t, &c, v) != 0) return;
+  dm_call_t c;
+  if (dm_call_open(t, &c, v) != 0) return;
+  if (c.f.has_sig) return dm_verdict(v, DS_PASS, "returned without error: the shapes and dtypes of %s", c.f.signature);
   char dt[32];
   snprintf(dt, sizeof dt, "%s%d", c.layout.dtype.code == kDLFloat ? "float" : c.layout.dtype.code == kDLInt ? "int" : "uint",
            c.layout.dtype.bits);
-  verdict(v, DS_PASS, "returned without error: %s tensors, %s%s%s", dt,
+  dm_verdict(v, DS_PASS, "returned without error: %s tensors, %s%s%s", dt,
           c.layout.pattern == 0 ? "all [64]" : c.layout.pattern == 1 ? "the last [1]" : "all [1]",
           c.inferred[0] ? "; " : "", c.inferred);
 }
 
 static void case_scalar_edges(const dm_target_t* t, dm_verdict_t* v) {
-  call_ctx_t c;
-  if (open_call(t, &c, v) != 0) return;
-  if (c.f.nparams == dm_count_tensors(&c.f)) return verdict(v, DS_SKIP, "no scalar parameter");
+  dm_call_t c;
+  if (dm_call_open(t, &c, v) != 0) return;
+  if (c.f.nparams == dm_count_tensors(&c.f)) return dm_verdict(v, DS_SKIP, "no scalar parameter");
   static const dm_scalar_t edges[] = {{INT64_MIN, -INFINITY}, {-1, -0.0}, {0, NAN}, {INT64_MAX, DBL_MAX}, {1, INFINITY}};
   int errors = 0;
   for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
-    int rc = try_call(&c, t->dev, &c.layout, edges[i]);
-    if (rc != 0 && *raised_ok(rc)) return verdict(v, DS_FAIL, "edge %zu: %s", i, raised_ok(rc));
+    int rc = dm_call_try(&c, t->dev, &c.layout, edges[i]);
+    if (rc != 0 && *raised_ok(rc)) return dm_verdict(v, DS_FAIL, "edge %zu: %s", i, raised_ok(rc));
     errors += rc != 0;
     dh_error_clear();
   }
-  verdict(v, DS_PASS, "5 edge values (int64 min/max, -1, 0; +-inf, nan, -0.0, DBL_MAX): %d raised, the rest returned", errors);
+  dm_verdict(v, DS_PASS, "5 edge values (int64 min/max, -1, 0; +-inf, nan, -0.0, DBL_MAX): %d raised, the rest returned", errors);
 }
 
 static void case_wrong_arity(const dm_target_t* t, dm_verdict_t* v) {
-  call_ctx_t c;
-  if (open_call(t, &c, v) != 0) return;
+  dm_call_t c;
+  if (dm_call_open(t, &c, v) != 0) return;
   dm_args_t a;
-  if (dm_args_make(&c.f, t->dev, &c.layout, kPlain, &a) != 0) return verdict(v, DS_FAIL, "arguments: %s", dh_error_message());
+  if (dm_args_make(&c.f, t->dev, &c.layout, kPlain, &a) != 0) return dm_verdict(v, DS_FAIL, "arguments: %s", dh_error_message());
   a.v[a.n] = dh_any_int(0);
   const char* bad = "";
   int which = 0;
@@ -164,13 +160,13 @@ static void case_wrong_arity(const dm_target_t* t, dm_verdict_t* v) {
     if (a.n + d < 0) continue;
     dh_any_t rv = dh_any_none();
     int rc = dh_func_call(&c.fn, a.v, a.n + d, &rv);
-    if (rc == 0) dh_any_release(&rv), settle(t->dev);
+    if (rc == 0) dh_any_release(&rv), dm_settle(t->dev);
     bad = raised_ok(rc), which = a.n + d;
     dh_error_clear();
   }
   dm_args_free(&a);
-  if (*bad) return verdict(v, DS_FAIL, "called with %d argument(s) instead of %d: %s", which, c.f.nparams, bad);
-  verdict(v, DS_PASS, "%d-1 and %d+1 arguments raised errors", c.f.nparams, c.f.nparams);
+  if (*bad) return dm_verdict(v, DS_FAIL, "called with %d argument(s) instead of %d: %s", which, c.f.nparams, bad);
+  dm_verdict(v, DS_PASS, "%d-1 and %d+1 arguments raised errors", c.f.nparams, c.f.nparams);
 }
 
 /* A value of another type than kind k. */
@@ -180,28 +176,28 @@ static dh_any_t wrong_value(dm_kind_t k) {
 }
 
 static void case_wrong_type(const dm_target_t* t, dm_verdict_t* v) {
-  call_ctx_t c;
-  if (open_call(t, &c, v) != 0) return;
-  if (c.f.nparams == 0) return verdict(v, DS_SKIP, "no parameter");
+  dm_call_t c;
+  if (dm_call_open(t, &c, v) != 0) return;
+  if (c.f.nparams == 0) return dm_verdict(v, DS_SKIP, "no parameter");
   for (int i = 0; i < c.f.nparams; i++) {
     dm_args_t a;
-    if (dm_args_make(&c.f, t->dev, &c.layout, kPlain, &a) != 0) return verdict(v, DS_FAIL, "arguments: %s", dh_error_message());
+    if (dm_args_make(&c.f, t->dev, &c.layout, kPlain, &a) != 0) return dm_verdict(v, DS_FAIL, "arguments: %s", dh_error_message());
     a.v[i] = wrong_value(c.f.kinds[i]);
     dh_any_t rv = dh_any_none();
     int rc = dh_func_call(&c.fn, a.v, a.n, &rv);
-    if (rc == 0) dh_any_release(&rv), settle(t->dev);
+    if (rc == 0) dh_any_release(&rv), dm_settle(t->dev);
     const char* bad = raised_ok(rc);
     dm_args_free(&a);
-    if (*bad) return verdict(v, DS_FAIL, "parameter %d given a %s: %s", i, dh_type_index_name(wrong_value(c.f.kinds[i]).type_index), bad);
+    if (*bad) return dm_verdict(v, DS_FAIL, "parameter %d given a %s: %s", i, dh_type_index_name(wrong_value(c.f.kinds[i]).type_index), bad);
     dh_error_clear();
   }
-  verdict(v, DS_PASS, "each of %d parameter(s) given a wrong type raised an error", c.f.nparams);
+  dm_verdict(v, DS_PASS, "each of %d parameter(s) given a wrong type raised an error", c.f.nparams);
 }
 
 /* Calls with layout l; "" when an error with kind and message was raised, else what
  * happened. */
-static const char* expect_raise(call_ctx_t* c, DLDevice dev, const dm_layout_t* l, char* msg, size_t msg_size) {
-  int rc = try_call(c, dev, l, kPlain);
+static const char* expect_raise(dm_call_t* c, DLDevice dev, const dm_layout_t* l, char* msg, size_t msg_size) {
+  int rc = dm_call_try(c, dev, l, kPlain);
   const char* bad = rc == -2 ? "devharness could not make the arguments" : raised_ok(rc);
   if (rc != 0) error_text(msg, msg_size);
   else snprintf(msg, msg_size, "no error");
@@ -210,55 +206,55 @@ static const char* expect_raise(call_ctx_t* c, DLDevice dev, const dm_layout_t* 
 }
 
 static void case_wrong_device(const dm_target_t* t, dm_verdict_t* v) {
-  call_ctx_t c;
+  dm_call_t c;
   char msg[600], alt[64];
-  if (open_call(t, &c, v) != 0) return;
+  if (dm_call_open(t, &c, v) != 0) return;
   int nt = dm_count_tensors(&c.f);
-  if (nt < 2) return verdict(v, DS_SKIP, "%d tensor parameter(s): no other tensor to disagree with", nt);
-  if (t->alt.device_id < 0) return verdict(v, DS_SKIP, "no other device to put a tensor on");
+  if (nt < 2) return dm_verdict(v, DS_SKIP, "%d tensor parameter(s): no other tensor to disagree with", nt);
+  if (t->alt.device_id < 0) return dm_verdict(v, DS_SKIP, "no other device to put a tensor on");
   dm_layout_t l = c.layout;
   l.odd_tensor = nt - 1;
   l.alt = t->alt;
   const char* bad = expect_raise(&c, t->dev, &l, msg, sizeof msg);
   dh_device_format(t->alt, alt, sizeof alt);
-  if (*bad) return verdict(v, DS_FAIL, "tensor %d on %s, the others here: %s (%s)", nt - 1, alt, bad, msg);
-  verdict(v, DS_PASS, "tensor %d on %s raised %s", nt - 1, alt, msg);
+  if (*bad) return dm_verdict(v, DS_FAIL, "tensor %d on %s, the others here: %s (%s)", nt - 1, alt, bad, msg);
+  dm_verdict(v, DS_PASS, "tensor %d on %s raised %s", nt - 1, alt, msg);
 }
 
 static void case_wrong_dtype(const dm_target_t* t, dm_verdict_t* v) {
-  call_ctx_t c;
+  dm_call_t c;
   char msg[600];
-  if (open_call(t, &c, v) != 0) return;
-  if (dm_count_tensors(&c.f) == 0) return verdict(v, DS_SKIP, "no tensor parameter");
+  if (dm_call_open(t, &c, v) != 0) return;
+  if (dm_count_tensors(&c.f) == 0) return dm_verdict(v, DS_SKIP, "no tensor parameter");
   dm_layout_t l = c.layout;
   l.odd_tensor = 0;
   int f32 = l.dtype.code == kDLFloat && l.dtype.bits == 32;
   l.odd_dtype = f32 ? (DLDataType){kDLInt, 32, 1} : (DLDataType){kDLFloat, 32, 1};
   const char* bad = expect_raise(&c, t->dev, &l, msg, sizeof msg);
-  if (*bad) return verdict(v, DS_FAIL, "tensor 0 as %s: %s (%s)", f32 ? "int32" : "float32", bad, msg);
-  verdict(v, DS_PASS, "tensor 0 as %s raised %s", f32 ? "int32" : "float32", msg);
+  if (*bad) return dm_verdict(v, DS_FAIL, "tensor 0 as %s: %s (%s)", f32 ? "int32" : "float32", bad, msg);
+  dm_verdict(v, DS_PASS, "tensor 0 as %s raised %s", f32 ? "int32" : "float32", msg);
 }
 
 /* The first byte of tensor i's buffer outside its elements that is no longer
  * DM_CANARY, or -1. */
 static long outside_written(const dm_args_t* a, int i, const uint8_t* buf) {
-  size_t esz = (a->t[i].dtype.bits * a->t[i].dtype.lanes + 7) / 8;
+  size_t esz = dm_args_esize(a, i), st = (size_t)a->stride[i];
   for (size_t b = 0; b < a->data_bytes[i]; b++) {
-    size_t el = b / esz;
-    int inside = el % (size_t)a->strides[i] == 0 && (int64_t)(el / (size_t)a->strides[i]) < a->shape[i];
+    size_t el = (b - a->pad[i]) / esz;
+    int inside = b >= a->pad[i] && el % st == 0 && (int64_t)(el / st) < a->numel[i];
     if (!inside && buf[b] != DM_CANARY) return (long)b;
   }
   return -1;
 }
 
 static void case_non_contiguous(const dm_target_t* t, dm_verdict_t* v) {
-  call_ctx_t c;
-  if (open_call(t, &c, v) != 0) return;
-  if (dm_count_tensors(&c.f) == 0) return verdict(v, DS_SKIP, "no tensor parameter");
+  dm_call_t c;
+  if (dm_call_open(t, &c, v) != 0) return;
+  if (dm_count_tensors(&c.f) == 0) return dm_verdict(v, DS_SKIP, "no tensor parameter");
   dm_layout_t l = c.layout;
   l.stride = 2;
   dm_args_t a;
-  if (dm_args_make(&c.f, t->dev, &l, kPlain, &a) != 0) return verdict(v, DS_FAIL, "arguments: %s", dh_error_message());
+  if (dm_args_make(&c.f, t->dev, &l, kPlain, &a) != 0) return dm_verdict(v, DS_FAIL, "arguments: %s", dh_error_message());
   dh_any_t rv = dh_any_none();
   int rc = dh_func_call(&c.fn, a.v, a.n, &rv);
   char msg[600];
@@ -266,7 +262,7 @@ static void case_non_contiguous(const dm_target_t* t, dm_verdict_t* v) {
   const char* bad = raised_ok(rc);
   if (rc == 0) dh_any_release(&rv);
   dh_error_clear();
-  settle(t->dev);
+  dm_settle(t->dev);
   long off = -1;
   int which = -1;
   for (int i = 0; i < a.n && off < 0; i++) {
@@ -277,11 +273,11 @@ static void case_non_contiguous(const dm_target_t* t, dm_verdict_t* v) {
   }
   dm_args_free(&a);
   if (off >= 0)
-    return verdict(v, DS_FAIL, "wrote outside a strided view (stride 2): tensor %d, byte %ld of its buffer%s%s", which, off,
+    return dm_verdict(v, DS_FAIL, "wrote outside a strided view (stride 2): tensor %d, byte %ld of its buffer%s%s", which, off,
                    rc ? ", then raised " : "", rc ? msg : "");
-  if (rc != 0 && *bad) return verdict(v, DS_FAIL, "a view of stride 2: %s", bad);
-  if (*bad) return verdict(v, DS_PASS, "accepted views of stride 2 and kept to their elements");
-  verdict(v, DS_PASS, "views of stride 2 raised %s", msg);
+  if (rc != 0 && *bad) return dm_verdict(v, DS_FAIL, "a view of stride 2: %s", bad);
+  if (*bad) return dm_verdict(v, DS_PASS, "accepted views of stride 2 and kept to their elements");
+  dm_verdict(v, DS_PASS, "views of stride 2 raised %s", msg);
 }
 
 /* "<backend>.kernel_log"(dev, i) as an Int (i < 0) or a pointer; -1 on error. */
@@ -293,37 +289,37 @@ static int kernel_log(dh_function_t* log, DLDevice dev, int64_t i, dh_any_t* out
 
 /* Runs the call with a new stream set as the environment stream and checks every
  * kernel the backend's stream log recorded meanwhile against it. */
-static void env_stream_check(call_ctx_t* c, const dm_target_t* t, dh_function_t* log, dm_verdict_t* v) {
+static void env_stream_check(dm_call_t* c, const dm_target_t* t, dh_function_t* log, dm_verdict_t* v) {
   dh_stream_t s = NULL;
   dh_any_t n0, n1, si;
   if (dh_device_create_stream(t->dev, &s) != 0 || dh_env_set_stream(t->dev, s) != 0)
-    return verdict(v, DS_FAIL, "cannot create or set a stream: %s", dh_error_message());
+    return dm_verdict(v, DS_FAIL, "cannot create or set a stream: %s", dh_error_message());
   int rc = kernel_log(log, t->dev, -1, &n0);
-  int call = rc == 0 ? try_call(c, t->dev, &c->layout, kPlain) : 0;
+  int call = rc == 0 ? dm_call_try(c, t->dev, &c->layout, kPlain) : 0;
   if (rc == 0) rc = kernel_log(log, t->dev, -1, &n1);
-  if (rc != 0 || call != 0) return verdict(v, DS_FAIL, "%s: %s", call ? "the call raised" : "stream log", dh_error_message());
-  if (n1.v_int64 == n0.v_int64) return verdict(v, DS_SKIP, "no kernel reached the stream log: ordering not observable");
+  if (rc != 0 || call != 0) return dm_verdict(v, DS_FAIL, "%s: %s", call ? "the call raised" : "stream log", dh_error_message());
+  if (n1.v_int64 == n0.v_int64) return dm_verdict(v, DS_SKIP, "no kernel reached the stream log: ordering not observable");
   for (int64_t i = n0.v_int64; i < n1.v_int64; i++) {
-    if (kernel_log(log, t->dev, i, &si) != 0) return verdict(v, DS_FAIL, "stream log: %s", dh_error_message());
+    if (kernel_log(log, t->dev, i, &si) != 0) return dm_verdict(v, DS_FAIL, "stream log: %s", dh_error_message());
     if (si.v_ptr != s)
-      return verdict(v, DS_FAIL, "kernel %lld of the call was queued on stream %p, not on the environment stream %p",
+      return dm_verdict(v, DS_FAIL, "kernel %lld of the call was queued on stream %p, not on the environment stream %p",
                      (long long)(i - n0.v_int64), si.v_ptr, (void*)s);
   }
   dh_env_set_stream(t->dev, NULL);
   dh_device_free_stream(t->dev, s);
-  verdict(v, DS_PASS, "%lld kernel(s) queued on the environment stream", (long long)(n1.v_int64 - n0.v_int64));
+  dm_verdict(v, DS_PASS, "%lld kernel(s) queued on the environment stream", (long long)(n1.v_int64 - n0.v_int64));
 }
 
 static void case_env_stream(const dm_target_t* t, dm_verdict_t* v) {
   const dh_backend_t* b;
   dh_function_t log;
   char key[160];
-  if (dh_device_api_get_by_type(t->dev.device_type, &b) != 0) return verdict(v, DS_FAIL, "%s", dh_error_message());
+  if (dh_device_api_get_by_type(t->dev.device_type, &b) != 0) return dm_verdict(v, DS_FAIL, "%s", dh_error_message());
   snprintf(key, sizeof key, "%s.%s", b->name, DH_FUNC_KERNEL_LOG);
   if (dh_func_get(key, &log) != 0)
-    return dh_error_clear(), verdict(v, DS_SKIP, "%s keeps no stream log (%s): ordering not observable here", b->name, key);
-  call_ctx_t c;
-  if (open_call(t, &c, v) == 0) env_stream_check(&c, t, &log, v);
+    return dh_error_clear(), dm_verdict(v, DS_SKIP, "%s keeps no stream log (%s): ordering not observable here", b->name, key);
+  dm_call_t c;
+  if (dm_call_open(t, &c, v) == 0) env_stream_check(&c, t, &log, v);
   dh_func_release(&log);
 }
 
@@ -342,6 +338,15 @@ static const dm_case_t kCases[] = {
      case_non_contiguous},
     {"module.env_stream", "with a stream set through TVMFFIEnvSetStream, its kernels are queued on that stream", 1,
      case_env_stream},
+    {"module.results", "seeded inputs: every tensor after the call equals the reference's (per-dtype tolerance), at "
+     "every size tried", 1, dm_case_results},
+    {"module.writes", "each tensor is left byte-identical or fully rewritten (outputs start from two sentinels)", 1,
+     dm_case_writes},
+    {"module.bounds", "guard bytes before and after every tensor are unchanged, at every size tried (0 and odd "
+     "sizes included): it returns or raises, never crashes", 1, dm_case_bounds},
+    {"module.deterministic", "the same inputs twice give bit-identical tensors", 1, dm_case_deterministic},
+    {"module.byte_offset", "tensors at a nonzero byte_offset: refused, or the same results as at offset 0", 1,
+     dm_case_byte_offset},
 };
 
 const dm_case_t* dm_cases(size_t* count) {

@@ -20,6 +20,7 @@
 
 #define DM_MAX_PARAMS 16
 #define DM_MAX_FUNCS 256
+#define DM_MAX_NDIM 8 /* = DH_FUNC_SIG_MAX_NDIM */
 
 /* What a parameter of a type schema is, for generating its arguments. */
 typedef enum dm_kind {
@@ -43,7 +44,22 @@ typedef struct dm_func {
   char other[64];                 /* the first parameter type no argument is made for */
   int nparams;                    /* from the schema, -1 without */
   dm_kind_t kinds[DM_MAX_PARAMS];
+  /* Without a schema, TVM's printed signature (the function's own refusal of a call
+   * without arguments, dh_func_signature_probe, or --signature): has_sig 1, signature
+   * its text, nparams and kinds set, and each parameter's shape and dtype. */
+  int has_sig;
+  int ndim[DM_MAX_PARAMS];                   /* a tensor's dimensions */
+  int64_t dims[DM_MAX_PARAMS][DM_MAX_NDIM];  /* static extents; -1 symbolic (the size tried) */
+  DLDataType dtypes[DM_MAX_PARAMS];          /* tensors' element and scalars' types */
 } dm_func_t;
+
+/* symbols.c: f's parameters from a parsed TVM signature (has_sig 1). -1 with a
+ * ValueError when it has more than DM_MAX_PARAMS parameters. */
+int dm_func_from_signature(const dh_func_signature_t* sg, dm_func_t* f);
+
+/* symbols.c: in this process, asks each function without a schema for its signature
+ * (dh_func_signature_probe: a call with no arguments; run in a child by main.c). */
+int dm_probe_signatures(const char* path, dm_func_t* funcs, size_t n);
 
 /* symbols.c: the functions LIB exports (ELF .dynsym: defined `__tvm_ffi_<name>`,
  * `__tvm_ffi__*` left out), sorted; at most cap. -1 with the error set when the file
@@ -66,12 +82,31 @@ typedef struct dm_verdict {
   char message[1024];
 } dm_verdict_t;
 
+/* Where module.results takes its reference from (--reference, --reference-lib,
+ * --reference-py; main.c). */
+typedef enum dm_ref_kind { DM_REF_NONE, DM_REF_DEVICE, DM_REF_LIB, DM_REF_PY } dm_ref_kind_t;
+typedef struct dm_reference {
+  dm_ref_kind_t kind;
+  DLDevice dev;           /* DEVICE and LIB: where the reference runs */
+  const char* path;       /* LIB: the other library; PY: the NumPy file */
+  int implied;            /* 1: the default (cpu:0 for a device that is not cpu) */
+} dm_reference_t;
+
+/* Tolerances of a comparison: |got - want| <= atol + rtol * |want| per element;
+ * negative: the dtype's default (torch.testing.assert_close's; exact for integers). */
+typedef struct dm_tolerance {
+  double rtol, atol;
+} dm_tolerance_t;
+
 /* What a case is run on. */
 typedef struct dm_target {
   const char* path;       /* the library */
   const dm_func_t* func;
   DLDevice dev;           /* the device under test */
   DLDevice alt;           /* another device for wrong_device; device_id -1 if none */
+  dm_reference_t ref;     /* module.results' reference */
+  uint64_t seed;          /* --seed: the inputs' generator */
+  dm_tolerance_t tol;
 } dm_target_t;
 
 /* cases.c: the case table. */
@@ -88,8 +123,11 @@ typedef struct dm_args {
   dh_any_t v[DM_MAX_PARAMS + 1];
   int n;
   DLTensor t[DM_MAX_PARAMS];
-  int64_t shape[DM_MAX_PARAMS];
-  int64_t strides[DM_MAX_PARAMS];
+  int64_t shape[DM_MAX_PARAMS][DM_MAX_NDIM];
+  int64_t strides[DM_MAX_PARAMS][DM_MAX_NDIM];
+  int64_t numel[DM_MAX_PARAMS];    /* elements of tensor i */
+  int stride[DM_MAX_PARAMS];       /* the innermost stride (1, or 2 for a view) */
+  size_t pad[DM_MAX_PARAMS];       /* bytes of its buffer before the elements (guard) */
   void* data[DM_MAX_PARAMS];       /* allocations (NULL if none) */
   DLDevice data_dev[DM_MAX_PARAMS];
   size_t data_bytes[DM_MAX_PARAMS];
@@ -98,12 +136,17 @@ typedef struct dm_args {
 
 /* How a call's tensors are made: dtype, the length of each, a stride for views. */
 typedef struct dm_layout {
-  DLDataType dtype;
-  int pattern;        /* 0: all [64]; 1: the last tensor [1]; 2: all [1] */
+  DLDataType dtype;   /* without a signature; with one, each tensor's own */
+  int pattern;        /* 0: all [size]; 1: the last tensor [1]; 2: all [1] (no signature) */
   int stride;         /* 1, or 2 for a strided view over a buffer of 2n + 8 elements */
   int odd_tensor;     /* index of a tensor on `alt`, or with `odd_dtype`; -1 none */
   DLDevice alt;       /* used when alt.device_id >= 0 and alt.device_type != 0 */
   DLDataType odd_dtype;
+  int sized;          /* 1: symbolic dimensions (and pattern 0's) are `size`; 0: 64 */
+  int64_t size;
+  size_t pad;         /* guard bytes before and after each tensor's elements */
+  int pad_as_offset;  /* 1: the elements start at byte_offset pad of the allocation;
+                         0: at data + pad (host-addressable handles only) */
 } dm_layout_t;
 
 /* A scalar argument's value: ival for Int and Bool parameters, fval for Float. */
@@ -120,11 +163,52 @@ int dm_count_tensors(const dm_func_t* f);
  * (also after a failure). */
 int dm_args_make(const dm_func_t* f, DLDevice dev, const dm_layout_t* l, dm_scalar_t sc, dm_args_t* a);
 void dm_args_free(dm_args_t* a);
-/* args.c: reads back the whole buffer of tensor i into host memory (malloc'd *out). */
+/* args.c: reads back the whole buffer of tensor i into host memory (malloc'd *out,
+ * data_bytes[i] bytes); dm_args_write writes it from buf. */
 int dm_args_read(const dm_args_t* a, int i, uint8_t** out);
+int dm_args_write(const dm_args_t* a, int i, const uint8_t* buf);
+/* args.c: bytes per element of tensor i, and the byte span of its elements in its
+ * buffer (from pad[i]). */
+size_t dm_args_esize(const dm_args_t* a, int i);
+size_t dm_args_span(const dm_args_t* a, int i);
 /* args.c: the layouts call_valid tries, in order; *count of them. */
 const dm_layout_t* dm_layouts(size_t* count);
 /* args.c: the byte every generated buffer is filled with. */
 #define DM_CANARY 0xA5
+
+/* cases.c: a function of the library, found by name, and what was resolved for
+ * calling it (the schema's or signature's kinds, or inferred ones, with the first
+ * layout a call returned for). */
+typedef struct dm_call {
+  dh_module_t* mod;
+  dh_function_t fn;
+  dm_func_t f;
+  dm_layout_t layout;
+  char inferred[160]; /* "" with a schema or signature; else "no type schema; inferred (...)" */
+} dm_call_t;
+/* Loads the library and resolves the function; -1 with the verdict set (DS_FAIL, or
+ * DS_SKIP when no layout is known and none was found: what to give). */
+int dm_call_open(const dm_target_t* t, dm_call_t* c, dm_verdict_t* v);
+/* One call with arguments of layout l (scalars from sc): 0 returned and the device
+ * settled, -1 raised, -2 the arguments could not be made. */
+int dm_call_try(dm_call_t* c, DLDevice dev, const dm_layout_t* l, dm_scalar_t sc);
+/* Waits for dev's default stream and its environment stream. */
+int dm_settle(DLDevice dev);
+void dm_verdict(dm_verdict_t* v, ds_verdict_t code, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* results.c: the cases that look at what a function computes (docs/kernel-libraries.md
+ * "What the results cases check"). */
+void dm_case_results(const dm_target_t* t, dm_verdict_t* v);
+void dm_case_writes(const dm_target_t* t, dm_verdict_t* v);
+void dm_case_bounds(const dm_target_t* t, dm_verdict_t* v);
+void dm_case_deterministic(const dm_target_t* t, dm_verdict_t* v);
+void dm_case_byte_offset(const dm_target_t* t, dm_verdict_t* v);
+
+/* reference.c: the reference's tensors after the same call: *out[i] (malloc'd,
+ * data_bytes of tensor i of a) for every tensor, from the inputs in[i] (the whole
+ * buffers as given to the checked call). 0; -1 with the error naming the reference
+ * (its file and function) when it cannot be run, lacks the function or raises. */
+int dm_reference_run(const dm_target_t* t, const dm_call_t* c, const dm_layout_t* l, const dm_args_t* a,
+                     uint8_t* const* in, uint8_t** out);
 
 #endif /* DEVHARNESS_MODULE_CHECK_H_ */

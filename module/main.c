@@ -22,8 +22,10 @@
 #define MAX_DEVICES 32
 
 static const char kUsage[] =
-    "usage: devharness module check LIB.so [--device SPEC]... [--tap FILE] [--junit FILE]\n"
-    "                                [--timeout SECONDS] [--jobs N] [-q]\n"
+    "usage: devharness module check LIB.so [--device SPEC]... [--reference DEVICE |\n"
+    "                                --reference-lib LIB.so[@DEVICE] | --reference-py FILE.py]\n"
+    "                                [--signature SIG]... [--seed N] [--rtol X] [--atol X]\n"
+    "                                [--tap FILE] [--junit FILE] [--timeout SECONDS] [--jobs N] [-q]\n"
     "       devharness module list LIB.so\n"
     "\n"
     "Checks a tvm-ffi kernel library (its __tvm_ffi_<name> functions) from its own type\n"
@@ -33,6 +35,19 @@ static const char kUsage[] =
     "\n"
     "  --device SPEC     a device to check on, e.g. cpu:0, sim:0 (repeatable; default:\n"
     "                    every device)\n"
+    "  --reference DEVICE  module.results compares with the same library on DEVICE\n"
+    "                    (default: cpu:0 when the checked device is not the CPU)\n"
+    "  --reference-lib LIB.so[@DEVICE]  ... with the same function of another library\n"
+    "                    on DEVICE (default cpu:0)\n"
+    "  --reference-py FILE.py  ... with the NumPy function of the same name in FILE.py\n"
+    "                    (def vadd(a, b, c): c[...] = a + b), run in the project venv\n"
+    "  --signature SIG   the parameters of a function without a type schema, as TVM\n"
+    "                    prints them: 'vadd(A: Tensor([n], float32), B: Tensor([n],\n"
+    "                    float32), C: Tensor([n], float32))' (repeatable; TVM-compiled\n"
+    "                    functions report theirs themselves)\n"
+    "  --seed N          the inputs' seed (default 1)\n"
+    "  --rtol X, --atol X  module.results' tolerance for every float tensor (default:\n"
+    "                    per dtype, torch.testing.assert_close's; integers exact)\n"
     "  --tap FILE        also write the TAP to FILE\n"
     "  --junit FILE      write JUnit XML to FILE\n"
     "  --timeout SECONDS one case's limit (default 30)\n"
@@ -56,17 +71,61 @@ typedef struct opts {
   long jobs;
   int quiet;
   int no_fork;
+  const char* signatures[DM_MAX_FUNCS];
+  int n_signatures;
+  const char* reference;     /* --reference DEVICE */
+  const char* reference_lib; /* --reference-lib LIB.so[@DEVICE] */
+  const char* reference_py;  /* --reference-py FILE.py */
+  uint64_t seed;
+  dm_tolerance_t tol;
+  dm_reference_t ref;        /* resolved from the reference options (resolve_reference) */
 } opts_t;
+
+/* --seed, --rtol, --atol; the reference options (at most one). */
+static int parse_result_option(int c, const char* arg, opts_t* o) {
+  long v;
+  char* end;
+  if (c == 'S') {
+    if (dh_cmdline_parse_long(arg, 0, 2147483647L, &v) != 0)
+      return dh_cmdline_usage_error("module", "--seed: expected 0..2147483647, got '%s'", dh_cmdline_quote(arg));
+    o->seed = (uint64_t)v;
+    return 0;
+  }
+  if (c == 'r' || c == 'a') {
+    double x = strtod(arg, &end);
+    if (*arg == '\0' || *end != '\0' || !(x >= 0) || x > 1e6)
+      return dh_cmdline_usage_error("module", "--%s: expected a number >= 0, got '%s'", c == 'r' ? "rtol" : "atol",
+                                    dh_cmdline_quote(arg));
+    *(c == 'r' ? &o->tol.rtol : &o->tol.atol) = x;
+    return 0;
+  }
+  if (c == 'g') {
+    if (o->n_signatures >= DM_MAX_FUNCS) return dh_cmdline_usage_error("module", "--signature: at most %d", DM_MAX_FUNCS);
+    o->signatures[o->n_signatures++] = arg;
+    return 0;
+  }
+  if ((o->reference != NULL) + (o->reference_lib != NULL) + (o->reference_py != NULL) > 0)
+    return dh_cmdline_usage_error("module", "--reference, --reference-lib and --reference-py: give one");
+  *(c == 'R' ? &o->reference : c == 'L' ? &o->reference_lib : &o->reference_py) = arg;
+  return 0;
+}
 
 static int parse(int argc, char** argv, opts_t* o) {
   static const struct option lo[] = {{"device", required_argument, NULL, 'd'}, {"tap", required_argument, NULL, 't'},
                                      {"junit", required_argument, NULL, 'j'},  {"timeout", required_argument, NULL, 'T'},
                                      {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
                                      {"no-fork", no_argument, NULL, 'F'},      {"jobs", required_argument, NULL, 'J'},
-                                     {NULL, 0, NULL, 0}};
+                                     {"reference", required_argument, NULL, 'R'},
+                                     {"reference-lib", required_argument, NULL, 'L'},
+                                     {"reference-py", required_argument, NULL, 'P'},
+                                     {"signature", required_argument, NULL, 'g'},
+                                     {"seed", required_argument, NULL, 'S'},  {"rtol", required_argument, NULL, 'r'},
+                                     {"atol", required_argument, NULL, 'a'},  {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof *o);
   o->timeout = 30;
   o->jobs = 1;
+  o->seed = 1;
+  o->tol = (dm_tolerance_t){-1, -1};
   if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) return fputs(kUsage, stdout), -1;
   if (argc < 2 || (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "list") != 0))
     return dh_cmdline_usage_error("module", "expected 'check' or 'list', got %s%s%s (see devharness module --help)",
@@ -87,6 +146,9 @@ static int parse(int argc, char** argv, opts_t* o) {
     else if (c == 'd' && o->n_devices >= MAX_DEVICES)
       return dh_cmdline_usage_error("module", "--device: at most %d", MAX_DEVICES);
     else if (c == 'd') o->devices[o->n_devices++] = optarg;
+    else if (strchr("RLPgSra", c) != NULL && c != 0) {
+      if (parse_result_option(c, optarg, o) != 0) return DH_EXIT_USAGE;
+    }
     else if (c == '?' || c == ':') return dh_cmdline_bad_option("module", lo, argc - 1, argv + 1);
   }
   if (optind + 1 != argc - 1)
@@ -111,6 +173,36 @@ static void meta_child(void* arg, int fd) {
   dh_write_all(fd, j->funcs, j->n * sizeof *j->funcs);
 }
 
+static void probe_child(void* arg, int fd) {
+  meta_job_t* j = arg;
+  if (dm_probe_signatures(j->lib, j->funcs, j->n) != 0) _exit(1);
+  dh_write_all(fd, j->funcs, j->n * sizeof *j->funcs);
+}
+
+/* Functions without a schema: the signature TVM-compiled ones report when called with
+ * no arguments (a child: a function that does not check its arity may crash; then
+ * none has one), and --signature's, which override it. */
+static int add_signatures(const opts_t* o, dm_func_t* funcs, size_t n) {
+  static dh_func_signature_t sg;
+  meta_job_t j = {o->lib, funcs, n};
+  dh_child_result_t r;
+  dh_child_run(probe_child, &j, (int)o->timeout, &r);
+  if (r.status == DH_CHILD_ANSWERED && r.size == n * sizeof *funcs) memcpy(funcs, r.data, r.size);
+  free(r.data);
+  for (int k = 0; k < o->n_signatures; k++) {
+    size_t i = 0;
+    if (dh_func_signature_parse(o->signatures[k], &sg) != 0)
+      return dh_cmdline_usage_error("module", "--signature '%s': %s", dh_cmdline_quote(o->signatures[k]), dh_error_message());
+    while (i < n && strcmp(funcs[i].name, sg.name) != 0) i++;
+    if (i == n)
+      return dh_cmdline_usage_error("module", "--signature: %s exports no function '%s'", o->lib, dh_cmdline_quote(sg.name));
+    if (dm_func_from_signature(&sg, &funcs[i]) != 0)
+      return dh_cmdline_usage_error("module", "--signature: %s", dh_error_message());
+    funcs[i].has_schema = 0; /* the user's word over the schema's */
+  }
+  return DH_EXIT_OK;
+}
+
 /* Lists the exports (this process, a file read) and their metadata (a child). */
 static int load_functions(const opts_t* o, dm_func_t* funcs, size_t* n) {
   struct stat st;
@@ -129,7 +221,46 @@ static int load_functions(const opts_t* o, dm_func_t* funcs, size_t* n) {
   else fprintf(stderr, "devharness module: %s: loading it failed: %s%s%s\n", o->lib, r.note, r.err_tail[0] ? ": " : "",
                r.err_tail);
   free(r.data);
-  return ok ? DH_EXIT_OK : DH_EXIT_VIOLATION;
+  return ok ? add_signatures(o, funcs, *n) : DH_EXIT_VIOLATION;
+}
+
+/* One device from a spec (the reference's): DH_EXIT_NO_DEVICE when it has none. */
+static int one_device(const char* opt, const char* spec, DLDevice* out) {
+  dh_device_select_params_t p = {spec, DH_SELECT_PROBE_IN_CHILD, 0, NULL, NULL};
+  dh_device_list_t l = {0};
+  int rc = dh_cmdline_select_devices("module check", &p, &l);
+  size_t e = 0;
+  while (rc == DH_EXIT_OK && e < l.count && l.entries[e].device.device_id < 0) e++;
+  if (rc == DH_EXIT_OK && e == l.count) {
+    fprintf(stderr, "devharness module check: %s %s: no device\n", opt, dh_cmdline_quote(spec));
+    rc = DH_EXIT_NO_DEVICE;
+  }
+  if (rc == DH_EXIT_OK) *out = l.entries[e].device;
+  dh_device_list_free(&l);
+  return rc;
+}
+
+/* The reference options as a dm_reference_t (files checked, devices selected). */
+static int resolve_reference(opts_t* o) {
+  struct stat st;
+  char lib[4096];
+  const char* at;
+  dm_reference_t* r = &o->ref;
+  r->dev = (DLDevice){kDLCPU, 0};
+  if (o->reference != NULL) return r->kind = DM_REF_DEVICE, one_device("--reference", o->reference, &r->dev);
+  if (o->reference_py != NULL) {
+    if (stat(o->reference_py, &st) != 0 || !S_ISREG(st.st_mode))
+      return dh_cmdline_usage_error("module", "--reference-py '%s': not a readable file", dh_cmdline_quote(o->reference_py));
+    return r->kind = DM_REF_PY, r->path = o->reference_py, DH_EXIT_OK;
+  }
+  if (o->reference_lib == NULL) return DH_EXIT_OK;
+  at = strrchr(o->reference_lib, '@');
+  snprintf(lib, sizeof lib, "%.*s", at ? (int)(at - o->reference_lib) : (int)strlen(o->reference_lib), o->reference_lib);
+  if (stat(lib, &st) != 0 || !S_ISREG(st.st_mode))
+    return dh_cmdline_usage_error("module", "--reference-lib '%s': not a readable file", dh_cmdline_quote(lib));
+  r->kind = DM_REF_LIB;
+  r->path = strdup(lib);
+  return at ? one_device("--reference-lib", at + 1, &r->dev) : DH_EXIT_OK;
 }
 
 /* The devices to check on: each --device (or every device), plus for each one another
@@ -265,7 +396,10 @@ static int build_table(check_run_t* r, const dm_func_t* funcs, size_t nf, const 
       for (int d = 0; d < (cases[c].per_device ? ds->n : 1); d++, k++) {
         char dev[96] = "";
         if (cases[c].per_device) dh_device_format(ds->dev[d], dev, sizeof dev);
-        r->jobs[k] = (case_job_t){&cases[c], {r->o->lib, &funcs[f], ds->dev[d], ds->alt[d]}};
+        dm_reference_t ref = r->o->ref;
+        if (ref.kind == DM_REF_NONE && ds->dev[d].device_type != kDLCPU)
+          ref = (dm_reference_t){DM_REF_DEVICE, {kDLCPU, 0}, NULL, 1}; /* the default */
+        r->jobs[k] = (case_job_t){&cases[c], {r->o->lib, &funcs[f], ds->dev[d], ds->alt[d], ref, r->o->seed, r->o->tol}};
         ds_fmt(r->subject[k], sizeof r->subject[k], "%s%s%s", funcs[f].name, dev[0] ? " " : "", dev);
         ds_fmt(r->classname[k], sizeof r->classname[k], "%s%s%s", funcs[f].name, dev[0] ? "." : "", dev);
         r->infos[k] = (ds_info_t){.id = cases[c].name, .subject = r->subject[k], .classname = r->classname[k],
@@ -348,7 +482,8 @@ int dh_module_main(int argc, char** argv) {
     fputs(dh_sbuf_str(&b), stdout);
     free(b.s);
   }
-  else if (rc == DH_EXIT_OK && (rc = select_devices(&o, &ds)) == DH_EXIT_OK) {
+  else if (rc == DH_EXIT_OK && (rc = resolve_reference(&o)) == DH_EXIT_OK &&
+           (rc = select_devices(&o, &ds)) == DH_EXIT_OK) {
     /* One tvm-ffi error raised here first: tvm-ffi reads its debug information for
      * the backtrace of the first error of a process (0.6 s here), and every case
      * child, forked from this one, inherits it read. */
@@ -359,5 +494,6 @@ int dh_module_main(int argc, char** argv) {
     rc = check(&o, funcs, nf, &ds);
   }
   free(funcs);
+  free((char*)o.ref.path == o.reference_py ? NULL : (char*)o.ref.path);
   return rc;
 }

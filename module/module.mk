@@ -4,3 +4,4 @@ MODULE_SRCS := $(sort $(wildcard module/*.c))
 MODULE_OBJS := $(call obj,$(MODULE_SRCS))
 CLI_OBJS += $(MODULE_OBJS)
 CLI_LDLIBS += -ljansson -lm
+SHARE_FILES += module/module_ref.py

@@ -63,3 +63,59 @@ int dm_read_metadata(const char* path, dm_func_t* funcs, size_t n) {
   dh_module_free(m);
   return 0;
 }
+
+int dm_func_from_signature(const dh_func_signature_t* sg, dm_func_t* f) {
+  if (sg->nparams > DM_MAX_PARAMS)
+    return dh_error_set(DH_KIND_VALUE_ERROR, "%s has %d parameters (at most %d checked)", f->name, sg->nparams,
+                        DM_MAX_PARAMS);
+  f->nparams = sg->nparams;
+  f->other[0] = '\0';
+  size_t o = (size_t)snprintf(f->signature, sizeof f->signature, "%s(", sg->name);
+  for (int i = 0; i < sg->nparams; i++) {
+    const dh_func_param_t* p = &sg->params[i];
+    char dt[32];
+    dh_dtype_format(p->dtype, dt, sizeof dt);
+    f->dtypes[i] = p->dtype;
+    f->ndim[i] = p->ndim;
+    for (int d = 0; d < p->ndim; d++) f->dims[i][d] = p->dims[d];
+    f->kinds[i] = p->kind == DH_FUNC_PARAM_TENSOR ? DM_TENSOR
+                  : p->kind == DH_FUNC_PARAM_OTHER ? DM_OTHER
+                  : p->dtype.code == kDLFloat || p->dtype.code == kDLBfloat ? DM_FLOAT
+                  : p->dtype.code == kDLBool || (p->dtype.code == kDLUInt && p->dtype.bits == 1) ? DM_BOOL : DM_INT;
+    if (f->kinds[i] == DM_OTHER && f->other[0] == '\0') snprintf(f->other, sizeof f->other, "parameter %s", p->name);
+    if (o < sizeof f->signature && p->kind == DH_FUNC_PARAM_TENSOR) {
+      o += (size_t)snprintf(f->signature + o, sizeof f->signature - o, "%s%s: Tensor([", i ? ", " : "", p->name);
+      for (int d = 0; d < p->ndim && o < sizeof f->signature; d++) {
+        char ext[32];
+        snprintf(ext, sizeof ext, "%lld", (long long)p->dims[d]);
+        o += (size_t)snprintf(f->signature + o, sizeof f->signature - o, "%s%s", d ? ", " : "", p->sym[d][0] ? p->sym[d] : ext);
+      }
+    } else if (o < sizeof f->signature) {
+      o += (size_t)snprintf(f->signature + o, sizeof f->signature - o, "%s%s: %s", i ? ", " : "", p->name,
+                            p->kind == DH_FUNC_PARAM_OTHER ? "?" : dt);
+      continue;
+    }
+    if (o < sizeof f->signature) o += (size_t)snprintf(f->signature + o, sizeof f->signature - o, "], %s)", dt);
+  }
+  if (o < sizeof f->signature) snprintf(f->signature + o, sizeof f->signature - o, ")");
+  f->has_sig = 1;
+  return 0;
+}
+
+int dm_probe_signatures(const char* path, dm_func_t* funcs, size_t n) {
+  static dh_func_signature_t sg; /* 24 KiB; the probing child's main thread only */
+  dh_module_t* m;
+  if (dh_module_load(path, &m) != 0) return -1;
+  for (size_t i = 0; i < n; i++) {
+    dh_function_t fn;
+    if (funcs[i].has_schema || funcs[i].has_sig || dh_module_get_function(m, funcs[i].name, &fn) != 0) {
+      dh_error_clear();
+      continue;
+    }
+    if (dh_func_signature_probe(&fn, &sg) == 0) dm_func_from_signature(&sg, &funcs[i]);
+    dh_error_clear();
+    dh_func_release(&fn);
+  }
+  dh_module_free(m);
+  return 0;
+}
