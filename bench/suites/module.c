@@ -3,7 +3,9 @@
  * what a call of a tvm-ffi kernel library's function costs through tvm-ffi next to a
  * direct C call of the same symbol, per device (docs/kernel-libraries.md "Call
  * overhead"). For each function `__tvm_ffi_<name>` of LIB (dh_module_list_exports)
- * with a type schema (`__tvm_ffi__metadata_<name>`):
+ * with a type schema (`__tvm_ffi__metadata_<name>`), or without one but reporting its
+ * signature when called with no arguments (dh_func_signature_probe: TVM-compiled
+ * functions, `tvm.compile(...).export_library`, `__tvm_ffi_main` included):
  *
  *   module/<name>/<spec>/harness  TVMFFIFunctionCall on the Function tvm-ffi's library
  *                                 module gives for <name> (dh_module_load +
@@ -15,12 +17,18 @@
  * the device (if the call refuses them, the last tensor of 1 element, as a reduction's
  * output), int/bool 1, float 1.0, Device the device. Each iteration is DH_MODULE_BATCH
  * calls, then a sync of the device's default stream (the work of both sides is the
- * same; time is per call, sync included). A function without a schema or with a
- * parameter of another type (ffi.Tensor included: an object per call would be part of
- * what is timed) is registered as a skipped benchmark saying why.
+ * same; time is per call, sync included). Arguments from a reported signature: each
+ * Tensor([dims], dtype) a compact tensor of that dtype on the device, static dimensions
+ * as given, symbolic ones 64 (DH_MODULE_N, the schema path's extent); each scalar 1 of
+ * its dtype. The probe runs the function in this process: a function that does not
+ * check its arity may crash the run (devharness/function.h). A function
+ * with neither a schema nor a signature, or with a parameter of another type
+ * (ffi.Tensor included: an object per call would be part of what is timed; a
+ * signature's handle), is registered as a skipped benchmark saying why.
  */
 #include <dlfcn.h>
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +39,7 @@
 #include "devharness/error.h"
 #include "devharness/function.h"
 #include "devharness/module.h"
+#include "devharness/tensor.h"
 
 #define DH_MODULE_BATCH 16
 #define DH_MODULE_MAX_PARAMS 8
@@ -44,7 +53,7 @@ typedef struct module_ctx {
   dh_any_t args[DH_MODULE_MAX_PARAMS];
   int32_t nargs;
   DLTensor t[DH_MODULE_MAX_PARAMS];
-  int64_t shape[DH_MODULE_MAX_PARAMS], strides[DH_MODULE_MAX_PARAMS];
+  int64_t shape[DH_MODULE_MAX_PARAMS][DH_FUNC_SIG_MAX_NDIM], strides[DH_MODULE_MAX_PARAMS][DH_FUNC_SIG_MAX_NDIM];
   char why[512];
 } module_ctx_t;
 
@@ -99,8 +108,8 @@ static void bm_module(dh_gb_state_t* st, void* user) {
 }
 
 /* The parameter types of `name` from its metadata into kinds ('T' tensor, 'I' int, 'B'
- * bool, 'F' float, 'D' device); -1 with why when there is no schema or a type has no
- * generated value. */
+ * bool, 'F' float, 'D' device): 0; 1 with why when there is no schema; -1 with why when
+ * the schema is unusable or a type has no generated value. */
 static int schema_kinds(const char* name, char* kinds, char* why, size_t why_size) {
   char key[200];
   dh_function_t mf;
@@ -110,7 +119,7 @@ static int schema_kinds(const char* name, char* kinds, char* why, size_t why_siz
   if (dh_module_get_function(g_lib, key, &mf) != 0 || dh_func_call(&mf, NULL, 0, &rv) != 0 ||
       dh_any_as_str(&rv, &b) != 0) {
     dh_error_clear();
-    return snprintf(why, why_size, "%s: no type schema", name), -1;
+    return snprintf(why, why_size, "%s: no type schema", name), 1;
   }
   json_t* m = json_loadb(b.data, b.size, 0, NULL); /* the metadata; its type_schema is the runtime's to read */
   static dh_type_schema_t ts; /* 4 KiB; suites run on the command's main thread */
@@ -130,6 +139,61 @@ static int schema_kinds(const char* name, char* kinds, char* why, size_t why_siz
   return rc;
 }
 
+/* For a function without a type schema: the signature it reports (probed with a call
+ * of no arguments), 0 when every parameter can be given a value; -1 with why. */
+static int signature_of(const dh_function_t* fn, const char* name, dh_func_signature_t* sig, char* why,
+                        size_t why_size) {
+  if (dh_func_signature_probe(fn, sig) != 0)
+    return snprintf(why, why_size, "%s: no type schema, no signature: %s", name, dh_error_message()), -1;
+  if (sig->nparams > DH_MODULE_MAX_PARAMS)
+    return snprintf(why, why_size, "%s: its signature has %d parameters (at most %d made)", name, sig->nparams,
+                    DH_MODULE_MAX_PARAMS), -1;
+  for (int i = 0; i < sig->nparams; i++)
+    if (sig->params[i].kind == DH_FUNC_PARAM_OTHER)
+      return snprintf(why, why_size, "%s: parameter %s of its signature is not a tensor or scalar (no value made for it)",
+                      name, sig->params[i].name), -1;
+  why[0] = '\0';
+  return 0;
+}
+
+/* Zeroes tensor t of nbytes (a copy from zeroed host memory, then a sync): both sides of
+ * a pair compute on the same values, not on what the allocator left (denormals or NaNs
+ * there made one side's float work many times slower than the other's). */
+static int zero_fill(const DLTensor* t, size_t nbytes) {
+  void* z = calloc(1, nbytes);
+  if (z == NULL) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "bench: out of memory");
+  DLTensor h = *t;
+  h.data = z;
+  h.device = (DLDevice){kDLCPU, 0};
+  int rc = dh_device_copy_data_from_to(&h, t, NULL);
+  if (rc == 0 && t->device.device_type != kDLCPU) rc = dh_device_stream_sync(t->device, NULL);
+  free(z);
+  return rc;
+}
+
+/* Argument i of c: a compact tensor of dtype dt and shape dims[ndim] allocated on c->dev,
+ * zeroed, kept until dh_bench_module_release. */
+static int tensor_arg(module_ctx_t* c, int32_t i, DLDataType dt, int ndim, const int64_t* dims) {
+  int64_t numel = 1;
+  size_t nbytes;
+  void* p;
+  for (int d = ndim - 1; d >= 0; d--) {
+    c->shape[i][d] = dims[d];
+    c->strides[i][d] = numel;
+    if (dims[d] > 0 && numel > INT64_MAX / dims[d]) return dh_error_set(DH_KIND_VALUE_ERROR, "bench: tensor too large");
+    numel *= dims[d];
+  }
+  if (dh_dtype_nbytes((uint64_t)numel, dt, &nbytes) != 0) return -1;
+  if (dh_device_alloc_data_space(c->dev, nbytes ? nbytes : 1, 0, dt, &p) != 0) return -1;
+  if (keep_tensor(c->dev, p) != 0) {
+    dh_device_free_data_space(c->dev, p);
+    return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "bench: out of memory");
+  }
+  c->t[i] = (DLTensor){p, c->dev, ndim, dt, c->shape[i], c->strides[i], 0};
+  c->args[i] = dh_any_tensor(&c->t[i]);
+  return nbytes > 0 ? zero_fill(&c->t[i], nbytes) : 0;
+}
+
 /* Arguments of `kinds` on dev into c (tensors allocated there, kept until
  * dh_bench_module_release). `last1`: the last tensor has one element. */
 static int make_args(module_ctx_t* c, const char* kinds, int last1) {
@@ -140,16 +204,7 @@ static int make_args(module_ctx_t* c, const char* kinds, int last1) {
     DLDataType f32 = {kDLFloat, 32, 1};
     if (kinds[i] == 'T') {
       int64_t n = last1 && ++k == nt ? 1 : DH_MODULE_N;
-      void* p;
-      if (dh_device_alloc_data_space(c->dev, (size_t)n * 4, 0, f32, &p) != 0) return -1;
-      if (keep_tensor(c->dev, p) != 0) {
-        dh_device_free_data_space(c->dev, p);
-        return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "bench: out of memory");
-      }
-      c->shape[i] = n;
-      c->strides[i] = 1;
-      c->t[i] = (DLTensor){p, c->dev, 1, f32, &c->shape[i], &c->strides[i], 0};
-      c->args[i] = dh_any_tensor(&c->t[i]);
+      if (tensor_arg(c, i, f32, 1, &n) != 0) return -1;
     } else {
       c->args[i] = kinds[i] == 'I' ? dh_any_int(1) : kinds[i] == 'B' ? dh_any_bool(1)
                    : kinds[i] == 'F' ? dh_any_float(1.0) : dh_any_device(c->dev);
@@ -158,12 +213,31 @@ static int make_args(module_ctx_t* c, const char* kinds, int last1) {
   return 0;
 }
 
+/* Arguments of a reported signature on dev into c: its tensors with their dtypes and
+ * static dimensions, symbolic dimensions DH_MODULE_N; its scalars 1 of their dtype. */
+static int make_sig_args(module_ctx_t* c, const dh_func_signature_t* sig) {
+  c->nargs = sig->nparams;
+  for (int32_t i = 0; i < c->nargs; i++) {
+    const dh_func_param_t* p = &sig->params[i];
+    int64_t dims[DH_FUNC_SIG_MAX_NDIM];
+    for (int d = 0; d < p->ndim; d++) dims[d] = p->dims[d] < 0 ? DH_MODULE_N : p->dims[d];
+    if (p->kind == DH_FUNC_PARAM_TENSOR) {
+      if (tensor_arg(c, i, p->dtype, p->ndim, dims) != 0) return -1;
+    } else {
+      uint8_t code = p->dtype.code;
+      c->args[i] = code == kDLInt || code == kDLUInt ? dh_any_int(1) : code == kDLBool ? dh_any_bool(1)
+                   : dh_any_float(1.0);
+    }
+  }
+  return 0;
+}
+
 /* Finds arguments `name` accepts on dev (a call through tvm-ffi returns 0), or says why
- * not in c->why. */
-static void prepare(module_ctx_t* c, const char* name, const char* kinds) {
+ * not in c->why: from sig when not NULL (one try), else from kinds (two tries). */
+static void prepare(module_ctx_t* c, const char* name, const char* kinds, const dh_func_signature_t* sig) {
   dh_any_t rv;
-  for (int last1 = 0; last1 < 2; last1++) {
-    if (make_args(c, kinds, last1) != 0) {
+  for (int last1 = 0; last1 < (sig != NULL ? 1 : 2); last1++) {
+    if ((sig != NULL ? make_sig_args(c, sig) : make_args(c, kinds, last1)) != 0) {
       snprintf(c->why, sizeof c->why, "%s: arguments: %s", name, dh_bench_error_text());
       return;
     }
@@ -179,6 +253,8 @@ static void prepare(module_ctx_t* c, const char* name, const char* kinds) {
 /* Registers the harness/raw pair of function `name` on device d. */
 static int add_pair(const dh_bench_opts_t* o, const dh_bench_device_t* d, const char* name) {
   char kinds[DH_MODULE_MAX_PARAMS + 1], why[512] = "", sym[200], bname[256];
+  static dh_func_signature_t sig; /* 23 KiB; suites run on the command's main thread */
+  int use_sig = 0;
   dh_function_t fn = {NULL};
   TVMFFISafeCallType direct = NULL;
   snprintf(sym, sizeof sym, "%s%s", DH_MODULE_SYMBOL_PREFIX, name);
@@ -186,7 +262,7 @@ static int add_pair(const dh_bench_opts_t* o, const dh_bench_device_t* d, const 
   memcpy(&direct, &addr, sizeof direct);
   if (dh_module_get_function(g_lib, name, &fn) != 0) snprintf(why, sizeof why, "%s: %s", name, dh_bench_error_text());
   else if (direct == NULL) snprintf(why, sizeof why, "dlsym(%s): %s", sym, dlerror());
-  else schema_kinds(name, kinds, why, sizeof why);
+  else if (schema_kinds(name, kinds, why, sizeof why) > 0) use_sig = signature_of(&fn, name, &sig, why, sizeof why) == 0;
   for (int raw = 0; raw < 2; raw++) {
     module_ctx_t* c = dh_bench_keep(sizeof *c);
     if (c == NULL) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "bench: out of memory");
@@ -194,7 +270,7 @@ static int add_pair(const dh_bench_opts_t* o, const dh_bench_device_t* d, const 
     c->fn = fn;
     c->sym = direct;
     snprintf(c->why, sizeof c->why, "%s", why);
-    if (!why[0]) prepare(c, name, kinds);
+    if (!why[0]) prepare(c, name, kinds, use_sig ? &sig : NULL);
     c->raw = raw;
     snprintf(bname, sizeof bname, "module/%s/%s/%s", name, d->spec, raw ? "raw" : "harness");
     if (dh_bench_register(bname, bm_module, c, o, DH_GB_NS) == NULL) return -1;
