@@ -15,93 +15,7 @@
 
 #include "module/check.h"
 
-/* "Kind: message" of the raised error into buf ("(none)" when nothing is raised). */
-static const char* error_text(char* buf, size_t size) {
-  const char* k = dh_error_kind();
-  char kind[DH_ERROR_KIND_MAX];
-  snprintf(kind, sizeof kind, "%s", k ? k : "(none)");
-  snprintf(buf, size, "%s: %s", kind, dh_error_message());
-  return buf;
-}
-
-void dm_verdict(dm_verdict_t* v, ds_verdict_t code, const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  v->verdict = code;
-  vsnprintf(v->message, sizeof v->message, fmt, ap);
-  va_end(ap);
-}
-
 static const dm_scalar_t kPlain = {1, 1.0};
-
-int dm_settle(DLDevice dev) {
-  if (dev.device_type == kDLCPU) return 0;
-  dh_stream_t env = dh_env_get_stream(dev);
-  if (env != NULL && dh_device_stream_sync(dev, env) != 0) return -1;
-  return dh_device_stream_sync(dev, NULL);
-}
-
-int dm_call_try(dm_call_t* c, DLDevice dev, const dm_layout_t* l, dm_scalar_t sc) {
-  dm_args_t a;
-  int rc = dm_args_make(&c->f, dev, l, sc, &a) == 0 ? 0 : -2;
-  if (rc == 0) {
-    dh_any_t rv = dh_any_none();
-    rc = dh_func_call(&c->fn, a.v, a.n, &rv);
-    if (rc == 0) dh_any_release(&rv), rc = dm_settle(dev);
-  }
-  dm_args_free(&a);
-  return rc;
-}
-
-/* The signatures tried, in order, for a function without a type schema. */
-static const char* const kInfer[] = {"T", "TT", "TTT", "TF", "TTF", "TI", "TTI", "TTTT"};
-
-/* Finds arguments the function accepts: the schema's or signature's kinds (or an
- * inferred list) with the first layout the call returns 0 for. 0, or -1 with *why
- * (the first refusal; why starts empty). */
-static int resolve(dm_call_t* c, const dm_target_t* t, char* why, size_t why_size) {
-  int known = t->func->has_schema || t->func->has_sig;
-  size_t nl, ni = known ? 1 : sizeof kInfer / sizeof kInfer[0];
-  const dm_layout_t* ls = dm_layouts(&nl);
-  for (size_t s = 0; s < ni; s++) {
-    c->f = *t->func;
-    if (!known) {
-      c->f.nparams = (int)strlen(kInfer[s]);
-      for (int i = 0; i < c->f.nparams; i++)
-        c->f.kinds[i] = kInfer[s][i] == 'T' ? DM_TENSOR : kInfer[s][i] == 'F' ? DM_FLOAT : DM_INT;
-    }
-    /* a signature fixes shapes and dtypes: its one layout */
-    for (size_t i = 0; i < (t->func->has_sig ? 1 : t->func->has_schema ? nl : 3); i++) {
-      if (dm_call_try(c, t->dev, &ls[i], kPlain) == 0) {
-        c->layout = ls[i];
-        if (!known) snprintf(c->inferred, sizeof c->inferred, "no type schema; inferred %s", kInfer[s]);
-        return 0;
-      }
-      if (why[0] == '\0') error_text(why, why_size); /* the first refusal says most */
-      dh_error_clear();
-    }
-  }
-  return -1;
-}
-
-int dm_call_open(const dm_target_t* t, dm_call_t* c, dm_verdict_t* v) {
-  char why[600] = "";
-  memset(c, 0, sizeof *c);
-  if (dh_module_load(t->path, &c->mod) != 0 || dh_module_get_function(c->mod, t->func->name, &c->fn) != 0) {
-    dm_verdict(v, DS_FAIL, "cannot load %s: %s", t->func->name, dh_error_message());
-    return -1;
-  }
-  if (resolve(c, t, why, sizeof why) == 0) return 0;
-  char* nl = strchr(why, '\n');
-  if (nl != NULL) *nl = '\0';
-  if (t->func->has_schema || t->func->has_sig)
-    dm_verdict(v, DS_FAIL, "%s: arguments made from its %s were refused (%s)", t->func->name,
-               t->func->has_schema ? "type schema" : "signature", why);
-  else /* nothing says what it takes: what to give, never a failure of a correct kernel */
-    dm_verdict(v, DS_SKIP, "no type schema and no signature reported, and no 1-D layout tried was accepted (the first "
-               "refused with %s): give --signature '%s(A: Tensor([n], float32), ...)'", why, t->func->name);
-  return -1;
-}
 
 /* An error was raised with a kind and a message: "" when so, else what is missing. */
 static const char* raised_ok(int rc) {
@@ -199,7 +113,7 @@ static void case_wrong_type(const dm_target_t* t, dm_verdict_t* v) {
 static const char* expect_raise(dm_call_t* c, DLDevice dev, const dm_layout_t* l, char* msg, size_t msg_size) {
   int rc = dm_call_try(c, dev, l, kPlain);
   const char* bad = rc == -2 ? "devharness could not make the arguments" : raised_ok(rc);
-  if (rc != 0) error_text(msg, msg_size);
+  if (rc != 0) dm_error_text(msg, msg_size);
   else snprintf(msg, msg_size, "no error");
   dh_error_clear();
   return bad;
@@ -228,7 +142,13 @@ static void case_wrong_dtype(const dm_target_t* t, dm_verdict_t* v) {
   if (dm_count_tensors(&c.f) == 0) return dm_verdict(v, DS_SKIP, "no tensor parameter");
   dm_layout_t l = c.layout;
   l.odd_tensor = 0;
-  int f32 = l.dtype.code == kDLFloat && l.dtype.bits == 32;
+  DLDataType d0 = l.dtype;
+  for (int i = 0; c.f.has_sig && i < c.f.nparams; i++) /* a signature's first tensor has its own */
+    if (c.f.kinds[i] == DM_TENSOR) {
+      d0 = c.f.dtypes[i];
+      break;
+    }
+  int f32 = d0.code == kDLFloat && d0.bits == 32;
   l.odd_dtype = f32 ? (DLDataType){kDLInt, 32, 1} : (DLDataType){kDLFloat, 32, 1};
   const char* bad = expect_raise(&c, t->dev, &l, msg, sizeof msg);
   if (*bad) return dm_verdict(v, DS_FAIL, "tensor 0 as %s: %s (%s)", f32 ? "int32" : "float32", bad, msg);
@@ -258,7 +178,7 @@ static void case_non_contiguous(const dm_target_t* t, dm_verdict_t* v) {
   dh_any_t rv = dh_any_none();
   int rc = dh_func_call(&c.fn, a.v, a.n, &rv);
   char msg[600];
-  error_text(msg, sizeof msg);
+  dm_error_text(msg, sizeof msg);
   const char* bad = raised_ok(rc);
   if (rc == 0) dh_any_release(&rv);
   dh_error_clear();

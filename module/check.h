@@ -48,6 +48,8 @@ typedef struct dm_func {
    * without arguments, dh_func_signature_probe, or --signature): has_sig 1, signature
    * its text, nparams and kinds set, and each parameter's shape and dtype. */
   int has_sig;
+  char sig_name[128];                        /* the name it prints: an alias's target (TVM's
+                                                `main` names its module's function) */
   int ndim[DM_MAX_PARAMS];                   /* a tensor's dimensions */
   int64_t dims[DM_MAX_PARAMS][DM_MAX_NDIM];  /* static extents; -1 symbolic (the size tried) */
   DLDataType dtypes[DM_MAX_PARAMS];          /* tensors' element and scalars' types */
@@ -176,7 +178,7 @@ const dm_layout_t* dm_layouts(size_t* count);
 /* args.c: the byte every generated buffer is filled with. */
 #define DM_CANARY 0xA5
 
-/* cases.c: a function of the library, found by name, and what was resolved for
+/* call.c: a function of the library, found by name, and what was resolved for
  * calling it (the schema's or signature's kinds, or inferred ones, with the first
  * layout a call returned for). */
 typedef struct dm_call {
@@ -195,6 +197,8 @@ int dm_call_try(dm_call_t* c, DLDevice dev, const dm_layout_t* l, dm_scalar_t sc
 /* Waits for dev's default stream and its environment stream. */
 int dm_settle(DLDevice dev);
 void dm_verdict(dm_verdict_t* v, ds_verdict_t code, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "Kind: message" of the raised error into buf ("(none)" when nothing is raised). */
+const char* dm_error_text(char* buf, size_t size);
 
 /* results.c: the cases that look at what a function computes (docs/kernel-libraries.md
  * "What the results cases check"). */

@@ -154,6 +154,9 @@ static int parse(int argc, char** argv, opts_t* o) {
   if (optind + 1 != argc - 1)
     return dh_cmdline_usage_error("module", "expected one library (LIB.so), got %d operand(s)", argc - 1 - optind);
   o->lib = argv[optind + 1];
+  /* dlopen searches the library path for a name without '/': "vadd.so" is ./vadd.so */
+  static char here[4096];
+  if (strchr(o->lib, '/') == NULL && snprintf(here, sizeof here, "./%s", o->lib) < (int)sizeof here) o->lib = here;
   return 0;
 }
 

@@ -76,7 +76,9 @@ static json_t* manifest(const dm_target_t* t, const dm_call_t* c, const dm_args_
     }
     json_array_append_new(args, x);
   }
-  return json_pack("{s:s, s:s, s:o}", "file", t->ref.path, "function", c->f.name, "args", args);
+  /* by the name the function prints itself (TVM's `main` is its module's function) */
+  const char* name = c->f.has_sig && c->f.sig_name[0] ? c->f.sig_name : c->f.name;
+  return json_pack("{s:s, s:s, s:o}", "file", t->ref.path, "function", name, "args", args);
 }
 
 static int write_file(const char* dir, const char* name, const void* data, size_t n) {

@@ -98,6 +98,7 @@ int dm_func_from_signature(const dh_func_signature_t* sg, dm_func_t* f) {
     if (o < sizeof f->signature) o += (size_t)snprintf(f->signature + o, sizeof f->signature - o, "], %s)", dt);
   }
   if (o < sizeof f->signature) snprintf(f->signature + o, sizeof f->signature - o, ")");
+  snprintf(f->sig_name, sizeof f->sig_name, "%s", sg->name);
   f->has_sig = 1;
   return 0;
 }

@@ -49,26 +49,31 @@ for fn, sig in FUNCS.items():
     ok(re.search(r"^ok \d+ - module\.metadata %s\n  # %s$" % (fn, re.escape(sig)), r.stdout, re.M),
        "module.metadata %s reads its type schema: %s" % (fn, sig), r.stdout)
 cases = ["module.call_valid", "module.wrong_arity", "module.wrong_type", "module.wrong_dtype",
-         "module.non_contiguous"]
+         "module.non_contiguous", "module.writes", "module.bounds", "module.deterministic", "module.byte_offset"]
 for case in cases:
     n = len(re.findall(r"^ok \d+ - %s \S+ (cpu|sim):0$" % re.escape(case), r.stdout, re.M))
     ok(n == 6, "%s passed (not skipped) for 3 functions x 2 devices: %d" % (case, n), r.stdout)
 ok(len(re.findall(r"^ok \d+ - module\.env_stream \S+ sim:0$", r.stdout, re.M)) == 3 and
    len(re.findall(r"^ok \d+ - module\.env_stream \S+ cpu:0 # SKIP cpu keeps no stream log", r.stdout, re.M)) == 3,
    "module.env_stream checked on sim:0 (its stream log), skipped with the reason on cpu:0", r.stdout)
+ok(len(re.findall(r"^ok \d+ - module\.results \S+ sim:0\n  # every tensor equals the reference cpu:0 at sizes "
+                  r"64, 0, 1, 7, 63, 1000, 65537 \(seed 1\)", r.stdout, re.M)) == 3 and
+   len(re.findall(r"^ok \d+ - module\.results \S+ cpu:0 # SKIP no reference: give --reference", r.stdout, re.M)) == 3,
+   "module.results compares sim:0 with cpu:0 (the default reference) at 7 sizes, skips cpu:0 saying what to give",
+   r.stdout)
 ok(re.search(r"^ok \d+ - module\.wrong_device add sim:0\n  # tensor 2 on cpu:0 raised ValueError", r.stdout, re.M),
    "module.wrong_device puts add's last tensor on cpu:0 when checking sim:0, and sees ValueError", r.stdout)
 ok(re.search(r"^ok \d+ - module\.wrong_device fill \S+ # SKIP 1 tensor parameter", r.stdout, re.M),
    "module.wrong_device skips fill (one tensor: nothing to disagree with)", r.stdout)
 m = re.search(r"(\d+) case\(s\), (\d+) pass, (\d+) fail, (\d+) skip \(exit 0\)", r.stderr)
-ok(m and m.group(1) == "51" and m.group(3) == "0", "verdict line: 51 cases, 0 fail", r.stderr)
+ok(m and m.group(1) == "81" and m.group(3) == "0", "verdict line: 81 cases, 0 fail", r.stderr)
 with open(tap_file) as f:
     tap = f.read()
-ok(tap.startswith("TAP version 13\n1..51\n") and tap.count("\nok ") == 51, "--tap file: 51 test points, all ok", tap)
+ok(tap.startswith("TAP version 13\n1..81\n") and tap.count("\nok ") == 81, "--tap file: 81 test points, all ok", tap)
 try:
     suite = ET.parse(junit_file).getroot().find("testsuite")
-    ok(suite.get("tests") == "51" and suite.get("failures") == "0" and
-       suite.get("skipped") == m.group(4), "--junit file: 51 testcases, 0 failures, the skips of the TAP",
+    ok(suite.get("tests") == "81" and suite.get("failures") == "0" and
+       suite.get("skipped") == m.group(4), "--junit file: 81 testcases, 0 failures, the skips of the TAP",
        ET.tostring(suite)[:400])
 except (ET.ParseError, AttributeError) as e:
     ok(False, "--junit file parses", str(e))
@@ -85,17 +90,22 @@ ok(len(re.findall(r"^  # returned without error: .*no type schema; inferred TTT$
 FAULTS = [("kl_dtype", "module.wrong_dtype", "crashes on a wrong dtype", ["add", "fill", "sum"]),
           ("kl_stream", "module.env_stream", "ignores the environment stream", ["add", "fill", "sum"]),
           ("kl_noncontig", "module.non_contiguous", "writes past a non-contiguous view", ["add", "fill"]),
-          ("kl_wrongdev", "module.wrong_device", "returns without error on a wrong device", ["add", "sum"])]
+          ("kl_wrongdev", "module.wrong_device", "returns without error on a wrong device", ["add", "sum"]),
+          ("kl_simoff", "module.results", "reads a[i + 1] on sim", ["add"])]
 for lib, case, fault, funcs in FAULTS:
     r = run("check", os.path.join(kl, lib + ".so"), *DEVICES)
     bad = failing(r.stdout)
-    devs = ["sim:0"] if case == "module.env_stream" else ["cpu:0", "sim:0"]
+    devs = ["sim:0"] if case in ("module.env_stream", "module.results") else ["cpu:0", "sim:0"]
     want = {(case, fn, d) for fn in funcs for d in devs}
     ok(r.returncode == 1 and bad == want, "%s (%s) exits 1 failing %s alone, for %s on %s" %
        (lib, fault, case, ", ".join(funcs), " and ".join(devs)), r.stdout + r.stderr + "\nfailed: %s" % sorted(bad))
 r = run("check", os.path.join(kl, "kl_dtype.so"), "--device", "cpu:0")
 ok(re.search(r"^not ok \d+ - module\.wrong_dtype add cpu:0\n  # crashed: SIGSEGV", r.stdout, re.M),
    "the wrong-dtype crash is reported as a crash of that case (SIGSEGV) and the run goes on", r.stdout)
+r = run("check", os.path.join(kl, "kl_simoff.so"), "--device", "sim:0", "--reference", "cpu:0")
+ok(re.search(r"^not ok \d+ - module\.results add sim:0\n  # add at size 64: tensor 2: \d+ of 64 elements differ from "
+             r"the reference cpu:0, first at \[0\]: ", r.stdout, re.M),
+   "--reference cpu:0: the off-by-one on sim is named with the tensor and the first index", r.stdout)
 r = run("check", os.path.join(kl, "kl_noncontig.so"), "--device", "cpu:0")
 ok(re.search(r"^not ok \d+ - module\.non_contiguous fill cpu:0\n  # wrote outside a strided view", r.stdout, re.M),
    "the write past the strided view is named", r.stdout)
@@ -116,7 +126,15 @@ ERRORS = [(["check"], "expected one library (LIB.so), got 0 operand(s)"),
           (["check", "/proc/self/exe"], "exports no tvm-ffi function"),
           (["check", good, "--device", "nosuch:0"], "--device: device spec 'nosuch:0': Device API nosuch is not enabled"),
           (["check", good, "--timeout", "0"], "--timeout: expected 1..3600 seconds, got '0'"),
-          (["check", good, "--bogus"], "unknown option '--bogus'")]
+          (["check", good, "--bogus"], "unknown option '--bogus'"),
+          (["check", good, "--reference-py", os.path.join(tmp, "nope.py")], "--reference-py '%s': not a readable file"
+           % os.path.join(tmp, "nope.py")),
+          (["check", good, "--reference", "cpu:0", "--reference-py", not_elf], "give one"),
+          (["check", good, "--signature", "add(A Tensor([n], float32))"], "--signature 'add(A Tensor([n], float32))': "
+           "signature: at offset 6: expected ':' after a parameter name"),
+          (["check", good, "--signature", "nosuch(A: int32)"], "exports no function 'nosuch'"),
+          (["check", good, "--seed", "x"], "--seed: expected 0..2147483647, got 'x'"),
+          (["check", good, "--rtol", "-1"], "--rtol: expected a number >= 0, got '-1'")]
 for args, msg in ERRORS:
     r = run(*args)
     lines = r.stderr.strip().splitlines()

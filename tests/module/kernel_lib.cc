@@ -11,6 +11,7 @@
 //                              environment stream
 //   DH_KL_FAULT_NONCONTIG      never checks the layout: writes numel x stride elements
 //                              from the first one, past a strided view
+//   DH_KL_FAULT_SIM_OFF_BY_ONE add on sim reads a[i + 1]: wrong against cpu:0
 //   DH_KL_FAULT_WRONG_DEVICE   tensors on different devices: returns without error and
 //                              without doing anything
 //   (TVM_FFI_DLL_EXPORT_INCLUDE_METADATA=0)  the well-behaved library without metadata
@@ -58,6 +59,15 @@ void run_kernel(void* vctx, void* const* ptrs, int32_t n_ptrs) {
 }
 
 void sim_kernel(void* vctx, void* const* ptrs, int32_t n) {
+#ifdef DH_KL_FAULT_SIM_OFF_BY_ONE
+  Ctx* c = static_cast<Ctx*>(vctx);
+  if (c->kind == 0 && n == 3) {  // add on sim reads a[i + 1] (a[i] at the last element)
+    float *a = static_cast<float*>(ptrs[0]), *b = static_cast<float*>(ptrs[1]), *out = static_cast<float*>(ptrs[2]);
+    for (int64_t i = 0; i < c->n; i++) out[i] = a[i + 1 < c->n ? i + 1 : i] + b[i];
+    delete c;
+    return;
+  }
+#endif
   run_kernel(vctx, ptrs, n);
   delete static_cast<Ctx*>(vctx);
 }

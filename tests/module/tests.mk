@@ -7,6 +7,7 @@
 #   kl_stream     ignores the environment stream    -> module.env_stream
 #   kl_noncontig  writes past a non-contiguous view -> module.non_contiguous
 #   kl_wrongdev   no error on a wrong device        -> module.wrong_device
+#   kl_simoff     add on sim reads a[i + 1]         -> module.results (against cpu:0)
 # check.t runs the command on each (and its usage errors); bench.t the bench module suite.
 KL_DIR := $(TESTDIR)/module
 KL_META := -DTVM_FFI_DLL_EXPORT_INCLUDE_METADATA=1
@@ -16,7 +17,8 @@ KL_FLAGS_dtype := $(KL_META) -DDH_KL_FAULT_DTYPE_CRASH
 KL_FLAGS_stream := $(KL_META) -DDH_KL_FAULT_IGNORE_STREAM
 KL_FLAGS_noncontig := $(KL_META) -DDH_KL_FAULT_NONCONTIG
 KL_FLAGS_wrongdev := $(KL_META) -DDH_KL_FAULT_WRONG_DEVICE
-KL_LIBS := $(foreach v,good nometa dtype stream noncontig wrongdev,$(KL_DIR)/kl_$(v).so)
+KL_FLAGS_simoff := $(KL_META) -DDH_KL_FAULT_SIM_OFF_BY_ONE
+KL_LIBS := $(foreach v,good nometa dtype stream noncontig wrongdev simoff,$(KL_DIR)/kl_$(v).so)
 # -Wno-unused-parameter: tvm-ffi's export macros ignore `self` (as tests/runtime's C++
 # module). No sanitizer flags: the library is loaded by the command as a user's would be.
 $(KL_DIR)/kl_%.so: tests/module/kernel_lib.cc | $(DEPS_STAMP)
@@ -27,3 +29,4 @@ test: $(KL_LIBS)
 TEST_SCRIPTS += tests/module/check.t
 TEST_SCRIPTS += tests/module/bench.t
 TEST_SCRIPTS += tests/module/golden.t
+TEST_SCRIPTS += tests/module/tvm_corpus.t
