@@ -23,9 +23,9 @@
 
 static const char kUsage[] =
     "usage: devharness module check LIB.so [--device SPEC]... [--reference DEVICE |\n"
-    "                                --reference-lib LIB.so[@DEVICE] | --reference-py FILE.py]\n"
-    "                                [--signature SIG]... [--seed N] [--rtol X] [--atol X]\n"
-    "                                [--tap FILE] [--junit FILE] [--timeout SECONDS] [--jobs N] [-q]\n"
+    "           --reference-lib LIB.so[@DEVICE] | --reference-py FILE.py] [--signature SIG]...\n"
+    "           [--seed N] [--rtol X] [--atol X] [--tap FILE] [--junit FILE]\n"
+    "           [--timeout SECONDS] [--jobs N] [-q]\n"
     "       devharness module list LIB.so\n"
     "\n"
     "Checks a tvm-ffi kernel library (its __tvm_ffi_<name> functions) from its own type\n"

@@ -133,7 +133,7 @@ int dh_type_schema_format(const char* type_schema, char* buf, size_t cap);
 
 /* A function's signature as TVM prints it when a generated argument check refuses a
  * call (apache-tvm 0.27, the host function's argument checks made by tir's
- * MakePackedAPI/ArgBinder: "Mismatched A.ndim on argument #0 when calling:\n
+ * MakePackedAPI/ArgBinder: "Mismatched A.ndim on argument #N when calling:\n
  * `vadd(A: Tensor([n], float32), B: Tensor([n], float32), C: Tensor([n], float32))`"),
  * or as a user writes the same text beside a library. What `module check` and
  * `bench --suite module` use for a function without a tvm-ffi type schema. */

@@ -57,7 +57,7 @@ ALL_TARGETS += $(CONF_CPU_FAULTY_LIBS)
 # objects (CLI_OBJS, less the files they replace). `$` is written as `$$`.
 CONF_NEW_CODE_VARS := $(TESTDIR)/conformance/new_code.vars.mk
 dh_conf_mk_value = $(subst $$,$$$$,$(1))
-$(CONF_NEW_CODE_VARS): Makefile conformance/conformance.mk suite/suite.mk $(SUITE_SRCS) $(CONFORMANCE_SRCS) tests/conformance/tests.mk cli/cli.mk cmdline/cmdline.mk bench/bench.mk backends/sim/backend.mk
+$(CONF_NEW_CODE_VARS): Makefile conformance/conformance.mk suite/suite.mk $(SUITE_SRCS) $(CONFORMANCE_SRCS) tests/conformance/tests.mk cli/cli.mk cmdline/cmdline.mk bench/bench.mk backends/sim/backend.mk $(CLI_OBJS)
 	$(shell mkdir -p $(@D))$(file >$@,# $@: written by tests/conformance/tests.mk)
 	$(file >>$@,CC := $(call dh_conf_mk_value,$(CC)))
 	$(file >>$@,CXX := $(call dh_conf_mk_value,$(CXX)))

@@ -70,7 +70,7 @@ static void test_refusals(void** state) {
 static void test_signature_tvm(void** state) {
   (void)state;
   static dh_func_signature_t sg;
-  const char* msg = "Mismatched M.ndim on argument #0 when calling:\n"
+  const char* msg = "Mismatched M.ndim on argument #" "0 when calling:\n"
                     "  `matmul(M: Tensor([16, 16], float32), N: Tensor([16, 16], float32), P: Tensor([16, 16], float32))`,\n"
                     "  expected 2";
   assert_int_equal(dh_func_signature_parse(msg, &sg), 0);
