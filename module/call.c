@@ -88,8 +88,13 @@ int dm_call_open(const dm_target_t* t, dm_call_t* c, dm_verdict_t* v) {
     return -1;
   }
   if (resolve(c, t, why, sizeof why) == 0) return 0;
-  char* nl = strchr(why, '\n');
-  if (nl != NULL) *nl = '\0';
+  /* TVM's refusal spans lines ("... when calling:\n  `sig`,\n  expected cpu"): one line */
+  size_t w = 0;
+  for (size_t r = 0; why[r]; r++)
+    if (!(why[r] == '\n' || (why[r] == ' ' && w > 0 && why[w - 1] == ' '))) why[w++] = why[r];
+    else if (w > 0 && why[w - 1] != ' ') why[w++] = ' ';
+  why[w] = '\0';
+  v->unresolved = 1;
   if (t->func->has_schema || t->func->has_sig)
     dm_verdict(v, DS_FAIL, "%s: arguments made from its %s were refused (%s)", t->func->name,
                t->func->has_schema ? "type schema" : "signature", why);

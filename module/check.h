@@ -82,6 +82,8 @@ int dm_schema_parse(const char* type_schema, dm_func_t* f);
 typedef struct dm_verdict {
   ds_verdict_t verdict;
   char message[1024];
+  int unresolved; /* 1: no call was accepted (dm_call_open): module.call_valid fails,
+                     the other cases of the function and device are skipped (main.c) */
 } dm_verdict_t;
 
 /* Where module.results takes its reference from (--reference, --reference-lib,

@@ -71,6 +71,15 @@ r = check("vadd.so", "--reference-lib", os.path.join(tmp, "vadd.so"))
 ok(r.returncode == 0 and "every tensor equals the reference %s on cpu:0" % os.path.join(tmp, "vadd.so") in r.stdout,
    "--reference-lib another build of vadd: module.results passes", r.stdout[-2000:])
 
+r = subprocess.run([dh, "module", "check", os.path.join(tmp, "vadd.so"), "--device", "sim:0"], capture_output=True,
+                   text=True, timeout=600)
+bad = re.findall(r"^not ok \d+ - (\S+) vadd sim:0\n  # (.*)", r.stdout, re.M)
+ok(r.returncode == 1 and len(bad) == 1 and bad[0][0] == "module.call_valid" and "expected cpu" in bad[0][1] and
+   len(re.findall(r"^ok \d+ - module\.\S+ vadd sim:0 # SKIP no call was accepted \(module\.call_valid fails", r.stdout,
+                  re.M)) >= 10,
+   "an llvm build checked on sim:0: module.call_valid fails with TVM's refusal on one line (expected cpu), the "
+   "other cases of the function skip pointing at it", r.stdout[-2500:])
+
 # ------------------------------------------------------------ faulty kernels, caught by name
 FAULTS = [("vadd_formula", "module.results", r"vadd at size 64: tensor 2: 64 of 64 elements differ from the reference "
            r"\S+tvm_reference\.py, first at \[0\]: "),
