@@ -260,6 +260,8 @@ static const dm_case_t kCases[] = {
      case_env_stream},
     {"module.results", "seeded inputs: every tensor after the call equals the reference's (per-dtype tolerance), at "
      "every size tried", 1, dm_case_results},
+    {"module.edge_values", "float inputs with NaN, +-inf, -0.0 and denormals: every tensor equals the reference's "
+     "(NaN as NaN)", 1, dm_case_edge_values},
     {"module.writes", "each tensor is left byte-identical or fully rewritten (outputs start from two sentinels)", 1,
      dm_case_writes},
     {"module.bounds", "guard bytes before and after every tensor are unchanged, at every size tried (0 and odd "

@@ -205,6 +205,7 @@ const char* dm_error_text(char* buf, size_t size);
 /* results.c: the cases that look at what a function computes (docs/kernel-libraries.md
  * "What the results cases check"). */
 void dm_case_results(const dm_target_t* t, dm_verdict_t* v);
+void dm_case_edge_values(const dm_target_t* t, dm_verdict_t* v);
 void dm_case_writes(const dm_target_t* t, dm_verdict_t* v);
 void dm_case_bounds(const dm_target_t* t, dm_verdict_t* v);
 void dm_case_deterministic(const dm_target_t* t, dm_verdict_t* v);

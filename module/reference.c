@@ -127,8 +127,8 @@ static int run_script(const dm_target_t* t, const dm_call_t* c, const dm_args_t*
     char* err = (char*)read_file(dir, "error.txt", &n);
     char* nl = err ? strchr(err, '\n') : NULL;
     if (nl) *nl = '\0';
-    dh_error_set(DH_KIND_VALUE_ERROR, "reference %s: %s", t->ref.path,
-                 err && *err ? err : "module_ref.py failed (exit status shown on stderr)");
+    if (err && *err) dh_error_set(DH_KIND_VALUE_ERROR, "reference %s", err); /* it names the file */
+    else dh_error_set(DH_KIND_VALUE_ERROR, "reference %s: module_ref.py failed (exit status %d)", t->ref.path, status);
     return free(err), -1;
   }
   for (int i = 0; i < a->n; i++) {

@@ -81,13 +81,19 @@ static double load(const uint8_t* p, DLDataType dt) {
   }
 }
 
-/* One seeded element of dtype dt at p. */
-static void store_random(uint8_t* p, DLDataType dt, uint64_t r) {
-  double x = dt.code == kDLFloat || dt.code == kDLBfloat ? (double)((int64_t)(r % 64) - 32) / 8.0
+/* The edge values of module.edge_values: NaN, +-inf, -0.0 and the smallest float32
+ * denormal (a float16's 0; a float64's denormal), one element in four. */
+static const double kEdges[] = {NAN, INFINITY, -INFINITY, -0.0, 1.401298464324817e-45};
+
+/* One seeded element of dtype dt at p; with edges, one float in four an edge value. */
+static void store_random(uint8_t* p, DLDataType dt, uint64_t r, int edges) {
+  int fl = dt.code == kDLFloat || dt.code == kDLBfloat;
+  double x = fl && edges && (r >> 40) % 4 == 0 ? kEdges[(r >> 20) % (sizeof kEdges / sizeof kEdges[0])]
+             : fl ? (double)((int64_t)(r % 64) - 32) / 8.0
              : dt.code == kDLInt ? (double)((int64_t)(r % 19) - 9)
              : dt.code == kDLBool || dt.bits == 1 ? (double)(r & 1) : (double)(r % 10);
   float f = (float)x;
-  if (dt.code == kDLFloat && dt.bits == 16) { uint16_t h = to_half(f); memcpy(p, &h, 2); }
+  if (dt.code == kDLFloat && dt.bits == 16) { uint16_t h = isnan(f) ? 0x7E00 : isinf(f) ? (f > 0 ? 0x7C00 : 0xFC00) : to_half(f); memcpy(p, &h, 2); }
   else if (dt.code == kDLFloat && dt.bits == 32) memcpy(p, &f, 4);
   else if (dt.code == kDLFloat && dt.bits == 64) memcpy(p, &x, 8);
   else if (dt.code == kDLBfloat) { uint32_t u; memcpy(&u, &f, 4); uint16_t h = (uint16_t)(u >> 16); memcpy(p, &h, 2); }
@@ -168,7 +174,7 @@ static void io_free(io_t* o) {
  * tensors in `sentinel` (a bit set) filled with the byte fill instead. -1 with the
  * error when they cannot be made. */
 static int io_make(io_t* o, dm_call_t* c, DLDevice dev, const dm_layout_t* l, uint64_t seed, unsigned sentinel,
-                   int fill) {
+                   int fill, int edges) {
   memset(o, 0, sizeof *o);
   if (dm_args_make(&c->f, dev, l, kScalars, &o->a) != 0) return -1;
   for (int i = 0; i < o->a.n; i++) {
@@ -179,7 +185,7 @@ static int io_make(io_t* o, dm_call_t* c, DLDevice dev, const dm_layout_t* l, ui
     uint64_t s = seed * 1000003u + (uint64_t)i;
     for (size_t b = 0; b + esz <= span; b += esz)
       if (sentinel & (1u << i)) memset(o->in[i] + o->a.pad[i] + b, fill, esz);
-      else store_random(o->in[i] + o->a.pad[i] + b, o->a.t[i].dtype, next_random(&s));
+      else store_random(o->in[i] + o->a.pad[i] + b, o->a.t[i].dtype, next_random(&s), edges);
     if (dm_args_write(&o->a, i, o->in[i]) != 0) return -1;
   }
   return 0;
@@ -248,12 +254,13 @@ static const char* ref_name(const dm_target_t* t, char* buf, size_t cap) {
 
 /* module.results at one size: 0 agreed (or the call raised: *raised_at noted), 1
  * the verdict set. */
-static int results_at(dm_call_t* c, const dm_target_t* t, int64_t size, char* raised_at, size_t cap, dm_verdict_t* v) {
+static int results_at(dm_call_t* c, const dm_target_t* t, int64_t size, int edges, char* raised_at, size_t cap,
+                      dm_verdict_t* v) {
   io_t o;
   char who[600], msg[700];
   dm_layout_t l = layout_at(c, t, size, 0);
   ref_name(t, who, sizeof who);
-  int rc = io_make(&o, c, t->dev, &l, t->seed, 0, 0) != 0 ? 1 : io_call(&o, c, t->dev) != 0 ? 1 : 0;
+  int rc = io_make(&o, c, t->dev, &l, t->seed, 0, 0, edges) != 0 ? 1 : io_call(&o, c, t->dev) != 0 ? 1 : 0;
   if (rc) dm_verdict(v, DS_FAIL, "size %lld: %s", (long long)size, dh_error_message());
   else if (o.rc != 0 && size == kSizes[0]) rc = 1, dm_verdict(v, DS_FAIL, "size %lld: the call raised %s", (long long)size, o.raised);
   else if (o.rc != 0) snprintf(raised_at + strlen(raised_at), cap - strlen(raised_at), " %lld", (long long)size);
@@ -263,7 +270,7 @@ static int results_at(dm_call_t* c, const dm_target_t* t, int64_t size, char* ra
     dm_verdict(v, skip ? DS_SKIP : DS_FAIL, "%s%s", skip ? "no reference: the default " : "", dh_error_message());
   } else if (compare_all(&o.a, o.out, o.ref, t->tol, who, msg, sizeof msg)) {
     rc = 1;
-    dm_verdict(v, DS_FAIL, "%s at size %lld: %s", c->f.name, (long long)size, msg);
+    dm_verdict(v, DS_FAIL, "%s at size %lld%s: %s", c->f.name, (long long)size, edges ? " with edge values" : "", msg);
   }
   dh_error_clear();
   io_free(&o);
@@ -280,11 +287,31 @@ void dm_case_results(const dm_target_t* t, dm_verdict_t* v) {
   if (dm_count_tensors(&c.f) == 0) return dm_verdict(v, DS_SKIP, "no tensor parameter");
   sizes_t s = sizes_of(&c);
   for (size_t k = 0; k < s.n; k++)
-    if (results_at(&c, t, s.v[k], raised, sizeof raised, v)) return;
+    if (results_at(&c, t, s.v[k], 0, raised, sizeof raised, v)) return;
   char list[160] = "";
   for (size_t k = 0; k < s.n; k++) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%lld", k ? ", " : "", (long long)s.v[k]);
   dm_verdict(v, DS_PASS, "every tensor equals %s at size%s %s (seed %llu)%s%s", ref_name(t, who, sizeof who),
              s.n > 1 ? "s" : "", list, (unsigned long long)t->seed, raised[0] ? "; it raised at" : "", raised);
+}
+
+void dm_case_edge_values(const dm_target_t* t, dm_verdict_t* v) {
+  dm_call_t c;
+  char raised[200] = "", who[600];
+  if (t->ref.kind == DM_REF_NONE)
+    return dm_verdict(v, DS_SKIP, "no reference: give --reference DEVICE, --reference-lib LIB.so[@DEVICE] or "
+                      "--reference-py FILE.py");
+  if (dm_call_open(t, &c, v) != 0) return;
+  int floats = 0;
+  for (int i = 0; i < c.f.nparams; i++) {
+    DLDataType dt = c.f.has_sig ? c.f.dtypes[i] : c.layout.dtype;
+    floats += (c.f.kinds[i] == DM_TENSOR || c.f.kinds[i] == DM_TENSOR_OBJ) && (dt.code == kDLFloat || dt.code == kDLBfloat);
+  }
+  if (floats == 0) return dm_verdict(v, DS_SKIP, "no float tensor parameter");
+  sizes_t s = sizes_of(&c);
+  for (size_t k = 0; k < s.n && k < 4; k++) /* 64, 0, 1, 7 */
+    if (results_at(&c, t, s.v[k], 1, raised, sizeof raised, v)) return;
+  dm_verdict(v, DS_PASS, "with NaN, +-inf, -0.0 and denormals in one float element in four, every tensor equals %s "
+             "(NaN as NaN)%s%s", ref_name(t, who, sizeof who), raised[0] ? "; it raised at" : "", raised);
 }
 
 /* module.writes at one size: tensors that change are fully rewritten. */
@@ -293,15 +320,15 @@ static int writes_at(dm_call_t* c, const dm_target_t* t, int64_t size, dm_verdic
   memset(&s1, 0, sizeof s1), memset(&s2, 0, sizeof s2);
   dm_layout_t l = layout_at(c, t, size, 0);
   unsigned changed = 0;
-  if (io_make(&o, c, t->dev, &l, t->seed, 0, 0) != 0 || io_call(&o, c, t->dev) != 0)
+  if (io_make(&o, c, t->dev, &l, t->seed, 0, 0, 0) != 0 || io_call(&o, c, t->dev) != 0)
     return dm_verdict(v, DS_FAIL, "size %lld: %s", (long long)size, dh_error_message()), io_free(&o), 1;
   for (int i = 0; i < o.a.n; i++)
     if (o.out[i] && memcmp(o.out[i] + o.a.pad[i], o.in[i] + o.a.pad[i], dm_args_span(&o.a, i)) != 0) changed |= 1u << i;
   int raised = o.rc != 0, rc = 0;
   io_free(&o);
   if (raised || changed == 0) return 0;
-  if (io_make(&s1, c, t->dev, &l, t->seed, changed, 0xA5) != 0 || io_call(&s1, c, t->dev) != 0 ||
-      io_make(&s2, c, t->dev, &l, t->seed, changed, 0x5A) != 0 || io_call(&s2, c, t->dev) != 0) {
+  if (io_make(&s1, c, t->dev, &l, t->seed, changed, 0xA5, 0) != 0 || io_call(&s1, c, t->dev) != 0 ||
+      io_make(&s2, c, t->dev, &l, t->seed, changed, 0x5A, 0) != 0 || io_call(&s2, c, t->dev) != 0) {
     dm_verdict(v, DS_FAIL, "size %lld: %s", (long long)size, dh_error_message());
     return io_free(&s1), io_free(&s2), 1;
   }
@@ -351,7 +378,7 @@ void dm_case_bounds(const dm_target_t* t, dm_verdict_t* v) {
   for (size_t k = 0; k < s.n; k++) {
     io_t o;
     dm_layout_t l = layout_at(&c, t, s.v[k], 1);
-    if (io_make(&o, &c, t->dev, &l, t->seed, 0, 0) != 0 || io_call(&o, &c, t->dev) != 0)
+    if (io_make(&o, &c, t->dev, &l, t->seed, 0, 0, 0) != 0 || io_call(&o, &c, t->dev) != 0)
       return dm_verdict(v, DS_FAIL, "size %lld: %s", (long long)s.v[k], dh_error_message()), io_free(&o);
     if (o.rc != 0) snprintf(raised + strlen(raised), sizeof raised - strlen(raised), " %lld", (long long)s.v[k]);
     for (int i = 0; i < o.a.n; i++) {
@@ -377,8 +404,8 @@ void dm_case_deterministic(const dm_target_t* t, dm_verdict_t* v) {
   if (dm_call_open(t, &c, v) != 0) return;
   if (dm_count_tensors(&c.f) == 0) return dm_verdict(v, DS_SKIP, "no tensor parameter");
   dm_layout_t l = layout_at(&c, t, kSizes[0], 0);
-  int rc = io_make(&a, &c, t->dev, &l, t->seed, 0, 0) || io_call(&a, &c, t->dev) ||
-           io_make(&b, &c, t->dev, &l, t->seed, 0, 0) || io_call(&b, &c, t->dev);
+  int rc = io_make(&a, &c, t->dev, &l, t->seed, 0, 0, 0) || io_call(&a, &c, t->dev) ||
+           io_make(&b, &c, t->dev, &l, t->seed, 0, 0, 0) || io_call(&b, &c, t->dev);
   dm_tolerance_t exact = {0, 0};
   if (rc) dm_verdict(v, DS_FAIL, "%s", dh_error_message());
   else if (a.rc != b.rc) dm_verdict(v, DS_FAIL, "the same inputs: one call raised, the other returned (%s%s)", a.raised, b.raised);
@@ -398,8 +425,8 @@ void dm_case_byte_offset(const dm_target_t* t, dm_verdict_t* v) {
   dm_layout_t l0 = layout_at(&c, t, kSizes[0], 0), l1 = l0;
   l1.pad = GUARD;
   l1.pad_as_offset = 1;
-  int rc = io_make(&a, &c, t->dev, &l0, t->seed, 0, 0) || io_call(&a, &c, t->dev) ||
-           io_make(&b, &c, t->dev, &l1, t->seed, 0, 0) || io_call(&b, &c, t->dev);
+  int rc = io_make(&a, &c, t->dev, &l0, t->seed, 0, 0, 0) || io_call(&a, &c, t->dev) ||
+           io_make(&b, &c, t->dev, &l1, t->seed, 0, 0, 0) || io_call(&b, &c, t->dev);
   dm_tolerance_t exact = {0, 0};
   uint8_t* shifted[DM_MAX_PARAMS] = {0};
   if (rc) dm_verdict(v, DS_FAIL, "%s", dh_error_message());

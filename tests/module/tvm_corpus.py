@@ -11,6 +11,7 @@ and faulty variants of vadd, each named for the case that must catch it:
   vadd_tail.so     C = A + B for i < n - n % 8, else C = A (odd n)  -> module.results
   vadd_half.so     writes C[0 : n // 2] only                        -> module.writes
   vadd_oob.so      also writes C[n] (one past the end)              -> module.bounds
+  vadd_nan.so      a NaN in A counts as 0 (a "fast" path)           -> module.edge_values
 Prints nothing; exit 0 when every library was written.
 """
 import os
@@ -63,6 +64,8 @@ def main(out):
     export("vadd", vadd(lambda a, b, i, n: te.if_then_else(i < n - n % 8, a[i] + b[i], a[i])), p("vadd_tail.so"))
     export("vadd", vadd_half, p("vadd_half.so"))
     export("vadd", vadd_oob, p("vadd_oob.so"))
+    export("vadd", vadd(lambda a, b, i, n: te.if_then_else(tvm.tirx.isnan(a[i]), tvm.tirx.const(0, "float32"), a[i])
+                        + b[i]), p("vadd_nan.so"))
     m = te.placeholder((16, 16), name="M")
     nn = te.placeholder((16, 16), name="N")
     k = te.reduce_axis((0, 16), name="k")
