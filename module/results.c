@@ -277,42 +277,41 @@ static int results_at(dm_call_t* c, const dm_target_t* t, int64_t size, int edge
   return rc;
 }
 
-void dm_case_results(const dm_target_t* t, dm_verdict_t* v) {
+/* module.results and module.edge_values: every size of the function (at most
+ * max_sizes of them) against the reference; the verdict set. */
+static void results_over(const dm_target_t* t, int edges, size_t max_sizes, dm_verdict_t* v) {
   dm_call_t c;
-  char raised[200] = "", who[600];
+  char raised[200] = "", who[600], list[160] = "";
   if (t->ref.kind == DM_REF_NONE)
     return dm_verdict(v, DS_SKIP, "no reference: give --reference DEVICE, --reference-lib LIB.so[@DEVICE] or "
                       "--reference-py FILE.py");
   if (dm_call_open(t, &c, v) != 0) return;
-  if (dm_count_tensors(&c.f) == 0) return dm_verdict(v, DS_SKIP, "no tensor parameter");
-  sizes_t s = sizes_of(&c);
-  for (size_t k = 0; k < s.n; k++)
-    if (results_at(&c, t, s.v[k], 0, raised, sizeof raised, v)) return;
-  char list[160] = "";
-  for (size_t k = 0; k < s.n; k++) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%lld", k ? ", " : "", (long long)s.v[k]);
-  dm_verdict(v, DS_PASS, "every tensor equals %s at size%s %s (seed %llu)%s%s", ref_name(t, who, sizeof who),
-             s.n > 1 ? "s" : "", list, (unsigned long long)t->seed, raised[0] ? "; it raised at" : "", raised);
-}
-
-void dm_case_edge_values(const dm_target_t* t, dm_verdict_t* v) {
-  dm_call_t c;
-  char raised[200] = "", who[600];
-  if (t->ref.kind == DM_REF_NONE)
-    return dm_verdict(v, DS_SKIP, "no reference: give --reference DEVICE, --reference-lib LIB.so[@DEVICE] or "
-                      "--reference-py FILE.py");
-  if (dm_call_open(t, &c, v) != 0) return;
-  int floats = 0;
+  int tensors = 0, floats = 0;
   for (int i = 0; i < c.f.nparams; i++) {
     DLDataType dt = c.f.has_sig ? c.f.dtypes[i] : c.layout.dtype;
-    floats += (c.f.kinds[i] == DM_TENSOR || c.f.kinds[i] == DM_TENSOR_OBJ) && (dt.code == kDLFloat || dt.code == kDLBfloat);
+    int is_tensor = c.f.kinds[i] == DM_TENSOR || c.f.kinds[i] == DM_TENSOR_OBJ;
+    tensors += is_tensor;
+    floats += is_tensor && (dt.code == kDLFloat || dt.code == kDLBfloat);
   }
-  if (floats == 0) return dm_verdict(v, DS_SKIP, "no float tensor parameter");
+  if (tensors == 0 || (edges && floats == 0))
+    return dm_verdict(v, DS_SKIP, "no %stensor parameter", tensors ? "float " : "");
   sizes_t s = sizes_of(&c);
-  for (size_t k = 0; k < s.n && k < 4; k++) /* 64, 0, 1, 7 */
-    if (results_at(&c, t, s.v[k], 1, raised, sizeof raised, v)) return;
-  dm_verdict(v, DS_PASS, "with NaN, +-inf, -0.0 and denormals in one float element in four, every tensor equals %s "
-             "(NaN as NaN)%s%s", ref_name(t, who, sizeof who), raised[0] ? "; it raised at" : "", raised);
+  for (size_t k = 0; k < s.n && k < max_sizes; k++) {
+    if (results_at(&c, t, s.v[k], edges, raised, sizeof raised, v)) return;
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%lld", k ? ", " : "", (long long)s.v[k]);
+  }
+  ref_name(t, who, sizeof who);
+  if (edges)
+    dm_verdict(v, DS_PASS, "with NaN, +-inf, -0.0 and denormals in one float element in four, every tensor equals %s "
+               "at size%s %s (NaN as NaN)%s%s", who, s.n > 1 ? "s" : "", list, raised[0] ? "; it raised at" : "", raised);
+  else
+    dm_verdict(v, DS_PASS, "every tensor equals %s at size%s %s (seed %llu)%s%s", who, s.n > 1 ? "s" : "", list,
+               (unsigned long long)t->seed, raised[0] ? "; it raised at" : "", raised);
 }
+
+void dm_case_results(const dm_target_t* t, dm_verdict_t* v) { results_over(t, 0, sizeof kSizes / sizeof kSizes[0], v); }
+
+void dm_case_edge_values(const dm_target_t* t, dm_verdict_t* v) { results_over(t, 1, 4, v); /* 64, 0, 1, 7 */ }
 
 /* module.writes at one size: tensors that change are fully rewritten. */
 static int writes_at(dm_call_t* c, const dm_target_t* t, int64_t size, dm_verdict_t* v) {
