@@ -269,6 +269,8 @@ static const dm_case_t kCases[] = {
     {"module.deterministic", "the same inputs twice give bit-identical tensors", 1, dm_case_deterministic},
     {"module.byte_offset", "tensors at a nonzero byte_offset: refused, or the same results as at offset 0", 1,
      dm_case_byte_offset},
+    {"module.float_width", "float64 tensors where it takes float32 (the same values): refused, or computed as the "
+     "float32 call", 1, dm_case_float_width},
 };
 
 const dm_case_t* dm_cases(size_t* count) {

@@ -210,6 +210,7 @@ void dm_case_writes(const dm_target_t* t, dm_verdict_t* v);
 void dm_case_bounds(const dm_target_t* t, dm_verdict_t* v);
 void dm_case_deterministic(const dm_target_t* t, dm_verdict_t* v);
 void dm_case_byte_offset(const dm_target_t* t, dm_verdict_t* v);
+void dm_case_float_width(const dm_target_t* t, dm_verdict_t* v);
 
 /* reference.c: the reference's tensors after the same call: *out[i] (malloc'd,
  * data_bytes of tensor i of a) for every tensor, from the inputs in[i] (the whole

@@ -446,3 +446,47 @@ void dm_case_byte_offset(const dm_target_t* t, dm_verdict_t* v) {
   }
   io_free(&a), io_free(&b);
 }
+
+/* The same call with every float32 tensor as float64 (the same values). */
+static int wide_call(const dm_target_t* t, dm_call_t* c, io_t* w, int* widened) {
+  dm_call_t wc = *c;
+  dm_layout_t l = layout_at(c, t, kSizes[0], 0);
+  const DLDataType f32 = {kDLFloat, 32, 1}, f64 = {kDLFloat, 64, 1};
+  *widened = 0;
+  for (int i = 0; i < wc.f.nparams; i++) {
+    int is_tensor = wc.f.kinds[i] == DM_TENSOR || wc.f.kinds[i] == DM_TENSOR_OBJ;
+    DLDataType* dt = wc.f.has_sig ? &wc.f.dtypes[i] : &l.dtype;
+    if (is_tensor && dt->code == f32.code && dt->bits == f32.bits) *dt = f64, (*widened)++;
+    else if (is_tensor && !wc.f.has_sig && dt->code == f64.code && dt->bits == 64) (*widened)++;
+  }
+  if (*widened == 0) return 0;
+  return io_make(w, &wc, t->dev, &l, t->seed, 0, 0, 0) || io_call(w, &wc, t->dev) ? -1 : 0;
+}
+
+void dm_case_float_width(const dm_target_t* t, dm_verdict_t* v) {
+  dm_call_t c;
+  io_t a, w;
+  int widened = 0;
+  char ix[96];
+  memset(&a, 0, sizeof a), memset(&w, 0, sizeof w);
+  if (dm_call_open(t, &c, v) != 0) return;
+  dm_layout_t l = layout_at(&c, t, kSizes[0], 0);
+  if (io_make(&a, &c, t->dev, &l, t->seed, 0, 0, 0) || io_call(&a, &c, t->dev) || wide_call(t, &c, &w, &widened))
+    dm_verdict(v, DS_FAIL, "%s", dh_error_message());
+  else if (widened == 0) dm_verdict(v, DS_SKIP, "no float32 tensor parameter");
+  else if (w.rc != 0) dm_verdict(v, DS_PASS, "float64 tensors for float32 were refused: %s", w.raised);
+  else {
+    for (int i = 0; i < a.a.n; i++) { /* computed: the float32 results, to float32's tolerance */
+      for (int64_t k = 0; a.out[i] && k < a.a.numel[i]; k++) {
+        double x = load(a.out[i] + (size_t)k * dm_args_esize(&a.a, i), a.a.t[i].dtype);
+        double y = load(w.out[i] + (size_t)k * dm_args_esize(&w.a, i), w.a.t[i].dtype);
+        if ((isnan(x) && isnan(y)) || fabs(x - y) <= 1e-5 + 1.3e-6 * fabs(x)) continue;
+        dm_verdict(v, DS_FAIL, "float64 tensors for float32 were accepted and computed wrong: tensor %d at %s is "
+                   "%.9g, %.9g as float32", i, index_text(&w.a, i, k, ix, sizeof ix), y, x);
+        return io_free(&a), io_free(&w);
+      }
+    }
+    dm_verdict(v, DS_PASS, "float64 tensors for float32 were accepted and computed as the float32 call");
+  }
+  io_free(&a), io_free(&w);
+}

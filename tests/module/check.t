@@ -49,7 +49,8 @@ for fn, sig in FUNCS.items():
     ok(re.search(r"^ok \d+ - module\.metadata %s\n  # %s$" % (fn, re.escape(sig)), r.stdout, re.M),
        "module.metadata %s reads its type schema: %s" % (fn, sig), r.stdout)
 cases = ["module.call_valid", "module.wrong_arity", "module.wrong_type", "module.wrong_dtype",
-         "module.non_contiguous", "module.writes", "module.bounds", "module.deterministic", "module.byte_offset"]
+         "module.non_contiguous", "module.writes", "module.bounds", "module.deterministic", "module.byte_offset",
+         "module.float_width"]
 for case in cases:
     n = len(re.findall(r"^ok \d+ - %s \S+ (cpu|sim):0$" % re.escape(case), r.stdout, re.M))
     ok(n == 6, "%s passed (not skipped) for 3 functions x 2 devices: %d" % (case, n), r.stdout)
@@ -66,14 +67,14 @@ ok(re.search(r"^ok \d+ - module\.wrong_device add sim:0\n  # tensor 2 on cpu:0 r
 ok(re.search(r"^ok \d+ - module\.wrong_device fill \S+ # SKIP 1 tensor parameter", r.stdout, re.M),
    "module.wrong_device skips fill (one tensor: nothing to disagree with)", r.stdout)
 m = re.search(r"(\d+) case\(s\), (\d+) pass, (\d+) fail, (\d+) skip \(exit 0\)", r.stderr)
-ok(m and m.group(1) == "87" and m.group(3) == "0", "verdict line: 87 cases, 0 fail", r.stderr)
+ok(m and m.group(1) == "93" and m.group(3) == "0", "verdict line: 93 cases, 0 fail", r.stderr)
 with open(tap_file) as f:
     tap = f.read()
-ok(tap.startswith("TAP version 13\n1..87\n") and tap.count("\nok ") == 87, "--tap file: 87 test points, all ok", tap)
+ok(tap.startswith("TAP version 13\n1..93\n") and tap.count("\nok ") == 93, "--tap file: 93 test points, all ok", tap)
 try:
     suite = ET.parse(junit_file).getroot().find("testsuite")
-    ok(suite.get("tests") == "87" and suite.get("failures") == "0" and
-       suite.get("skipped") == m.group(4), "--junit file: 87 testcases, 0 failures, the skips of the TAP",
+    ok(suite.get("tests") == "93" and suite.get("failures") == "0" and
+       suite.get("skipped") == m.group(4), "--junit file: 93 testcases, 0 failures, the skips of the TAP",
        ET.tostring(suite)[:400])
 except (ET.ParseError, AttributeError) as e:
     ok(False, "--junit file parses", str(e))
@@ -87,7 +88,7 @@ ok(len(re.findall(r"^  # returned without error: .*no type schema; inferred TTT$
    "add's arguments are inferred as three tensors on both devices", r.stdout)
 
 # ------------------------------------------------------------ faulty variants, caught by name
-FAULTS = [("kl_dtype", "module.wrong_dtype", "crashes on a wrong dtype", ["add", "fill", "sum"]),
+FAULTS = [("kl_dtype", "module.wrong_dtype+module.float_width", "crashes on a wrong dtype", ["add", "fill", "sum"]),
           ("kl_stream", "module.env_stream", "ignores the environment stream", ["add", "fill", "sum"]),
           ("kl_noncontig", "module.non_contiguous", "writes past a non-contiguous view", ["add", "fill"]),
           ("kl_wrongdev", "module.wrong_device", "returns without error on a wrong device", ["add", "sum"]),
