@@ -7,6 +7,7 @@
  * cases.c and symbols.c.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 
 #include "base/child.h"
 #include "cmdline/cmdline.h"
+#include "store/bundle.h"
 #include "suite/suite.h"
 #include "module/check.h"
 #include "module/command.h"
@@ -24,8 +26,8 @@
 static const char kUsage[] =
     "usage: devharness module check LIB.so [--device SPEC]... [--reference DEVICE |\n"
     "           --reference-lib LIB.so[@DEVICE] | --reference-py FILE.py] [--signature SIG]...\n"
-    "           [--seed N] [--rtol X] [--atol X] [--tap FILE] [--junit FILE]\n"
-    "           [--timeout SECONDS] [--jobs N] [-q]\n"
+    "           [--seed N] [--rtol X] [--atol X] [--tap FILE] [--junit FILE] [--cases FILE]\n"
+    "           [--bundle DIR] [--timeout SECONDS] [--jobs N] [-q]\n"
     "       devharness module list LIB.so\n"
     "\n"
     "Checks a tvm-ffi kernel library (its __tvm_ffi_<name> functions) from its own type\n"
@@ -50,6 +52,10 @@ static const char kUsage[] =
     "                    per dtype, torch.testing.assert_close's; integers exact)\n"
     "  --tap FILE        also write the TAP to FILE\n"
     "  --junit FILE      write JUnit XML to FILE\n"
+    "  --cases FILE      write one JSON record per case to FILE (docs/results.md)\n"
+    "  --bundle DIR      write a result bundle to DIR (a new folder): manifest.json,\n"
+    "                    info.json, module.tap, module.junit.xml, module.cases.json\n"
+    "                    (docs/results.md; `devharness verify` and `store import` read it)\n"
     "  --timeout SECONDS one case's limit (default 30)\n"
     "  --jobs N          run up to N cases at once (default 1; output order unchanged)\n"
     "  -q, --quiet       print only errors and the verdict line\n"
@@ -67,6 +73,8 @@ typedef struct opts {
   int n_devices;
   const char* tap;
   const char* junit;
+  const char* cases;  /* --cases FILE */
+  const char* bundle; /* --bundle DIR */
   long timeout;
   long jobs;
   int quiet;
@@ -120,7 +128,8 @@ static int parse(int argc, char** argv, opts_t* o) {
                                      {"reference-py", required_argument, NULL, 'P'},
                                      {"signature", required_argument, NULL, 'g'},
                                      {"seed", required_argument, NULL, 'S'},  {"rtol", required_argument, NULL, 'r'},
-                                     {"atol", required_argument, NULL, 'a'},  {NULL, 0, NULL, 0}};
+                                     {"atol", required_argument, NULL, 'a'},  {"cases", required_argument, NULL, 'C'},
+                                     {"bundle", required_argument, NULL, 'B'}, {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof *o);
   o->timeout = 30;
   o->jobs = 1;
@@ -139,6 +148,8 @@ static int parse(int argc, char** argv, opts_t* o) {
     else if (c == 'F') o->no_fork = 1;
     else if (c == 't') o->tap = optarg;
     else if (c == 'j') o->junit = optarg;
+    else if (c == 'C') o->cases = optarg;
+    else if (c == 'B') o->bundle = optarg;
     else if (c == 'T' && dh_cmdline_parse_long(optarg, 1, 3600, &o->timeout) != 0)
       return dh_cmdline_usage_error("module", "--timeout: expected 1..3600 seconds, got '%s'", dh_cmdline_quote(optarg));
     else if (c == 'J' && dh_cmdline_parse_long(optarg, 1, 64, &o->jobs) != 0)
@@ -435,8 +446,10 @@ static void build_view(check_run_t* r, const dm_func_t* funcs, size_t nf, dh_sbu
   r->reps.use_only = 1;
   r->reps.quiet = r->o->quiet;
   r->reps.only[ds_reporter_find("tap")] = r->reps.only[ds_reporter_find("junit")] = 1;
+  r->reps.only[ds_reporter_find("cases")] = 1;
   r->reps.paths[ds_reporter_find("tap")] = r->o->tap;
   r->reps.paths[ds_reporter_find("junit")] = r->o->junit;
+  r->reps.paths[ds_reporter_find("cases")] = r->o->cases;
 }
 
 static void check_free(check_run_t* r) {
@@ -473,10 +486,46 @@ static int check(const opts_t* o, const dm_func_t* funcs, size_t nf, const devic
   return rc;
 }
 
+/* --bundle DIR (docs/results.md "The bundle"): the folder, begun before anything runs
+ * (one line and exit 2 when it already holds a bundle), and the reports that go into it
+ * (the paths given with --tap, --junit or --cases win). */
+static dh_store_bundle_t g_bundle;
+static char g_bundle_paths[3][PATH_MAX];
+
+static int bundle_begin(opts_t* o, int argc, char** argv) {
+  if (!o->bundle) return DH_EXIT_OK;
+  if (strcmp(o->sub, "check") != 0) return dh_cmdline_usage_error("module", "--bundle: only with 'module check'");
+  int rc = dh_store_bundle_begin(&g_bundle, "module check", o->bundle, argc, argv);
+  if (rc != 0) return rc;
+  const char** slots[] = {&o->tap, &o->junit, &o->cases};
+  static const char* const kNames[] = {"module.tap", "module.junit.xml", "module.cases.json"};
+  for (size_t i = 0; i < 3; i++)
+    if (*slots[i] == NULL) {
+      snprintf(g_bundle_paths[i], PATH_MAX, "%.3900s/%s", g_bundle.dir, kNames[i]);
+      *slots[i] = g_bundle_paths[i];
+    }
+  return DH_EXIT_OK;
+}
+
+/* After the run: info.json (of the one --device, else every device), then
+ * manifest.json. A usage error leaves no bundle (its folder removed when this command
+ * made it and it is empty); one that cannot be finished is an exit 1 unless the run
+ * already failed worse. */
+static int bundle_end(const opts_t* o, int rc) {
+  if (!o->bundle) return rc;
+  if (rc == DH_EXIT_USAGE) return dh_store_bundle_discard(&g_bundle), rc;
+  dh_store_bundle_meta_t m = {.shard_index = 1, .shard_total = 1, .profile = "default", .exit_code = rc};
+  if (dh_store_bundle_write_info(&g_bundle, o->n_devices == 1 ? o->devices[0] : NULL) != 0 ||
+      dh_store_bundle_finish(&g_bundle, &m) != 0)
+    return rc == DH_EXIT_OK || rc == DH_EXIT_NO_DEVICE ? DH_EXIT_VIOLATION : rc;
+  return rc;
+}
+
 int dh_module_main(int argc, char** argv) {
   opts_t o;
   int rc = parse(argc, argv, &o);
   if (rc != 0) return rc < 0 ? DH_EXIT_OK : rc;
+  if ((rc = bundle_begin(&o, argc, argv)) != DH_EXIT_OK) return rc;
   dm_func_t* funcs = calloc(DM_MAX_FUNCS, sizeof *funcs);
   size_t nf = 0;
   devices_t ds;
@@ -503,5 +552,5 @@ int dh_module_main(int argc, char** argv) {
   }
   free(funcs);
   free((char*)o.ref.path == o.reference_py ? NULL : (char*)o.ref.path);
-  return rc;
+  return bundle_end(&o, rc);
 }

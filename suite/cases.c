@@ -21,10 +21,12 @@ static void cases_end(ds_report_t* rep) {
     for (size_t j = 0; j < r->ncase; j++) {
       const ds_case_t* k = &r->cases[i][j];
       if (k->other_shard) continue;
-      json_array_append_new(cases, json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:f}", "device", r->groups[i].name,
-                                             "backend", r->groups[i].package, "clause", r->infos[j].id,
-                                             "status", ds_verdict_name(k->verdict), "waived", k->waived, "message",
-                                             case_message(k), "duration_ms", k->ms));
+      json_t* rec = json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:f}", "device", r->groups[i].name, "backend",
+                              r->groups[i].package, "clause", r->infos[j].id, "status", ds_verdict_name(k->verdict),
+                              "waived", k->waived, "message", case_message(k), "duration_ms", k->ms);
+      /* what the case ran on within its group, as TAP names it ("add cpu:0": module check) */
+      if (r->infos[j].subject) json_object_set_new(rec, "subject", json_string(r->infos[j].subject));
+      json_array_append_new(cases, rec);
     }
   /* the whole selection, every shard's: what verify checks the shards against */
   json_t* devices = json_array();
