@@ -79,14 +79,22 @@ typedef struct dh_store_loaded_bundle {
   json_t* cases_doc; /* conformance.cases.json, or NULL without one */
   json_t* cases;    /* its "cases" array (borrowed from cases_doc), or NULL */
   json_t* bench;    /* bench.json, or NULL without one */
+  json_t* modules;  /* the `module check` cases files (module.cases.json, run's
+                       module-NAME.cases.json): file name -> its document, each with a
+                       "cases" array; NULL without any */
 } dh_store_loaded_bundle_t;
 
 /* Loads DIR/manifest.json and checks it (schema "devharness.bundle", a version not
  * newer than this devharness reads, the fields docs/results.md requires) and every file
- * it lists (present, same size, same SHA-256), then loads the cases and bench.json.
+ * it lists (present, same size, same SHA-256), then loads the cases, the module cases
+ * and bench.json.
  * Returns 0, or -1 after one line "devharness CMD: DIR: what is wrong". */
 int dh_store_bundle_load(const char* cmd, const char* dir, dh_store_loaded_bundle_t* b);
 void dh_store_bundle_free(dh_store_loaded_bundle_t* b);
+
+/* 1 when name is a `module check` cases file of a bundle: "module.cases.json" or
+ * "module-NAME.cases.json" at its top level. */
+int dh_store_bundle_is_module_cases(const char* name);
 
 /* The stable_id the bundle's manifest gives the device with this spec, or NULL. */
 const char* dh_store_bundle_stable_id(const dh_store_loaded_bundle_t* b, const char* spec);

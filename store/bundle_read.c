@@ -90,6 +90,29 @@ static int check_files(const char* cmd, const char* dir, json_t* files) {
   return 0;
 }
 
+int dh_store_bundle_is_module_cases(const char* name) {
+  size_t n = strlen(name);
+  if (strchr(name, '/') != NULL) return 0;
+  if (strcmp(name, "module.cases.json") == 0) return 1;
+  return n > strlen("module-.cases.json") && strncmp(name, "module-", 7) == 0 &&
+         strcmp(name + n - strlen(".cases.json"), ".cases.json") == 0;
+}
+
+/* Every module cases file the manifest lists, into b->modules (name -> document). */
+static int load_modules(const char* cmd, dh_store_loaded_bundle_t* b, json_t* files) {
+  const char* name;
+  json_t* f;
+  json_object_foreach(files, name, f) {
+    if (!dh_store_bundle_is_module_cases(name)) continue;
+    json_t* doc = load_json(cmd, b->dir, name);
+    if (doc == NULL) return -1;
+    if (!b->modules) b->modules = json_object();
+    json_object_set_new(b->modules, name, doc);
+    if (!json_is_array(json_object_get(doc, "cases"))) return bad(cmd, b->dir, "%s: no \"cases\" array", name);
+  }
+  return 0;
+}
+
 int dh_store_bundle_load(const char* cmd, const char* dir, dh_store_loaded_bundle_t* b) {
   memset(b, 0, sizeof *b);
   snprintf(b->dir, sizeof b->dir, "%s", dir);
@@ -105,6 +128,7 @@ int dh_store_bundle_load(const char* cmd, const char* dir, dh_store_loaded_bundl
     }
   }
   if (json_object_get(files, "bench.json") && (b->bench = load_json(cmd, dir, "bench.json")) == NULL) goto fail;
+  if (load_modules(cmd, b, files) != 0) goto fail;
   return 0;
 fail:
   dh_store_bundle_free(b);
@@ -115,7 +139,8 @@ void dh_store_bundle_free(dh_store_loaded_bundle_t* b) {
   json_decref(b->manifest);
   json_decref(b->cases_doc);
   json_decref(b->bench);
-  b->manifest = b->cases_doc = b->cases = b->bench = NULL;
+  json_decref(b->modules);
+  b->manifest = b->cases_doc = b->cases = b->bench = b->modules = NULL;
 }
 
 const char* dh_store_bundle_stable_id(const dh_store_loaded_bundle_t* b, const char* spec) {

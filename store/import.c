@@ -129,15 +129,16 @@ static sqlite3_int64 device_of(dh_store_importer_t* im, const char* spec, const 
   return stable ? (sqlite3_int64)json_integer_value(json_object_get(im->ids, stable)) : 0;
 }
 
-/* One case into the prepared INSERT st. */
-static int add_case(dh_store_importer_t* im, sqlite3_stmt* st, json_t* c, json_int_t shard) {
-  sqlite3_int64 dev = device_of(im, jtext(c, "device"), jtext(c, "stable_id"));
+/* One case into the prepared INSERT st: on device dev (0: none, the case is left out),
+ * as clause. */
+static int add_case_as(dh_store_importer_t* im, sqlite3_stmt* st, json_t* c, json_int_t shard, sqlite3_int64 dev,
+                       const char* clause) {
   if (dev == 0) return 0; /* a backend without a device: no device row to hold it */
   json_t* sh = json_object_get(c, "shard");
   sqlite3_reset(st);
   sqlite3_bind_int64(st, 1, im->run_id);
   sqlite3_bind_int64(st, 2, dev);
-  sqlite3_bind_text(st, 3, jtext(c, "clause"), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 3, clause, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st, 4, jtext(c, "status"), -1, SQLITE_TRANSIENT);
   sqlite3_bind_int(st, 5, json_is_true(json_object_get(c, "waived")));
   sqlite3_bind_text(st, 6, jtext(c, "message"), -1, SQLITE_TRANSIENT);
@@ -145,8 +146,27 @@ static int add_case(dh_store_importer_t* im, sqlite3_stmt* st, json_t* c, json_i
   sqlite3_bind_int64(st, 8, sh ? json_integer_value(sh) : shard);
   if (sqlite3_step(st) == SQLITE_DONE) return 0;
   char what[512];
-  snprintf(what, sizeof what, "case %s %s", jtext(c, "device"), jtext(c, "clause"));
+  snprintf(what, sizeof what, "case %s %s", jtext(c, "device"), clause);
   return db_fail(im, what);
+}
+
+static int add_case(dh_store_importer_t* im, sqlite3_stmt* st, json_t* c, json_int_t shard) {
+  return add_case_as(im, st, c, shard, device_of(im, jtext(c, "device"), jtext(c, "stable_id")), jtext(c, "clause"));
+}
+
+/* A `module check` case (its record's device is the library, its subject "FUNCTION
+ * DEVICE"): on DEVICE, as the clause "CASE@LIB:FUNCTION" (LIB the library's file
+ * name; docs/results.md "Module cases in the store"). A case without a device (once
+ * per function: module.metadata) is left out: no device row holds it. */
+static int add_module_case(dh_store_importer_t* im, sqlite3_stmt* st, json_t* c) {
+  const char* subject = jtext(c, "subject");
+  const char* sp = strrchr(subject, ' ');
+  if (sp == NULL) return 0;
+  const char* lib = strrchr(jtext(c, "device"), '/');
+  char clause[512];
+  snprintf(clause, sizeof clause, "%s@%s:%.*s", jtext(c, "clause"), lib ? lib + 1 : jtext(c, "device"),
+           (int)(strchr(subject, ' ') - subject), subject);
+  return add_case_as(im, st, c, 1, device_of(im, sp + 1, NULL), clause);
 }
 
 static int add_cases(dh_store_importer_t* im) {
@@ -162,6 +182,13 @@ static int add_cases(dh_store_importer_t* im) {
   int rc = 0;
   json_array_foreach(im->b->cases, i, c) {
     if ((rc = add_case(im, st, c, shard)) != 0) break;
+  }
+  const char* name;
+  json_t* doc;
+  json_object_foreach(im->b->modules, name, doc) {
+    json_array_foreach(json_object_get(doc, "cases"), i, c) {
+      if (rc == 0) rc = add_module_case(im, st, c);
+    }
   }
   sqlite3_finalize(st);
   return rc;

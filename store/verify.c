@@ -19,7 +19,9 @@ static const char kVerifyUsage[] =
     "shards 1..N are each given once (a merged bundle counts as the parts it lists), and\n"
     "every (device, clause) case of the run's selection ran exactly once across them.\n"
     "One line per problem: a missing or repeated shard, a missing case, a case that ran\n"
-    "more than once, a damaged bundle.\n"
+    "more than once, a damaged bundle. The cases of `module check` (module.cases.json of\n"
+    "its --bundle, a run's module-NAME.cases.json) are checked too: each (case, function,\n"
+    "device) once; bundles of module check alone need no conformance shards.\n"
     "exit: 0 every case ran exactly once, 1 a case missing or repeated, a shard missing\n"
     "      or repeated, or a damaged bundle, 2 usage error\n";
 
@@ -32,6 +34,8 @@ typedef struct dh_store_tally {
   long long total; /* the shard total, 0 before the first bundle */
   int problems;
   size_t ndev, ncl; /* distinct devices and clauses of the selection */
+  size_t module_files, module_cases; /* `module check` cases files and their cases */
+  int module_problems;
 } dh_store_tally_t;
 
 static void problem(dh_store_tally_t* t, int* shown, const char* fmt, const char* a, const char* b) {
@@ -74,6 +78,29 @@ static void add_bundle(dh_store_tally_t* t, const dh_store_loaded_bundle_t* b) {
   json_array_extend(t->clauses, json_object_get(b->cases_doc, "clauses"));
 }
 
+/* A `module check` cases file (module.cases.json, or a run's module-NAME.cases.json):
+ * every (case, subject) once. */
+static void add_module(dh_store_tally_t* t, const char* dir, const char* name, json_t* doc) {
+  json_t* seen = json_object();
+  size_t i;
+  json_t* c;
+  int shown = 0;
+  json_array_foreach(json_object_get(doc, "cases"), i, c) {
+    char key[512], what[600];
+    snprintf(key, sizeof key, "%s %s", json_string_value(json_object_get(c, "clause")),
+             json_string_value(json_object_get(c, "subject")));
+    if (json_object_get(seen, key)) {
+      snprintf(what, sizeof what, "%s: module case %s", name, key);
+      problem(t, &shown, "%s: %s ran more than once", dh_cmdline_quote(dir), what);
+      t->module_problems++;
+    }
+    json_object_set_new(seen, key, json_true());
+  }
+  t->module_files++;
+  t->module_cases += json_array_size(json_object_get(doc, "cases"));
+  json_decref(seen);
+}
+
 /* Shards 1..total each once; every device x clause of the selection once. */
 static size_t judge(dh_store_tally_t* t) {
   int shown = 0;
@@ -110,6 +137,23 @@ static size_t judge(dh_store_tally_t* t) {
   return expected;
 }
 
+/* The last lines: the module cases (when any), then the conformance cases (unless the
+ * bundles are module check's alone). */
+static void say_verdict(const dh_store_tally_t* t, int nb, size_t expected, int damaged, int rc) {
+  if (t->module_files)
+    printf("devharness verify: %zu module cases file%s, %zu module case%s: %s\n", t->module_files,
+           t->module_files == 1 ? "" : "s", t->module_cases, t->module_cases == 1 ? "" : "s",
+           t->module_problems ? "NOT each ran once" : "each ran once");
+  if (t->module_files && t->total == 0 && !damaged) {
+    printf("devharness verify: %d bundle%s of module check, no conformance shards (exit %d)\n", nb,
+           nb == 1 ? "" : "s", rc);
+    return;
+  }
+  printf("devharness verify: %d bundle%s, %lld shard%s, %zu device%s x %zu clause%s = %zu cases: %s (exit %d)\n",
+         nb, nb == 1 ? "" : "s", t->total, t->total == 1 ? "" : "s", t->ndev, t->ndev == 1 ? "" : "s", t->ncl,
+         t->ncl == 1 ? "" : "s", expected, rc ? "NOT each ran exactly once" : "each ran exactly once", rc);
+}
+
 int dh_store_cmd_verify(int argc, char** argv) {
   static const struct option kOpts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   dh_cmdline_getopt_begin();
@@ -129,16 +173,18 @@ int dh_store_cmd_verify(int argc, char** argv) {
       damaged++;
       continue;
     }
-    if (!b.cases) printf("devharness verify: %s: no conformance cases (conformance.cases.json)\n", dh_cmdline_quote(argv[i])), damaged++;
-    else add_bundle(&t, &b);
+    const char* name;
+    json_t* doc;
+    json_object_foreach(b.modules, name, doc) add_module(&t, argv[i], name, doc);
+    if (!b.cases && !b.modules)
+      printf("devharness verify: %s: no conformance cases (conformance.cases.json) nor module cases "
+             "(module.cases.json)\n", dh_cmdline_quote(argv[i])), damaged++;
+    else if (b.cases) add_bundle(&t, &b);
     dh_store_bundle_free(&b);
   }
   size_t expected = judge(&t);
   int rc = t.problems || damaged ? DH_EXIT_VIOLATION : DH_EXIT_OK;
-  printf("devharness verify: %d bundle%s, %lld shard%s, %zu device%s x %zu clause%s = %zu cases: %s (exit %d)\n",
-         argc - optind, argc - optind == 1 ? "" : "s", t.total, t.total == 1 ? "" : "s", t.ndev,
-         t.ndev == 1 ? "" : "s", t.ncl, t.ncl == 1 ? "" : "s", expected,
-         rc ? "NOT each ran exactly once" : "each ran exactly once", rc);
+  say_verdict(&t, argc - optind, expected, damaged, rc);
   json_decref(t.count);
   json_decref(t.shards);
   json_decref(t.devices);
