@@ -38,7 +38,7 @@
 static const char kRunUsage[] =
     "usage: devharness run [--output DIR] [--device SPEC]%s\n"
     "                      [--timeout SEC] [--no-bench | --no-plots] [--full-bench] [--expect FILE|TAG]\n"
-    "                      [--store PATH | --no-store] [--quiet|--verbose]\n"
+    "                      [--store PATH | --no-store] [--module LIB.so]... [--quiet|--verbose]\n"
     "\n"
     "The main job: info, conformance on every device, a quick benchmark run and its\n"
     "plots, written to DIR/run-<date>-<time>/ (DIR/latest points at the newest) and\n"
@@ -58,6 +58,12 @@ static const char kRunUsage[] =
     "                 docs/results.md); the results folder is a result bundle\n"
     "                 (manifest.json) either way\n"
     "  --no-store     do not record the run in a store\n"
+    "  --module LIB.so  after conformance, `devharness module check LIB.so` on the run's\n"
+    "                 --device (every device without one) into module-NAME.tap,\n"
+    "                 module-NAME.junit.xml and module-NAME.cases.json (NAME: the file's\n"
+    "                 name less .so; recorded in the store with the run), one step per\n"
+    "                 library (repeatable, up to 16, each file name once); a failed case\n"
+    "                 fails the run (exit 1) and is named after the results line\n"
     "  -q, --quiet    print only errors and the verdict line, 'devharness run: DIR: N\n"
     "                 devices, F failed cases, steps ok (exit E)' (no progress, tables)\n"
     "  -v, --verbose  also each step's command line, '+ devharness conformance ...',\n"
@@ -123,6 +129,27 @@ static void progress(int step, int total, const char* title) {
   fprintf(stderr, "[%d/%d] %s ...\n", step, total, title);
 }
 
+/* --module LIB.so: a readable file whose name (less ".so") no other --module has (its
+ * files are module-NAME.*). */
+static int add_module(dh_cli_run_opts_t* o, const char* lib) {
+  struct stat st;
+  if (o->n_modules >= DH_CLI_RUN_MAX_MODULES)
+    return dh_cmdline_usage_error("run", "--module: at most %d libraries", DH_CLI_RUN_MAX_MODULES);
+  if (stat(lib, &st) != 0 || !S_ISREG(st.st_mode))
+    return dh_cmdline_usage_error("run", "--module '%s': not a readable file", dh_cmdline_quote(lib));
+  const char* base = strrchr(lib, '/') ? strrchr(lib, '/') + 1 : lib;
+  size_t n = strlen(base);
+  if (n > 3 && strcmp(base + n - 3, ".so") == 0) n -= 3;
+  char* name = o->module_names[o->n_modules];
+  snprintf(name, sizeof o->module_names[0], "%.*s", (int)(n < 127 ? n : 127), base);
+  for (int k = 0; k < o->n_modules; k++)
+    if (strcmp(o->module_names[k], name) == 0)
+      return dh_cmdline_usage_error("run", "--module '%s': another --module has the file name '%s' (its files are module-NAME.*)",
+                                    dh_cmdline_quote(lib), dh_cmdline_quote(base));
+  o->modules[o->n_modules++] = lib;
+  return DH_EXIT_OK;
+}
+
 /* Reads the options. Returns -1 to go on, else the exit code (--help, usage error). */
 static int parse_run_opts(int argc, char** argv, dh_cli_run_opts_t* o) {
   *o = (dh_cli_run_opts_t){.output = "results", .timeout = "10"};
@@ -135,6 +162,7 @@ static int parse_run_opts(int argc, char** argv, dh_cli_run_opts_t* o) {
                                         {"expect", required_argument, NULL, 'e'},
                                         {"store", required_argument, NULL, 'S'},
                                         {"no-store", no_argument, NULL, 'N'},
+                                        {"module", required_argument, NULL, 'M'},
                                         {"quiet", no_argument, NULL, 'q'},
                                         {"verbose", no_argument, NULL, 'v'},
                                         {"help", no_argument, NULL, 'h'},
@@ -162,6 +190,9 @@ static int parse_run_opts(int argc, char** argv, dh_cli_run_opts_t* o) {
         break;
       case 'S': o->store = optarg; break;
       case 'N': o->no_store = 1; break;
+      case 'M':
+        if (add_module(o, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
+        break;
       case 'q': quiet = 1; break;
       case 'v': verbose = 1; break;
       case 'h': printf(kRunUsage, dh_cmdline_device_options_usage(), dh_cmdline_device_options_help(17)); return DH_EXIT_OK;
@@ -273,6 +304,30 @@ static int step_bench(const dh_cli_run_opts_t* o, const dh_cli_run_dir_t* d) {
   return spawn_self(a.v, d->bench_txt);
 }
 
+/* A module step: `module check LIB.so` of --module k on the run's --device into
+ * module-NAME.tap, .junit.xml and .cases.json (its stdout, the TAP stream, is not kept
+ * twice). */
+static int step_module(const dh_cli_run_opts_t* o, const dh_cli_run_dir_t* d, int k) {
+  char tap[PATH_MAX], junit[PATH_MAX], cases[PATH_MAX];
+  dh_cli_run_module_path(tap, d->partial, o->module_names[k], ".tap");
+  dh_cli_run_module_path(junit, d->partial, o->module_names[k], ".junit.xml");
+  dh_cli_run_module_path(cases, d->partial, o->module_names[k], ".cases.json");
+  step_args_t a = args_begin("module");
+  args_add(&a, "check");
+  args_add(&a, o->modules[k]);
+  const char* const pairs[][2] = {{"--tap", tap}, {"--junit", junit}, {"--cases", cases}, {"--timeout", o->timeout}};
+  for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+    args_add(&a, pairs[i][0]);
+    args_add(&a, pairs[i][1]);
+  }
+  if (o->device) { /* module check takes no device-option group: --device alone */
+    args_add(&a, "--device");
+    args_add(&a, o->device);
+  }
+  if (o->verbosity < 0) args_add(&a, "--quiet");
+  return spawn_self(a.v, "/dev/null");
+}
+
 /* Runs one step with its progress line and time into *step. */
 static void run_step(dh_cli_run_step_t* step, int num, int total, const char* what,
                      int (*fn)(const dh_cli_run_opts_t*, const dh_cli_run_dir_t*), const dh_cli_run_opts_t* o,
@@ -294,6 +349,80 @@ static int step_plots(const dh_cli_run_opts_t* o, const dh_cli_run_dir_t* d) {
   return spawn_self_in(a.v, "plot.log", d->partial);
 }
 
+/* Steps 1 and 2, a module step per --module (into msteps, numbered after
+ * conformance), then 3 and 4 when asked for. DH_EXIT_USAGE when info refused the
+ * device (the folder is removed), else -1. */
+static int run_steps(const dh_cli_run_opts_t* o, const dh_cli_run_dir_t* d, dh_cli_run_step_t* steps, int total,
+                     dh_cli_run_step_t* msteps) {
+  const int nm = o->n_modules, all = total + nm;
+  run_step(&steps[0], 1, all, "info: backends, devices, attributes", step_info, o, d);
+  if (steps[0].rc == DH_EXIT_USAGE) {
+    fprintf(stderr, "devharness run: info failed (bad --device?); no results written\n");
+    dh_cli_run_dir_remove(d);
+    return DH_EXIT_USAGE;
+  }
+  dh_cli_run_health_take(0);
+  run_step(&steps[1], 2, all, "conformance: every clause on every device", step_conformance, o, d);
+  dh_cli_run_health_take(1);
+  for (int k = 0; k < nm; k++) {
+    static char titles[DH_CLI_RUN_MAX_MODULES][160], what[DH_CLI_RUN_MAX_MODULES][PATH_MAX];
+    snprintf(titles[k], sizeof titles[k], "module %s", o->module_names[k]);
+    snprintf(what[k], sizeof what[k], "module check %s", o->modules[k]);
+    msteps[k].title = titles[k];
+    progress(3 + k, all, what[k]);
+    double t0 = now_s();
+    msteps[k].rc = step_module(o, d, k);
+    msteps[k].seconds = now_s() - t0;
+  }
+  if (o->no_bench) return -1;
+  dh_cli_run_health_take(2);
+  run_step(&steps[2], 3 + nm, all, o->full_bench ? "bench: full benchmark run" : "bench: quick benchmarks",
+           step_bench, o, d);
+  dh_cli_run_health_take(3);
+  steps[2].below_floor = steps[2].rc == DH_EXIT_VIOLATION && dh_cli_run_bench_below_floor(d->bench);
+  if (o->no_plots) {
+    steps[3].rc = -1; /* not asked for: not a step of this run (total 3) */
+  } else if (steps[2].rc == 0 || steps[2].below_floor) {
+    run_step(&steps[3], 4 + nm, all, "plots: bandwidth and latency", step_plots, o, d);
+  } else {
+    progress(4 + nm, all, "plots: bandwidth and latency");
+    steps[3].rc = -1; /* not run */
+  }
+  return -1;
+}
+
+/* Every step of the run in the order they ran: info, conformance, the module steps,
+ * bench, plots (for the steps table, the verdict and the manifest). Their count. */
+static int steps_in_order(const dh_cli_run_step_t* steps, int total, const dh_cli_run_step_t* msteps, int nm,
+                          dh_cli_run_step_t* out) {
+  int n = 0;
+  for (int i = 0; i < 2 && i < total; i++) out[n++] = steps[i];
+  for (int k = 0; k < nm; k++) out[n++] = msteps[k];
+  for (int i = 2; i < total; i++) out[n++] = steps[i];
+  return n;
+}
+
+/* After the published folder's tables: the results line, the failed cases (of
+ * conformance, then of each module step), the verdict line. */
+static void say_results(const dh_cli_run_opts_t* o, const dh_cli_run_dir_t* d, const char* latest, const char* f_tap,
+                        int fail_total, const dh_cli_run_step_t* all, int nall, int worst) {
+  int mfail = dh_cli_run_print_module_failures(NULL, o, d->final_dir, 0);
+  if (o->verbosity >= 0) {
+    printf("\nresults: %s (also %s)\n", d->final_dir, latest);
+    if (fail_total > 0) {
+      printf("conformance: %d violation(s); see %s\n", fail_total, f_tap);
+      dh_cli_run_print_failures(stdout, d->final_dir, 10); /* which, without opening the TAP */
+    }
+    dh_cli_run_print_module_failures(stdout, o, d->final_dir, 10);
+  }
+  if (o->verbosity != 0) {
+    int failed_steps = 0, failed = fail_total + mfail;
+    for (int i = 0; i < nall; i++) failed_steps += all[i].rc != 0;
+    printf("devharness run: %s: %d failed case%s, %d of %d steps not ok (exit %d)\n", d->final_dir, failed,
+           failed == 1 ? "" : "s", failed_steps, nall, worst);
+  }
+}
+
 int dh_cli_run(int argc, char** argv) {
   dh_cli_run_opts_t o;
   int rc = parse_run_opts(argc, argv, &o);
@@ -305,38 +434,18 @@ int dh_cli_run(int argc, char** argv) {
 
   const int total = o.no_bench ? 2 : o.no_plots ? 3 : 4;
   dh_cli_run_step_t steps[4] = {{.title = "info"}, {.title = "conformance"}, {.title = "bench"}, {.title = "plots"}};
-  run_step(&steps[0], 1, total, "info: backends, devices, attributes", step_info, &o, &d);
-  if (steps[0].rc == DH_EXIT_USAGE) {
-    fprintf(stderr, "devharness run: info failed (bad --device?); no results written\n");
-    dh_cli_run_dir_remove(&d);
-    return DH_EXIT_USAGE;
-  }
-  dh_cli_run_health_take(0);
-  run_step(&steps[1], 2, total, "conformance: every clause on every device", step_conformance, &o, &d);
-  dh_cli_run_health_take(1);
-  if (!o.no_bench) {
-    dh_cli_run_health_take(2);
-    run_step(&steps[2], 3, total, o.full_bench ? "bench: full benchmark run" : "bench: quick benchmarks",
-             step_bench, &o, &d);
-    dh_cli_run_health_take(3);
-    steps[2].below_floor = steps[2].rc == DH_EXIT_VIOLATION && dh_cli_run_bench_below_floor(d.bench);
-    if (o.no_plots) {
-      steps[3].rc = -1; /* not asked for: not a step of this run (total 3) */
-    } else if (steps[2].rc == 0 || steps[2].below_floor) {
-      run_step(&steps[3], 4, total, "plots: bandwidth and latency", step_plots, &o, &d);
-    } else {
-      progress(4, total, "plots: bandwidth and latency");
-      steps[3].rc = -1; /* not run */
-    }
-  }
+  dh_cli_run_step_t msteps[DH_CLI_RUN_MAX_MODULES], all[4 + DH_CLI_RUN_MAX_MODULES];
+  if (run_steps(&o, &d, steps, total, msteps) == DH_EXIT_USAGE) return DH_EXIT_USAGE;
+  const int nall = steps_in_order(steps, total, msteps, o.n_modules, all);
 
   char latest[PATH_MAX], f_tap[PATH_MAX], why[PATH_MAX + 128];
   dh_cli_run_health_write(&d); /* a failure is said; the other files still count */
   if (dh_cli_run_check_complete(&d, steps, total, why, sizeof why) != 0 ||
-      (dh_cli_run_bundle_finish(&bundle, steps, total) != 0 && snprintf(why, sizeof why, "no manifest.json") > 0) ||
+      dh_cli_run_check_modules(&o, &d, msteps, why, sizeof why) != 0 ||
+      (dh_cli_run_bundle_finish(&bundle, all, nall) != 0 && snprintf(why, sizeof why, "no manifest.json") > 0) ||
       (dh_cli_run_record(&o, &d) != 0 && snprintf(why, sizeof why, "not recorded in the store") > 0)) {
     dh_cli_run_dir_keep_failed(o.output, &d);
-    dh_cli_run_print_steps(o.verbosity < 0 ? stderr : stdout, steps, total);
+    dh_cli_run_print_steps(o.verbosity < 0 ? stderr : stdout, all, nall);
     fprintf(stderr, "devharness run: results incomplete (%s); kept in %s, not published (latest unchanged)\n",
             why, d.final_dir);
     return DH_EXIT_VIOLATION;
@@ -348,22 +457,10 @@ int dh_cli_run(int argc, char** argv) {
   int fail_total = dh_cli_run_print_devices(out, &o, &d, f_tap);
   dh_cli_run_print_health(out, d.final_dir);
   int below = o.expect ? dh_cli_run_print_expect(out, &d) : 0;
-  dh_cli_run_print_steps(out, steps, total);
-  int worst = dh_cli_run_steps_verdict(steps, total);
+  dh_cli_run_print_steps(out, all, nall);
+  int worst = dh_cli_run_steps_verdict(all, nall);
   if (below > 0) worst = DH_EXIT_VIOLATION;
   if (sink) fclose(sink);
-  if (o.verbosity >= 0) {
-    printf("\nresults: %s (also %s)\n", d.final_dir, latest);
-    if (fail_total > 0) {
-      printf("conformance: %d violation(s); see %s\n", fail_total, f_tap);
-      dh_cli_run_print_failures(stdout, d.final_dir, 10); /* which, without opening the TAP */
-    }
-  }
-  if (o.verbosity != 0) {
-    int failed_steps = 0;
-    for (int i = 0; i < total; i++) failed_steps += steps[i].rc != 0;
-    printf("devharness run: %s: %d failed case%s, %d of %d steps not ok (exit %d)\n", d.final_dir, fail_total,
-           fail_total == 1 ? "" : "s", failed_steps, total, worst);
-  }
+  say_results(&o, &d, latest, f_tap, fail_total, all, nall, worst);
   return worst;
 }

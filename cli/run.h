@@ -18,6 +18,9 @@
 #include <limits.h>
 #include <stdio.h>
 
+/* --module LIB.so given at most this often. */
+#define DH_CLI_RUN_MAX_MODULES 16
+
 /* The options of `devharness run`. */
 typedef struct dh_cli_run_opts {
   const char* output;
@@ -29,6 +32,9 @@ typedef struct dh_cli_run_opts {
   const char* store; /* --store PATH; NULL: OUTPUT/devharness.sqlite */
   int no_store;      /* --no-store: the run is not recorded */
   int verbosity; /* -1 --quiet: errors and the verdict line only; 1 --verbose: each step's command */
+  const char* modules[DH_CLI_RUN_MAX_MODULES]; /* --module LIB.so, in order */
+  char module_names[DH_CLI_RUN_MAX_MODULES][128]; /* each one's file name less ".so": module-NAME.* */
+  int n_modules;
 } dh_cli_run_opts_t;
 
 /* One step: its title in the table, its exit status (-1: not run), its wall time. */
@@ -80,6 +86,22 @@ int dh_cli_run_dir_remove(const dh_cli_run_dir_t* d);
 /* out = dir + "/" + name (the caller has checked that dir is shorter than PATH_MAX -
  * 128, so it never truncates). */
 void dh_cli_run_path_join(char out[PATH_MAX], const char* dir, const char* name);
+
+/* out = dir + "/module-" + name + ext: the files of the step `module check` of
+ * --module library k (ext ".tap", ".junit.xml", ".cases.json"). */
+void dh_cli_run_module_path(char out[PATH_MAX], const char* dir, const char* name, const char* ext);
+
+/* Whether the module steps left whole files (cli/run_check.c): each finished with 0, 1
+ * (failed cases) or 3 (no device: no files), its TAP with a plan, its JUnit closed, its
+ * cases JSON parsing. 0, or -1 with the first thing missing in why. */
+int dh_cli_run_check_modules(const dh_cli_run_opts_t* o, const dh_cli_run_dir_t* d, const dh_cli_run_step_t* msteps,
+                             char* why, size_t size);
+
+/* The failed cases of every module step's module-NAME.cases.json in final_dir, one
+ * line each, "  not ok DEVICE CASE FUNCTION: MESSAGE" after a line naming the library
+ * and its TAP file; at most max lines per library. Returns the number of failed cases
+ * (of every library). Printed to out when out is not NULL. */
+int dh_cli_run_print_module_failures(FILE* out, const dh_cli_run_opts_t* o, const char* final_dir, int max);
 
 /* The per-device table (conformance verdicts from conformance.summary.json, peak copy
  * bandwidth from bench.json's devharness_summary.best_copy) and a NO DEVICE line for

@@ -143,3 +143,29 @@ int dh_cli_run_check_complete(const dh_cli_run_dir_t* d, const dh_cli_run_step_t
   sync_folder(d->partial);
   return 0;
 }
+
+int dh_cli_run_check_modules(const dh_cli_run_opts_t* o, const dh_cli_run_dir_t* d, const dh_cli_run_step_t* msteps,
+                             char* why, size_t size) {
+  for (int k = 0; k < o->n_modules; k++) {
+    int rc = msteps[k].rc;
+    char tap[PATH_MAX], junit[PATH_MAX], cases[PATH_MAX];
+    if (rc == DH_EXIT_NO_DEVICE) continue; /* no device for it: nothing was run, no files */
+    if (rc != DH_EXIT_OK && rc != DH_EXIT_VIOLATION) {
+      if (rc > 128) snprintf(why, size, "step %s was killed by signal %d", msteps[k].title, rc - 128);
+      else snprintf(why, size, "step %s failed (exit %d)", msteps[k].title, rc);
+      return -1;
+    }
+    dh_cli_run_module_path(tap, d->partial, o->module_names[k], ".tap");
+    dh_cli_run_module_path(junit, d->partial, o->module_names[k], ".junit.xml");
+    dh_cli_run_module_path(cases, d->partial, o->module_names[k], ".cases.json");
+    const char* bad = !tap_has_plan(tap)                       ? tap
+                      : !ends_with(junit, "</testsuites>") ? junit
+                      : !json_whole(cases)                      ? cases
+                                                                : NULL;
+    if (bad) {
+      snprintf(why, size, "%s %s", strrchr(bad, '/') + 1, file_size(bad) < 0 ? "is missing" : "is not whole");
+      return -1;
+    }
+  }
+  return 0;
+}

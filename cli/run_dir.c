@@ -26,6 +26,10 @@ void dh_cli_run_path_join(char out[PATH_MAX], const char* dir, const char* name)
   memcpy(out + d + 1, name, n + 1);
 }
 
+void dh_cli_run_module_path(char out[PATH_MAX], const char* dir, const char* name, const char* ext) {
+  snprintf(out, PATH_MAX, "%.3900s/module-%.128s%s", dir, name, ext);
+}
+
 static int make_dir(const char* path) {
   if (mkdir(path, 0755) == 0 || errno == EEXIST) return 0;
   return -1;

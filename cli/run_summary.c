@@ -91,29 +91,56 @@ int dh_cli_run_print_devices(FILE* out, const dh_cli_run_opts_t* o, const dh_cli
   return fail_total;
 }
 
-void dh_cli_run_print_failures(FILE* out, const char* final_dir, int max) {
-  char f_cases[PATH_MAX];
-  dh_cli_run_path_join(f_cases, final_dir, "conformance.cases.json");
-  json_t* doc = json_load_file(f_cases, 0, NULL);
+/* The failed cases of a cases document, one line each (at most max, then how many
+ * more, naming file); a module case's device and function come from its subject
+ * ("add sim:0"). Returns how many failed; prints nothing when out is NULL. */
+static int print_failed(FILE* out, json_t* doc, int max, const char* file) {
   size_t i;
   json_t* k;
-  int shown = 0, more = 0;
+  int shown = 0, failed = 0;
   json_array_foreach(json_object_get(doc, "cases"), i, k) {
     if (strcmp(text_of(k, "status", ""), "fail") != 0) continue;
-    if (shown >= max) {
-      more++;
-      continue;
-    }
+    if (failed++ >= max || out == NULL) continue;
+    const char* subject = text_of(k, "subject", NULL);
+    const char* sp = subject ? strrchr(subject, ' ') : NULL;
+    const char* dev = subject ? (sp ? sp + 1 : "-") : text_of(k, "device", "?");
+    int flen = subject ? (sp ? (int)(strchr(subject, ' ') - subject) : (int)strlen(subject)) : 0;
     /* the message is the case's own text, cleaned by the suite (valid UTF-8) but
      * possibly long: its first line, cut */
     const char* m = text_of(k, "message", "");
     int len = (int)strcspn(m, "\n");
-    fprintf(out, "  not ok %s %s: %.*s%s\n", text_of(k, "device", "?"), text_of(k, "clause", "?"), len > 160 ? 160 : len,
-            m, len > 160 ? "..." : "");
+    fprintf(out, "  not ok %s %s%s%.*s: %.*s%s\n", dev, text_of(k, "clause", "?"), flen ? " " : "", flen,
+            subject ? subject : "", len > 160 ? 160 : len, m, len > 160 ? "..." : "");
     shown++;
   }
-  if (more) fprintf(out, "  ... and %d more (conformance.cases.json)\n", more);
+  if (out && failed > shown) fprintf(out, "  ... and %d more (%s)\n", failed - shown, file);
+  return failed;
+}
+
+void dh_cli_run_print_failures(FILE* out, const char* final_dir, int max) {
+  char f_cases[PATH_MAX];
+  dh_cli_run_path_join(f_cases, final_dir, "conformance.cases.json");
+  json_t* doc = json_load_file(f_cases, 0, NULL);
+  print_failed(out, doc, max, "conformance.cases.json");
   json_decref(doc);
+}
+
+int dh_cli_run_print_module_failures(FILE* out, const dh_cli_run_opts_t* o, const char* final_dir, int max) {
+  int total = 0;
+  for (int k = 0; k < o->n_modules; k++) {
+    char f_cases[PATH_MAX], f_tap[PATH_MAX];
+    dh_cli_run_module_path(f_cases, final_dir, o->module_names[k], ".cases.json");
+    dh_cli_run_module_path(f_tap, final_dir, o->module_names[k], ".tap");
+    json_t* doc = json_load_file(f_cases, 0, NULL);
+    int n = print_failed(NULL, doc, 0, "");
+    if (n > 0 && out) {
+      fprintf(out, "module check %s: %d failed case(s); see %s\n", o->modules[k], n, f_tap);
+      print_failed(out, doc, max, strrchr(f_cases, '/') + 1);
+    }
+    total += n;
+    json_decref(doc);
+  }
+  return total;
 }
 
 int dh_cli_run_steps_verdict(const dh_cli_run_step_t* steps, int total) {
@@ -130,12 +157,15 @@ int dh_cli_run_steps_verdict(const dh_cli_run_step_t* steps, int total) {
 
 void dh_cli_run_print_steps(FILE* out, const dh_cli_run_step_t* steps, int total) {
   fprintf(out, "\nsteps:\n");
+  int w = 12; /* the title column fits the longest ("module NAME") */
+  for (int i = 0; i < total; ++i)
+    if ((int)strlen(steps[i].title) > w) w = (int)strlen(steps[i].title);
   for (int i = 0; i < total; ++i) {
     int no_dev = steps[i].rc == DH_EXIT_NO_DEVICE;
     const char* verdict = steps[i].rc == 0 ? "ok" : steps[i].rc == -1 ? "not run" : no_dev ? "NO DEVICE"
                           : steps[i].below_floor                     ? "BELOW FLOOR"
                                                                      : "FAILED";
-    fprintf(out, "  %-12s %-11s exit %-3d %6.1f s\n", steps[i].title, verdict, steps[i].rc, steps[i].seconds);
+    fprintf(out, "  %-*s %-11s exit %-3d %6.1f s\n", w, steps[i].title, verdict, steps[i].rc, steps[i].seconds);
   }
 }
 
