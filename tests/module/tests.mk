@@ -30,3 +30,4 @@ TEST_SCRIPTS += tests/module/check.t
 TEST_SCRIPTS += tests/module/bench.t
 TEST_SCRIPTS += tests/module/golden.t
 TEST_SCRIPTS += tests/module/tvm_corpus.t
+TEST_SCRIPTS += tests/module/nightly.t
