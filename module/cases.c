@@ -28,6 +28,9 @@ static const char* raised_ok(int rc) {
 }
 
 static void case_metadata(const dm_target_t* t, dm_verdict_t* v) {
+  if (t->func->alias)
+    return dm_verdict(v, DS_SKIP, "an alias of %s (TVM's module main function): checked as %s", t->func->sig_name,
+                      t->func->sig_name);
   if (t->func->has_sig && !t->func->has_schema)
     return dm_verdict(v, DS_SKIP, "no type schema; checked from the signature %s", t->func->signature);
   if (!t->func->has_schema) return dm_verdict(v, DS_SKIP, "no type schema (checked with inferred arguments)");

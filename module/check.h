@@ -50,6 +50,8 @@ typedef struct dm_func {
   int has_sig;
   char sig_name[128];                        /* the name it prints: an alias's target (TVM's
                                                 `main` names its module's function) */
+  int alias;                                 /* 1: sig_name is another exported function,
+                                                whose cases stand for this one's (main.c) */
   int ndim[DM_MAX_PARAMS];                   /* a tensor's dimensions */
   int64_t dims[DM_MAX_PARAMS][DM_MAX_NDIM];  /* static extents; -1 symbolic (the size tried) */
   DLDataType dtypes[DM_MAX_PARAMS];          /* tensors' element and scalars' types */

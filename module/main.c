@@ -203,6 +203,10 @@ static int add_signatures(const opts_t* o, dm_func_t* funcs, size_t n) {
   dh_child_run(probe_child, &j, (int)o->timeout, &r);
   if (r.status == DH_CHILD_ANSWERED && r.size == n * sizeof *funcs) memcpy(funcs, r.data, r.size);
   free(r.data);
+  for (size_t i = 0; i < n; i++) /* TVM's `__tvm_ffi_main` reports its module's function */
+    for (size_t k = 0; funcs[i].has_sig && k < n; k++)
+      if (k != i && strcmp(funcs[i].sig_name, funcs[i].name) != 0 && strcmp(funcs[k].name, funcs[i].sig_name) == 0)
+        funcs[i].alias = 1;
   for (int k = 0; k < o->n_signatures; k++) {
     size_t i = 0;
     if (dh_func_signature_parse(o->signatures[k], &sg) != 0)
@@ -394,7 +398,7 @@ static void case_done(void* user, size_t i) {
  * the TAP preamble of `module check`). */
 static void list_functions(dh_sbuf_t* b, const char* lead, const dm_func_t* funcs, size_t n) {
   for (size_t i = 0; i < n; i++)
-    dh_sbuf_addf(b, "%s%-24s %s\n", lead, funcs[i].name, funcs[i].has_schema ? funcs[i].signature : "(no type schema)");
+    dh_sbuf_addf(b, "%s%-24s %s\n", lead, funcs[i].name, funcs[i].has_schema || funcs[i].has_sig ? funcs[i].signature : "(no type schema)");
 }
 
 /* The table: every case of every function on every device (once per function for a
@@ -402,7 +406,8 @@ static void list_functions(dh_sbuf_t* b, const char* lead, const dm_func_t* func
 static int build_table(check_run_t* r, const dm_func_t* funcs, size_t nf, const devices_t* ds) {
   size_t nc;
   const dm_case_t* cases = dm_cases(&nc);
-  for (size_t c = 0; c < nc; c++) r->n += nf * (cases[c].per_device ? (size_t)ds->n : 1);
+  for (size_t f = 0; f < nf; f++) /* an alias: module.metadata alone */
+    for (size_t c = 0; c < nc; c++) r->n += cases[c].per_device ? (funcs[f].alias ? 0 : (size_t)ds->n) : 1;
   r->jobs = calloc(r->n ? r->n : 1, sizeof *r->jobs);
   r->infos = calloc(r->n ? r->n : 1, sizeof *r->infos);
   r->subject = calloc(r->n ? r->n : 1, sizeof *r->subject);
@@ -412,7 +417,7 @@ static int build_table(check_run_t* r, const dm_func_t* funcs, size_t nf, const 
   size_t k = 0;
   for (size_t f = 0; f < nf; f++)
     for (size_t c = 0; c < nc; c++)
-      for (int d = 0; d < (cases[c].per_device ? ds->n : 1); d++, k++) {
+      for (int d = 0; d < (!cases[c].per_device ? 1 : funcs[f].alias ? 0 : ds->n); d++, k++) {
         char dev[96] = "";
         if (cases[c].per_device) dh_device_format(ds->dev[d], dev, sizeof dev);
         dm_reference_t ref = r->o->ref;
