@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "health.h"
@@ -87,6 +89,27 @@ static void take_load(dh_machine_health_t* h) {
   snprintf(h->load, sizeof h->load, "%.2f %.2f %.2f (1, 5, 15 min; %d CPUs online)", l1, l5, l15, h->cpus_online);
 }
 
+/* CPU time: the machine's (/proc/stat) and this process tree's (getrusage), and the
+ * monotonic clock. */
+static void take_cpu_time(dh_machine_health_t* h) {
+  struct timespec ts;
+  struct rusage self, kids;
+  unsigned long long v[8] = {0};
+  char line[512];
+  long tick = sysconf(_SC_CLK_TCK);
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  h->wall_s = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+  h->busy_s = -1;
+  if (tick > 0 && read_line("/proc/stat", line, sizeof line) == 0 &&
+      sscanf(line, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+             &v[7]) == 8) /* user nice system idle iowait irq softirq steal */
+    h->busy_s = (double)(v[0] + v[1] + v[2] + v[5] + v[6]) / (double)tick, h->steal_s = (double)v[7] / (double)tick;
+  getrusage(RUSAGE_SELF, &self);
+  getrusage(RUSAGE_CHILDREN, &kids);
+  h->own_s = (double)(self.ru_utime.tv_sec + self.ru_stime.tv_sec + kids.ru_utime.tv_sec + kids.ru_stime.tv_sec) +
+             (double)(self.ru_utime.tv_usec + self.ru_stime.tv_usec + kids.ru_utime.tv_usec + kids.ru_stime.tv_usec) / 1e6;
+}
+
 /* The calling thread's CPU, its NUMA node and its binding, through hwloc. */
 static void take_thread(dh_machine_health_t* h, int cpu) {
   hwloc_topology_t topo;
@@ -115,6 +138,7 @@ void dh_machine_health_take(dh_machine_health_t* h) {
   take_governor(h);
   take_frequency(h, cpu);
   take_load(h);
+  take_cpu_time(h);
   take_thread(h, cpu);
   dh_machine_health_nvml(h);
 }
@@ -167,7 +191,22 @@ void dh_machine_health_reasons(const char* what, const dh_machine_health_t* befo
     add_reason(reasons, size, what, text);
   }
   int cpus = before->cpus_online > 0 ? before->cpus_online : after->cpus_online;
-  if (cpus > 0 && (before->load1 > cpus || after->load1 > cpus)) {
+  double span = after->wall_s - before->wall_s;
+  if (before->busy_s >= 0 && after->busy_s >= 0 && span > 0) {
+    double other = ((after->busy_s - before->busy_s) - (after->own_s - before->own_s)) / span;
+    if (other > DH_MACHINE_OTHER_CPUS_MAX) {
+      snprintf(text, sizeof text,
+               "other processes used %.2f CPUs on average over %.1f s (/proc/stat less devharness's own CPU time, "
+               "1-minute load average %.2f before, %.2f after, %d CPUs online)",
+               other, span, before->load1, after->load1, cpus);
+      add_reason(reasons, size, what, text);
+    }
+    double steal = (after->steal_s - before->steal_s) / span;
+    if (steal > DH_MACHINE_STEAL_CPUS_MAX) {
+      snprintf(text, sizeof text, "the hypervisor took %.2f CPUs on average over %.1f s (/proc/stat steal)", steal, span);
+      add_reason(reasons, size, what, text);
+    }
+  } else if (cpus > 0 && (before->load1 > cpus || after->load1 > cpus)) {
     snprintf(text, sizeof text,
              "1-minute load average %.2f before, %.2f after, above the %d online CPUs (other work ran)",
              before->load1, after->load1, cpus);

@@ -28,6 +28,12 @@ typedef struct dh_machine_health {
   char load[128];         /* /proc/loadavg: 1, 5, 15 min and the online CPUs */
   double load1;           /* 1-minute load average; < 0 unknown */
   int cpus_online;        /* sysconf(_SC_NPROCESSORS_ONLN) */
+  double wall_s;          /* CLOCK_MONOTONIC, seconds */
+  double busy_s;          /* CPU time every process and the kernel spent, seconds (/proc/stat
+                           * "cpu": user, nice, system, irq, softirq); < 0 unknown */
+  double steal_s;         /* CPU time the hypervisor gave to others (/proc/stat steal) */
+  double own_s;           /* CPU time of this process and its waited-for children
+                           * (getrusage RUSAGE_SELF + RUSAGE_CHILDREN, user + system) */
   char thread[256];       /* the calling thread's CPU and NUMA node (sched_getcpu, hwloc) */
   char nvml[512];         /* "NVML <version> (<library>): N GPUs" or "unknown: <why>" */
   int ngpu;
@@ -45,10 +51,21 @@ void dh_machine_health_take(dh_machine_health_t* h);
  * load_average, thread, nvml, gpu0...). A new reference. */
 json_t* dh_machine_health_json(const dh_machine_health_t* h);
 
+/* Other processes' CPU use, and the hypervisor's steal, in CPUs on average, above
+ * which a span is noisy. Steal's is higher: a shared VM (this project's CI) loses about
+ * half a CPU to it whenever it computes, which is the machine it is, not a disturbance. */
+#define DH_MACHINE_OTHER_CPUS_MAX 0.5
+#define DH_MACHINE_STEAL_CPUS_MAX 1.0
+
 /* Appends to reasons ("; "-separated, NUL-terminated, truncated at size) why the span
  * from before to after was noisy: a throttle reason other than DH_MACHINE_BENIGN_THROTTLE
- * on a GPU, in either snapshot; a governor that changed; a 1-minute load average above
- * the online CPUs. `what` prefixes each reason (e.g. "bench"; NULL or "" none). */
+ * on a GPU, in either snapshot; a governor that changed; other work: the CPU time the
+ * machine spent over the span less this process tree's own (busy_s - own_s) above
+ * DH_MACHINE_OTHER_CPUS_MAX CPUs on average (so devharness's own previous step, which
+ * the lagging load average still counts, is not "other work"); steal above
+ * DH_MACHINE_STEAL_CPUS_MAX CPUs on average; where /proc/stat is
+ * unreadable, a 1-minute load average above the online CPUs. `what` prefixes each
+ * reason (e.g. "bench"; NULL or "" none). */
 void dh_machine_health_reasons(const char* what, const dh_machine_health_t* before,
                                const dh_machine_health_t* after, char* reasons, size_t size);
 

@@ -1,7 +1,8 @@
 /*
  * tests/machine/test_health.c — the noisy verdict of machine/health.c on made-up snapshots
  * (docs/benchmarks.md "Measurement health"): a governor that changed, a load average
- * above the online CPUs, GPU throttle reasons (gpu_idle and applications_clocks_setting
+ * above the online CPUs (when no CPU time is known), other processes' CPU time over the
+ * span (devharness's own, which the load average lags behind, not counted), GPU throttle reasons (gpu_idle and applications_clocks_setting
  * are not throttling; the same reasons before and after are one reason), copies whose
  * CV is above the threshold (three named, then a count and the worst), and the JSON
  * keys of a snapshot. A real snapshot of this machine is taken too: every field filled.
@@ -63,6 +64,40 @@ static void test_load_above_cpus(void** state) {
   r[0] = '\0';
   dh_machine_health_reasons("conformance", &g_a, &g_b, r, sizeof r);
   assert_string_equal(r, "");
+}
+
+/* CPU time known: the load average no longer decides; other processes' CPU time does. */
+static void test_other_work(void** state) {
+  (void)state;
+  quiet();
+  g_a.wall_s = 100, g_b.wall_s = 105;
+  g_a.busy_s = 1000, g_a.own_s = 50;
+  g_b.load1 = 2.87;                       /* lagging: devharness's own previous step */
+  g_b.busy_s = 1010, g_b.own_s = 59.5;    /* 10 CPU-s, 9.5 of them ours */
+  char r[1024] = "";
+  dh_machine_health_reasons("bench", &g_a, &g_b, r, sizeof r);
+  assert_string_equal(r, "");
+  g_b.steal_s = 4;                         /* 0.8 CPUs to the hypervisor: below its limit */
+  dh_machine_health_reasons("bench", &g_a, &g_b, r, sizeof r);
+  assert_string_equal(r, "");
+  g_b.steal_s = 6;
+  dh_machine_health_reasons(NULL, &g_a, &g_b, r, sizeof r);
+  assert_string_equal(r, "the hypervisor took 1.20 CPUs on average over 5.0 s (/proc/stat steal)");
+  g_b.steal_s = 0, r[0] = '\0';
+  g_b.own_s = 52;                          /* 8 CPU-s of others in 5 s */
+  dh_machine_health_reasons("bench", &g_a, &g_b, r, sizeof r);
+  assert_string_equal(r, "bench: other processes used 1.60 CPUs on average over 5.0 s (/proc/stat less "
+                         "devharness's own CPU time, 1-minute load average 0.50 before, 2.87 after, 2 CPUs online)");
+}
+
+/* A real snapshot: the machine's CPU time and this process's are read. */
+static void test_cpu_time_read(void** state) {
+  (void)state;
+  dh_machine_health_t h;
+  dh_machine_health_take(&h);
+  assert_true(h.busy_s > 0);
+  assert_true(h.wall_s > 0);
+  assert_true(h.own_s >= 0);
 }
 
 static void test_throttle(void** state) {
@@ -130,6 +165,7 @@ int main(void) {
       cmocka_unit_test(test_quiet_is_not_noisy), cmocka_unit_test(test_governor_change),
       cmocka_unit_test(test_load_above_cpus),    cmocka_unit_test(test_throttle),
       cmocka_unit_test(test_cv),                 cmocka_unit_test(test_snapshot_of_this_machine),
+      cmocka_unit_test(test_other_work),         cmocka_unit_test(test_cpu_time_read),
   };
   cmocka_set_message_output(CM_OUTPUT_TAP);
   return cmocka_run_group_tests(tests, NULL, NULL);
