@@ -14,9 +14,15 @@ The nights, for devices sim:0 and cpu:0 of one machine, seeded:
     from night --waived-night on (default: never) by a waiver (status skip, waived);
   - benchmark copy/h2d/pageable/<dev>/harness/65536/manual_time is 20 % slower from
     night 7 on sim:0 (noise 1 %); every other series is noise only (1.5-3 %), its raw
-    twin included. Each benchmark has 9 repetitions a night.
+    twin included. Each benchmark has 9 repetitions a night;
+  - --extra-clauses N more clauses steady.NNN that pass every night, and --extra-flips M
+    clauses flip.NNN that fail from night --flip-night on like copy.flip (default 0:
+    a store as big as a real night's, for history's line budget);
+  - run UUIDs NNNNNNNN-0000-4000-8000-00000000NNNN (N the night), so that their first 8
+    digits, history's short run id, differ.
 usage: fixture_store.py OUT.sqlite [--nights N] [--step-night K] [--flip-night F]
-                        [--waived-night W] [--bundles DIR] [--devharness PATH]
+                        [--waived-night W] [--extra-clauses N] [--extra-flips M]
+                        [--bundles DIR] [--devharness PATH]
 The bundles are written into DIR (default OUT.sqlite.bundles), then imported."""
 import argparse
 import hashlib
@@ -44,13 +50,16 @@ BENCHES = [(STEP_BENCH, 20000.0, 0.01),
 FLAKY = {7: "pass", 8: "fail", 9: "pass", 10: "pass", 11: "pass", 12: "fail"}
 
 
-def verdicts(night, flip_night):
-    """{clause: status} of one night (1-based)."""
-    return {"copy.flip": "pass" if night < flip_night else "fail",
-            "copy.steady": "pass",
-            "sync.flaky": FLAKY.get(night, "pass"),
-            "mem.was_flaky": ("pass", "fail")[night % 2] if night <= 6 else "pass",
-            "launch.skip": "skip"}
+def verdicts(night, flip_night, extra=(0, 0)):
+    """{clause: status} of one night (1-based); extra: (--extra-clauses, --extra-flips)."""
+    v = {"copy.flip": "pass" if night < flip_night else "fail",
+         "copy.steady": "pass",
+         "sync.flaky": FLAKY.get(night, "pass"),
+         "mem.was_flaky": ("pass", "fail")[night % 2] if night <= 6 else "pass",
+         "launch.skip": "skip"}
+    v.update({f"steady.{i:03d}": "pass" for i in range(extra[0])})
+    v.update({f"flip.{i:03d}": v["copy.flip"] for i in range(extra[1])})
+    return v
 
 
 def write_json(folder, name, doc, files):
@@ -61,13 +70,13 @@ def write_json(folder, name, doc, files):
     files[name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
-def bundle(folder, night, step_night, flip_night, rnd, waived_night=99):
+def bundle(folder, night, step_night, flip_night, rnd, waived_night=99, extra=(0, 0)):
     os.makedirs(folder)
     day = f"2026-11-{night:02d}"
     commit = ("a" if night <= 6 else "b") * 40
     cases, bms = [], []
     for d in DEVICES:
-        for clause, status in verdicts(night, flip_night).items():
+        for clause, status in verdicts(night, flip_night, extra).items():
             if clause == "launch.skip" and d["backend"] != "sim":
                 continue
             cases.append({"device": d["spec"], "backend": d["backend"], "clause": clause, "status": status,
@@ -85,12 +94,12 @@ def bundle(folder, night, step_night, flip_night, rnd, waived_night=99):
     write_json(folder, "conformance.cases.json",
                {"schema": "devharness.conformance.cases", "version": 1, "shard": {"index": 1, "total": 1},
                 "exit_code": 1 if any(c["status"] == "fail" for c in cases) else 0, "devices": specs,
-                "clauses": sorted(verdicts(night, flip_night)), "cases": cases}, files)
+                "clauses": sorted(verdicts(night, flip_night, extra)), "cases": cases}, files)
     ctx = {f"device.{d['spec']}": f"backend={d['backend']}; name={d['name']}; driver={d['driver_version']}; "
            f"target={d['target']}" for d in DEVICES}
     write_json(folder, "bench.json", {"context": ctx, "benchmarks": bms}, files)
     manifest = {"schema": "devharness.bundle", "schema_version": 1,
-                "run_uuid": f"00000000-0000-4000-8000-{night:012d}", "command": "run",
+                "run_uuid": f"{night:08d}-0000-4000-8000-{night:012d}", "command": "run",
                 "command_line": ["devharness", "run"], "started_at": f"{day}T02:00:00Z",
                 "ended_at": f"{day}T02:30:00Z", "exit_code": 0,
                 "devharness": {"version": "0.1.0", "git_commit": commit},
@@ -100,7 +109,7 @@ def bundle(folder, night, step_night, flip_night, rnd, waived_night=99):
         json.dump(manifest, f, indent=1)
 
 
-def build(out, dh, nights=12, step_night=7, flip_night=5, bundles=None, seed=25, waived_night=99):
+def build(out, dh, nights=12, step_night=7, flip_night=5, bundles=None, seed=25, waived_night=99, extra=(0, 0)):
     """Writes the bundles and imports them into `out` (replaced); returns the
     CompletedProcess of `devharness store import`."""
     rnd = random.Random(seed)
@@ -112,7 +121,7 @@ def build(out, dh, nights=12, step_night=7, flip_night=5, bundles=None, seed=25,
     paths = []
     for night in range(1, nights + 1):
         paths.append(os.path.join(bundles, f"night-{night:02d}"))
-        bundle(paths[-1], night, step_night, flip_night, rnd, waived_night)
+        bundle(paths[-1], night, step_night, flip_night, rnd, waived_night, extra)
     return subprocess.run([dh, "store", "import", "--store", out, *paths], capture_output=True, text=True)
 
 
@@ -123,11 +132,14 @@ def main(argv):
     ap.add_argument("--step-night", type=int, default=7)
     ap.add_argument("--flip-night", type=int, default=5)
     ap.add_argument("--waived-night", type=int, default=99)
+    ap.add_argument("--extra-clauses", type=int, default=0)
+    ap.add_argument("--extra-flips", type=int, default=0)
     ap.add_argument("--bundles", default=None)
     ap.add_argument("--devharness", default=os.environ.get("DEVHARNESS") or
                     os.path.join(HERE, "..", "..", "..", "build", "bin", "devharness"))
     a = ap.parse_args(argv)
-    p = build(a.out, a.devharness, a.nights, a.step_night, a.flip_night, a.bundles, waived_night=a.waived_night)
+    p = build(a.out, a.devharness, a.nights, a.step_night, a.flip_night, a.bundles, waived_night=a.waived_night,
+              extra=(a.extra_clauses, a.extra_flips))
     sys.stdout.write(p.stdout)
     sys.stderr.write(p.stderr)
     return p.returncode
