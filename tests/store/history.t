@@ -1,12 +1,14 @@
 #!/usr/bin/python3
 """tests/store/history.t — `devharness history` and `devharness dashboard` on real
 stores (twelve nightly result bundles of two devices written by
-tests/store/lib/fixture_store.py and recorded with `devharness store import`): the flip on night 5 is reported at run 5 and
-nowhere else, the flaky clause is marked FLAKY and its last flip (pass -> fail) is not
+tests/store/lib/fixture_store.py and recorded with `devharness store import`): the flip on night 5 is reported on night 5
+(runs named by date, commit and short run id) and nowhere else, the flaky clause is marked FLAKY and its last flip (pass -> fail) is not
 a regression, a clause that flipped under an older commit is not flaky, the 20 % step
 of one benchmark is a change point at night 7 and no other series has one (noise only,
-raw twin included), a pass -> fail since the previous run exits 1, bad input exits 2
-with one line, and the dashboard renders all of it into one self-contained page.
+raw twin included), a pass -> fail since the previous run exits 1, the default output
+is the diff of the latest night against the previous one (header, the new failure
+first, at most 40 lines on a night-sized store) and --all the whole timeline, bad input
+exits 2 with one line, and the dashboard renders all of it into one self-contained page.
 Prints TAP."""
 import glob
 import html.parser
@@ -103,11 +105,23 @@ def body(tmp):
     ok(step and 0.15 < step[0]["change_points"][0]["change"] < 0.25, "the change point measures about +20 %",
        step and step[0]["change_points"])
 
-    p = run("history", "--store", store, "--last", "12")
-    ok(p.returncode == 0 and "copy.flip      PPPPFFFFFFFF  [pass->fail at run 5]" in p.stdout
+    p = run("history", "--store", store, "--last", "12", "--all")
+    ok(p.returncode == 0 and "copy.flip      PPPPFFFFFFFF  [pass->fail on 2026-11-05 aaaaaaa 00000005]" in p.stdout
        and "PPPPPPPFPPPF  FLAKY" in p.stdout and "(FLAKY, not a regression)" in p.stdout
-       and "change point: copy/h2d/pageable/sim:0/harness/65536/manual_time at run 7" in p.stdout,
-       "text: the timeline, the flip at run 5, FLAKY, the change point at run 7", p.stdout + p.stderr)
+       and "change point: copy/h2d/pageable/sim:0/harness/65536/manual_time from 2026-11-07 bbbbbbb 00000007 "
+           "(after 2026-11-06 aaaaaaa 00000006)" in p.stdout
+       and "oldest first, 2026-11-01 aaaaaaa 00000001 to 2026-11-12 bbbbbbb 00000012" in p.stdout
+       and "at run " not in p.stdout,
+       "--all: the timeline, the flip on night 5 and the change point on night 7 named by date, commit and "
+       "short run id, FLAKY", p.stdout + p.stderr)
+    p = run("history", "--store", store, "--last", "12")
+    flaky = [ln for ln in p.stdout.splitlines() if ln.startswith("  sync.flaky on cpu:0, sim:0  PPPPPPPFPPPF")]
+    ok(p.returncode == 0 and "new failures" not in p.stdout and len(flaky) == 1
+       and "pass -> fail since the previous run, not a regression" in flaky[0]
+       and "  copy/h2d/pageable/sim:0/harness/65536/manual_time: 64 KiB, +19.7% (20.06 us -> 24.02 us) "
+           "from 2026-11-07 bbbbbbb 00000007, after 2026-11-06 aaaaaaa 00000006" in p.stdout.splitlines(),
+       "default: no new failure, the flaky clause once for both devices, the stepped benchmark with its size, "
+       "change and nights by date and commit", p.stdout + p.stderr)
     p = run("history", "--store", store, "--device", "sim:0", "--clause", "copy.*", "-q")
     ok(p.returncode == 0 and p.stdout.strip() == "devharness history: 1 device(s), 0 new failure(s) since "
        "the previous run, 0 flaky clause(s), 1 change point(s)",
@@ -115,9 +129,10 @@ def body(tmp):
 
     late = os.path.join(tmp, "late.sqlite")
     subprocess.run([VENV_PY, os.path.join(HERE, "lib", "fixture_store.py"), late, "--flip-night", "12"], check=True, capture_output=True)
-    p = run("history", "--store", late, "--device", "derived:" + "c" * 64)  # by stable_id
+    p = run("history", "--store", late, "--device", "derived:" + "c" * 64, "--all")  # by stable_id
     ok(p.returncode == 1 and "copy.flip: pass -> fail (NEW FAILURE)" in p.stdout,
-       "a pass -> fail since the previous run that is not flaky: NEW FAILURE, exit 1", p.stdout + p.stderr)
+       "--all: a pass -> fail since the previous run that is not flaky: NEW FAILURE, exit 1", p.stdout + p.stderr)
+    diff_default(tmp)
     quiet = os.path.join(tmp, "quiet.sqlite")
     subprocess.run([VENV_PY, os.path.join(HERE, "lib", "fixture_store.py"), quiet, "--step-night", "99"], check=True, capture_output=True)
     p = run("history", "--store", quiet, "--json")
@@ -165,6 +180,45 @@ def body(tmp):
        (p.returncode, p.stderr))
 
 
+def diff_default(tmp):
+    """The default output on a night-sized store (100 steady clauses, copy.flip and 40
+    more failing since the latest night, of two devices): the latest night against the
+    previous one, named by date, commit and short run id, the seeded new failure first,
+    at most 40 lines; --all the whole timeline."""
+    big = os.path.join(tmp, "big.sqlite")
+    subprocess.run([VENV_PY, os.path.join(HERE, "lib", "fixture_store.py"), big, "--flip-night", "12",
+                    "--extra-clauses", "100", "--extra-flips", "40"], check=True, capture_output=True)
+    p = run("history", "--store", big)
+    lines = p.stdout.splitlines()
+    ok(p.returncode == 1 and 10 < len(lines) <= 40,
+       f"default: the diff of the latest night, at most 40 lines ({len(lines)}), exit 1", p.stdout + p.stderr)
+    ok(len(lines) > 3 and lines[1] == "  latest    2026-11-12 02:00 UTC  commit bbbbbbb  run 00000012"
+       and lines[2] == "  previous  2026-11-11 02:00 UTC  commit bbbbbbb  run 00000011",
+       "the header names the latest night and the previous one by UTC date, short commit and short run id",
+       p.stdout)
+    ok(len(lines) > 4 and lines[3].startswith("new failures: 41 ")
+       and lines[4] == "  copy.flip on cpu:0, sim:0: copy.flip: fail",
+       "the seeded new failure is the first item after the header: clause, devices, message", p.stdout)
+    more = [ln for ln in lines if ln.startswith("  ... and ")]
+    shown = [ln for ln in lines if re.match(r"  (copy\.flip|flip\.\d+) on ", ln)]
+    ok(len(more) == 1 and more[0] == f"  ... and {41 - len(shown)} more (--all)" and len(shown) < 41
+       and any(ln.startswith("flaky: 1 ") for ln in lines) and any(ln.startswith("stepped benchmarks: 1 ")
+                                                                  for ln in lines),
+       "the cut list ends with '... and N more (--all)' (N right), flaky and stepped still shown", p.stdout)
+    ok(lines and lines[-2].startswith("unchanged: 205 device x clause verdict(s) the same in both runs (204 pass, 1 skip)")
+       and "at run " not in p.stdout,
+       "one line counts what is unchanged; no run is named by its position", p.stdout)
+    p = run("history", "--store", big, "--all")
+    full = p.stdout.splitlines()
+    clauses = ["copy.flip", "copy.steady", "sync.flaky", "mem.was_flaky"] + \
+        [f"steady.{i:03d}" for i in range(100)] + [f"flip.{i:03d}" for i in range(40)]
+    missing = [(dev, c) for dev in ("cpu:0", "sim:0") for c in clauses
+               if not re.search(rf"^== {dev} (?:.*\n)*?    {re.escape(c)} +[PFSXW.]+", p.stdout, re.M)]
+    ok(p.returncode == 1 and len(full) > 300 and not missing and "    launch.skip" in p.stdout,
+       f"--all: the full timeline, every clause of both devices ({len(full)} lines)",
+       (p.returncode, missing[:5], p.stdout[-2000:]))
+
+
 def waived(tmp):
     """A case a waiver decided is read from the store's two columns: its status (skip) is
     the verdict, so a waiver that starts deciding it is no flip; it is marked W in the
@@ -177,7 +231,7 @@ def waived(tmp):
     ok(v and v["timeline"] == ["skip"] * 12 and v["waived"] == [False] * 10 + [True] * 2 and not v["flips"],
        "a skip decided by a waiver from night 11: status skip every night, waived on nights 11-12, no flip",
        (p.returncode, v, p.stderr))
-    p = run("history", "--store", store, "--device", "sim:0", "--clause", "launch.*", "--last", "12")
+    p = run("history", "--store", store, "--device", "sim:0", "--clause", "launch.*", "--last", "12", "--all")
     ok(p.returncode == 0 and "launch.skip  SSSSSSSSSSWW\n" in p.stdout and "no verdict changed" in p.stdout,
        "text: the waived nights are W, nothing changed since the previous run", p.stdout + p.stderr)
     out = os.path.join(tmp, "waived-dash")

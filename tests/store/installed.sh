@@ -44,9 +44,9 @@ dh=$prefix/bin/devharness
 "$py" "$here/lib/fixture_store.py" "$tmp/s.sqlite" --devharness "$dh" >"$tmp/log" 2>&1 && grep -q "12 imported" "$tmp/log"
 ok $? "the installed devharness records twelve nightly bundles (store import)"
 
-"$dh" history --store "$tmp/s.sqlite" --last 12 >"$tmp/log" 2>&1 &&
-    grep -q "copy.flip      PPPPFFFFFFFF  \[pass->fail at run 5\]" "$tmp/log"
-ok $? "the installed devharness history runs the installed history.py (the flip at run 5)"
+"$dh" history --store "$tmp/s.sqlite" --last 12 --all >"$tmp/log" 2>&1 &&
+    grep -q "copy.flip      PPPPFFFFFFFF  \[pass->fail on 2026-11-05 aaaaaaa 00000005\]" "$tmp/log"
+ok $? "the installed devharness history runs the installed history.py (the flip on night 5)"
 
 "$dh" dashboard --store "$tmp/s.sqlite" -o "$tmp/dash" >"$tmp/log" 2>&1 && grep -q 'data-clause="copy.flip"' "$tmp/dash/index.html"
 ok $? "the installed devharness dashboard renders the installed template"
