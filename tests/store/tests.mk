@@ -7,7 +7,8 @@
 #   merge_and_report.t  ci/merge-and-report.sh: shards merged, verified, recorded
 #   identity.t          stable device identities across runs and machines
 #   disk_full.t         a full disk during store import: one line, exit 1, the store intact
-#   history.t           devharness history and dashboard: flips, flaky clauses, change points,
+#   history.t           devharness history and dashboard: the default diff of the last night (40
+#                       lines) and --all, flips, flaky clauses, change points,
 #                       waived cases, one schema version for C and Python
 #   gate.t              devharness compare's regression gate, --baseline store:last=N included
 #   installed.sh        make install puts what history and dashboard need in share/devharness
