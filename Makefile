@@ -164,9 +164,14 @@ PROVE_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PROVE_RUN = DEVHARNESS=$(abspath $(DEVHARNESS)) BUILD=$(BUILD) VENV=$(VENV) DEVHARNESS_VENV_PY=$(VENV_PY) \
 	    XDG_RUNTIME_DIR=$${XDG_RUNTIME_DIR:-/tmp} \
 	    $(PROVE) --exec '' --timer -j$(PROVE_JOBS) $(PROVE_FLAGS)
+# The longest files start first, so that none is left running alone at the end (their
+# times in the last run: docs/benchmarks.md "How long the project's own jobs take").
+TEST_FIRST := tests/backends/tvm/tvm_rpc.t tests/module/tvm_corpus.t tests/hostile/hostile.t \
+              tests/cli/run_complete.t tests/store/gate.t tests/conformance/profiles.t tests/store/history.t
+TEST_ORDER = $(filter $(TEST_FIRST),$(TEST_SCRIPTS)) $(TEST_PROGS) $(filter-out $(TEST_FIRST),$(TEST_SCRIPTS))
 test: all $(TEST_PROGS)
 	@mkdir -p $(BUILD)
-	$(PROVE_RUN) $(TEST_PROGS) $(TEST_SCRIPTS)
+	$(PROVE_RUN) $(TEST_ORDER)
 
 # The long tier alone, and everything.
 test-long: all
