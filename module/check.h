@@ -112,7 +112,8 @@ typedef struct dm_target {
   DLDevice alt;           /* another device for wrong_device; device_id -1 if none */
   dm_reference_t ref;     /* module.results' reference */
   uint64_t seed;          /* --seed: the inputs' generator */
-  dm_tolerance_t tol;
+  dm_tolerance_t tol;     /* --rtol/--atol, or the function's --tolerance */
+  int nondeterministic;   /* --nondeterministic: module.deterministic skipped */
 } dm_target_t;
 
 /* cases.c: the case table. */

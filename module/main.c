@@ -48,6 +48,10 @@ static const char kUsage[] =
     "                    float32), C: Tensor([n], float32))' (repeatable; TVM-compiled\n"
     "                    functions report theirs themselves)\n"
     "  --seed N          the inputs' seed (default 1)\n"
+    "  --tolerance NAME=RTOL,ATOL  module.results' tolerance for function NAME's float\n"
+    "                    tensors (repeatable; over --rtol/--atol)\n"
+    "  --nondeterministic NAME  NAME may give different results for the same inputs:\n"
+    "                    module.deterministic is skipped for it (repeatable)\n"
     "  --rtol X, --atol X  module.results' tolerance for every float tensor (default:\n"
     "                    per dtype, torch.testing.assert_close's; integers exact)\n"
     "  --tap FILE        also write the TAP to FILE\n"
@@ -87,7 +91,46 @@ typedef struct opts {
   uint64_t seed;
   dm_tolerance_t tol;
   dm_reference_t ref;        /* resolved from the reference options (resolve_reference) */
+  const char* tol_names[DM_MAX_FUNCS]; /* --tolerance NAME=RTOL,ATOL */
+  dm_tolerance_t tols[DM_MAX_FUNCS];
+  int n_tols;
+  const char* nondet[DM_MAX_FUNCS];    /* --nondeterministic NAME */
+  int n_nondet;
 } opts_t;
+
+/* --tolerance NAME=RTOL,ATOL and --nondeterministic NAME. */
+static int parse_function_option(int c, const char* arg, opts_t* o) {
+  static char names[DM_MAX_FUNCS][128];
+  double rt, at;
+  int used = 0;
+  if (c == 'N') {
+    if (o->n_nondet >= DM_MAX_FUNCS) return dh_cmdline_usage_error("module", "--nondeterministic: at most %d", DM_MAX_FUNCS);
+    o->nondet[o->n_nondet++] = arg;
+    return 0;
+  }
+  const char* eq = strchr(arg, '=');
+  if (o->n_tols >= DM_MAX_FUNCS || eq == NULL || eq == arg || eq - arg >= 128 ||
+      sscanf(eq + 1, "%lf,%lf%n", &rt, &at, &used) != 2 || eq[1 + used] != '\0' || !(rt >= 0) || !(at >= 0))
+    return dh_cmdline_usage_error("module", "--tolerance: expected NAME=RTOL,ATOL (numbers >= 0), got '%s'",
+                                  dh_cmdline_quote(arg));
+  snprintf(names[o->n_tols], sizeof names[0], "%.*s", (int)(eq - arg), arg);
+  o->tol_names[o->n_tols] = names[o->n_tols];
+  o->tols[o->n_tols++] = (dm_tolerance_t){rt, at};
+  return 0;
+}
+
+/* Each name --tolerance and --nondeterministic give is an exported function. */
+static int check_function_names(const opts_t* o, const dm_func_t* funcs, size_t n) {
+  for (int k = 0; k < o->n_tols + o->n_nondet; k++) {
+    const char* name = k < o->n_tols ? o->tol_names[k] : o->nondet[k - o->n_tols];
+    size_t i = 0;
+    while (i < n && strcmp(funcs[i].name, name) != 0) i++;
+    if (i == n)
+      return dh_cmdline_usage_error("module", "%s: %s exports no function '%s'",
+                                    k < o->n_tols ? "--tolerance" : "--nondeterministic", o->lib, dh_cmdline_quote(name));
+  }
+  return DH_EXIT_OK;
+}
 
 /* --seed, --rtol, --atol; the reference options (at most one). */
 static int parse_result_option(int c, const char* arg, opts_t* o) {
@@ -128,7 +171,9 @@ static int parse(int argc, char** argv, opts_t* o) {
                                      {"reference-py", required_argument, NULL, 'P'},
                                      {"signature", required_argument, NULL, 'g'},
                                      {"seed", required_argument, NULL, 'S'},  {"rtol", required_argument, NULL, 'r'},
-                                     {"atol", required_argument, NULL, 'a'},  {"cases", required_argument, NULL, 'C'},
+                                     {"atol", required_argument, NULL, 'a'},
+                                     {"tolerance", required_argument, NULL, 'o'},
+                                     {"nondeterministic", required_argument, NULL, 'N'},  {"cases", required_argument, NULL, 'C'},
                                      {"bundle", required_argument, NULL, 'B'}, {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof *o);
   o->timeout = 30;
@@ -157,6 +202,8 @@ static int parse(int argc, char** argv, opts_t* o) {
     else if (c == 'd' && o->n_devices >= MAX_DEVICES)
       return dh_cmdline_usage_error("module", "--device: at most %d", MAX_DEVICES);
     else if (c == 'd') o->devices[o->n_devices++] = optarg;
+    else if ((c == 'o' || c == 'N') && parse_function_option(c, optarg, o) != 0) return DH_EXIT_USAGE;
+    else if (c == 'o' || c == 'N') continue;
     else if (strchr("RLPgSra", c) != NULL && c != 0) {
       if (parse_result_option(c, optarg, o) != 0) return DH_EXIT_USAGE;
     }
@@ -423,7 +470,10 @@ static int build_table(check_run_t* r, const dm_func_t* funcs, size_t nf, const 
         dm_reference_t ref = r->o->ref;
         if (ref.kind == DM_REF_NONE && ds->dev[d].device_type != kDLCPU)
           ref = (dm_reference_t){DM_REF_DEVICE, {kDLCPU, 0}, NULL, 1}; /* the default */
-        r->jobs[k] = (case_job_t){&cases[c], {r->o->lib, &funcs[f], ds->dev[d], ds->alt[d], ref, r->o->seed, r->o->tol}};
+        r->jobs[k] = (case_job_t){&cases[c], {r->o->lib, &funcs[f], ds->dev[d], ds->alt[d], ref, r->o->seed, r->o->tol, 0}};
+        for (int x = 0; x < r->o->n_tols; x++)
+          if (strcmp(r->o->tol_names[x], funcs[f].name) == 0) r->jobs[k].t.tol = r->o->tols[x];
+        for (int x = 0; x < r->o->n_nondet; x++) r->jobs[k].t.nondeterministic |= strcmp(r->o->nondet[x], funcs[f].name) == 0;
         ds_fmt(r->subject[k], sizeof r->subject[k], "%s%s%s", funcs[f].name, dev[0] ? " " : "", dev);
         ds_fmt(r->classname[k], sizeof r->classname[k], "%s%s%s", funcs[f].name, dev[0] ? "." : "", dev);
         r->infos[k] = (ds_info_t){.id = cases[c].name, .subject = r->subject[k], .classname = r->classname[k],
@@ -538,6 +588,7 @@ int dh_module_main(int argc, char** argv) {
   if (funcs == NULL) return fprintf(stderr, "devharness module: out of memory\n"), DH_EXIT_VIOLATION;
   dh_plugins_load_default();
   rc = load_functions(&o, funcs, &nf);
+  if (rc == DH_EXIT_OK) rc = check_function_names(&o, funcs, nf);
   if (rc == DH_EXIT_OK && strcmp(o.sub, "list") == 0) {
     dh_sbuf_t b = {0};
     list_functions(&b, "", funcs, nf);

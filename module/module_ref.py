@@ -15,7 +15,11 @@ import json
 import os
 import sys
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError as _e:  # not the project venv's Python
+    np = None
+    _numpy_error = "%s (%s): %s" % (sys.executable, "the project venv's Python is needed for --reference-py", _e)
 
 
 def fail(d, msg):
@@ -61,6 +65,8 @@ def arrays(d, m, path, name):
 
 def main():
     d = sys.argv[1]
+    if np is None:
+        fail(d, "no NumPy: " + _numpy_error)
     m = json.load(open(os.path.join(d, "manifest.json")))
     path, name = m["file"], m["function"]
     fn = load_function(d, path, name)

@@ -415,6 +415,7 @@ void dm_case_deterministic(const dm_target_t* t, dm_verdict_t* v) {
   io_t a, b;
   char msg[700];
   dm_tolerance_t exact = {0, 0};
+  if (t->nondeterministic) return dm_verdict(v, DS_SKIP, "declared nondeterministic (--nondeterministic)");
   if (two_calls(t, &c, &a, &b, 0, v) != 0) (void)0;
   else if (a.rc != b.rc) dm_verdict(v, DS_FAIL, "the same inputs: one call raised, the other returned (%s%s)", a.raised, b.raised);
   else if (compare_all(&a.a, b.out, a.out, exact, "the first call's", msg, sizeof msg))

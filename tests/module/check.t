@@ -135,7 +135,11 @@ ERRORS = [(["check"], "expected one library (LIB.so), got 0 operand(s)"),
            "signature: at offset 6: expected ':' after a parameter name"),
           (["check", good, "--signature", "nosuch(A: int32)"], "exports no function 'nosuch'"),
           (["check", good, "--seed", "x"], "--seed: expected 0..2147483647, got 'x'"),
-          (["check", good, "--rtol", "-1"], "--rtol: expected a number >= 0, got '-1'")]
+          (["check", good, "--rtol", "-1"], "--rtol: expected a number >= 0, got '-1'"),
+          (["check", good, "--tolerance", "add=1"], "--tolerance: expected NAME=RTOL,ATOL (numbers >= 0), got 'add=1'"),
+          (["check", good, "--tolerance", "nosuch=0,0"], "--tolerance: %s exports no function 'nosuch'" % good),
+          (["check", good, "--nondeterministic", "nosuch"], "--nondeterministic: %s exports no function 'nosuch'"
+           % good)]
 for args, msg in ERRORS:
     r = run(*args)
     lines = r.stderr.strip().splitlines()

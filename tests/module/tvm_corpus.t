@@ -100,6 +100,12 @@ for lib, case, msg in FAULTS:
 r = check("vadd_formula.so", "--reference-lib", os.path.join(tmp, "vadd.so"))
 ok(r.returncode == 1 and not verdicts(r.stdout, "vadd").get("module.results", (1,))[0],
    "--reference-lib the correct build catches the wrong formula", r.stdout[-1500:])
+r = check("vadd_formula.so", "--reference-py", REF, "--tolerance", "vadd=0,10", "--nondeterministic", "vadd")
+v = verdicts(r.stdout, "vadd")
+ok(v.get("module.results", (0,))[0] and
+   v.get("module.deterministic", (0, ""))[1] == "declared nondeterministic (--nondeterministic)",
+   "--tolerance vadd=0,10 is vadd's tolerance (its wrong formula is within atol 10; it fails above without); "
+   "--nondeterministic vadd skips its module.deterministic", str(v))
 r = check("vadd_formula.so")
 ok(r.returncode == 0 and re.search(r"^ok \d+ - module\.results vadd cpu:0 # SKIP no reference: give --reference DEVICE",
                                    r.stdout, re.M),
