@@ -125,7 +125,7 @@ FAULTS = {
     # its one cached block is also every thread's
     "wsshare": (("mem.workspace_threads", "mem.workspaces_distinct", "mem.workspaces_reordered"), "live workspaces 0 and 1 share handle"),
     # past the list (docs/conformance.md "What else a backend could get wrong")
-    "freeinterior": ("mem.free_interior", "free_data_space of an interior handle (a live handle + 64) succeeded"),
+    "freeinterior": ("mem.free_interior", "free_data_space of an interior handle (a live handle + 65) succeeded"),
     "hostshare": ("mem.host_distinct", "live alloc_host block 0 of 8 (overwritten through another?)"),
     "availprocess": ("attr.available_per_device", "lowered another device's kAvailableGlobalMemory"),
     "curdev": ("device.explicit_device", "copy_data_from_to(host -> device, 4096 bytes, offsets 0 -> 16773120)"),

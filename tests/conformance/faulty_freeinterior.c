@@ -1,5 +1,5 @@
 /* Fault: free_data_space looks the handle up by the allocation whose range contains it
- * (handle arithmetic as on host addresses), so freeing handle + 64 frees the whole
+ * (handle arithmetic as on host addresses), so freeing handle + 65 frees the whole
  * allocation under its owner.
  * Expected clause: mem.free_interior. */
 #include <pthread.h>
