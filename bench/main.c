@@ -127,7 +127,7 @@ static void health_verdict(const dh_bench_args_t* a, const dh_machine_health_t* 
   json_object_set_new(sum, "health", h);
   json_object_set_new(sum, "context_after_run", ctx);
   printf("== measurement health: %s%s%s\n", reasons[0] ? "NOISY: " : "not noisy", reasons,
-         reasons[0] ? "" : " (no GPU throttling, governor unchanged, load within the CPUs, CVs within the threshold)");
+         reasons[0] ? "" : " (no GPU throttling, governor unchanged, no other work beside it, CVs within the threshold)");
   printf("  before: governor %s; %s; load %s; %s\n", before->governor, before->frequency, before->load,
          before->thread);
   printf("  after:  governor %s; %s; load %s; %s\n", after.governor, after.frequency, after.load, after.thread);

@@ -103,6 +103,6 @@ void dh_cli_run_print_health(FILE* out, const char* final_dir) {
   if (json_is_true(json_object_get(doc, "noisy")))
     fprintf(out, "\nhealth: NOISY run (figures may not be representative): %s\n", reasons ? reasons : "?");
   else
-    fprintf(out, "\nhealth: not noisy (no GPU throttling, governor unchanged, load within the CPUs; health.json)\n");
+    fprintf(out, "\nhealth: not noisy (no GPU throttling, governor unchanged, no other work beside it; health.json)\n");
   json_decref(doc);
 }
