@@ -35,15 +35,20 @@ def bench(lib, out, *extra):
                           capture_output=True, text=True, timeout=600)
 
 
+def iteration_runs(path):
+    """A bench --out JSON ({} when unreadable) and {name: benchmark} of its iteration rows."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        doc = {}
+    return doc, {b["name"]: b for b in doc.get("benchmarks", []) if b.get("run_type", "iteration") == "iteration"}
+
+
 out = os.path.join(tmp, "good.json")
 r = bench(os.path.join(kl, "kl_good.so"), out, "--device", "cpu:0", "--benchmark_filter=module/.*/cpu:0/")
 ok(r.returncode == 0, "bench --suite module --module kl_good.so --device cpu:0: exit 0", r.stdout + r.stderr)
-try:
-    with open(out) as f:
-        doc = json.load(f)
-except (OSError, ValueError) as e:
-    doc = {"benchmarks": [], "error": str(e)}
-runs = {b["name"]: b for b in doc["benchmarks"] if b.get("run_type", "iteration") == "iteration"}
+doc, runs = iteration_runs(out)
 for fn in ("add", "fill", "sum"):
     for side in ("harness", "raw"):
         name = "module/%s/cpu:0/%s" % (fn, side)
@@ -67,20 +72,8 @@ except (OSError, ValueError, KeyError):
 ok(len(bs) == 6 and all(b.get("error_occurred") and "no type schema" in b.get("error_message", "") for b in bs),
    "kl_nometa.so: its 6 benchmarks are skipped, each saying 'no type schema'", json.dumps(bs)[:600])
 
-# TVM-compiled, no type schema: measured from the signature the function reports.
-TVM_BUILD = r"""
-import sys
-import tvm
-from tvm import te
-def build(name, f, out):
-    tvm.compile(tvm.IRModule({name: f.with_attr("global_symbol", name)}), target="llvm").export_library(out)
-n = te.var("n", dtype="int64")
-A = te.placeholder((n,), name="A"); B = te.placeholder((n,), name="B")
-build("vadd", te.create_prim_func([A, B, te.compute((n,), lambda i: A[i] + B[i], name="C")]), sys.argv[1] + "/vadd.so")
-M = te.placeholder((16, 16), name="M"); N = te.placeholder((16, 16), name="N"); k = te.reduce_axis((0, 16), name="k")
-build("matmul", te.create_prim_func([M, N, te.compute((16, 16), lambda i, j: te.sum(M[i, k] * N[k, j], axis=k),
-                                                     name="P")]), sys.argv[1] + "/matmul.so")
-"""
+# TVM-compiled, no type schema: measured from the signature the function reports (the
+# corpus tests/module/tvm_corpus.py builds).
 venv_py = os.environ.get("DEVHARNESS_VENV_PY") or os.path.join(os.environ.get("BUILD", "build"), "venv", "bin", "python")
 tvm_missing = None
 if not os.path.exists(venv_py):
@@ -88,7 +81,8 @@ if not os.path.exists(venv_py):
 elif subprocess.run([venv_py, "-c", "import tvm"], capture_output=True, timeout=120).returncode != 0:
     tvm_missing = "the venv's python has no TVM (import tvm failed)"
 else:
-    r = subprocess.run([venv_py, "-c", TVM_BUILD, tmp], capture_output=True, text=True, timeout=300)
+    r = subprocess.run([venv_py, os.path.join(os.path.dirname(os.path.abspath(__file__)), "tvm_corpus.py"), tmp],
+                       capture_output=True, text=True, timeout=300)
     ok(r.returncode == 0, "the venv's TVM builds vadd.so (symbolic n) and matmul.so (16x16), no type schema",
        r.stdout + r.stderr)
 for fn, desc in (("vadd", "vadd (A, B, C: Tensor([n], float32))"), ("matmul", "matmul (Tensor([16, 16], float32) x 3)")):
@@ -103,12 +97,7 @@ for fn, desc in (("vadd", "vadd (A, B, C: Tensor([n], float32))"), ("matmul", "m
     r = subprocess.run([dh, "bench", "--suite", "module", "--module", os.path.join(tmp, fn + ".so"), "--device", "cpu:0",
                         "--quick", "--out", out], capture_output=True, text=True, timeout=600)
     ok(r.returncode == 0, names[0], r.stdout + r.stderr)
-    try:
-        with open(out) as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        doc = {"benchmarks": [], "error": str(e)}
-    runs = {b["name"]: b for b in doc["benchmarks"] if b.get("run_type", "iteration") == "iteration"}
+    doc, runs = iteration_runs(out)
     bs = [runs.get("module/%s/cpu:0/%s" % (fn, side), {}) for side in ("harness", "raw")]
     ok(all(b and not b.get("error_occurred") and b.get("real_time", 0) > 0 and b.get("iterations", 0) > 0 for b in bs),
        names[1] + " (%s / %s ns per call)" % tuple(b.get("real_time", "-") for b in bs), json.dumps(bs)[:600])
