@@ -82,23 +82,45 @@ int dh_text_clean(char* s, size_t size) {
   return (int)changed;
 }
 
+/* 1 when the well-formed sequence p (u bytes) is a character a terminal acts on or
+ * that reorders the text around it: C1 controls U+0080..U+009F (CSI, OSC, ...) and the
+ * bidirectional formatting characters U+061C, U+200E, U+200F, U+202A..U+202E,
+ * U+2066..U+2069 (Unicode 15.0 UAX #9 table 4; the "Trojan Source" characters). */
+static int is_format_control(const unsigned char* p, size_t u) {
+  if (u == 2) return (p[0] == 0xc2 && p[1] <= 0x9f) || (p[0] == 0xd8 && p[1] == 0x9c);
+  if (u != 3) return 0;
+  if (p[0] == 0xe2 && p[1] == 0x80) return p[2] == 0x8e || p[2] == 0x8f || (p[2] >= 0xaa && p[2] <= 0xae);
+  if (p[0] == 0xe2 && p[1] == 0x81) return p[2] >= 0xa6 && p[2] <= 0xa9;
+  return 0;
+}
+
+/* One piece of dh_text_quote's output for the text at p: *used bytes of p become the
+ * returned bytes in tmp (at most 11: \\uXXXX for a format control). */
+static size_t quote_piece(const unsigned char* p, char tmp[12], size_t* used) {
+  size_t u = dh_utf8_seq_len((const char*)p);
+  *used = u ? u : 1;
+  if (u > 1 && is_format_control(p, u)) {
+    unsigned cp = u == 2 ? ((p[0] & 0x1fu) << 6 | (p[1] & 0x3fu))
+                         : ((p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu));
+    return (size_t)snprintf(tmp, 12, "\\u%04X", cp);
+  }
+  if (u > 1) return memcpy(tmp, p, u), u;
+  if (*p == '\n') return (size_t)snprintf(tmp, 12, "\\n");
+  if (*p == '\r') return (size_t)snprintf(tmp, 12, "\\r");
+  if (*p == '\t') return (size_t)snprintf(tmp, 12, "\\t");
+  if (u == 0 || *p < 0x20 || *p == 0x7f) return (size_t)snprintf(tmp, 12, "\\x%02x", *p);
+  tmp[0] = (char)*p;
+  return 1;
+}
+
 const char* dh_text_quote(const char* s, char* buf, size_t size) {
   if (buf == NULL || size == 0) return "";
   if (s == NULL) s = "(null)";
   const unsigned char* p = (const unsigned char*)s;
   size_t total = strlen(s), o = 0, shown = 0;
   while (*p && shown < DH_TEXT_SHOW_MAX) {
-    char tmp[8];
-    size_t n;
-    size_t u = dh_utf8_seq_len((const char*)p);
-    if (u > 1) {
-      memcpy(tmp, p, u);
-      n = u;
-    } else if (*p == '\n') n = (size_t)snprintf(tmp, sizeof tmp, "\\n"), u = 1;
-    else if (*p == '\r') n = (size_t)snprintf(tmp, sizeof tmp, "\\r"), u = 1;
-    else if (*p == '\t') n = (size_t)snprintf(tmp, sizeof tmp, "\\t"), u = 1;
-    else if (u == 0 || *p < 0x20 || *p == 0x7f) n = (size_t)snprintf(tmp, sizeof tmp, "\\x%02x", *p), u = 1;
-    else tmp[0] = (char)*p, n = 1;
+    char tmp[12];
+    size_t u, n = quote_piece(p, tmp, &u);
     if (o + n + 1 > size) break;
     memcpy(buf + o, tmp, n);
     o += n;
@@ -112,6 +134,17 @@ const char* dh_text_quote(const char* s, char* buf, size_t size) {
     if (n > 0 && o + (size_t)n + 1 <= size) memcpy(buf + o, tail, (size_t)n + 1);
   }
   return buf;
+}
+
+void dh_sbuf_add_quoted(dh_sbuf_t* b, const char* s) {
+  if (s == NULL) s = "(null)";
+  for (const unsigned char* p = (const unsigned char*)s; *p;) {
+    char tmp[12];
+    size_t u, n = quote_piece(p, tmp, &u);
+    tmp[n] = '\0';
+    dh_sbuf_add(b, tmp);
+    p += u;
+  }
 }
 
 /* Makes room for n more bytes plus the NUL; 0, or -1 when out of memory. */

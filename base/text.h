@@ -17,11 +17,19 @@
 #define DH_TEXT_BUF (DH_TEXT_SHOW_MAX * 4 + 32)
 
 /* Writes s into buf (size bytes, DH_TEXT_BUF is always enough) as printable text on one
- * line: newline, carriage return and tab as \n \r \t, other control characters, DEL and
- * bytes that are not valid UTF-8 as \xNN; valid UTF-8 is kept. Cut after
+ * line, safe for a terminal: newline, carriage return and tab as \n \r \t, other control
+ * characters, DEL and bytes that are not valid UTF-8 as \xNN; C1 controls (U+0080..
+ * U+009F) and the bidirectional formatting characters (U+061C, U+200E, U+200F,
+ * U+202A..U+202E, U+2066..U+2069) as \uXXXX; other valid UTF-8 is kept. Cut after
  * DH_TEXT_SHOW_MAX bytes of s with "...(N bytes)". NULL is shown as "(null)". Returns
  * buf. Thread-safe (no state). */
 const char* dh_text_quote(const char* s, char* buf, size_t size);
+
+/* Appends s to b escaped as dh_text_quote escapes it, without its cut (whole reasons
+ * and messages from a backend, a library or a peer, bound for a terminal). NULL is
+ * "(null)". */
+struct dh_sbuf;
+void dh_sbuf_add_quoted(struct dh_sbuf* b, const char* s);
 
 /* Length (1..4) of the well-formed UTF-8 sequence s starts with, 0 when it starts none:
  * overlong forms (\xc0\x80), UTF-16 surrogates (\xed\xa0\x80), bytes above U+10FFFF

@@ -264,6 +264,11 @@ static void args_device(step_args_t* a, const dh_cli_run_opts_t* o) {
 static int step_info(const dh_cli_run_opts_t* o, const dh_cli_run_dir_t* d) {
   step_args_t json = args_begin("info"), text = args_begin("info");
   args_add(&json, "--json");
+  /* a backend that blocks in a question costs the run's --timeout */
+  args_add(&json, "--timeout");
+  args_add(&json, o->timeout);
+  args_add(&text, "--timeout");
+  args_add(&text, o->timeout);
   args_device(&json, o);
   args_device(&text, o);
   int rc = spawn_self(json.v, d->info_json);

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -60,6 +61,28 @@ static void test_clean(void** state) {
 }
 
 /* dh_text_quote goes through the same validator: a surrogate is not kept. */
+/* Terminal-safe: C1 controls and bidi formatting characters are escaped (base/text.h);
+ * other non-ASCII characters are kept; dh_sbuf_add_quoted does the same without a cut. */
+static void test_quote_terminal(void** state) {
+  (void)state;
+  char buf[DH_TEXT_BUF];
+  assert_string_equal(dh_text_quote("a\xc2\x9b" "2J\xe2\x80\xae" "b\xe2\x81\xa6" "c\xd8\x9c", buf, sizeof buf),
+                      "a\\u009B2J\\u202Eb\\u2066c\\u061C");
+  assert_string_equal(dh_text_quote("\x1b]0;t\x07\xe2\x80\x8f", buf, sizeof buf), "\\x1b]0;t\\x07\\u200F");
+  /* neighbours of the escaped ranges are kept: U+00A0, U+2029, U+202F, U+206A */
+  assert_string_equal(dh_text_quote("\xc2\xa0\xe2\x80\xa9\xe2\x80\xaf\xe2\x81\xaa", buf, sizeof buf),
+                      "\xc2\xa0\xe2\x80\xa9\xe2\x80\xaf\xe2\x81\xaa");
+  char long_text[400];
+  memset(long_text, 'x', sizeof long_text - 2);
+  long_text[sizeof long_text - 2] = '\x1b';
+  long_text[sizeof long_text - 1] = '\0';
+  dh_sbuf_t b = {0};
+  dh_sbuf_add_quoted(&b, long_text);
+  assert_int_equal(b.len, sizeof long_text - 2 + 4);
+  assert_string_equal(b.s + b.len - 5, "x\\x1b");
+  free(b.s);
+}
+
 static void test_quote_same_validator(void** state) {
   (void)state;
   char buf[DH_TEXT_BUF];
@@ -72,6 +95,7 @@ int main(void) {
       cmocka_unit_test(test_seq_len),
       cmocka_unit_test(test_clean),
       cmocka_unit_test(test_quote_same_validator),
+      cmocka_unit_test(test_quote_terminal),
   };
   cmocka_set_message_output(CM_OUTPUT_TAP);
   return cmocka_run_group_tests(tests, NULL, NULL);

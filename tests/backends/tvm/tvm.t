@@ -174,7 +174,7 @@ def main():
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
     ok(p.returncode == 0 and p.stdout.split()[:1] == ["1"],
        "TVM's Python agrees: tvm.runtime.device('cpu', 5).exist is true (got %r)" % p.stdout.strip(), p.stderr)
-    m = re.search(r"total_global_memory\s+(\d+)", info)
+    m = re.search(r"total_global_memory\s+.*?\((\d+) bytes\)", info)
     ok(p.returncode == 0 and m and p.stdout.split()[1:2] == [m.group(1)],
        "tvm-cpu:0 kTotalGlobalMemory equals TVM Python's device.total_global_memory (%s vs %s)"
        % (m.group(1) if m else None, p.stdout.split()[1:2]), info + p.stderr)
