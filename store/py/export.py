@@ -261,7 +261,7 @@ def write(path, text):
 
 def main(argv):
     ap = OneLineParser(prog="devharness export", description=__doc__.split("\n\n")[0],
-                       epilog="exit: 0 written, 1 FILE cannot be written, 2 usage or input error "
+                       epilog="exit: 0 written, 1 the -o file cannot be written, 2 usage or input error "
                               "(docs/results.md \"Exports\")")
     ap.add_argument("source", nargs="?", metavar="BUNDLE_DIR|BENCH.json",
                     help="a result bundle folder or a bench JSON file (instead of --store)")
