@@ -2,7 +2,7 @@
 """devharness compare: regression gate between two Google Benchmark JSON runs.
 
 usage: compare.py BASE.json NEW.json [--alpha 0.05] [--min-effect 0.05] [--floor-ns 2]
-                  [--min-reps 9] [-q]
+                  [--min-reps 9] [-q] [--format text|markdown|json]
        compare.py --baseline store:last=N NEW.json [--store PATH] [--device-id ID] ...
 
 For every benchmark present in both runs (measured runs, run_type "iteration", errored
@@ -38,6 +38,11 @@ device of NEW (matched by stable_id from NEW's bundle manifest.json when NEW is 
 bundle folder or sits in one, else by backend, name and spec from NEW's context), the
 last N runs that recorded benchmarks of that device; each benchmark's base sample is
 those runs' medians (at least 3 runs).
+
+--format text (default) prints the table and the verdict line; markdown a GitHub table of
+every row, regressions first, for a pull-request comment; json one object with every row,
+the device-wide shifts and the verdict (docs/benchmarks.md "Comparing runs"). The exit
+code is the same in every format.
 
 Exit: 0 no significant regression (or a noisy run), 1 at least one regression, 2 bad
 input (unreadable or malformed file or store, no common benchmark with enough
