@@ -45,7 +45,8 @@ int dh_plot_main(int argc, char** argv);
  * and an absolute floor (default 2 ns), plus a device-wide shift of the harness/twin
  * ratios (Wilcoxon signed-rank); raw twins are shown as context, never gate; a run
  * whose context says devharness.health.noisy = "yes" calls no regression. Prints a
- * table. Exit: 0 no significant regression (or a noisy run), 1 at least one
+ * table (--format text), a GitHub markdown table or one JSON object (--format markdown,
+ * json), the exit code the same. Exit: 0 no significant regression (or a noisy run), 1 at least one
  * regression, 2 bad input (missing file, bad JSON or store, fewer than 9 repetitions
  * in either run for every common harness benchmark). Script found like plot's
  * ($DEVHARNESS_COMPARE_PY, .../share/devharness/compare.py); run by $DEVHARNESS_PYTHON,

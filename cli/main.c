@@ -35,6 +35,8 @@
       "verdict timelines, flips, flaky clauses, change points")                                    \
   ROW(dashboard, dh_store_cmd_dashboard, "dashboard -o DIR",                                       \
       "static HTML dashboard of the results store")                                                \
+  ROW(export, dh_store_cmd_export, "export --format bmf|csv|openmetrics",                          \
+      "benchmark results as Bencher Metric Format, CSV or OpenMetrics")                            \
   ROW(run, dh_cli_run, "run [--output DIR]",                                                       \
       "the main job: info + conformance + quick bench, results folder")                            \
   ROW(store, dh_store_cmd_store, "store import|stats",                                             \

@@ -1,6 +1,6 @@
 /*
- * store/launchers.c — `devharness history` and `dashboard`: thin launchers of
- * store/py/history.py and dashboard.py under the project venv's Python, which has the
+ * store/launchers.c — `devharness history`, `dashboard` and `export`: thin launchers of
+ * store/py/history.py, dashboard.py and export.py under the project venv's Python, which has the
  * pinned scipy, ruptures and jinja2 of ci/python-requirements.txt (store/store.h;
  * cmdline/script.h finds and runs them).
  */
@@ -17,4 +17,10 @@ int dh_store_cmd_dashboard(int argc, char** argv) {
   static const dh_cmdline_script_t kDashboard = {
       .cmd = "dashboard", .env = "DEVHARNESS_DASHBOARD_PY", .name = "dashboard.py", .venv = 1};
   return dh_cmdline_run_script(&kDashboard, argc, argv);
+}
+
+int dh_store_cmd_export(int argc, char** argv) {
+  static const dh_cmdline_script_t kExport = {
+      .cmd = "export", .env = "DEVHARNESS_EXPORT_PY", .name = "export.py", .venv = 1};
+  return dh_cmdline_run_script(&kExport, argc, argv);
 }

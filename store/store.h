@@ -5,7 +5,7 @@
  *   command.c   `devharness store import|stats`
  *   merge.c     `devharness merge BUNDLE... -o DIR`
  *   verify.c    `devharness verify BUNDLE...`
- *   launchers.c `devharness history`, `devharness dashboard` (store/py/)
+ *   launchers.c `devharness history`, `dashboard`, `export` (store/py/)
  * No SQLite type crosses this header: only store/ opens the store (store/internal.h).
  * Each entry takes argv with argv[0] = the command name, prints its own --help and
  * returns the process exit code (DH_EXIT_*, cmdline/cmdline.h). Not thread-safe.
@@ -43,5 +43,12 @@ int dh_store_cmd_history(int argc, char** argv);
  * Written to a temporary folder, then renamed to DIR. Exit: 0 written, 1 cannot
  * write DIR, 2 bad input. */
 int dh_store_cmd_dashboard(int argc, char** argv);
+
+/* `export [--store PATH | BUNDLE_DIR | BENCH.json] --format bmf|csv|openmetrics
+ * [-o FILE] [--run ID|last]`: one run's benchmark results (median latency with its
+ * quartiles, median bytes_per_second) as Bencher Metric Format JSON, CSV or OpenMetrics
+ * text (store/py/export.py; docs/results.md "Exports"). FILE is written to a temporary
+ * file, then renamed. Exit: 0 written, 1 cannot write FILE, 2 bad input. */
+int dh_store_cmd_export(int argc, char** argv);
 
 #endif /* DEVHARNESS_STORE_STORE_H_ */

@@ -24,9 +24,10 @@ $(STORE_SCHEMA_C).o: $(STORE_SCHEMA_C).c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 CLI_OBJS += $(STORE_SCHEMA_C).o
 
-# The read side in Python (store/py/): history, dashboard and the store reader
+# The read side in Python (store/py/): history, dashboard, export and the store reader
 # compare.py uses too, staged with the tools (Makefile SHARE_FILES).
-SHARE_FILES += store/py/dh_store.py store/py/history.py store/py/dashboard.py store/py/dashboard.html.j2
+SHARE_FILES += store/py/dh_store.py store/py/history.py store/py/dashboard.py store/py/dashboard.html.j2 \
+    store/py/export.py
 
 # What every reader must agree on with store/schema.sql, taken from it once by
 # store/schema_facts.awk: the newest schema version (and the status values) as a C

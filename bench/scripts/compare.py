@@ -2,7 +2,7 @@
 """devharness compare: regression gate between two Google Benchmark JSON runs.
 
 usage: compare.py BASE.json NEW.json [--alpha 0.05] [--min-effect 0.05] [--floor-ns 2]
-                  [--min-reps 9] [-q]
+                  [--min-reps 9] [-q] [--format text|markdown|json]
        compare.py --baseline store:last=N NEW.json [--store PATH] [--device-id ID] ...
 
 For every benchmark present in both runs (measured runs, run_type "iteration", errored
@@ -38,6 +38,11 @@ device of NEW (matched by stable_id from NEW's bundle manifest.json when NEW is 
 bundle folder or sits in one, else by backend, name and spec from NEW's context), the
 last N runs that recorded benchmarks of that device; each benchmark's base sample is
 those runs' medians (at least 3 runs).
+
+--format text (default) prints the table and the verdict line; markdown a GitHub table of
+every row, regressions first, for a pull-request comment; json one object with every row,
+the device-wide shifts and the verdict (docs/benchmarks.md "Comparing runs"). The exit
+code is the same in every format.
 
 Exit: 0 no significant regression (or a noisy run), 1 at least one regression, 2 bad
 input (unreadable or malformed file or store, no common benchmark with enough
@@ -293,7 +298,11 @@ def parser():
     ap.add_argument("--min-reps", type=int, default=9,
                     help="repetitions needed in each run to test (default 9)")
     ap.add_argument("-q", "--quiet", action="store_true",
-                    help="print only errors and the verdict line (no table)")
+                    help="text: print only errors and the verdict line (no table)")
+    ap.add_argument("--format", default="text", choices=("text", "markdown", "json"),
+                    help="text (default): the table and the verdict line; markdown: a GitHub table, "
+                         "regressions first, for a pull-request comment; json: one object with every "
+                         "row and the verdict")
     return ap
 
 
@@ -338,40 +347,115 @@ def main(argv):
     if not rows:
         print("devharness compare: no benchmark is in both runs", file=sys.stderr)
         return 2
-    width = max(len(r[0]) for r in rows)
-    out = (lambda *_: None) if a.quiet else print  # --quiet: no table
-    out(f"{'benchmark':<{width}}  {'base median':>12}  {'new median':>12}  {'change':>8}  "
-        f"{'p-value':>8}  {'BH p':>8}  verdict")
-    for n, _, _, _, mb, mc, change, p, q, v in rows:
-        out(f"{n:<{width}}  {fmt_ns(mb):>12}  {fmt_ns(mc):>12}  {change * 100:+7.1f}%  "
-            f"{'-' if p is None else f'{p:.4f}':>8}  {'-' if q is None else f'{q:.4f}':>8}  {v}")
-    tested = sum(1 for r in rows if r[1] == "harness" and r[7] is not None)
-    context = sum(1 for r in rows if r[1] != "harness")
     family = shifts(a, rows)
-    for dev, n, shift, p_adj, v in family:
-        if loud and v == "SLOWER":
-            v = "slower (noisy run)"
-        out(f"device-wide shift {dev}: {n} harness/twin pairs, median change of harness/twin "
-            f"{shift * 100:+.1f}%, Wilcoxon signed-rank p {p_adj:.2g} (Bonferroni over "
-            f"{len(family)}): {v}")
-    regressions = (sum(1 for r in rows if r[9] == "REGRESSION") +
-                   sum(1 for f in family if f[4] == "SLOWER" and not loud))
+    if loud:
+        family = [(d, n, sh, p, "slower (noisy run)" if v == "SLOWER" else v) for d, n, sh, p, v in family]
+    tested = sum(1 for r in rows if r[1] == "harness" and r[7] is not None)
+    if a.format == "text":
+        print_table(a, rows, family)
     if tested == 0:
         print(f"devharness compare: no common harness benchmark has >= {a.min_reps} repetitions "
               f"in both runs (run bench with --repetitions {a.min_reps})", file=sys.stderr)
         return 2
-    fams = sum(1 for f in family if f[4] == "SLOWER" and not loud)
-    print(f"{'' if a.quiet else chr(10)}{tested} harness rows tested, {regressions} regression(s) "
-          f"({regressions - fams} row(s), {fams} device-wide shift(s); Mann-Whitney U, "
-          f"Benjamini-Hochberg FDR {a.alpha}, min effect {a.min_effect * 100:.1f}%, floor "
-          f"{a.floor_ns:g} ns; Wilcoxon signed-rank per device; {context} raw-twin/reference rows "
-          f"shown as context)")
-    if loud:
-        print("devharness compare: no regression called: noisy run: " +
-              "; ".join(f"{which} ({r})" for which, r in loud))
-        return 0
-    return 1 if regressions else 0
+    fams = sum(1 for f in family if f[4] == "SLOWER")
+    regressions = sum(1 for r in rows if r[9] == "REGRESSION") + fams
+    context = sum(1 for r in rows if r[1] != "harness")
+    summary = (f"{tested} harness rows tested, {regressions} regression(s) "
+               f"({regressions - fams} row(s), {fams} device-wide shift(s); Mann-Whitney U, "
+               f"Benjamini-Hochberg FDR {a.alpha}, min effect {a.min_effect * 100:.1f}%, floor "
+               f"{a.floor_ns:g} ns; Wilcoxon signed-rank per device; {context} raw-twin/reference rows "
+               f"shown as context)")
+    noisy_line = ("devharness compare: no regression called: noisy run: " +
+                  "; ".join(f"{which} ({r})" for which, r in loud)) if loud else None
+    status = 0 if loud else 1 if regressions else 0
+    if a.format == "markdown":
+        print_markdown(names, rows, family, summary, noisy_line, status)
+    elif a.format == "json":
+        print_json(a, names, rows, family, (tested, regressions, fams, context), loud, status)
+    else:
+        print(f"{'' if a.quiet else chr(10)}{summary}")
+        if noisy_line:
+            print(noisy_line)
+    return status
 
+
+def print_table(a, rows, family):
+    """The text table and the device-wide shift lines (none with --quiet)."""
+    if a.quiet:
+        return
+    width = max(len(r[0]) for r in rows)
+    print(f"{'benchmark':<{width}}  {'base median':>12}  {'new median':>12}  {'change':>8}  "
+          f"{'p-value':>8}  {'BH p':>8}  verdict")
+    for n, _, _, _, mb, mc, change, p, q, v in rows:
+        print(f"{n:<{width}}  {fmt_ns(mb):>12}  {fmt_ns(mc):>12}  {change * 100:+7.1f}%  "
+              f"{'-' if p is None else f'{p:.4f}':>8}  {'-' if q is None else f'{q:.4f}':>8}  {v}")
+    for line in shift_lines(family):
+        print(line)
+
+
+def shift_lines(family):
+    return [f"device-wide shift {dev}: {n} harness/twin pairs, median change of harness/twin "
+            f"{shift * 100:+.1f}%, Wilcoxon signed-rank p {p_adj:.2g} (Bonferroni over "
+            f"{len(family)}): {v}" for dev, n, shift, p_adj, v in family]
+
+
+# The order of the markdown table: what a reviewer must see first on top.
+VERDICT_ORDER = ("REGRESSION", "slower (noisy run)", "improved", "same")
+
+
+def verdict_rank(v):
+    if v in VERDICT_ORDER:
+        return VERDICT_ORDER.index(v)
+    return len(VERDICT_ORDER) + (0 if v.startswith("context") else 1)
+
+
+def md_cell(text):
+    """Text safe in a GitHub table cell: | and backslash escaped, no line break."""
+    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def print_markdown(names, rows, family, summary, noisy_line, status):
+    """A GitHub-flavoured markdown report for a pull-request comment: the verdict, then a
+    table of every row, regressions first (then noisy slower rows, improved, same,
+    context, not tested), then the device-wide shifts."""
+    word = {0: "no regression" if not noisy_line else "inconclusive (noisy run): no regression called",
+            1: "**regression**"}[status]
+    print(f"### devharness compare: {word}\n")
+    print(f"{md_cell(names[0])} against {md_cell(names[1])}\n")
+    print("| benchmark | base median | new median | change | p-value | BH p | verdict |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for n, _, _, _, mb, mc, change, p, q, v in sorted(rows, key=lambda r: verdict_rank(r[9])):
+        verdict = f"**{v}**" if v == "REGRESSION" else v
+        print(f"| `{md_cell(n)}` | {fmt_ns(mb)} | {fmt_ns(mc)} | {change * 100:+.1f}% | "
+              f"{'-' if p is None else f'{p:.4f}'} | {'-' if q is None else f'{q:.4f}'} | {md_cell(verdict)} |")
+    lines = shift_lines(family)
+    if lines:
+        print()
+        for line in lines:
+            print(f"- {md_cell(line)}")
+    print(f"\n{md_cell(summary)}")
+    if noisy_line:
+        print(f"\n{md_cell(noisy_line)}")
+
+
+def print_json(a, names, rows, family, counts, loud, status):
+    """One JSON object: every row (times in ns), the device-wide shifts, the verdict."""
+    tested, regressions, fams, context = counts
+    doc = {"base": names[0][len("BASE "):], "new": names[1][len("NEW "):],
+           "settings": {"alpha": a.alpha, "min_effect": a.min_effect, "floor_ns": a.floor_ns,
+                        "min_reps": a.min_reps},
+           "rows": [{"benchmark": n, "kind": kind, "base_repetitions": len(b), "new_repetitions": len(c),
+                     "base_median_ns": mb, "new_median_ns": mc, "change": change, "p_value": p,
+                     "bh_p_value": q, "verdict": v}
+                    for n, kind, b, c, mb, mc, change, p, q, v in rows],
+           "device_shifts": [{"device": d, "pairs": n, "shift": sh, "p_value_bonferroni": p, "verdict": v}
+                             for d, n, sh, p, v in family],
+           "verdict": {"tested": tested, "regressions": regressions, "row_regressions": regressions - fams,
+                       "device_regressions": fams, "context_rows": context,
+                       "noisy": [{"run": which, "reasons": r} for which, r in loud],
+                       "outcome": "noisy" if loud else "regression" if status == 1 else "pass",
+                       "exit": status}}
+    print(json.dumps(doc, indent=1, allow_nan=False))
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

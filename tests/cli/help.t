@@ -20,7 +20,7 @@ if not dh or not os.path.exists(dh):
 # command words -> exit codes its help must name
 COMMANDS = [([], "0123"), (["info"], "023"), (["run"], "0123"), (["conformance"], "0123"),
             (["bench"], "0123"), (["plot"], "012"), (["compare"], "012"), (["history"], "012"),
-            (["dashboard"], "012"), (["targets"], "02"),
+            (["dashboard"], "012"), (["export"], "012"), (["targets"], "02"),
             (["targets", "list"], "02"), (["targets", "show"], "02"), (["targets", "validate"], "02"),
             (["targets", "detect"], "02"), (["module"], "0123")]
 env = dict(os.environ, COLUMNS="100")

@@ -11,6 +11,9 @@
 #                       lines) and --all, flips, flaky clauses, change points,
 #                       waived cases, one schema version for C and Python
 #   gate.t              devharness compare's regression gate, --baseline store:last=N included
+#   export.t            devharness export (BMF against docs/bmf.schema.json, CSV, OpenMetrics), the
+#                       Grafana queries of docs/results.md, compare --format markdown|json
 #   installed.sh        make install puts what history and dashboard need in share/devharness
 TEST_SCRIPTS += tests/store/shards.t tests/store/store.t tests/store/merge_and_report.t tests/store/identity.t \
-    tests/store/disk_full.t tests/store/history.t tests/store/gate.t tests/store/installed.sh
+    tests/store/disk_full.t tests/store/history.t tests/store/gate.t tests/store/export.t \
+    tests/store/installed.sh
