@@ -38,6 +38,7 @@ import datetime
 import fnmatch
 import json
 import math
+import re
 import statistics
 import sys
 
@@ -234,7 +235,7 @@ class RunNames:
 def print_timeline(h, quiet):
     """--all: per device every clause's verdict timeline, its flips, what changed since
     the previous run and the change points."""
-    say = (lambda *_: None) if quiet else print
+    say = (lambda *_: None) if quiet else (lambda line: print(term(line)))
     name = RunNames(h)
     for d in h["devices"]:
         say(f"== {d['spec'] or '?'}  {d['backend']} {d['name']}  ({d['stable_id']})")
@@ -243,14 +244,14 @@ def print_timeline(h, quiet):
             say(f"  verdicts of the last {len(ch['runs'])} runs, oldest first, "
                 f"{name.run(ch['runs'][0])} to {name.run(ch['runs'][-1])} "
                 f"(P pass, F fail, S skip, X xfail, W waived, . not run):")
-            width = max((len(c) for c in ch["clauses"]), default=10)
+            width = min(max((len(c) for c in ch["clauses"]), default=10), NAME_WIDTH)
             for c, v in ch["clauses"].items():
                 mark = "  FLAKY" if v["flaky"] else ""
                 flips = "".join(f"  [{f['from']}->{f['to']} on "
                                 f"{name(f['started_at'], f['git_commit'], f['run'])}]"
                                 for f in v["flips"]) if not v["flaky"] else ""
                 tl = "".join(letter(x, w) for x, w in zip(v["timeline"], v["waived"]))
-                say(f"    {c:<{width}}  {tl}{mark}{flips}")
+                say(f"    {cut(c):<{width}}  {tl}{mark}{flips}")
             if ch["since_previous"]:
                 say(f"  since the previous run ({name.run(ch['runs'][-2])} to "
                     f"{name.run(ch['runs'][-1])}):")
@@ -281,6 +282,24 @@ def verdict_line(h):
     print(f"devharness history: {len(h['devices'])} device(s), {new_failures} new failure(s) since "
           f"the previous run, {flaky} flaky clause(s), {cps} change point(s)")
     return 1 if new_failures else 0
+
+
+# What a terminal acts on or reorders text by: C0 controls (a line is printed whole, so
+# tab and newline too), DEL, C1 controls and the bidi formatting characters; the same set
+# base/text.h dh_text_quote escapes for the C commands.
+_TERMINAL_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+NAME_WIDTH = 60
+
+
+def term(text):
+    """text safe for a terminal: each unsafe character as \\xNN or \\uXXXX, visible."""
+    return _TERMINAL_UNSAFE.sub(lambda m: ("\\x%02x" if ord(m.group()) < 0x80
+                                           else "\\u%04X") % ord(m.group()), str(text))
+
+
+def cut(name, width=NAME_WIDTH):
+    """A name for a column: at most `width` characters, a longer one cut with '...'."""
+    return name if len(name) <= width else name[:width - 3] + "..."
 
 
 def one_line(text, width=100):
@@ -390,7 +409,7 @@ def diff(h, last):
         out = []
         for (what, detail), specs in sorted(groups[kind].items()):
             where = f" on {', '.join(specs)}" if kind != "stepped" else ""
-            out.append(f"  {what}{where}{sep}{detail}")
+            out.append(f"  {cut(what)}{where}{sep}{detail}")
         return out
 
     sections = [
@@ -451,7 +470,7 @@ def print_diff(h, quiet, limit=40, last=10):
     if not full:
         out.append("no verdict changed and no benchmark stepped")
     for line in out + tail:
-        print(line)
+        print(term(line))
     return verdict_line(h)
 
 
