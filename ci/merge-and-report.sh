@@ -4,7 +4,9 @@
 # every bundle in the results store and renders the dashboard.
 # Usage: ci/merge-and-report.sh STORE OUT SHARDS_DIR [RESULTS_DIR...]
 #   STORE        the results store (kept between nightly runs by the pipeline's cache)
-#   OUT          written: OUT/merged (the merged shard bundle), OUT/dashboard
+#   OUT          written: OUT/merged (the merged shard bundle, with the merged reports
+#                conformance.tap, conformance.junit.xml and conformance.summary.json
+#                that `devharness merge` writes: the job's artifact), OUT/dashboard
 #   SHARDS_DIR   a folder holding the shard bundles (one subfolder with manifest.json each)
 #   RESULTS_DIR  folders searched for other bundles to record (devharness run's
 #                results folders; `.failed` folders are left out)
@@ -23,6 +25,10 @@ parts=$(find "$shards" -name manifest.json -not -path '*.failed*' | sort | sed '
 [ -n "$parts" ] || { echo "merge-and-report: no shard bundle under $shards" >&2; exit 1; }
 # shellcheck disable=SC2086
 "$dh" merge $parts -o "$out/merged" || exit 1
+for f in conformance.tap conformance.junit.xml conformance.summary.json; do
+    [ -s "$out/merged/$f" ] || { echo "merge-and-report: $out/merged/$f missing: this devharness merge writes no merged reports" >&2; rc=1; }
+done
+echo "merge-and-report: merged reports in $out/merged: conformance.tap, conformance.junit.xml, conformance.summary.json"
 "$dh" verify "$out/merged" || rc=1
 runs=""
 for d in "$@"; do

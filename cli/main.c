@@ -41,7 +41,7 @@
       "the main job: info + conformance + quick bench, results folder")                            \
   ROW(store, dh_store_cmd_store, "store import|stats",                                             \
       "record result bundles in the SQLite results store")                                         \
-  ROW(merge, dh_store_cmd_merge, "merge BUNDLE... -o DIR",                                         \
+  ROW(merge, dh_conformance_merge_main, "merge BUNDLE... -o DIR",                                  \
       "join the shard bundles of one conformance run")                                             \
   ROW(verify, dh_store_cmd_verify, "verify BUNDLE...",                                             \
       "check every (device, clause) case ran exactly once")                                        \

@@ -21,6 +21,13 @@ extern "C" {
  */
 int dh_conformance_main(int argc, char** argv);
 
+/* `devharness merge BUNDLE... -o DIR` (argv[0] = "merge"): the shard bundles of one
+ * conformance run joined (store/bundle.h dh_store_merge_main), with the merged
+ * conformance.tap (flat layout), conformance.junit.xml and conformance.summary.json
+ * written by the same reporters as a run's (docs/results.md "Shards"). Returns the
+ * exit code its --help lists. */
+int dh_conformance_merge_main(int argc, char** argv);
+
 #ifdef __cplusplus
 }
 #endif

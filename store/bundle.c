@@ -283,7 +283,7 @@ static int walk_file(const char* path, const struct stat* st, int type, struct F
   return 0;
 }
 
-static json_t* files_json(const char* dir) {
+json_t* dh_store_bundle_files(const char* dir) {
   g_walk.root = dir;
   g_walk.files = json_object();
   g_walk.err = 0;
@@ -320,7 +320,7 @@ int dh_store_bundle_finish(const dh_store_bundle_t* b, const dh_store_bundle_met
             jerr.column, jerr.text);
     return -1;
   }
-  json_t* files = files_json(b->dir);
+  json_t* files = dh_store_bundle_files(b->dir);
   if (!files) {
     json_decref(info);
     return fail(b, "cannot read the files of", b->dir);

@@ -99,4 +99,28 @@ int dh_store_bundle_is_module_cases(const char* name);
 /* The stable_id the bundle's manifest gives the device with this spec, or NULL. */
 const char* dh_store_bundle_stable_id(const dh_store_loaded_bundle_t* b, const char* spec);
 
+/* The size and SHA-256 of every file under dir but manifest.json and dot files, as a
+ * manifest's "files" object ({"NAME": {"bytes", "sha256"}}), or NULL (errno set) when
+ * one cannot be read. */
+json_t* dh_store_bundle_files(const char* dir);
+
+/* What `devharness merge` (store/merge.c) hands the writer of the merged reports. */
+typedef struct dh_store_merge {
+  json_t* cases_doc;                      /* the merged conformance.cases.json */
+  const dh_store_loaded_bundle_t* parts;  /* the bundles merged, in the order given */
+  int nparts;
+  int exit_code;                          /* the worst part's (the merged manifest's) */
+  char said[512];                         /* the writer's line for merge's stdout, or "" */
+} dh_store_merge_t;
+
+/* Writes the merged reports into dir (the merged bundle's folder, before its manifest
+ * lists them): 0, or -1 after one line on stderr. */
+typedef int (*dh_store_merge_reports_fn)(const char* dir, dh_store_merge_t* m);
+
+/* `devharness merge BUNDLE... -o DIR` (argv[0] = "merge"): the shard bundles joined,
+ * reports written by reports (the conformance room's: conformance/conformance.h
+ * dh_conformance_merge_main), every file of DIR in its manifest. Returns the exit code
+ * (its --help says which). */
+int dh_store_merge_main(int argc, char** argv, dh_store_merge_reports_fn reports);
+
 #endif /* DEVHARNESS_STORE_BUNDLE_H_ */

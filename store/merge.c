@@ -1,6 +1,9 @@
 /* store/merge.c — `devharness merge BUNDLE... -o DIR`: shard bundles of one conformance
- * run joined into one bundle (store/store.h; docs/results.md "Shards"). */
+ * run joined into one bundle (store/bundle.h dh_store_merge_main; docs/results.md
+ * "Shards"); the merged reports are written by the caller's writer (the conformance
+ * room's, which owns the reporters' view of a conformance run). */
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +23,11 @@ static const char kMergeUsage[] =
     "I/N --bundle ...) into one bundle DIR: conformance.cases.json is the union of the\n"
     "parts (each case keeps its device's stable id and its shard), manifest.json gets a\n"
     "new run UUID, command \"merge\", the parts in \"shards\", the devices of every part\n"
-    "and the worst part's exit code. Check the result with devharness verify DIR.\n"
+    "and the worst part's exit code. The merged reports come from the merged cases, as\n"
+    "conformance writes them: conformance.tap (flat layout: one test point per device x\n"
+    "clause), conformance.junit.xml (each case once) and conformance.summary.json; a case\n"
+    "of a shard not given is a failure in them (\"not run: shard K/N not merged\"). Check\n"
+    "the result with devharness verify DIR.\n"
     "  -o, --output DIR  the merged bundle (must not exist; written under a temporary\n"
     "                    name and renamed when whole)\n"
     "exit: 0 merged, 1 DIR could not be written, 2 usage error or a bad bundle (missing,\n"
@@ -98,28 +105,36 @@ static json_t* manifest_from(const dh_store_loaded_bundle_t* first, int argc, ch
   return man;
 }
 
-/* Writes the merged cases and manifest into a temporary folder renamed to out. */
-static int write_merged(const char* out, json_t* doc, json_t* man) {
-  char tmp[PATH_MAX], path[PATH_MAX + 64], hex[65];
-  long long bytes = 0;
+static int remove_entry(const char* path, const struct stat* st, int type, struct FTW* ftw) {
+  (void)st, (void)type, (void)ftw;
+  remove(path);
+  return 0;
+}
+
+/* Writes the merged cases, the reports (m's writer) and the manifest listing every
+ * file into a temporary folder renamed to out; nothing is left of it on a failure. */
+static int write_merged(const char* out, json_t* doc, json_t* man, dh_store_merge_reports_fn reports,
+                        dh_store_merge_t* m) {
+  char tmp[PATH_MAX], path[PATH_MAX + 64];
   snprintf(tmp, sizeof tmp, "%.4000s.partial-%ld", out, (long)getpid());
   if (mkdir(tmp, 0755) != 0) goto fail;
   snprintf(path, sizeof path, "%s/conformance.cases.json", tmp);
-  if (json_dump_file(doc, path, JSON_INDENT(1)) != 0 || dh_store_file_sha256(path, hex, &bytes) != 0) goto fail;
-  json_object_set_new(json_object_get(man, "files"), "conformance.cases.json",
-                      json_pack("{s:I, s:s}", "bytes", (json_int_t)bytes, "sha256", hex));
+  if (json_dump_file(doc, path, JSON_INDENT(1)) != 0) goto fail;
+  if (reports && reports(tmp, m) != 0) goto gone; /* it said why */
+  json_t* files = dh_store_bundle_files(tmp);
+  if (!files) goto fail;
+  json_object_set_new(man, "files", files);
   snprintf(path, sizeof path, "%s/manifest.json", tmp);
   if (json_dump_file(man, path, JSON_INDENT(1) | JSON_SORT_KEYS) != 0 || rename(tmp, out) != 0) goto fail;
   return 0;
 fail:
   fprintf(stderr, "devharness merge: cannot write %s: %s\n", dh_cmdline_quote(out), strerror(errno));
-  snprintf(path, sizeof path, "%s/conformance.cases.json", tmp);
-  unlink(path);
-  rmdir(tmp);
+gone:
+  nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
   return DH_EXIT_VIOLATION;
 }
 
-static int merge(const char* out, int n, char** dirs, int argc, char** argv) {
+static int merge(const char* out, int n, char** dirs, int argc, char** argv, dh_store_merge_reports_fn reports) {
   dh_store_loaded_bundle_t* parts = calloc((size_t)n, sizeof *parts);
   json_t *doc = NULL, *man = NULL;
   int rc = DH_EXIT_USAGE, loaded = 0;
@@ -142,10 +157,13 @@ static int merge(const char* out, int n, char** dirs, int argc, char** argv) {
                   "version", 1, "shard", "index", 1, "total", 1, "exit_code", 0, "devices", "clauses", "cases");
   for (int i = 0; i < n; i++) add_part(doc, man, &parts[i]);
   json_object_set(doc, "exit_code", json_object_get(man, "exit_code"));
-  rc = write_merged(out, doc, man);
+  dh_store_merge_t m = {.cases_doc = doc, .parts = parts, .nparts = n,
+                        .exit_code = (int)json_integer_value(json_object_get(man, "exit_code"))};
+  rc = write_merged(out, doc, man, reports, &m);
   if (rc == 0)
-    printf("devharness merge: %d bundle%s, %zu cases -> %s (run %s)\n", n, n == 1 ? "" : "s",
-           json_array_size(json_object_get(doc, "cases")), out, json_string_value(json_object_get(man, "run_uuid")));
+    printf("devharness merge: %d bundle%s, %zu cases -> %s (run %s)%s%s\n", n, n == 1 ? "" : "s",
+           json_array_size(json_object_get(doc, "cases")), out, json_string_value(json_object_get(man, "run_uuid")),
+           m.said[0] ? "; " : "", m.said);
 done:
   for (int i = 0; parts && i < loaded; i++) dh_store_bundle_free(&parts[i]);
   free(parts);
@@ -154,7 +172,7 @@ done:
   return rc;
 }
 
-int dh_store_cmd_merge(int argc, char** argv) {
+int dh_store_merge_main(int argc, char** argv, dh_store_merge_reports_fn reports) {
   static const struct option kOpts[] = {
       {"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   const char* out = NULL;
@@ -172,5 +190,5 @@ int dh_store_cmd_merge(int argc, char** argv) {
   if (optind >= argc) return dh_cmdline_usage_error("merge", "no bundle given (see --help)");
   struct stat st;
   if (stat(out, &st) == 0) return dh_cmdline_usage_error("merge", "-o %s: already exists; give a new folder", dh_cmdline_quote(out));
-  return merge(out, argc - optind, argv + optind, argc, argv);
+  return merge(out, argc - optind, argv + optind, argc, argv, reports);
 }

@@ -3,7 +3,8 @@
  * a bundle recorded in the SQLite results store, and the entries of the commands it
  * owns, listed in cli/main.c's table:
  *   command.c   `devharness store import|stats`
- *   merge.c     `devharness merge BUNDLE... -o DIR`
+ *   merge.c     `devharness merge BUNDLE... -o DIR` (store/bundle.h dh_store_merge_main:
+ *               its entry is the conformance room's, which writes the merged reports)
  *   verify.c    `devharness verify BUNDLE...`
  *   launchers.c `devharness history`, `dashboard`, `export` (store/py/)
  * No SQLite type crosses this header: only store/ opens the store (store/internal.h).
@@ -24,8 +25,6 @@ int dh_store_record(const char* cmd, const char* path, const char* dir, char uui
 
 /* `devharness store import [--store PATH] BUNDLE...` / `store stats [--store PATH]`. */
 int dh_store_cmd_store(int argc, char** argv);
-/* `devharness merge BUNDLE... -o DIR`: shard bundles of one conformance run joined. */
-int dh_store_cmd_merge(int argc, char** argv);
 /* `devharness verify BUNDLE...`: every (device, clause) case ran exactly once. */
 int dh_store_cmd_verify(int argc, char** argv);
 

@@ -38,6 +38,22 @@ ds_tally_t ds_tally(const ds_run_view_t* v, size_t g) {
   return t;
 }
 
+size_t ds_group_cases(const ds_run_view_t* v, size_t g) {
+  size_t n = 0;
+  for (size_t i = 0; i < v->ng; i++)
+    for (size_t j = 0; (g == (size_t)-1 || g == i) && j < v->ncase; j++) n += !v->cases[i][j].other_shard;
+  return n;
+}
+
+size_t ds_other_shard_cases(const ds_run_view_t* v, size_t g) {
+  size_t n = 0;
+  for (size_t i = 0; i < v->ng; i++)
+    for (size_t j = 0; (g == (size_t)-1 || g == i) && j < v->ncase; j++) n += v->cases[i][j].other_shard != 0;
+  return n;
+}
+
+int ds_group_shown(const ds_run_view_t* v, size_t g) { return v->ncase == 0 || ds_group_cases(v, g) > 0; }
+
 void ds_case_clean(ds_case_t* k) {
   dh_text_clean(k->reason, sizeof k->reason);
   dh_text_clean(k->note, sizeof k->note);

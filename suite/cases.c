@@ -14,6 +14,23 @@ static const char* case_message(const ds_case_t* k) {
   return k->note[0] ? k->note : k->message;
 }
 
+/* The case record's texts as the reports show them, each only when set, or NULL when
+ * none is (a plain pass): what `devharness merge` writes the merged TAP and JUnit
+ * from. */
+static json_t* case_detail(const ds_case_t* k) {
+  json_t* d = json_object();
+  const struct { const char* key; const char* text; } kTexts[] = {
+      {"reason", k->reason}, {"note", k->note}, {"message", k->message}, {"expected", k->expected},
+      {"got", k->got}, {"file", k->file}, {"details", k->details}, {"stderr", k->err_tail}};
+  for (size_t i = 0; i < sizeof kTexts / sizeof kTexts[0]; i++)
+    if (kTexts[i].text[0]) json_object_set_new(d, kTexts[i].key, json_string(kTexts[i].text));
+  if (k->line) json_object_set_new(d, "line", json_integer(k->line));
+  if (k->xpass) json_object_set_new(d, "xpass", json_true());
+  if (k->waived) json_object_set_new(d, "waiver", json_string(k->waived == DS_WAIVED_SKIP ? "skip" : "xfail"));
+  if (json_object_size(d) == 0) json_decref(d), d = NULL;
+  return d;
+}
+
 static void cases_end(ds_report_t* rep) {
   const ds_run_view_t* r = rep->run;
   json_t* cases = json_array();
@@ -26,6 +43,8 @@ static void cases_end(ds_report_t* rep) {
                               "waived", k->waived, "message", case_message(k), "duration_ms", k->ms);
       /* what the case ran on within its group, as TAP names it ("add cpu:0": module check) */
       if (r->infos[j].subject) json_object_set_new(rec, "subject", json_string(r->infos[j].subject));
+      json_t* detail = case_detail(k);
+      if (detail) json_object_set_new(rec, "detail", detail);
       json_array_append_new(cases, rec);
     }
   /* the whole selection, every shard's: what verify checks the shards against */

@@ -135,7 +135,21 @@ static void junit_suite_output(xw_t* x, const ds_run_view_t* r, const ds_group_t
   free(b.s);
 }
 
-/* One <testsuite> per group: counts, where and when it ran, its profile as a
+/* A shard's <property> elements: "shard" (I/N) and "other_shard_cases", the group's
+ * cases that other shards ran (no <testcase> of this file). */
+static void junit_shard_properties(xw_t* x, const ds_run_view_t* r, size_t i) {
+  if (r->o.shard_total <= 1) return;
+  xw_start(x, "property");
+  xw_attr(x, "name", "shard");
+  xw_attrf(x, "value", "%d/%d", r->o.shard_index, r->o.shard_total);
+  xw_end(x);
+  xw_start(x, "property");
+  xw_attr(x, "name", "other_shard_cases");
+  xw_attrf(x, "value", "%zu", ds_other_shard_cases(r, i));
+  xw_end(x);
+}
+
+/* One <testsuite> per group shown (ds_group_shown): counts, where and when it ran, its profile as a
  * property, its cases and output. */
 static void junit_suite(xw_t* x, const ds_run_view_t* r, size_t i, const char* host) {
   const ds_group_t* g = &r->groups[i];
@@ -143,6 +157,7 @@ static void junit_suite(xw_t* x, const ds_run_view_t* r, size_t i, const char* h
   size_t f = 0, s = 0, e = 0;
   double t = 0;
   for (size_t j = 0; j < r->ncase; j++) {
+    if (cases[j].other_shard) continue;
     if (is_error_case(&cases[j])) e++;
     else if (is_failure_case(&cases[j])) f++;
     else if (cases[j].verdict == DS_SKIP || cases[j].verdict == DS_XFAIL) s++;
@@ -153,7 +168,7 @@ static void junit_suite(xw_t* x, const ds_run_view_t* r, size_t i, const char* h
   if (gmtime_r(&g->started, &tm)) strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
   xw_start(x, "testsuite");
   xw_attr(x, "name", g->name);
-  xw_attrf(x, "tests", "%zu", r->ncase);
+  xw_attrf(x, "tests", "%zu", ds_group_cases(r, i));
   xw_attrf(x, "failures", "%zu", f);
   xw_attrf(x, "errors", "%zu", e);
   xw_attrf(x, "skipped", "%zu", s);
@@ -169,8 +184,10 @@ static void junit_suite(xw_t* x, const ds_run_view_t* r, size_t i, const char* h
     xw_attr(x, "value", g->profile);
     xw_end(x);
   }
+  junit_shard_properties(x, r, i);
   xw_end(x);
-  for (size_t j = 0; j < r->ncase; j++) junit_case(x, g, &r->infos[j], &cases[j]);
+  for (size_t j = 0; j < r->ncase; j++)
+    if (!cases[j].other_shard) junit_case(x, g, &r->infos[j], &cases[j]);
   junit_suite_output(x, r, g, cases);
   xw_end(x);
 }
@@ -237,7 +254,8 @@ static void junit_end(ds_report_t* rep) {
   xw_check(&x, xmlTextWriterSetIndentString(x.w, BAD_CAST "  "));
   xw_check(&x, xmlTextWriterStartDocument(x.w, NULL, "UTF-8", NULL));
   xw_start(&x, "testsuites"); /* no attributes: the generic JUnit schema allows none here */
-  for (size_t i = 0; i < r->ng; i++) junit_suite(&x, r, i, host);
+  for (size_t i = 0; i < r->ng; i++)
+    if (ds_group_shown(r, i)) junit_suite(&x, r, i, host);
   if (r->nrefused) {
     char stamp[32] = "1970-01-01T00:00:00";
     struct tm tm;

@@ -175,12 +175,25 @@ void ds_tally_case(ds_tally_t* t, const ds_case_t* k);
 /* Every case of group g (g < v->ng), or of every group when g == (size_t)-1. */
 ds_tally_t ds_tally(const ds_run_view_t* v, size_t g);
 
+/* --shard: the cases of another shard are not run and no report lists them (TAP,
+ * JUnit, the cases JSON); the reports count them apart ("# 92 cases in other
+ * shards", the summary's other_shards). Cases of group g this run reports (its
+ * other shards' left out), or of every group when g == (size_t)-1: */
+size_t ds_group_cases(const ds_run_view_t* v, size_t g);
+/* Cases of other shards in group g, or in every group when g == (size_t)-1. */
+size_t ds_other_shard_cases(const ds_run_view_t* v, size_t g);
+/* 1 when the reports show group g: it has a case of this run, or no case at all (a
+ * shard whose cases of a device all went to other shards leaves the device out). */
+int ds_group_shown(const ds_run_view_t* v, size_t g);
+
 /*--- the reporters (suite/report.c, one file per format) ---*/
 
 /* One reporter's output during a run. */
 typedef struct ds_report {
   const ds_run_view_t* run;
   dh_sbuf_t text;
+  size_t num;     /* the reporter's own count: TAP's last top-level test point */
+  size_t sub_num; /* TAP's last test point within the current group's subtest */
 } ds_report_t;
 
 typedef struct ds_reporter {

@@ -28,6 +28,7 @@ static json_t* summary_device(const ds_run_view_t* r, size_t i) {
   json_object_set_new(o, "profile_from", d->profile_from ? json_string(d->profile_from) : json_null());
   json_object_set_new(o, "failed", json_boolean(d->failed));
   tally_set(o, &t);
+  json_object_set_new(o, "other_shards", json_integer((json_int_t)ds_other_shard_cases(r, i)));
   int no_device = d->no_device && !d->failed;
   json_object_set_new(o, "no_device", no_device ? json_string(d->reason[0] ? d->reason : "no device")
                                                 : json_null());
@@ -45,6 +46,8 @@ static void summary_end(ds_report_t* rep) {
   json_object_set_new(root, "exit_code", json_integer(r->exit_code));
   json_object_set_new(root, "clauses", json_integer((json_int_t)r->ncase));
   json_object_set_new(root, "duration_s", json_real(r->seconds));
+  json_object_set_new(root, "shard", json_pack("{s:i, s:i}", "index", r->o.shard_total > 1 ? r->o.shard_index : 1,
+                                               "total", r->o.shard_total > 1 ? r->o.shard_total : 1));
   json_t* refused = json_array();
   json_t* skipped = json_array();
   for (size_t i = 0; i < r->nrefused; i++) {
@@ -64,6 +67,7 @@ static void summary_end(ds_report_t* rep) {
   json_object_set_new(totals, "no_device", json_integer((json_int_t)r->no_device));
   json_object_set_new(totals, "refused_plugins", json_integer((json_int_t)r->nrefused));
   tally_set(totals, &total);
+  json_object_set_new(totals, "other_shards", json_integer((json_int_t)ds_other_shard_cases(r, (size_t)-1)));
   json_object_set_new(totals, "waived_skip", json_integer((json_int_t)r->waived_skip));
   json_object_set_new(totals, "waived_xfail", json_integer((json_int_t)r->waived_xfail));
   json_object_set_new(totals, "max_waived", r->o.max_waived >= 0 ? json_integer(r->o.max_waived) : json_null());

@@ -220,19 +220,35 @@ static void tap_cases_case(dh_sbuf_t* b, int num, const ds_info_t* in, const ds_
   dh_sbuf_add(b, "\n");
 }
 
-/* Test points before the refused plugins': one per group (subtests) or per case. */
+/* Test points before the refused plugins': one per group shown (subtests) or per case
+ * of this run (other shards' left out). */
 static size_t tap_points(const ds_run_view_t* r) {
-  return r->o.tap_layout == DS_TAP_SUBTESTS ? r->ng : r->ng * r->ncase;
+  if (r->o.tap_layout != DS_TAP_SUBTESTS) return ds_group_cases(r, (size_t)-1);
+  size_t n = 0;
+  for (size_t i = 0; i < r->ng; i++) n += (size_t)ds_group_shown(r, i);
+  return n;
+}
+
+/* "# shard 1/3: 92 cases in other shards (not listed)" under the plan of a shard. */
+static void tap_shard_comment(dh_sbuf_t* b, const ds_run_view_t* r) {
+  size_t other = ds_other_shard_cases(r, (size_t)-1);
+  if (r->o.shard_total > 1)
+    dh_sbuf_addf(b, "# shard %d/%d: %zu case%s in other shards (not listed)\n", r->o.shard_index,
+                 r->o.shard_total, other, other == 1 ? "" : "s");
 }
 
 /* The version header and the plan (then one skipped test point per refused plugin),
- * the preamble comments. */
+ * the shard and preamble comments. */
 static void tap_begin(ds_report_t* rep) {
   const ds_run_view_t* r = rep->run;
+  size_t points = tap_points(r) + r->nrefused;
   dh_sbuf_addf(&rep->text, "TAP version %d\n", r->o.tap_version);
   if (r->ng == 0 && r->nrefused == 0)
     dh_sbuf_add(&rep->text, "1..0 # SKIP no backend loaded (no libdevharness_*.so found)\n");
-  else dh_sbuf_addf(&rep->text, "1..%zu\n", tap_points(r) + r->nrefused);
+  else if (points == 0)
+    dh_sbuf_add(&rep->text, "1..0 # SKIP every case of this run is in another shard\n");
+  else dh_sbuf_addf(&rep->text, "1..%zu\n", points);
+  tap_shard_comment(&rep->text, r);
   if (r->preamble) dh_sbuf_add(&rep->text, r->preamble);
 }
 
@@ -264,7 +280,8 @@ static const char* profile_from(const ds_group_t* g) {
 static void tap_begin_group(ds_report_t* rep, size_t i) {
   const ds_group_t* g = &rep->run->groups[i];
   dh_sbuf_t* b = &rep->text;
-  if (rep->run->o.tap_layout == DS_TAP_CASES) return;
+  rep->sub_num = 0;
+  if (rep->run->o.tap_layout == DS_TAP_CASES || !ds_group_shown(rep->run, i)) return;
   if (rep->run->o.tap_layout == DS_TAP_FLAT) {
     dh_sbuf_add(b, "# device ");
     ds_tap_text(b, g->name);
@@ -285,15 +302,21 @@ static void tap_begin_group(ds_report_t* rep, size_t i) {
     dh_sbuf_add(b, "\n");
   }
   dh_sbuf_addf(b, "    # profile: %s (%s)\n", str(g->profile), profile_from(g));
-  dh_sbuf_addf(b, "    1..%zu\n", rep->run->ncase);
+  dh_sbuf_addf(b, "    1..%zu\n", ds_group_cases(rep->run, i));
 }
 
+/* A case of this run as its test point, numbered in the order they are written; other
+ * shards' cases are left out. */
 static void tap_end_case(ds_report_t* rep, size_t i, size_t j) {
   const ds_run_view_t* r = rep->run;
-  int num = (int)(i * r->ncase + j + 1);
+  if (r->cases[i][j].other_shard) return;
+  if (r->o.tap_layout == DS_TAP_SUBTESTS) {
+    tap_case(&rep->text, (int)++rep->sub_num, &r->infos[j], &r->cases[i][j], r->o.verbosity > 0);
+    return;
+  }
+  int num = (int)++rep->num;
   if (r->o.tap_layout == DS_TAP_FLAT) tap_flat_case(r, &rep->text, num, &r->groups[i], &r->infos[j], &r->cases[i][j]);
-  else if (r->o.tap_layout == DS_TAP_CASES) tap_cases_case(&rep->text, num, &r->infos[j], &r->cases[i][j]);
-  else tap_case(&rep->text, (int)j + 1, &r->infos[j], &r->cases[i][j], r->o.verbosity > 0);
+  else tap_cases_case(&rep->text, num, &r->infos[j], &r->cases[i][j]);
 }
 
 /* The group's outer test line (subtests only); a group that cannot run is a skip at
@@ -301,7 +324,8 @@ static void tap_end_case(ds_report_t* rep, size_t i, size_t j) {
 static void tap_end_group(ds_report_t* rep, size_t i) {
   const ds_group_t* g = &rep->run->groups[i];
   if (rep->run->o.tap_layout != DS_TAP_SUBTESTS) return; /* its cases are the test points */
-  dh_sbuf_addf(&rep->text, "%s %zu - ", g->failed ? "not ok" : "ok", i + 1);
+  if (!ds_group_shown(rep->run, i)) return;
+  dh_sbuf_addf(&rep->text, "%s %zu - ", g->failed ? "not ok" : "ok", ++rep->num);
   ds_tap_text(&rep->text, g->name);
   if (g->no_device && !g->failed) {
     dh_sbuf_add(&rep->text, " # SKIP ");
@@ -315,7 +339,8 @@ static size_t strict_skipped(const ds_run_view_t* r, size_t i) {
   size_t n = 0;
   if (r->groups[i].profile == NULL || strcmp(r->groups[i].profile, "tvm") != 0) return 0;
   for (size_t j = 0; j < r->ncase; j++)
-    n += r->cases[i][j].verdict == DS_SKIP && r->infos[j].profile && strcmp(r->infos[j].profile, "strict") == 0;
+    n += r->cases[i][j].verdict == DS_SKIP && !r->cases[i][j].other_shard && r->infos[j].profile &&
+         strcmp(r->infos[j].profile, "strict") == 0;
   return n;
 }
 
@@ -331,6 +356,7 @@ static void tap_end(ds_report_t* rep) {
                "waived (%zu skip, %zu xfail)\n", ncl, ncl == 1 ? "" : "s", nd, nd == 1 ? "" : "s",
                r->seconds, r->violations, r->violations == 1 ? "" : "s", waived, waived == 1 ? "" : "s",
                r->waived_skip, r->waived_xfail);
+  tap_shard_comment(b, r);
   for (size_t i = 0; i < nd; i++) {
     size_t skipped = strict_skipped(r, i);
     dh_sbuf_addf(b, "# profile %s: %s", str(r->groups[i].profile), r->groups[i].name);

@@ -65,10 +65,9 @@ int dc_shard_of(const char* spec, const char* clause_id, int total) {
   return total > 1 ? 1 + (int)(h % (uint64_t)total) : 1;
 }
 
-/* --shard I/N: a case of another shard is a skip that no report counts. */
-static int other_shard(const dc_opts_t* o, const dc_device_t* d, const dh_clause_t* cl, ds_case_t* out) {
+int dc_case_other_shard(const dc_opts_t* o, const char* group, const char* clause_id, ds_case_t* out) {
   if (o->shard_total <= 1) return 0;
-  int k = dc_shard_of(d->g->name, cl->id, o->shard_total);
+  int k = dc_shard_of(group, clause_id, o->shard_total);
   if (k == o->shard_index) return 0;
   out->verdict = DS_SKIP;
   out->other_shard = 1;
@@ -133,7 +132,7 @@ static int target_applies(const dc_device_t* d, char* why, size_t n) {
 static int case_prepare(const dc_opts_t* o, const dc_device_t* d, const dh_clause_t* cl, ds_case_t* out,
                         case_arg_t* a) {
   memset(out, 0, sizeof *out);
-  if (other_shard(o, d, cl, out)) return 0;
+  if (dc_case_other_shard(o, d->g->name, cl->id, out)) return 0;
   if (d->id < 0) return no_device(d, out);
   char why[512];
   if ((cl->needs & DC_ONCE) && d != dc_run_once_device) {

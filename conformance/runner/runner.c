@@ -260,11 +260,15 @@ static void say_totals(const run_t* r) {
 static void say_verdict(const run_t* r, FILE* f) {
   const ds_run_view_t* v = &r->view;
   ds_tally_t t = ds_tally(v, (size_t)-1);
+  char shard[96] = "";
+  if (r->o.shard_total > 1)
+    ds_fmt(shard, sizeof shard, "; shard %d/%d, %zu cases in other shards", r->o.shard_index, r->o.shard_total,
+           ds_other_shard_cases(v, (size_t)-1));
   fprintf(f, "devharness conformance: %zu clause%s x %zu device%s: %zu pass, %zu fail, %zu skip, %zu xfail; "
-         "%d device%s with violations%s (exit %d)\n",
+         "%d device%s with violations%s%s (exit %d)\n",
          v->ncase, v->ncase == 1 ? "" : "s", v->ng, v->ng == 1 ? "" : "s", t.pass, t.fail, t.skip, t.xfail,
          v->violations, v->violations == 1 ? "" : "s", v->no_device == v->ng ? ", nothing tested (no device)" : "",
-         v->exit_code);
+         shard, v->exit_code);
   fflush(f);
 }
 
@@ -279,6 +283,8 @@ static int build_view(run_t* r) {
   for (size_t i = 0; r->cases && i < r->nd; i++)
     if ((r->cases[i] = calloc(r->ncl ? r->ncl : 1, sizeof **r->cases)) == NULL) return -1;
   if (!r->cases || !r->infos) return -1;
+  for (size_t i = 0; i < r->nd; i++) /* other shards' cases known before the plans are written */
+    for (size_t j = 0; j < r->ncl; j++) dc_case_other_shard(o, r->groups[i].name, r->cl[j]->id, &r->cases[i][j]);
   for (size_t j = 0; j < r->ncl; j++) {
     const dh_clause_t* c = r->cl[j];
     const dc_clause_source_t* src = o->junit_file_line ? dc_clause_source(c->id) : NULL;

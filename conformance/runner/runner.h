@@ -70,6 +70,11 @@ typedef struct dc_opts {
 /* The 1-based shard that runs case (device spec, clause id) of a run split in total
  * shards: 1 + FNV-1a-64("<spec>\t<clause>") mod total (docs/results.md "Shards"). */
 int dc_shard_of(const char* spec, const char* clause_id, int total);
+/* --shard I/N: when case (group name, clause id) belongs to another shard, *out
+ * becomes its record (a skip marked other_shard, which no report lists) and 1 is
+ * returned; else 0 and *out is untouched. The runner marks every such case before the
+ * reporters begin, so their plans count only this shard's cases. */
+int dc_case_other_shard(const dc_opts_t* o, const char* group, const char* clause_id, ds_case_t* out);
 
 /* Parses argv into *o. Returns -1 to go on, else the exit code (--help: DH_EXIT_OK,
  * a usage error: DH_EXIT_USAGE after one line on stderr). */

@@ -34,6 +34,11 @@ try:
     ok(p.returncode == 0 and "each ran exactly once" in p.stdout, "merge-and-report: exit 0, verify passed",
        p.stdout + p.stderr)
     ok(os.path.exists(os.path.join(tmp, "report", "merged", "manifest.json")), "the merged bundle is in OUT/merged")
+    reports = [os.path.join(tmp, "report", "merged", f)
+               for f in ("conformance.tap", "conformance.junit.xml", "conformance.summary.json")]
+    ok(all(os.path.getsize(f) > 0 for f in reports if os.path.exists(f)) and all(os.path.exists(f) for f in reports)
+       and "merged reports in" in p.stdout, "OUT/merged holds the merged TAP, JUnit and summary (the job's artifact)",
+       p.stdout + p.stderr)
     db = sqlite3.connect(store)
     runs = db.execute("SELECT command FROM runs ORDER BY command").fetchall()
     db.close()

@@ -4,10 +4,13 @@ cases so that the shards add up to the unsharded run, each case in exactly one s
 --bundle writes a bundle whose manifest validates against docs/bundle.schema.json;
 `merge` joins the shard bundles and `verify` exits 0 only when every case ran exactly
 once: it fails on a missing shard, a shard given twice, a truncated or changed file.
-Bad --shard values are one-line usage errors (exit 2). docs/results.md "Shards".
+A shard's TAP, JUnit and summary list only its own cases (the others counted apart,
+never as skips). Bad --shard values are one-line usage errors (exit 2). docs/results.md
+"Shards".
 Prints TAP. Needs $DEVHARNESS (set by `make test`)."""
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -42,6 +45,26 @@ try:
         m = manifest(B("s%d" % i))
         ok(m["shard"] == {"index": i, "total": 3} and m["command"] == "conformance",
            "shard %d/3: manifest says shard %d of 3" % (i, i), json.dumps(m["shard"]))
+    # a shard's own reports list only its cases; the others are counted apart
+    for i in (1, 2, 3):
+        own, other = len(parts[i - 1]), len(full) - len(parts[i - 1])
+        tap = open(os.path.join(B("s%d" % i), "conformance.tap")).read()
+        points = [l for l in tap.splitlines() if re.match(r"^\s*(not )?ok \d+ - ", l)]
+        inner = [l for l in points if l.startswith("    ")]
+        plans = re.findall(r"^    1\.\.(\d+)$", tap, re.M)
+        ok(len(inner) == own and sum(int(n) for n in plans) == own and "in shard" not in tap
+           and "# shard %d/3: %d cases in other shards (not listed)" % (i, other) in tap,
+           "shard %d/3's TAP: its %d cases alone (plans too), no skip of another shard, '%d cases in other "
+           "shards'" % (i, own, other), tap[:3000])
+        names = [(m.group(1), m.group(2)) for m in re.finditer(
+            r'<testcase classname="([^"]*)" name="([^"]*)"', open(os.path.join(B("s%d" % i), "conformance.junit.xml")).read())]
+        ok(sorted(names) == sorted(parts[i - 1]), "shard %d/3's JUnit: exactly its %d cases" % (i, own),
+           "got %d, extra %s" % (len(names), set(names) - set(parts[i - 1])))
+        sm = json.load(open(os.path.join(B("s%d" % i), "conformance.summary.json")))
+        t = sm["totals"]
+        ok(t.get("other_shards") == other and t["pass"] + t["fail"] + t["skip"] + t["xfail"] == own
+           and sm["shard"] == {"index": i, "total": 3},
+           "shard %d/3's summary: %d cases counted, %d in other_shards" % (i, own, other), json.dumps(t))
     union = [k for part in parts for k in part]
     ok(sorted(union) == sorted(full), "shards 1/3 + 2/3 + 3/3 add up to the unsharded run (%s = %d)"
        % (" + ".join(str(len(x)) for x in parts), len(full)),

@@ -5,6 +5,8 @@
 #   shards.t            conformance --shard bundles, merge, verify
 #   store.t             store import and stats: rows, idempotence, migrations, backups, locks
 #   merge_and_report.t  ci/merge-and-report.sh: shards merged, verified, recorded
+#   merge_reports.t     merge's TAP, JUnit and summary = the unsharded run's (prove, xmllint);
+#                       each shard's own reports hold only its cases
 #   identity.t          stable device identities across runs and machines
 #   disk_full.t         a full disk during store import: one line, exit 1, the store intact
 #   history.t           devharness history and dashboard: the default diff of the last night (40
@@ -15,6 +17,6 @@
 #                       Grafana queries of docs/results.md, compare --format markdown|json
 #   history_text.t      history's output with hostile device names and clause ids: escaped, cut
 #   installed.sh        make install puts what history and dashboard need in share/devharness
-TEST_SCRIPTS += tests/store/shards.t tests/store/store.t tests/store/merge_and_report.t tests/store/identity.t \
-    tests/store/disk_full.t tests/store/history.t tests/store/gate.t tests/store/export.t \
+TEST_SCRIPTS += tests/store/shards.t tests/store/store.t tests/store/merge_and_report.t tests/store/merge_reports.t \
+    tests/store/identity.t tests/store/disk_full.t tests/store/history.t tests/store/gate.t tests/store/export.t \
     tests/store/history_text.t tests/store/installed.sh

@@ -171,7 +171,8 @@ static void test_no_fork(void** state) {
   for (int i = 0; i < N; i++) assert_int_equal(r.answer[i], 100 + i);
 }
 
-/* One spelling per verdict; the tally counts each case once, other shards' none. */
+/* One spelling per verdict; the tally counts each case once, other shards' none, and
+ * the shard counts of suite/case.c. */
 static void test_verdicts_and_tally(void** state) {
   (void)state;
   assert_string_equal(ds_verdict_name(DS_PASS), "pass");
@@ -194,6 +195,20 @@ static void test_verdicts_and_tally(void** state) {
   assert_int_equal(t.xfail, 1);
   assert_int_equal(t.waived, 2);
   assert_int_equal(t.violations, 1);
+  /* what the reports list of a shard: four cases, one counted apart; a group whose
+   * cases all went to other shards is not shown */
+  assert_int_equal(ds_group_cases(&v, 0), 4);
+  assert_int_equal(ds_other_shard_cases(&v, (size_t)-1), 1);
+  assert_true(ds_group_shown(&v, 0));
+  static ds_case_t others[2];
+  memset(others, 0, sizeof others);
+  others[0].other_shard = others[1].other_shard = 1;
+  ds_case_t* rows2[2] = {row, others};
+  ds_run_view_t v2 = {.ncase = 2, .ng = 2, .cases = rows2};
+  assert_int_equal(ds_group_cases(&v2, (size_t)-1), 2);
+  assert_int_equal(ds_other_shard_cases(&v2, 1), 2);
+  assert_true(ds_group_shown(&v2, 0));
+  assert_false(ds_group_shown(&v2, 1));
 }
 
 int main(void) {
