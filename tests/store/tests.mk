@@ -9,7 +9,8 @@
 #   disk_full.t         a full disk during store import: one line, exit 1, the store intact
 #   history.t           devharness history and dashboard: the default diff of the last night (40
 #                       lines) and --all, flips, flaky clauses, change points,
-#                       waived cases, one schema version for C and Python
+#                       waived cases, one schema version for C and Python, the
+#                       dashboard's first screen (a seeded failing night) in Chromium
 #   gate.t              devharness compare's regression gate, --baseline store:last=N included
 #   installed.sh        make install puts what history and dashboard need in share/devharness
 TEST_SCRIPTS += tests/store/shards.t tests/store/store.t tests/store/merge_and_report.t tests/store/identity.t \
