@@ -72,9 +72,9 @@ def devices(db, path, device=None):
 def _runs_with(db, path, device_id, table, column):
     """The runs of `device_id` that have rows in `table` (clause_results or
     bench_results: fixed names, never user text), oldest first, as dicts of run_id,
-    uuid, started_at, git_commit and run_devices.`column`."""
+    uuid, started_at, git_commit, exit_code and run_devices.`column`."""
     rows = query(db, path, f"""
-        SELECT r.run_id, r.uuid, r.started_at, r.git_commit, rd.{column}
+        SELECT r.run_id, r.uuid, r.started_at, r.git_commit, r.exit_code, rd.{column}
         FROM runs r JOIN run_devices rd USING (run_id)
         WHERE rd.device_id = ? AND EXISTS (SELECT 1 FROM {table} x
                                           WHERE x.run_id = r.run_id AND x.device_id = ?)
@@ -84,7 +84,7 @@ def _runs_with(db, path, device_id, table, column):
 
 def clause_runs(db, path, device_id):
     """The runs that recorded clause results of `device_id`, oldest first: a list of
-    dicts {run_id, uuid, started_at, git_commit, driver_version, target}."""
+    dicts {run_id, uuid, started_at, git_commit, exit_code, driver_version, target}."""
     return _runs_with(db, path, device_id, "clause_results", "driver_version, rd.target")
 
 
@@ -107,7 +107,7 @@ def clause_results(db, path, device_id, run_ids):
 
 def bench_runs(db, path, device_id):
     """The runs that recorded benchmark results of `device_id`, oldest first: dicts
-    {run_id, uuid, started_at, git_commit, spec}."""
+    {run_id, uuid, started_at, git_commit, exit_code, spec}."""
     return _runs_with(db, path, device_id, "bench_results", "spec")
 
 
@@ -141,3 +141,14 @@ def respec(name, old_spec, new_spec):
         return name
     parts = name.split("/")
     return "/".join(new_spec if p == old_spec else p for p in parts)
+
+
+def twin_of(name):
+    """The raw twin's name of a harness benchmark (its "harness" name component as
+    "raw", as the store's twin rows are named; compare.py pairs them the same way), or
+    None for a name without a "harness" component."""
+    parts = name.split("/")
+    if "harness" not in parts:
+        return None
+    parts[parts.index("harness")] = "raw"
+    return "/".join(parts)

@@ -169,6 +169,7 @@ def body(tmp):
     if os.path.isfile(page):
         check_page(open(page, encoding="utf-8").read())
         browser(page)
+    first_screen(tmp)
     ok(not glob.glob(out + ".tmp-*") and not glob.glob(out + ".old-*"), "no temporary folder left")
     p = run("dashboard", "--store", store, "-o", out)
     ok(p.returncode == 0 and os.path.isfile(page), "dashboard replaces an existing DIR", p.stderr)
@@ -243,6 +244,121 @@ def waived(tmp):
        (p.returncode, cell and cell.groups(), p.stderr))
 
 
+# Appended to a copy of the dashboard (the shipped page has no script): writes the
+# rendered positions (getBoundingClientRect, CSS px from the top of the first screen)
+# and texts the first-screen checks need into <pre id="probe"> as JSON.
+PROBE = """<script>
+(function () {
+  function r(e) {
+    if (!e) return null;
+    var b = e.getBoundingClientRect();
+    return {x: b.x, y: b.y, w: b.width, h: b.height, text: e.textContent.trim()};
+  }
+  function texts(f, sel) {
+    return [].filter.call(f.querySelectorAll(sel), function (e) {
+      return e.textContent.trim() && e.getBoundingClientRect().width > 0;
+    }).map(function (e) { return e.textContent.trim(); });
+  }
+  var out = {inner: [innerWidth, innerHeight], height: document.documentElement.scrollHeight,
+             tonight: r(document.getElementById("tonight")), failing: [], stepped: [], charts: []};
+  document.querySelectorAll("#tonight tr.failing").forEach(function (tr) {
+    out.failing.push({clause: tr.dataset.clause, device: tr.dataset.device, cells: [].map.call(tr.cells, r)});
+  });
+  document.querySelectorAll("#stepped tr.stepped").forEach(function (tr) {
+    out.stepped.push({bench: tr.dataset.bench, row: r(tr), change: r(tr.querySelector(".change"))});
+  });
+  document.querySelectorAll("figure.bench").forEach(function (f) {
+    out.charts.push({id: f.id, x: texts(f, 'g[id*="xtick_"] text'), y: texts(f, 'g[id*="ytick_"] text'),
+                     ylabel: texts(f, 'g[id$="matplotlib.axis_2"] > g[id*="-text_"] text')});
+  });
+  var pre = document.createElement("pre");
+  pre.id = "probe";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>"""
+FOLD = 900  # the first screen: --window-size=1400,900
+
+
+def inside(box, outer):
+    return box and outer and box["y"] >= outer["y"] and box["y"] + box["h"] <= outer["y"] + outer["h"]
+
+
+def first_screen(tmp):
+    """A thirteenth night with a seeded failure (copy.steady fails on sim:0 alone with a
+    distinctive message; copy.flip still fails on both devices since night 5): rendered
+    in headless Chromium at 1400x900 from file://, the failing clause, its device and its
+    message lie in the Tonight section above the fold and the case is marked NEW FAILURE,
+    the stepped benchmark is listed with its change, and every chart has axis tick
+    labels and a y axis label with a unit. The first screen is kept as a screenshot."""
+    sys.path.insert(0, os.path.join(HERE, "lib"))
+    from fixture_store import SEEDED_MESSAGE
+    store = os.path.join(tmp, "seeded.sqlite")
+    fx = subprocess.run([VENV_PY, os.path.join(HERE, "lib", "fixture_store.py"), store, "--nights", "13",
+                         "--seed-fail", "13"], capture_output=True, text=True)
+    out = os.path.join(tmp, "seeded-dash")
+    p = run("dashboard", "--store", store, "-o", out) if fx.returncode == 0 else fx
+    page = os.path.join(out, "index.html")
+    if not ok(p.returncode == 0 and os.path.isfile(page), "dashboard of 13 nights, the last with a seeded failure",
+              p.stdout + p.stderr):
+        return
+    text = open(page, encoding="utf-8").read()
+    ok("<script" not in text and SEEDED_MESSAGE in text, "the shipped page has no script and holds the message")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        for what in ("failing clause, device and message above the fold", "stepped benchmark listed",
+                     "charts have axis tick labels", "first-screen screenshot"):
+            skip(what, "chromium not installed (ci/install-deps.sh installs it)")
+        return
+    flags = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+             f"--window-size=1400,{FOLD}"]
+    probe = os.path.join(out, "probe.html")
+    open(probe, "w", encoding="utf-8").write(text.replace("</body>", PROBE + "\n</body>"))
+    p = subprocess.run(flags + ["--dump-dom", "file://" + probe], capture_output=True, text=True, timeout=120)
+    m = re.search(r'<pre id="probe">(.*?)</pre>', p.stdout, re.S)
+    try:
+        got = json.loads(html.unescape(m.group(1))) if m else None
+    except ValueError:
+        got = None
+    if not ok(got is not None, "the probe copy of the page reports its layout", p.stderr[-600:]):
+        return
+    seeded = [f for f in got["failing"] if (f["clause"], f["device"]) == ("copy.steady", "sim:0")]
+    cells = seeded[0]["cells"] if seeded else []
+    ok(len(cells) == 4 and [c["text"] for c in (cells[0], cells[1], cells[3])] ==
+       ["copy.steady", "sim:0", SEEDED_MESSAGE] and cells[2]["text"].startswith("NEW FAILURE")
+       and all(inside(c, got["tonight"]) and c["y"] + c["h"] <= FOLD for c in cells),
+       "the seeded failure's clause, device, NEW FAILURE mark and message are in the Tonight section, "
+       f"above the fold (y + height <= {FOLD}) at 1400x{FOLD}", (got["inner"], got["tonight"], cells))
+    ok(got["failing"] and [(f["clause"], f["device"]) for f in got["failing"]][0] == ("copy.steady", "sim:0")
+       and sorted((f["clause"], f["device"]) for f in got["failing"][1:]) == [("copy.flip", "cpu:0"),
+                                                                             ("copy.flip", "sim:0")]
+       and all(f["cells"][2]["text"].startswith("still failing") for f in got["failing"][1:]),
+       "Tonight lists the new failure first, then copy.flip on both devices as still failing",
+       [(f["clause"], f["device"], f["cells"][2]["text"]) for f in got["failing"]])
+    st = got["stepped"]
+    change = re.fullmatch(r"\+(\d+\.\d)%", st[0]["change"]["text"]) if st and st[0]["change"] else None
+    ok(len(st) == 1 and st[0]["bench"] == "copy/h2d/pageable/sim:0/harness/65536/manual_time" and change
+       and 15 < float(change.group(1)) < 25 and st[0]["row"]["y"] + st[0]["row"]["h"] <= FOLD,
+       "the stepped benchmark is listed on the first screen with its change (about +20 %)", st)
+    bad = [c for c in got["charts"] if len(c["x"]) < 2 or len(c["y"]) < 2 or len(c["ylabel"]) != 1
+           or not re.search(r"\((ns|us|ms|s)\)$", c["ylabel"][0])]
+    ok(len(got["charts"]) == 6 and not bad and got["charts"][0]["id"].endswith("sim_0-copy_h2d_pageable_sim_0_"
+                                                                            "harness_65536_manual_time"),
+       "6 charts, the stepped one first, each with x and y tick labels and a y label with its unit",
+       (bad or got["charts"])[:2])
+    outdir = os.path.join(HERE, "..", "..", BUILD, "test-output", "history") if not os.path.isabs(BUILD) \
+        else os.path.join(BUILD, "test-output", "history")
+    os.makedirs(outdir, exist_ok=True)
+    shot = os.path.join(outdir, "first-screen.png")
+    if os.path.exists(shot):
+        os.unlink(shot)
+    p = subprocess.run(flags + [f"--screenshot={shot}", "file://" + os.path.abspath(page)], capture_output=True,
+                       text=True, timeout=120, cwd=outdir)
+    ok(p.returncode == 0 and os.path.isfile(shot) and open(shot, "rb").read(8) == b"\x89PNG\r\n\x1a\n",
+       f"first screen (1400x{FOLD}) of the seeded night kept: {os.path.normpath(shot)} "
+       f"(page {got['height']} px tall)", p.stderr[-600:])
+
+
 def console_lines(stderr):
     """Chromium's log lines of console messages (INFO:CONSOLE:N] "text", source: ...)."""
     return [ln for ln in stderr.splitlines() if ":CONSOLE" in ln or "Uncaught" in ln]
@@ -267,8 +383,8 @@ def browser(page):
     pg = Page()
     pg.feed(p.stdout)
     console = console_lines(p.stderr)
-    ok(p.returncode == 0 and len(pg.cells) == 9 and pg.svgs == 8 and pg.cps == 1 and not console,
-       "headless Chromium renders the page from file://: 9 matrix cells, 8 charts, 1 change point, "
+    ok(p.returncode == 0 and len(pg.cells) == 9 and pg.svgs == 6 and pg.cps == 1 and not console,
+       "headless Chromium renders the page from file://: 9 matrix cells, 6 charts, 1 change point, "
        "no console message", (p.returncode, len(pg.cells), pg.svgs, pg.cps, console, p.stderr[-600:]))
     outdir = os.path.join(HERE, "..", "..", BUILD, "test-output", "history") if not os.path.isabs(BUILD) \
         else os.path.join(BUILD, "test-output", "history")
@@ -303,7 +419,7 @@ class Page(html.parser.HTMLParser):
         if tag == "td" and "data-clause" in a:
             self.cells.append((a["data-device"], a["data-clause"], a.get("class", "")))
         self.svgs += tag == "svg"
-        self.cps += tag == "line" and a.get("class") == "cp"
+        self.cps += tag == "g" and bool(re.fullmatch(r"c\d+-cp-[ht]\d+", a.get("id") or ""))
         self.scripts += tag == "script"
         for k in ("src", "href"):
             if k in a and "://" in (a[k] or "") and not a[k].startswith("http://www.w3.org/"):
@@ -320,7 +436,8 @@ def check_page(text):
        and cells.get(("sim:0", "sync.flaky")) == "fail flaky" and cells.get(("cpu:0", "copy.steady")) == "pass"
        and cells.get(("sim:0", "launch.skip")) == "skip",
        "matrix: 9 device x clause cells with the latest verdicts, the flaky one marked", cells)
-    ok(pg.svgs == 8 and pg.cps == 1, "8 benchmark charts (inline SVG), 1 change point marked",
+    ok(pg.svgs == 6 and pg.cps == 1,
+       "6 benchmark charts (inline SVG, 8 series: each h2d harness series with its raw twin), 1 change point marked",
        (pg.svgs, pg.cps))
     ok(not pg.external and pg.scripts == 0, "self-contained: no script, nothing fetched over the network",
        pg.external)

@@ -11,7 +11,8 @@
 #   disk_full.t         a full disk during store import: one line, exit 1, the store intact
 #   history.t           devharness history and dashboard: the default diff of the last night (40
 #                       lines) and --all, flips, flaky clauses, change points,
-#                       waived cases, one schema version for C and Python
+#                       waived cases, one schema version for C and Python, the
+#                       dashboard's first screen (a seeded failing night) in Chromium
 #   gate.t              devharness compare's regression gate, --baseline store:last=N included
 #   export.t            devharness export (BMF against docs/bmf.schema.json, CSV, OpenMetrics), the
 #                       Grafana queries of docs/results.md, compare --format markdown|json

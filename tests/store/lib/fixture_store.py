@@ -18,10 +18,12 @@ The nights, for devices sim:0 and cpu:0 of one machine, seeded:
   - --extra-clauses N more clauses steady.NNN that pass every night, and --extra-flips M
     clauses flip.NNN that fail from night --flip-night on like copy.flip (default 0:
     a store as big as a real night's, for history's line budget);
+  - --seed-fail S (default 0: none): on night S clause copy.steady fails on sim:0 alone
+    with the message SEEDED_MESSAGE (a new failure, for the dashboard's first screen);
   - run UUIDs NNNNNNNN-0000-4000-8000-00000000NNNN (N the night), so that their first 8
     digits, history's short run id, differ.
 usage: fixture_store.py OUT.sqlite [--nights N] [--step-night K] [--flip-night F]
-                        [--waived-night W] [--extra-clauses N] [--extra-flips M]
+                        [--waived-night W] [--extra-clauses N] [--extra-flips M] [--seed-fail S]
                         [--bundles DIR] [--devharness PATH]
 The bundles are written into DIR (default OUT.sqlite.bundles), then imported."""
 import argparse
@@ -47,6 +49,7 @@ BENCHES = [(STEP_BENCH, 20000.0, 0.01),
            ("copy/h2d/pageable/{spec}/raw/65536/manual_time", 15000.0, 0.02),
            ("sync/idle/{spec}/harness/manual_time", 900.0, 0.03),
            ("launch/roundtrip/{spec}/harness/manual_time", 5000.0, 0.015)]
+SEEDED_MESSAGE = "copy.steady: byte 40961 of 65536 differs after d2h (wrote 0xa5, read 0x5a)"
 FLAKY = {7: "pass", 8: "fail", 9: "pass", 10: "pass", 11: "pass", 12: "fail"}
 
 
@@ -70,7 +73,7 @@ def write_json(folder, name, doc, files):
     files[name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
-def bundle(folder, night, step_night, flip_night, rnd, waived_night=99, extra=(0, 0)):
+def bundle(folder, night, step_night, flip_night, rnd, waived_night=99, extra=(0, 0), seed_fail=0):
     os.makedirs(folder)
     day = f"2026-11-{night:02d}"
     commit = ("a" if night <= 6 else "b") * 40
@@ -79,9 +82,12 @@ def bundle(folder, night, step_night, flip_night, rnd, waived_night=99, extra=(0
         for clause, status in verdicts(night, flip_night, extra).items():
             if clause == "launch.skip" and d["backend"] != "sim":
                 continue
+            message = "" if status == "pass" else f"{clause}: {status}"
+            if night == seed_fail and clause == "copy.steady" and d["backend"] == "sim":
+                status, message = "fail", SEEDED_MESSAGE
             cases.append({"device": d["spec"], "backend": d["backend"], "clause": clause, "status": status,
                           "waived": clause == "launch.skip" and night >= waived_night,
-                          "message": "" if status == "pass" else f"{clause}: {status}", "duration_ms": 1.5})
+                          "message": message, "duration_ms": 1.5})
         for tmpl, base, noise in BENCHES:
             name = tmpl.format(spec=d["spec"])
             level = base * (1.2 if tmpl == STEP_BENCH and d["backend"] == "sim" and night >= step_night else 1.0)
@@ -109,7 +115,8 @@ def bundle(folder, night, step_night, flip_night, rnd, waived_night=99, extra=(0
         json.dump(manifest, f, indent=1)
 
 
-def build(out, dh, nights=12, step_night=7, flip_night=5, bundles=None, seed=25, waived_night=99, extra=(0, 0)):
+def build(out, dh, nights=12, step_night=7, flip_night=5, bundles=None, seed=25, waived_night=99, extra=(0, 0),
+          seed_fail=0):
     """Writes the bundles and imports them into `out` (replaced); returns the
     CompletedProcess of `devharness store import`."""
     rnd = random.Random(seed)
@@ -121,7 +128,7 @@ def build(out, dh, nights=12, step_night=7, flip_night=5, bundles=None, seed=25,
     paths = []
     for night in range(1, nights + 1):
         paths.append(os.path.join(bundles, f"night-{night:02d}"))
-        bundle(paths[-1], night, step_night, flip_night, rnd, waived_night, extra)
+        bundle(paths[-1], night, step_night, flip_night, rnd, waived_night, extra, seed_fail)
     return subprocess.run([dh, "store", "import", "--store", out, *paths], capture_output=True, text=True)
 
 
@@ -134,12 +141,13 @@ def main(argv):
     ap.add_argument("--waived-night", type=int, default=99)
     ap.add_argument("--extra-clauses", type=int, default=0)
     ap.add_argument("--extra-flips", type=int, default=0)
+    ap.add_argument("--seed-fail", type=int, default=0)
     ap.add_argument("--bundles", default=None)
     ap.add_argument("--devharness", default=os.environ.get("DEVHARNESS") or
                     os.path.join(HERE, "..", "..", "..", "build", "bin", "devharness"))
     a = ap.parse_args(argv)
     p = build(a.out, a.devharness, a.nights, a.step_night, a.flip_night, a.bundles, waived_night=a.waived_night,
-              extra=(a.extra_clauses, a.extra_flips))
+              extra=(a.extra_clauses, a.extra_flips), seed_fail=a.seed_fail)
     sys.stdout.write(p.stdout)
     sys.stderr.write(p.stderr)
     return p.returncode
