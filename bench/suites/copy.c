@@ -27,6 +27,9 @@
  *  - timing: host clock around copy + sync on both sides (default, --timing auto/host),
  *    or with --timing device the backend's events / the twin's device timer, which do
  *    not bracket the same span on every API (see docs/benchmarks.md).
+ *  - after the timed loop, fresh bytes are copied once more and read back: a row whose
+ *    destination lacks them (a stream_sync that returned before the copy was done) is
+ *    an error "implausible: ...", never a bandwidth (verify_copy).
  * One iteration = one copy + its sync. Bytes processed = bytes copied, counted ONCE
  * (not read + written), so bytes_per_second is the copy bandwidth.
  * pinned: host memory from the backend's alloc_host (DH_CAP_PINNED_HOST) and
@@ -73,10 +76,12 @@ static void copy_release(dh_bench_cache_t* c) {
   } else if (dh_device_stream_sync(dev, NULL) != 0) {
     dh_error_clear();
   }
-  free_host_buf(x, c->p[0]);
-  free_host_buf(x, c->p[3]);
+  /* device memory first: a backend whose stream_sync does not wait (verify_copy) may
+   * still be copying into the host buffers until its free waits for the queue */
   if (c->p[1]) dh_device_free_data_space(dev, c->p[1]);
   if (c->p[2]) dh_device_free_data_space(dev, c->p[2]);
+  free_host_buf(x, c->p[0]);
+  free_host_buf(x, c->p[3]);
 }
 
 static int alloc_host_buf(const copy_ctx_t* x, size_t an, void** out) {
@@ -267,6 +272,74 @@ static void harness_op_init(harness_op_t* h, const copy_ctx_t* x, const dh_bench
   }
 }
 
+/* Writes byte v into all n bytes of t: host memory directly, device memory by an H2D
+ * copy and a sync through the harness. */
+static int fill_side(const copy_ctx_t* x, const DLTensor* t, unsigned char v, size_t n, unsigned char* tmp) {
+  if (t->device.device_type == kDLCPU) return memset(t->data, v, n), 0;
+  memset(tmp, v, n);
+  return write_device(x, tmp, t->data, n);
+}
+
+/* The n bytes of t into out: host memory directly, device memory by a D2H copy and a
+ * sync through the harness. */
+static int read_side(const copy_ctx_t* x, const DLTensor* t, size_t n, unsigned char* out) {
+  if (t->device.device_type == kDLCPU) return memcpy(out, t->data, n), 0;
+  DLTensor to;
+  int64_t sh;
+  dh_tensor_init_bytes(&to, out, (DLDevice){kDLCPU, 0}, 0, n, &sh);
+  if (dh_device_copy_data_from_to(t, &to, NULL) != 0) return -1;
+  return dh_device_stream_sync(x->d->dev, NULL);
+}
+
+/* Bytes of buf (n) that are not v. */
+static size_t count_wrong(const unsigned char* buf, size_t n, unsigned char v) {
+  size_t wrong = 0;
+  for (size_t i = 0; i < n; i++) wrong += buf[i] != v;
+  return wrong;
+}
+
+/* verify_copy's host buffer of at least n bytes. Never freed, and a smaller one is kept
+ * when a larger is made: a device whose stream_sync does not wait may still be copying
+ * into one after verify_copy returned. One a power of two up to 2^40 bytes. */
+static unsigned char* scratch(size_t n) {
+  static unsigned char* kept[41];
+  int k = 0;
+  while (k < 40 && ((size_t)1 << k) < n) k++;
+  if (kept[k] == NULL) kept[k] = malloc((size_t)1 << k);
+  return kept[k];
+}
+
+/* The error of a row whose copy had not arrived; returns 0 (the caller's -1 stands). */
+static int implausible(size_t wrong, size_t n) {
+  dh_error_set(DH_KIND_RUNTIME_ERROR,
+               "implausible: after copy_data_from_to and stream_sync returned, %zu of %zu bytes had not "
+               "arrived, so stream_sync did not wait for the copy and the timed figures are not a copy's",
+               wrong, n);
+  return 0;
+}
+
+/* After the timed loop: is what was timed a finished copy? Fresh bytes into every
+ * source, one more copy and sync as timed, then every destination read back. A
+ * destination without all its bytes means stream_sync returned before the copy was
+ * done, so the timed figures are not a copy's: 0 when the bytes arrived, else -1 with
+ * the reason (the row is then reported as an error, never as a bandwidth). */
+static int verify_copy(const copy_ctx_t* x, harness_op_t* h, size_t n) {
+  static unsigned char round;
+  unsigned char v = (unsigned char)(0x11 + (round++ % 200)); /* never the setup patterns */
+  if (n == 0) return 0;
+  unsigned char* tmp = scratch(n);
+  if (tmp == NULL) return dh_error_set(DH_KIND_OUT_OF_MEMORY_ERROR, "bench: out of memory");
+  int rc = fill_side(x, &h->from, v, n, tmp);
+  if (rc == 0 && h->bidir) rc = fill_side(x, &h->from2, (unsigned char)(v + 1), n, tmp);
+  if (rc == 0) rc = harness_issue(x, h) != 0 || harness_wait(x, h) != 0 ? -1 : 0;
+  size_t wrong = 0;
+  if (rc == 0 && (rc = read_side(x, &h->to, n, tmp)) == 0) wrong = count_wrong(tmp, n, v);
+  if (rc == 0 && h->bidir && (rc = read_side(x, &h->to2, n, tmp)) == 0)
+    wrong += count_wrong(tmp, n, (unsigned char)(v + 1));
+  if (rc != 0 || wrong != 0) return -1 + (wrong != 0 ? implausible(wrong, h->bidir ? 2 * n : n) : 0);
+  return 0;
+}
+
 /* The harness's side, like time_raw: bidir on the host clock (two streams), the other
  * directions with the timer (device events with --timing device). */
 static const char* time_harness(dh_gb_state_t* st, const copy_ctx_t* x, size_t n) {
@@ -299,6 +372,7 @@ static const char* time_harness(dh_gb_state_t* st, const copy_ctx_t* x, size_t n
     dh_gb_set_iteration_time(st, s);
   }
   dh_bench_timer_free(&t);
+  if (verify_copy(x, &h, n) != 0) return dh_bench_skip_error(st, "copy check"), NULL;
   return src;
 }
 

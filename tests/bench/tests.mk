@@ -8,12 +8,14 @@
 #   color.sh               colour: terminal, NO_COLOR, --color, --benchmark_color
 #   new_suite.sh           docs/adding-a-bench-suite.md followed on a copy of bench/
 #   units.t                one bandwidth unit (SI GB/s): table, JSON and summary agree
+#   implausible.t          a copy whose bytes had not arrived after stream_sync is an error, never a
+#                          bandwidth (tests/conformance/faulty_syncnop.c)
 #   matrix.t               bench --suite matrix: N x N tables, every cell a value or a reason
 #                          (with the peerflip.c test plugin: wrong bytes are caught)
 $(eval $(call dh_test,bench_gbench,tests/bench/test_gbench.c bench/measure/gbench.cc,-lbenchmark -lstdc++ -ljansson -lcmocka))
 # bench_summary: the harness/raw table's twin-defect flag (bench/report/summary.c)
 $(eval $(call dh_test,bench_summary,tests/bench/test_summary.c bench/report/summary.c machine/ceilings.c,-lhwloc -ljansson -lcmocka -lm))
-TEST_SCRIPTS += tests/bench/bench_cli.sh
+TEST_SCRIPTS += tests/bench/bench_cli.sh tests/bench/implausible.t
 
 # A sim-derived test plugin that logs the order of copies (tests/bench/bidirorder.c),
 # for tests/bench/bidir_order.sh. Outside the plugin folder: found only through
