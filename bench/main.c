@@ -247,7 +247,7 @@ int dh_bench_main(int argc, char** argv) {
     dh_store_bundle_discard(&a.bundle);    /* no bundle, not even its folder */
   } else if (ran && a.bundle_dir) { /* --bundle: info.json, then the manifest, last */
     dh_store_bundle_meta_t m = {.shard_index = 1, .shard_total = 1, .profile = "default", .exit_code = rc};
-    if (dh_store_bundle_write_info(&a.bundle, a.device) != 0 || dh_store_bundle_finish(&a.bundle, &m) != 0)
+    if (dh_store_bundle_write_info(&a.bundle, a.device, NULL, 0) != 0 || dh_store_bundle_finish(&a.bundle, &m) != 0)
       rc = rc == DH_EXIT_OK ? DH_EXIT_VIOLATION : rc;
   }
   dh_bench_module_release();

@@ -16,7 +16,7 @@
 
 /* printf format: the device-option group's usage, then its help (column 17). */
 static const char kInfoUsage[] =
-    "usage: devharness info [--json | --list] [--device SPEC] [--timeout SEC]%s\n"
+    "usage: devharness info [--json | --list] [--device SPEC] [--timeout SEC] [--plugin PATH]...%s\n"
     "                       [--quiet|--verbose]\n"
     "\n"
     "Lists every backend plugin (and why one is unavailable or was refused), every\n"
@@ -25,6 +25,8 @@ static const char kInfoUsage[] =
     "  -l, --list     one line a device: spec, device name, memory; one a backend\n"
     "                 without a device, with the reason\n"
     "  --device SPEC  only this device (e.g. sim:0)\n"
+    "  --plugin PATH  only the backends of these plugin files (repeatable, up to 16), as\n"
+    "                 conformance --plugin; default: every plugin found\n"
     "  --timeout SEC  seconds a backend may take to answer (default 10): each backend\n"
     "                 is asked in a child process; a question that crashes or blocks\n"
     "                 is shown as an ERROR with the signal or the timeout, the rest\n"
@@ -239,10 +241,14 @@ static void say_verdict(json_t* root, FILE* f, int rc) {
           nb, nb == 1 ? "" : "s", nd, nd == 1 ? "" : "s", nu, nr, nr == 1 ? "" : "s", rc);
 }
 
+enum { kMaxPlugins = 16 };
+
 typedef struct {
   int as_json, quiet, verbose, list;
   long timeout_s;
   const char* device_spec;
+  const char* plugins[kMaxPlugins]; /* --plugin: only these plugins (as conformance's) */
+  size_t n_plugins;
 } info_opts_t;
 
 /* Parses info's options into *o; DH_EXIT_OK, or the exit code to return (--help: OK
@@ -252,10 +258,11 @@ static int parse_opts(int argc, char** argv, info_opts_t* o, int* done) {
                                         {"verbose", no_argument, NULL, 'v'}, {"list", no_argument, NULL, 'l'},
                                         {"device", required_argument, NULL, 'd'},
                                         {"timeout", required_argument, NULL, 't'},
+                                        {"plugin", required_argument, NULL, 'p'},
                                         {"help", no_argument, NULL, 'h'},   {NULL, 0, NULL, 0}};
   struct option opts[sizeof kOpts / sizeof kOpts[0] + DH_CMDLINE_MAX_DEVICE_OPTIONS];
   const char* timeout = NULL;
-  dh_cmdline_device_options_load();
+  dh_cmdline_device_options_load_named(argc, argv, "hqvl", kOpts, 'p');
   dh_cmdline_options_with_devices(kOpts, opts, sizeof opts / sizeof opts[0]);
   dh_cmdline_getopt_begin();
   int c, rc = DH_EXIT_OK;
@@ -270,6 +277,12 @@ static int parse_opts(int argc, char** argv, info_opts_t* o, int* done) {
         break;
       case 't':
         if (dh_cmdline_set_once("info", "--timeout", &timeout, optarg) != DH_EXIT_OK) return DH_EXIT_USAGE;
+        break;
+      case 'p':
+        if (o->n_plugins == kMaxPlugins) return dh_cmdline_usage_error("info", "--plugin: at most %d", kMaxPlugins);
+        if (dh_plugin_load(optarg, NULL) != 0)
+          return dh_cmdline_usage_error("info", "--plugin %s: %s", dh_cmdline_quote(optarg), dh_error_message());
+        o->plugins[o->n_plugins++] = optarg;
         break;
       case 'h':
         printf(kInfoUsage, dh_cmdline_device_options_usage(), dh_cmdline_device_options_help(17));
@@ -321,8 +334,10 @@ int dh_cli_info(int argc, char** argv) {
   dh_cmdline_device_options_end(); /* the backends the values name are found now */
   dh_device_list_t sel;
   /* probed in children: this process never initialises a backend (cli/info.h) */
-  dh_device_select_params_t params = {.spec = o.device_spec, .flags = DH_SELECT_PROBE_IN_CHILD,
-                                      .probe_timeout_s = (int)o.timeout_s};
+  dh_device_select_params_t params = {
+      .spec = o.device_spec,
+      .flags = DH_SELECT_PROBE_IN_CHILD | (o.n_plugins ? DH_SELECT_LOADED_ONLY : 0u),
+      .probe_timeout_s = (int)o.timeout_s};
   if (dh_cmdline_select_devices("info", &params, &sel) != DH_EXIT_OK) return DH_EXIT_USAGE;
   json_t* root = collect(&o, &sel);
   if (o.quiet) {

@@ -94,6 +94,13 @@ int dh_cmdline_select_devices(const char* cmd, const dh_device_select_params_t* 
  * dh_cmdline_device_options_help(column) in its option list. The values are above any
  * short option and any command's own enum (which start at 256). Not thread-safe (the
  * command's main thread, as getopt). */
+/* Step 1 for a command with --plugin PATH: the plugins argv names with the option
+ * whose getopt value is plugin_opt (a first pass over a copy of argv, silent: the real
+ * pass reports bad options), else default discovery, loaded with the runtime's
+ * options window open. A plugin that does not load is left to the command, which says
+ * why. Returns how many --plugin options argv has. */
+int dh_cmdline_device_options_load_named(int argc, char** argv, const char* shortopts, const struct option* opts,
+                                         int plugin_opt);
 #define DH_CMDLINE_OPT_DEVICE 0x7e00        /* getopt value of the group's option k: + k */
 #define DH_CMDLINE_MAX_DEVICE_OPTIONS 32    /* options offered at most (more are left out) */
 #define DH_CMDLINE_HELP_WIDTH 88            /* help lines end by this column */

@@ -12,6 +12,7 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmdline/cmdline.h"
@@ -29,6 +30,25 @@ static char g_names[DH_CMDLINE_MAX_DEVICE_OPTIONS][72]; /* "--<name>" of option 
 void dh_cmdline_device_options_load(void) {
   dh_backend_options_open();
   dh_plugins_load_default();
+}
+
+int dh_cmdline_device_options_load_named(int argc, char** argv, const char* shortopts, const struct option* opts,
+                                         int plugin_opt) {
+  dh_backend_options_open();
+  char** copy = calloc((size_t)argc + 1, sizeof *copy);
+  int named = 0, c;
+  if (copy != NULL) {
+    memcpy(copy, argv, (size_t)argc * sizeof *copy);
+    dh_cmdline_getopt_begin();
+    int saved = opterr;
+    opterr = 0; /* the real pass reports bad options */
+    while ((c = getopt_long(argc, copy, shortopts, opts, NULL)) != -1)
+      if (c == plugin_opt && ++named) dh_plugin_load(optarg, NULL);
+    opterr = saved;
+    free(copy);
+  }
+  if (!named) dh_plugins_load_default();
+  return named;
 }
 
 void dh_cmdline_device_options_end(void) { dh_backend_options_close(); }

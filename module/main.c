@@ -570,7 +570,7 @@ static int bundle_end(const opts_t* o, int rc) {
   if (!o->bundle) return rc;
   if (rc == DH_EXIT_USAGE) return dh_store_bundle_discard(&g_bundle), rc;
   dh_store_bundle_meta_t m = {.shard_index = 1, .shard_total = 1, .profile = "default", .exit_code = rc};
-  if (dh_store_bundle_write_info(&g_bundle, o->n_devices == 1 ? o->devices[0] : NULL) != 0 ||
+  if (dh_store_bundle_write_info(&g_bundle, o->n_devices == 1 ? o->devices[0] : NULL, NULL, 0) != 0 ||
       dh_store_bundle_finish(&g_bundle, &m) != 0)
     return rc == DH_EXIT_OK || rc == DH_EXIT_NO_DEVICE ? DH_EXIT_VIOLATION : rc;
   return rc;

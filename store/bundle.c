@@ -140,18 +140,23 @@ static const char* devharness_path(char out[PATH_MAX]) {
   return self;
 }
 
-int dh_store_bundle_write_info(const dh_store_bundle_t* b, const char* device_spec) {
+int dh_store_bundle_write_info(const dh_store_bundle_t* b, const char* device_spec, const char* const* plugins,
+                               size_t n_plugins) {
   char path[PATH_MAX], tmp[PATH_MAX], exe[PATH_MAX];
   snprintf(path, sizeof path, "%.3900s/info.json", b->dir);
   snprintf(tmp, sizeof tmp, "%.3900s/.info.json.tmp.%ld", b->dir, (long)getpid());
   const char* prog = devharness_path(exe);
   /* devharness info --json [--device SPEC], then the command's device-option values
    * (cmdline/cmdline.h: not inherited, so passed on) */
-  char* args[5 + DH_CMDLINE_MAX_DEVICE_ARGS + 1] = {"devharness", "info", "--json"};
+  char* args[5 + 2 * 16 + DH_CMDLINE_MAX_DEVICE_ARGS + 1] = {"devharness", "info", "--json"};
   int na = 3;
   if (device_spec) {
     args[na++] = "--device";
     args[na++] = (char*)device_spec;
+  }
+  for (size_t i = 0; i < n_plugins && i < 16; i++) {
+    args[na++] = "--plugin";
+    args[na++] = (char*)plugins[i];
   }
   const char* words[DH_CMDLINE_MAX_DEVICE_ARGS];
   int nw = dh_cmdline_device_option_args(words, DH_CMDLINE_MAX_DEVICE_ARGS);

@@ -20,6 +20,10 @@
 /* The manifest's schema and the newest version this devharness writes and reads. */
 #define DH_STORE_BUNDLE_SCHEMA "devharness.bundle"
 #define DH_STORE_BUNDLE_SCHEMA_VERSION 1
+/* The newest conformance.cases.json "version" this devharness reads. */
+#define DH_STORE_CASES_VERSION 1
+/* The largest bundle file verify and import read (bytes); a larger one is refused. */
+#define DH_STORE_BUNDLE_FILE_MAX ((long long)1 << 30)
 
 /* One bundle being written: set by dh_store_bundle_begin. */
 typedef struct dh_store_bundle {
@@ -51,11 +55,14 @@ int dh_store_bundle_begin(dh_store_bundle_t* b, const char* cmd, const char* dir
  * a folder the user made is left as it was. Never fails. */
 void dh_store_bundle_discard(const dh_store_bundle_t* b);
 
-/* Writes DIR/info.json with `devharness info --json [--device SPEC]` run in a child
- * (this process initialises no backend), the command's device-option values passed on
- * (cmdline/cmdline.h dh_cmdline_device_option_args). device_spec may be NULL. Returns 0, or -1
- * after one line (the info exit codes 0 and 3 both count as written). */
-int dh_store_bundle_write_info(const dh_store_bundle_t* b, const char* device_spec);
+/* Writes DIR/info.json with `devharness info --json [--device SPEC] [--plugin PATH]...`
+ * run in a child (this process initialises no backend), the command's device-option
+ * values passed on (cmdline/cmdline.h dh_cmdline_device_option_args). device_spec may be
+ * NULL; plugins (n_plugins, at most 16) are the command's --plugin files, so that the
+ * manifest lists the devices the command ran on. Returns 0, or -1 after one line (the
+ * info exit codes 0 and 3 both count as written). */
+int dh_store_bundle_write_info(const dh_store_bundle_t* b, const char* device_spec, const char* const* plugins,
+                               size_t n_plugins);
 
 /* Writes DIR/manifest.json (through a temporary name, renamed last): the meta, the
  * machine and devices read from DIR/info.json, and the size and SHA-256 of every other

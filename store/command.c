@@ -2,6 +2,7 @@
  * SQLite results store, and its row counts (store/store.h; docs/results.md). */
 #include <getopt.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include "cmdline/cmdline.h"
@@ -26,22 +27,34 @@ static const char kStoreUsage[] =
     "      so; nothing half-written), 2 usage error, a bad bundle, or a store of a newer\n"
     "      schema\n";
 
-/* The run UUID of dir's manifest when the store already holds it (into uuid), so a
- * bundle imported before is skipped without reading and hashing its files. */
+/* The run UUID of dir's manifest when the store already holds that run (into uuid): the
+ * same UUID with the same start, end, exit code, command and shard, so a bundle
+ * imported before is skipped without reading and hashing its files. Another bundle
+ * under a stored UUID is left to dh_store_import, which refuses it. */
 static int already_there(sqlite3* db, const char* dir, char uuid[64]) {
   char path[PATH_MAX + 32];
   snprintf(path, sizeof path, "%s/manifest.json", dir);
-  json_t* m = json_load_file(path, 0, NULL);
+  struct stat fst;
+  json_t* m = stat(path, &fst) == 0 && S_ISREG(fst.st_mode) ? json_load_file(path, 0, NULL) : NULL;
   const char* u = json_string_value(json_object_get(m, "run_uuid"));
   snprintf(uuid, 64, "%s", u ? u : "");
-  json_decref(m);
   sqlite3_stmt* st = NULL;
   int have = 0;
-  if (uuid[0] && sqlite3_prepare_v2(db, "SELECT 1 FROM runs WHERE uuid = ?", -1, &st, NULL) == SQLITE_OK) {
-    sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
+  if (uuid[0] && sqlite3_prepare_v2(db,
+                                    "SELECT 1 FROM runs WHERE uuid = ? AND started_at = ? AND ended_at = ? AND "
+                                    "exit_code = ? AND command = ? AND shard_index = ?",
+                                    -1, &st, NULL) == SQLITE_OK) {
+    const char* text[] = {uuid, json_string_value(json_object_get(m, "started_at")),
+                          json_string_value(json_object_get(m, "ended_at"))};
+    for (int i = 0; i < 3; i++) sqlite3_bind_text(st, i + 1, text[i] ? text[i] : "", -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 4, json_integer_value(json_object_get(m, "exit_code")));
+    const char* command = json_string_value(json_object_get(m, "command"));
+    sqlite3_bind_text(st, 5, command ? command : "", -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 6, json_integer_value(json_object_get(json_object_get(m, "shard"), "index")));
     have = sqlite3_step(st) == SQLITE_ROW;
   }
   sqlite3_finalize(st);
+  json_decref(m);
   return have;
 }
 

@@ -206,10 +206,23 @@ int dh_store_import(const char* cmd, sqlite3* db, const char* store_path, const 
   im.ids = json_object(); /* after BEGIN: every way out below releases it */
   if (run_sql(&im, &have, "SELECT run_id FROM runs WHERE uuid = ?", "s", jtext(b->manifest, "run_uuid")) != 0)
     goto fail;
-  if (have) {
+  if (have) { /* the same run again, or another under its UUID: refused */
+    sqlite3_int64 same = 0;
+    json_t* m = b->manifest;
+    if (run_sql(&im, &same,
+                "SELECT run_id FROM runs WHERE run_id = ? AND started_at = ? AND ended_at = ? AND exit_code = ? "
+                "AND command = ? AND shard_index = ?",
+                "issisi", have, jtext(m, "started_at"), jtext(m, "ended_at"), jint(m, "exit_code"),
+                jtext(m, "command"), jint(json_object_get(m, "shard"), "index")) != 0)
+      goto fail;
     sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     json_decref(im.ids);
-    return 1;
+    if (same) return 1;
+    fprintf(stderr,
+            "devharness %s: %s: run UUID %s is already in %s with other contents (start, end, exit code, command "
+            "or shard differ); refused\n",
+            cmd, dh_cmdline_quote(b->dir), dh_cmdline_quote(jtext(m, "run_uuid")), dh_cmdline_quote(store_path));
+    return -1;
   }
   if (add_machine(&im, &machine_id) != 0 || add_run(&im, machine_id) != 0 || add_devices(&im) != 0 ||
       add_cases(&im) != 0)

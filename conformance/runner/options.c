@@ -158,24 +158,6 @@ static void opts_with_reports(struct option* all) {
   all[N_FIXED_OPTS + ds_reporter_count] = (struct option){NULL, 0, NULL, 0};
 }
 
-/* The plugins whose options make the device-option group (cmdline/cmdline.h), loaded
- * with the runtime's options window open: those --plugin names, found by a first pass
- * over a copy of argv (getopt_long permutes what it reads), else default discovery. A
- * plugin that does not load is left to load_inputs (runner.c), which says why. */
-static void load_device_options(int argc, char** argv, const struct option* opts) {
-  dh_backend_options_open();
-  char** copy = calloc((size_t)argc + 1, sizeof *copy);
-  int named = 0, c;
-  if (copy != NULL) {
-    memcpy(copy, argv, (size_t)argc * sizeof *copy);
-    dh_cmdline_getopt_begin();
-    while ((c = getopt_long(argc, copy, "hj:qv", opts, NULL)) != -1)
-      if (c == OPT_PLUGIN && ++named) dh_plugin_load(optarg, NULL);
-    free(copy);
-  }
-  if (!named) dh_plugins_load_default();
-}
-
 /* "I/N" with 1 <= I <= N <= 10000 into o->shard_index/shard_total; 0, or the usage
  * exit code after one line naming what (the option or the variables). */
 static int parse_shard(const char* what, const char* val, dc_opts_t* o) {
@@ -265,7 +247,7 @@ int dc_opts_parse(int argc, char** argv, dc_opts_t* o) {
   struct option own[N_FIXED_OPTS + DS_REPORTERS_MAX + 1];
   struct option opts[N_FIXED_OPTS + DS_REPORTERS_MAX + DH_CMDLINE_MAX_DEVICE_OPTIONS + 1];
   opts_with_reports(own);
-  load_device_options(argc, argv, own);
+  dh_cmdline_device_options_load_named(argc, argv, "hj:qv", own, OPT_PLUGIN);
   dh_cmdline_options_with_devices(own, opts, sizeof opts / sizeof opts[0]);
   dh_cmdline_getopt_begin();
   int c, rc = DH_EXIT_OK;

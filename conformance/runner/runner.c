@@ -361,7 +361,7 @@ static int bundle_end(run_t* r, int rc) {
                               .waiver_paths = r->o.waiver_paths,
                               .n_waivers = r->o.n_waiver_paths,
                               .exit_code = rc};
-  if (dh_store_bundle_write_info(&g_bundle, r->o.device_spec) != 0 || dh_store_bundle_finish(&g_bundle, &m) != 0)
+  if (dh_store_bundle_write_info(&g_bundle, r->o.device_spec, r->o.plugins, r->o.n_plugins) != 0 || dh_store_bundle_finish(&g_bundle, &m) != 0)
     return rc == DH_EXIT_OK || rc == DH_EXIT_NO_DEVICE ? DH_EXIT_VIOLATION : rc;
   return rc;
 }

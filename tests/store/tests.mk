@@ -16,8 +16,9 @@
 #   gate.t              devharness compare's regression gate, --baseline store:last=N included
 #   export.t            devharness export (BMF against docs/bmf.schema.json, CSV, OpenMetrics), the
 #                       Grafana queries of docs/results.md, compare --format markdown|json
+#   bundle_hostile.t    FIFOs, links, unlisted devices, reused UUIDs, bad times: refused, store intact
 #   history_text.t      history's output with hostile device names and clause ids: escaped, cut
 #   installed.sh        make install puts what history and dashboard need in share/devharness
 TEST_SCRIPTS += tests/store/shards.t tests/store/store.t tests/store/merge_and_report.t tests/store/merge_reports.t \
     tests/store/identity.t tests/store/disk_full.t tests/store/history.t tests/store/gate.t tests/store/export.t \
-    tests/store/history_text.t tests/store/installed.sh
+    tests/store/history_text.t tests/store/bundle_hostile.t tests/store/installed.sh
