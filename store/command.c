@@ -96,6 +96,11 @@ static int import(const char* store, int n, char** dirs) {
 
 static int stats(const char* store) {
   int code = 0;
+  struct stat st;
+  if (stat(store, &st) != 0) { /* stats reads: it never creates a store */
+    fprintf(stderr, "devharness store stats: %s: no such store\n", dh_cmdline_quote(store));
+    return DH_EXIT_USAGE;
+  }
   sqlite3* db = dh_store_open("store stats", store, &code);
   if (!db) return code;
   static const char* const kTables[] = {"machines", "runs", "devices", "run_devices", "clause_results",

@@ -167,6 +167,14 @@ sqlite3* dh_store_open(const char* cmd, const char* path, int* exit_code) {
   int busy_ms = ms && atoi(ms) > 0 ? atoi(ms) : 10000;
   sqlite3_busy_timeout(db, busy_ms);
   char* err = NULL;
+  /* a foreign SQLite file is refused before anything is written to it (WAL included) */
+  if (store_version(db) < 0) {
+    fprintf(stderr, "devharness %s: %s is an SQLite file but not a devharness store (no schema_version)\n", cmd,
+            dh_cmdline_quote(path));
+    *exit_code = DH_EXIT_USAGE;
+    sqlite3_close(db);
+    return NULL;
+  }
   if (set_modes(db, busy_ms, &err) != SQLITE_OK) {
     int notdb = sqlite3_errcode(db) == SQLITE_NOTADB;
     fprintf(stderr, "devharness %s: store %s: %s\n", cmd, dh_cmdline_quote(path),

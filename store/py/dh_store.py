@@ -10,6 +10,7 @@ Every error is a ValueError with one line naming the store.
 import collections
 import os
 import sqlite3
+import urllib.parse
 
 from dh_store_schema import SCHEMA_VERSION, STATUSES  # generated from store/schema.sql
 from dh_units import UNIT_NS
@@ -22,6 +23,20 @@ DEFAULT_STORE = "results/devharness.sqlite"
 Case = collections.namedtuple("Case", "status waived message")
 
 
+def _connect_ro(path):
+    """mode=ro, else (a WAL store on read-only media or of another user: its -shm cannot
+    be made) immutable=1, SQLite's read-only-media mode: no locks, no files written
+    (https://www.sqlite.org/uri.html; a writer at the same time is not seen)."""
+    quoted = urllib.parse.quote(os.path.abspath(path))
+    try:
+        db = sqlite3.connect(f"file:{quoted}?mode=ro", uri=True, timeout=10)
+        db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+    except sqlite3.OperationalError:
+        db = sqlite3.connect(f"file:{quoted}?mode=ro&immutable=1", uri=True, timeout=10)
+    db.row_factory = sqlite3.Row
+    return db
+
+
 def open_store(path):
     """A read-only sqlite3 connection to the store at `path` (rows as sqlite3.Row).
     ValueError: missing file, not SQLite, no schema_version table, or a schema newer
@@ -30,8 +45,7 @@ def open_store(path):
         raise ValueError(f"{path}: no such store (record runs with devharness run or "
                          f"devharness store import)")
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
-        db.row_factory = sqlite3.Row
+        db = _connect_ro(path)
         v = db.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
     except sqlite3.DatabaseError as e:
         raise ValueError(f"{path}: not a devharness store: {e}") from e

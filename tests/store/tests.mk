@@ -17,8 +17,11 @@
 #   export.t            devharness export (BMF against docs/bmf.schema.json, CSV, OpenMetrics), the
 #                       Grafana queries of docs/results.md, compare --format markdown|json
 #   bundle_hostile.t    FIFOs, links, unlisted devices, reused UUIDs, bad times: refused, store intact
+#   readonly.t          history, dashboard, export on a read-only store; stats and import write nothing
+#                       to a path that is not a store
 #   history_text.t      history's output with hostile device names and clause ids: escaped, cut
 #   installed.sh        make install puts what history and dashboard need in share/devharness
 TEST_SCRIPTS += tests/store/shards.t tests/store/store.t tests/store/merge_and_report.t tests/store/merge_reports.t \
     tests/store/identity.t tests/store/disk_full.t tests/store/history.t tests/store/gate.t tests/store/export.t \
-    tests/store/history_text.t tests/store/bundle_hostile.t tests/store/installed.sh
+    tests/store/history_text.t tests/store/bundle_hostile.t tests/store/readonly.t \
+    tests/store/installed.sh
