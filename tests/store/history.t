@@ -60,6 +60,7 @@ def body(tmp):
                          "share", "devharness")
     py = subprocess.run([VENV_PY, "-c", "import dh_store; print(dh_store.SCHEMA_VERSION)"], cwd=share,
                         capture_output=True, text=True)
+    open(os.path.join(tmp, "fresh.sqlite"), "w").close()  # an empty file: stats makes it a store
     st = run("store", "stats", "--store", os.path.join(tmp, "fresh.sqlite"))
     c = re.search(r"schema version (\d+)", st.stdout)
     ok(py.stdout.strip() == str(last) and c and int(c.group(1)) == last,
