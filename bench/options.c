@@ -19,7 +19,7 @@ static const char kUsage[] =
     "                        [--module LIB.so] [--bundle DIR]\n"
     "                        [--repetitions N] [--timing auto|host|device]\n"
     "                        [--pin auto|core|node|none] [--noisy-cv PCT]\n"
-    "                        [--color auto|always|never] [--quiet]\n"
+    "                        [--color auto|always|never] [--quiet|--verbose]\n"
     "                        [--expect FILE|TAG] [--benchmark_*=...]\n"
     "\n"
     "Microbenchmarks through Google Benchmark, on every device of every loaded backend\n"
@@ -65,7 +65,11 @@ static const char kUsage[] =
     "                    devices of its kind; its memory_bandwidth_gbps is their D2D ceiling\n"
     "  -q, --quiet       print only errors (stderr) and the verdict line, 'devharness\n"
     "                    bench: N benchmark runs (exit E)'; --out FILE is written as\n"
-    "                    always (bench has no --verbose: its table is the detail)\n"
+    "                    always\n"
+    "  -v, --verbose     the whole context header (every devharness.* entry and each\n"
+    "                    ceiling's sentence); by default the header has the machine and\n"
+    "                    device lines, one ceiling line per device and a count of the\n"
+    "                    rest, which --out's JSON \"context\" always holds\n"
     "  --benchmark_*     passed to Google Benchmark, e.g. --benchmark_filter=copy/h2d\n"
     "                    --benchmark_list_tests=true --benchmark_min_time=0.5; a filter\n"
     "                    has at most 256 bytes, 2 repetitions (*, +, ?, {}) and 4 '|',\n"
@@ -88,6 +92,7 @@ static const struct option kOpts[] = {
     {"noisy-cv", required_argument, NULL, OPT_NOISY_CV},
     {"bundle", required_argument, NULL, OPT_BUNDLE},
     {"quiet", no_argument, NULL, 'q'},
+    {"verbose", no_argument, NULL, 'v'},
     {"expect", required_argument, NULL, OPT_EXPECT},
     {"module", required_argument, NULL, OPT_MODULE},
     {"help", no_argument, NULL, 'h'},
@@ -162,7 +167,7 @@ static int read_options(int n, dh_bench_args_t* a) {
   dh_cmdline_getopt_begin();
   int c, rc = DH_EXIT_OK;
   long reps;
-  while ((c = getopt_long(n, ours, "hq", opts, NULL)) != -1) {
+  while ((c = getopt_long(n, ours, "hqv", opts, NULL)) != -1) {
     switch (c) {
       case 'h': {
         char names[256];
@@ -175,6 +180,7 @@ static int read_options(int n, dh_bench_args_t* a) {
         break;
       case OPT_QUICK: a->quick = 1; break;
       case 'q': a->quiet = 1; break;
+      case 'v': dh_gb_set_full_context(1); break;
       case OPT_OUT: a->out = optarg; break;
       case OPT_BUNDLE: a->bundle_dir = optarg; break;
       case OPT_TIMING: a->timing = optarg; break;

@@ -31,6 +31,60 @@ std::string g_out_file;
 // colour decision is too (use_color).
 std::string g_color;
 
+bool g_full_context = false;  // dh_gb_set_full_context
+
+// "ceiling.<device>.<dir>: <value>: <why>" lines of one device, made one line:
+// "ceiling <device>: h2d 8.57 GB/s, d2h 8.57 GB/s, ...: <why of the first, to its first
+// parenthesis>". The full sentences stay in the JSON context.
+struct CeilingLine {
+  std::string device, dirs, why;
+};
+
+void add_ceiling(std::vector<CeilingLine>& out, const std::string& line) {
+  size_t colon = line.find(": ");
+  std::string key = line.substr(0, colon);
+  std::string rest = colon == std::string::npos ? "" : line.substr(colon + 2);
+  size_t dot = key.rfind('.');
+  std::string device = dot > 8 ? key.substr(8, dot - 8) : key.substr(8);
+  std::string dir = dot > 8 ? key.substr(dot + 1) : "";
+  size_t c2 = rest.find(": ");
+  std::string value = rest.substr(0, c2), why = c2 == std::string::npos ? "" : rest.substr(c2 + 2);
+  size_t paren = why.find(" (");
+  if (paren != std::string::npos) why.resize(paren);
+  if (why.size() > 90) why = why.substr(0, 87) + "...";
+  for (CeilingLine& c : out)
+    if (c.device == device) {
+      c.dirs += ", " + dir + " " + value;
+      if (c.why.find(why) == std::string::npos) c.why += "; " + why;
+      return;
+    }
+  out.push_back({device, dir.empty() ? value : dir + " " + value, why});
+}
+
+// The header as printed without --verbose (dh_gb_set_full_context).
+void print_short_context(std::istringstream& in, std::ostream& out) {
+  std::string line;
+  std::vector<CeilingLine> ceilings;
+  size_t hidden = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("devharness.", 0) == 0 && line.rfind("devharness.bandwidth_unit:", 0) != 0) {
+      hidden++; /* the unit stays: the table's G/s needs it */
+    } else if (line.rfind("ceiling.", 0) == 0) {
+      add_ceiling(ceilings, line);
+    } else if (line.find("Library was built as DEBUG") != std::string::npos) {
+      out << "note: Debian's libbenchmark is built -O2 without NDEBUG, so it calls itself a "
+             "DEBUG build; the timed code is devharness's own optimised build\n";
+    } else {
+      out << line << "\n";
+    }
+  }
+  for (const CeilingLine& c : ceilings)
+    out << "ceiling " << c.device << ": " << c.dirs << (c.why.empty() ? "" : ": ") << c.why << "\n";
+  if (hidden)
+    out << "context: " << hidden << " devharness.* entries (method, pinning, health) in --out's JSON; "
+        << "--verbose prints them\n";
+}
+
 // Console reporter that also hands each run to the C callback.
 class CallbackReporter : public benchmark::ConsoleReporter {
  public:
@@ -50,6 +104,11 @@ class CallbackReporter : public benchmark::ConsoleReporter {
     std::istringstream in(ss.str());
     std::string line;
     std::ostream& out = GetOutputStream();
+    if (!g_full_context) {
+      print_short_context(in, out);
+      out.flush();
+      return ok;
+    }
     while (std::getline(in, line)) {
       if (line.find("Library was built as DEBUG") != std::string::npos)
         out << "note: Debian's libbenchmark is built -O2 without NDEBUG, so it calls itself a "
@@ -276,6 +335,8 @@ int dh_gb_initialize(int* argc, char** argv) {
   }
   return *argc > 0 ? *argc - 1 : 0;
 }
+
+void dh_gb_set_full_context(int full) { g_full_context = full != 0; }
 
 void dh_gb_add_context(const char* key, const char* value) {
   if (!key || !value) return;

@@ -159,6 +159,12 @@ int dh_gb_initialize(int* argc, char** argv);
  * (benchmark::AddCustomContext). A key given twice keeps the first value. */
 void dh_gb_add_context(const char* key, const char* value);
 
+/* The console's context header: 0 (default) prints Google Benchmark's machine lines,
+ * the device lines, one line of ceilings per device and a count of the devharness.*
+ * entries (all of them are in --out's JSON "context"); 1 prints every entry (bench
+ * --verbose). */
+void dh_gb_set_full_context(int full);
+
 /* One reported run, passed to the dh_gb_run_specified callback. Pointers are valid
  * only during the callback. Times are per iteration, in nanoseconds. */
 typedef struct dh_gb_result {

@@ -36,7 +36,7 @@ def lines(s):
 try:
     # every command's --help names what it takes
     for cmd, opts in ((["conformance"], ("--quiet", "--verbose")), (["run"], ("--quiet", "--verbose")),
-                      (["info"], ("--quiet", "--verbose")), (["bench"], ("--quiet",)),
+                      (["info"], ("--quiet", "--verbose")), (["bench"], ("--quiet", "--verbose")),
                       (["compare"], ("--quiet",)), (["plot"], ("--quiet",))):
         p = run(cmd + ["--help"])
         ok(p.returncode == 0 and all(o in p.stdout for o in opts),
@@ -109,6 +109,16 @@ try:
     ok(p.returncode == 0 and p.stdout == "devharness bench: %d benchmark runs (exit 0)\n" % nb and nb > 0,
        "bench --quiet: the verdict line alone (%d runs, as --out FILE has)" % nb,
        "exit %d %r\n%s" % (p.returncode, p.stdout[-500:], p.stderr[-500:]))
+
+    p = run(["bench", "--device", "sim:0", "--suite", "alloc", "--quick"])
+    pv = run(["bench", "--device", "sim:0", "--suite", "alloc", "--quick", "--verbose"])
+    m = re.search(r"^context: (\d+) devharness\.\* entries", p.stdout, re.M)
+    full = re.findall(r"^devharness\.(?!bandwidth_unit)[a-z_.]+: ", pv.stdout, re.M)
+    ok(p.returncode == 0 and pv.returncode == 0 and m and full and int(m.group(1)) == len(full)
+       and not re.search(r"^devharness\.(?!bandwidth_unit)", p.stdout, re.M)
+       and re.search(r"^ceiling sim:0: ", p.stdout, re.M) and re.search(r"^ceiling\.sim:0\.h2d: ", pv.stdout, re.M),
+       "bench: the header counts its %s devharness.* entries and gives one ceiling line a device; --verbose "
+       "prints all %d and each ceiling" % (m.group(1) if m else "?", len(full)), p.stdout[:3000])
 
     # compare and plot on synthetic runs (as tests/bench/bench_cli.sh)
     random.seed(3)
