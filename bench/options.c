@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/report/summary.h"
 #include "bench/steps.h"
 #include "bench/suites/suites.h"
 #include "cmdline/cmdline.h"
@@ -67,9 +68,11 @@ static const char kUsage[] =
     "                    bench: N benchmark runs (exit E)'; --out FILE is written as\n"
     "                    always\n"
     "  -v, --verbose     the whole context header (every devharness.* entry and each\n"
-    "                    ceiling's sentence); by default the header has the machine and\n"
-    "                    device lines, one ceiling line per device and a count of the\n"
-    "                    rest, which --out's JSON \"context\" always holds\n"
+    "                    ceiling's sentence) and every harness/raw pair of the summary;\n"
+    "                    by default the header has the machine and device lines, one\n"
+    "                    ceiling line per device and a count of the rest, and the\n"
+    "                    summary the pairs outside 0.95-1.05 and a count of the others\n"
+    "                    (--out's JSON always holds everything)\n"
     "  --benchmark_*     passed to Google Benchmark, e.g. --benchmark_filter=copy/h2d\n"
     "                    --benchmark_list_tests=true --benchmark_min_time=0.5; a filter\n"
     "                    has at most 256 bytes, 2 repetitions (*, +, ?, {}) and 4 '|',\n"
@@ -180,7 +183,10 @@ static int read_options(int n, dh_bench_args_t* a) {
         break;
       case OPT_QUICK: a->quick = 1; break;
       case 'q': a->quiet = 1; break;
-      case 'v': dh_gb_set_full_context(1); break;
+      case 'v':
+        dh_gb_set_full_context(1);
+        dh_bench_summary_all_rows(1);
+        break;
       case OPT_OUT: a->out = optarg; break;
       case OPT_BUNDLE: a->bundle_dir = optarg; break;
       case OPT_TIMING: a->timing = optarg; break;

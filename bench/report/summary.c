@@ -95,8 +95,7 @@ static const char* defect_flag(const char* harness, const char* twin, double rat
   spread_t h = spread_of(harness), r = spread_of(twin);
   size_t n = h.n < r.n ? h.n : r.n;
   if (n < kDefectRuns)
-    snprintf(buf, size, "  < 0.95 on %zu run%s (a twin defect needs --repetitions %d or more)", n, n == 1 ? "" : "s",
-             (int)kDefectRuns);
+    snprintf(buf, size, "  < 0.95 on %zu run%s *", n, n == 1 ? "" : "s");
   else if (h.max < r.min)
     snprintf(buf, size, "  < 0.95: twin defect (every harness run faster than every twin run)");
   else
@@ -155,11 +154,23 @@ static const char* best_of_group(size_t i, const char* dir, const char* spec, do
   return bestname;
 }
 
-/* Harness/raw pairs: the time ratio of every harness benchmark and its twin. */
+static int g_all_rows; /* dh_bench_summary_all_rows */
+
+void dh_bench_summary_all_rows(int all) { g_all_rows = all != 0; }
+
+/* One pair's JSON record. */
+static json_t* pair_json(const char* harness, const char* twin, const char* kind, double h, double r) {
+  return json_pack("{s:s, s:s, s:s, s:f, s:f, s:f}", "harness", harness, "raw", twin, "twin", kind, "harness_ns", h,
+                   "raw_ns", r, "ratio", h / r);
+}
+
+/* Harness/raw pairs: the time ratio of every harness benchmark and its twin, all in the
+ * JSON; printed are the pairs outside DH_BENCH_RATIO_GOAL_LO..HI (all with --verbose),
+ * then how many are within and one footnote for the flag of too few runs. */
 static json_t* summarize_pairs(void) {
   json_t* pairs = json_array();
   printf("\n== devharness summary: harness/raw time ratio (median of runs; < 1 = harness faster)\n");
-  int any = 0;
+  size_t n_pairs = 0, within = 0, few_runs = 0;
   for (size_t i = 0; i < g_nres; ++i) {
     static const char* const kTwins[] = {"raw", "raw_released"};
     if (g_res[i].agg[0] || seen_before(i)) continue;
@@ -168,21 +179,25 @@ static json_t* summarize_pairs(void) {
       if (!twin_name(g_res[i].name, kTwins[t], twin, sizeof twin)) continue;
       double h = dh_bench_median_ns(g_res[i].name), r = dh_bench_median_ns(twin);
       if (isnan(h) || isnan(r) || r <= 0) continue;
+      n_pairs++;
+      json_array_append_new(pairs, pair_json(g_res[i].name, twin, kTwins[t], h, r));
+      int inside = h / r >= DH_BENCH_RATIO_GOAL_LO && h / r <= DH_BENCH_RATIO_GOAL_HI;
+      within += inside;
+      if (inside && !g_all_rows) continue;
       char flag[128];
-      printf("  %-58s %7.3f  (harness %.3f us, %s %.3f us)%s\n", g_res[i].name, h / r, h * 1e-3,
-             kTwins[t], r * 1e-3, defect_flag(g_res[i].name, twin, h / r, flag, sizeof flag));
-      json_t* p = json_object();
-      json_object_set_new(p, "harness", json_string(g_res[i].name));
-      json_object_set_new(p, "raw", json_string(twin));
-      json_object_set_new(p, "twin", json_string(kTwins[t]));
-      json_object_set_new(p, "harness_ns", json_real(h));
-      json_object_set_new(p, "raw_ns", json_real(r));
-      json_object_set_new(p, "ratio", json_real(h / r));
-      json_array_append_new(pairs, p);
-      any = 1;
+      const char* f = defect_flag(g_res[i].name, twin, h / r, flag, sizeof flag);
+      few_runs += f[0] && f[strlen(f) - 1] == '*';
+      printf("  %-58s %7.3f  (harness %.3f us, %s %.3f us)%s\n", g_res[i].name, h / r, h * 1e-3, kTwins[t],
+             r * 1e-3, f);
     }
   }
-  if (!any) printf("  (no harness/raw pair ran)\n");
+  if (n_pairs == 0) printf("  (no harness/raw pair ran)\n");
+  else if (!g_all_rows)
+    printf("  %zu of %zu pairs within %.2f-%.2f, not listed (bench --verbose lists every pair; --out's JSON has "
+           "them all)\n", within, n_pairs, DH_BENCH_RATIO_GOAL_LO, DH_BENCH_RATIO_GOAL_HI);
+  if (few_runs)
+    printf("  * %zu ratio%s below 0.95 on too few runs: a twin defect needs --repetitions %d or more\n", few_runs,
+           few_runs == 1 ? "" : "s", (int)kDefectRuns);
   return pairs;
 }
 

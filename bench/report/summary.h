@@ -25,4 +25,15 @@ double dh_bench_median_ns(const char* name);
 /* Prints the summary after the run and returns it as JSON (a new reference). */
 json_t* dh_bench_summarize(void);
 
+/* The band of harness/raw time ratios the summary's table leaves out unless told to
+ * list every pair (docs/benchmarks.md "What is measured": the harness within 5 % of the
+ * best use of the vendor API). */
+#define DH_BENCH_RATIO_GOAL_LO 0.95
+#define DH_BENCH_RATIO_GOAL_HI 1.05
+
+/* 1: the summary's ratio table lists every pair (bench --verbose); 0 (default): the
+ * pairs outside the goal band and a count of the rest. Not thread-safe (set before the
+ * run). */
+void dh_bench_summary_all_rows(int all);
+
 #endif /* DEVHARNESS_BENCH_REPORT_SUMMARY_H_ */

@@ -80,8 +80,26 @@ static void a_fair_twin_has_no_flag(void** state) {
   (void)state;
   const double h[] = {100, 101, 102}, r[] = {99, 100, 98};
   char* t = summary_of(h, 3, r, 3);
-  assert_non_null(strstr(t, "sync/idle/sim:0/harness/manual_time"));
+  /* within 0.95-1.05: counted, not listed; --verbose lists it */
+  assert_null(strstr(t, "sync/idle/sim:0/harness/manual_time"));
+  assert_non_null(strstr(t, "1 of 1 pairs within 0.95-1.05, not listed"));
   assert_null(strstr(t, "< 0.95"));
+  free(t);
+  dh_bench_summary_all_rows(1);
+  t = summary_of(h, 3, r, 3);
+  dh_bench_summary_all_rows(0);
+  assert_non_null(strstr(t, "sync/idle/sim:0/harness/manual_time"));
+  assert_null(strstr(t, "not listed"));
+  free(t);
+}
+
+/* One footnote for every ratio below 0.95 on too few runs, not the sentence on each. */
+static void one_footnote_for_few_runs(void** state) {
+  (void)state;
+  const double h[] = {100}, r[] = {200};
+  char* t = summary_of(h, 1, r, 1);
+  assert_non_null(strstr(t, "< 0.95 on 1 run *"));
+  assert_non_null(strstr(t, "* 1 ratio below 0.95 on too few runs: a twin defect needs --repetitions 3 or more"));
   free(t);
 }
 
@@ -91,6 +109,7 @@ int main(void) {
       cmocka_unit_test(separated_runs_are_a_defect),
       cmocka_unit_test(overlapping_runs_are_not),
       cmocka_unit_test(a_fair_twin_has_no_flag),
+      cmocka_unit_test(one_footnote_for_few_runs),
   };
   cmocka_set_message_output(CM_OUTPUT_TAP);
   return cmocka_run_group_tests(tests, NULL, NULL);

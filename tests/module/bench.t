@@ -95,7 +95,7 @@ for fn, desc in (("vadd", "vadd (A, B, C: Tensor([n], float32))"), ("matmul", "m
         continue
     out = os.path.join(tmp, fn + ".json")
     r = subprocess.run([dh, "bench", "--suite", "module", "--module", os.path.join(tmp, fn + ".so"), "--device", "cpu:0",
-                        "--quick", "--out", out], capture_output=True, text=True, timeout=600)
+                        "--quick", "--verbose", "--out", out], capture_output=True, text=True, timeout=600)
     ok(r.returncode == 0, names[0], r.stdout + r.stderr)
     doc, runs = iteration_runs(out)
     bs = [runs.get("module/%s/cpu:0/%s" % (fn, side), {}) for side in ("harness", "raw")]
