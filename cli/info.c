@@ -351,6 +351,14 @@ int dh_cli_info(int argc, char** argv) {
   }
   /* the backend --device names has no device: shown with its reason, and exit 3 */
   rc = o.device_spec && sel.entries[0].device.device_id < 0 ? DH_EXIT_NO_DEVICE : DH_EXIT_OK;
+  if (o.quiet) { /* a refused plugin or server is an error line, never silent */
+    size_t i;
+    json_t* r;
+    json_array_foreach(json_object_get(root, "refused_plugins"), i, r) {
+      char q[DH_TEXT_BUF];
+      fprintf(stderr, "devharness info: refused %s\n", tq(r, q));
+    }
+  }
   if (o.quiet || o.verbose) say_verdict(root, o.quiet || !o.as_json ? stdout : stderr, rc);
   json_decref(root);
   dh_device_list_free(&sel);

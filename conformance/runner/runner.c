@@ -259,6 +259,11 @@ static void say_totals(const run_t* r) {
  * --quiet (it is all stdout has), on stderr with --verbose (stdout stays TAP). */
 static void say_verdict(const run_t* r, FILE* f) {
   const ds_run_view_t* v = &r->view;
+  if (r->o.verbosity < 0) /* --quiet: a refused plugin or server is an error line, never silent */
+    for (size_t i = 0; i < dh_plugin_refusal_count(); ++i) {
+      char q[DH_TEXT_BUF];
+      fprintf(stderr, "devharness conformance: refused %s\n", dh_text_quote(dh_plugin_refusal(i), q, sizeof q));
+    }
   ds_tally_t t = ds_tally(v, (size_t)-1);
   char shard[96] = "";
   if (r->o.shard_total > 1)

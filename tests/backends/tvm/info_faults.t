@@ -42,7 +42,7 @@ def main():
     if missing:
         print("1..0 # SKIP test DeviceAPIs not built (make test builds them): %s" % " ".join(missing))
         return 0
-    print("1..13")
+    print("1..14")
     # a GetAttr that crashes: that attribute is an ERROR naming the signal, the rest prints
     rc, out, err, _, _ = run(["info", "--tvm-lib", LIB["crash"]])
     name = line_of(out, "device_name") if "tvm-metal:0" in out else ""
@@ -112,6 +112,14 @@ def main():
        out + outv)
     ok("1.0 GiB (1073741824 bytes)" in line_of(out, "total_global_memory"),
        "info shows bytes in GiB with TVM's integer: %r" % line_of(out, "total_global_memory").strip(), out)
+    # a TVM RPC server that refuses: -q says so on stderr (the verdict line alone was exit 0, silent)
+    rc, out, err, _, _ = run(["info", "--rpc", "127.0.0.1:1", "--device", "cpu:0", "-q"])
+    rc2, out2, err2, _, _ = run(["conformance", "--rpc", "127.0.0.1:1", "--device", "cpu:0", "-q",
+                                 "--filter", "device.*"])
+    ok(rc == 0 and "devharness info: refused 127.0.0.1:1: refused: TVM RPC server: cannot connect" in err
+       and rc2 == 0 and "devharness conformance: refused 127.0.0.1:1: refused: TVM RPC server" in err2,
+       "info -q and conformance -q with a dead --rpc server: one stderr line each says it was refused",
+       out + err + out2 + err2)
     rc, out, err, _, _ = run(["info", "--timeout", "0"])
     ok(rc == 2 and "--timeout 0" in err and len(err.strip().splitlines()) == 1,
        "info --timeout 0: exit 2, one line naming the option (%d: %s)" % (rc, err.strip()), err)
