@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/info.h"
+#include "base/child.h"
 #include "base/text.h"
 #include "devharness/devharness.h"
 
@@ -24,8 +26,9 @@ static const char kTargetsUsage[] =
     "  detect    the JSON target of a live device, e.g. `targets detect opencl:0`;\n"
     "            --tvm: in the form TVM's tvm.target.Target(...) accepts (TVM's kind name,\n"
     "            \"tag\": \"\", TVM's key order, devharness-only properties left out)\n"
-    "exit: 0 ok, 2 usage error or an invalid target (the reason names the file and the\n"
-    "position or option), 3 detect: the backend of DEVICE has no device\n";
+    "exit: 0 ok, 1 detect: the device's backend crashed or blocked while asked, 2 usage\n"
+    "error or an invalid target (the reason names the file and the position or\n"
+    "option), 3 detect: the backend of DEVICE has no device\n";
 
 static void print_name(const char* name, void* user) {
   (void)user;
@@ -81,43 +84,61 @@ static int cmd_validate(int argc, char** argv) {
   return rc;
 }
 
+typedef struct {
+  DLDevice dev;
+  int tvm;
+} detect_job_t;
+
+/* In a child (base/child.h): the target of job->dev as JSON, "0\n<json>", or
+ * "2\n<error>" to the pipe. */
+static void detect_child(void* arg, int fd) {
+  const detect_job_t* job = arg;
+  dh_target_t* t = NULL;
+  char* js = NULL;
+  if (dh_target_detect(job->dev, &t) == 0) js = job->tvm ? dh_target_to_tvm_json(t, 1) : dh_target_to_json(t, 1);
+  const char* text = js ? js : dh_error_message();
+  if (dh_write_all(fd, js ? "0\n" : "2\n", 2) == 0) dh_write_all(fd, text, strlen(text));
+  free(js);
+  dh_target_free(t);
+}
+
+/* The device's target, asked in a child so that a backend that crashes or blocks while
+ * asked costs this command one line and exit 1, never a crash. */
 static int cmd_detect(const char* spec, int tvm) {
+  char q[DH_TEXT_BUF];
   dh_device_list_t sel;
-  dh_device_select_params_t params = {.spec = spec};
+  dh_device_select_params_t params = {.spec = spec, .flags = DH_SELECT_PROBE_IN_CHILD};
   if (dh_device_select(&params, &sel) != 0) {
     fprintf(stderr, "devharness targets detect: %s\n", dh_error_message());
     return DH_EXIT_USAGE;
   }
-  DLDevice dev = sel.entries[0].device;
-  if (dev.device_id < 0) { /* the backend has no device: nothing to detect */
-    char q[DH_TEXT_BUF];
+  detect_job_t job = {sel.entries[0].device, tvm};
+  if (job.dev.device_id < 0) { /* the backend has no device: nothing to detect */
     fprintf(stderr, "devharness targets detect: %s: NO DEVICE: %s\n", dh_text_quote(spec, q, sizeof q),
             sel.entries[0].reason);
     dh_device_list_free(&sel);
     return DH_EXIT_NO_DEVICE;
   }
   dh_device_list_free(&sel);
-  dh_target_t* t = NULL;
-  if (dh_target_detect(dev, &t) != 0) {
-    char q[DH_TEXT_BUF];
-    fprintf(stderr, "devharness targets detect: %s: %s\n", dh_text_quote(spec, q, sizeof q), dh_error_message());
-    return DH_EXIT_USAGE;
-  }
-  int rc;
-  if (tvm) {
-    char* js = dh_target_to_tvm_json(t, 1);
-    if (js) {
-      printf("%s\n", js);
-      free(js);
-      rc = DH_EXIT_OK;
-    } else {
-      fprintf(stderr, "devharness targets detect: %s: %s\n", spec, dh_error_message());
-      rc = DH_EXIT_USAGE;
-    }
+  dh_child_result_t r;
+  dh_child_run(detect_child, &job, DH_CLI_INFO_TIMEOUT_S, &r);
+  int rc = DH_EXIT_VIOLATION;
+  if (r.status != DH_CHILD_ANSWERED || r.size < 2) {
+    fprintf(stderr, "devharness targets detect: %s: the device's backend %s while asked for its attributes\n",
+            dh_text_quote(spec, q, sizeof q), r.status != DH_CHILD_ANSWERED ? r.note : "gave no answer");
+  } else if (r.data[0] == '0') {
+    printf("%.*s\n", (int)(r.size - 2), r.data + 2);
+    rc = DH_EXIT_OK;
   } else {
-    rc = print_target(t);
+    dh_sbuf_t b = {0};
+    char* msg = strndup(r.data + 2, r.size - 2);
+    dh_sbuf_add_quoted(&b, msg ? msg : "");
+    fprintf(stderr, "devharness targets detect: %s: %s\n", dh_text_quote(spec, q, sizeof q), dh_sbuf_str(&b));
+    free(b.s);
+    free(msg);
+    rc = DH_EXIT_USAGE;
   }
-  dh_target_free(t);
+  free(r.data);
   dh_plugins_unload_all();
   return rc;
 }

@@ -21,8 +21,9 @@ CONF_FAULTS := wrongbyte ignoreoffset hostread nowait earlysync overlap existerr
 # (tests/conformance/consumers.t); alone detects cases running beside each other
 # (tests/conformance/run_alone.t); querycaps answers query_caps (backend.h ABI 1.5)
 # differently from the caps it declares (tests/conformance/query_caps.t); syncnop has a
-# stream_sync that never waits (tests/bench/implausible.t).
-CONF_REPORT_FAULTS := badtext alone querycaps syncnop
+# stream_sync that never waits (tests/bench/implausible.t); attrcrash a get_attr that
+# crashes (tests/cli/isolated.t).
+CONF_REPORT_FAULTS := badtext alone querycaps syncnop attrcrash
 CONF_FAULTY_DIR := $(TESTDIR)/conformance
 CONF_FAULTY_LIBS := $(foreach f,$(CONF_FAULTS) $(CONF_REPORT_FAULTS),$(CONF_FAULTY_DIR)/libdevharness_faulty_$(f).so)
 
