@@ -4,3 +4,5 @@ TEST_SCRIPTS += tests/ci/workflows.t
 TEST_SCRIPTS += tests/ci/install_deps.t
 # both pipelines validate against GitHub's and GitLab's schemas (check-jsonschema, venv)
 TEST_SCRIPTS += tests/ci/pipeline_schema.t
+# the GitHub workflows pass zizmor's security audits (pinned actions, permissions; venv)
+TEST_SCRIPTS += tests/ci/zizmor.t

@@ -6,6 +6,7 @@ docs/ci.md describes: a matrix over the runner labels cpu, pocl, lavapipe, nvidi
 running `devharness run`, the benchmark repetitions and the regression gate, and
 publishing TAP, JUnit and benchmark JSON. Prints TAP."""
 import os
+import re
 import sys
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -51,7 +52,13 @@ reporter = [s for s in job.get("steps", []) if "action-junit-report" in str(s.ge
 check(reporter and "conformance.junit.xml" in str((reporter[0].get("with") or {}).get("report_paths", ""))
       and reporter[0].get("if") == "always()",
       "github: publishes conformance.junit.xml as a check run (mikepenz/action-junit-report), also after a failure")
-check((gh.get("permissions") or {}).get("checks") == "write", "github: the workflow may write checks")
+check(gh.get("permissions") == {} and (job.get("permissions") or {}).get("checks") == "write"
+      and all("permissions" in j for j in gh["jobs"].values()),
+      "github: no permission at the top; each job asks for its own, the conformance job may write checks",
+      "top %s, job %s" % (gh.get("permissions"), job.get("permissions")))
+uses = [st.get("uses", "") for j in gh["jobs"].values() for st in j.get("steps", []) if st.get("uses")]
+check(uses and all(re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", u) for u in uses),
+      "github: every action pinned by a full commit SHA (%d uses)" % len(uses), "\n".join(uses))
 steps = " ".join(str(s.get("run", "")) + " " + str(s.get("uses", "")) for s in job.get("steps", []))
 for needle in ("ci/install-deps.sh", "devharness run", "--repetitions 9", "ci/regression-gate.sh",
                "upload-artifact"):
