@@ -85,7 +85,7 @@ int dh_text_clean(char* s, size_t size) {
 /* 1 when the well-formed sequence p (u bytes) is a character a terminal acts on or
  * that reorders the text around it: C1 controls U+0080..U+009F (CSI, OSC, ...) and the
  * bidirectional formatting characters U+061C, U+200E, U+200F, U+202A..U+202E,
- * U+2066..U+2069 (Unicode 15.0 UAX #9 table 4; the "Trojan Source" characters). */
+ * U+2066..U+2069 (Unicode 15.0 UAX 9, table 4; the "Trojan Source" characters). */
 static int is_format_control(const unsigned char* p, size_t u) {
   if (u == 2) return (p[0] == 0xc2 && p[1] <= 0x9f) || (p[0] == 0xd8 && p[1] == 0x9c);
   if (u != 3) return 0;

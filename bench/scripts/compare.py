@@ -44,9 +44,14 @@ every row, regressions first, for a pull-request comment; json one object with e
 the device-wide shifts and the verdict (docs/benchmarks.md "Comparing runs"). The exit
 code is the same in every format.
 
-Exit: 0 no significant regression (or a noisy run), 1 at least one regression, 2 bad
-input (unreadable or malformed file or store, no common benchmark with enough
-repetitions).
+A noisy run is an outcome of its own, never a silent pass: --on-noisy inconclusive (the
+default) exits 4 with "devharness compare: inconclusive: noisy run: ..."; fail exits 1;
+warn calls no regression and exits 0 with the line as a warning; pass ignores the flag
+and judges the rows as for a quiet run.
+
+Exit: 0 no significant regression, 1 at least one regression (or a noisy run with
+--on-noisy fail), 2 bad input (unreadable or malformed file or store, no common benchmark
+with enough repetitions), 4 inconclusive: a run was noisy (--on-noisy inconclusive).
 """
 import json
 import math
@@ -275,12 +280,17 @@ def shifts(a, rows):
     return out
 
 
+# The exit status of a noisy run per --on-noisy.
+NOISY_EXIT = {"inconclusive": 4, "fail": 1, "warn": 0, "pass": 0}
+
+
 def parser():
     ap = OneLineParser(prog="devharness compare", description=__doc__.split("\n\n")[0],
-                       epilog="exit: 0 no significant regression (or a noisy run: no regression "
-                              "called), 1 at least one regression, 2 usage or input error "
-                              "(unreadable or malformed file or store, non-finite times, "
-                              "nothing to test)")
+                       epilog="exit: 0 no significant regression (a noisy run with --on-noisy warn), "
+                              "1 at least one regression (a noisy run with --on-noisy fail), 2 usage or "
+                              "input error (unreadable or malformed file or store, non-finite times, "
+                              "nothing to test), 4 inconclusive: a run was noisy (--on-noisy "
+                              "inconclusive, the default)")
     ap.add_argument("runs", nargs="+", metavar="RUN",
                     help="BASE.json NEW.json, or NEW (a bench JSON or a bundle folder) with --baseline")
     ap.add_argument("--baseline", metavar="store:last=N",
@@ -297,6 +307,9 @@ def parser():
                     help="false discovery rate over the harness rows (Benjamini-Hochberg; default 0.05)")
     ap.add_argument("--min-reps", type=int, default=9,
                     help="repetitions needed in each run to test (default 9)")
+    ap.add_argument("--on-noisy", default="inconclusive", choices=("inconclusive", "fail", "warn", "pass"),
+                    help="when a run's health says noisy: inconclusive (default, exit 4), fail (exit 1), "
+                         "warn (no regression called, exit 0), pass (judge the rows anyway)")
     ap.add_argument("-q", "--quiet", action="store_true",
                     help="text: print only errors and the verdict line (no table)")
     ap.add_argument("--format", default="text", choices=("text", "markdown", "json"),
@@ -340,6 +353,8 @@ def main(argv):
         return 2
     rows = verdicts(a, base, new)
     loud = [(which, r) for which, r in zip(names, (noisy(bctx), noisy(nctx))) if r]
+    if a.on_noisy == "pass":
+        loud = []
     if loud:
         for r in rows:
             if r[9] == "REGRESSION":
@@ -365,9 +380,10 @@ def main(argv):
                f"Benjamini-Hochberg FDR {a.alpha}, min effect {a.min_effect * 100:.1f}%, floor "
                f"{a.floor_ns:g} ns; Wilcoxon signed-rank per device; {context} raw-twin/reference rows "
                f"shown as context)")
-    noisy_line = ("devharness compare: no regression called: noisy run: " +
+    word = {"inconclusive": "inconclusive", "fail": "failed", "warn": "warning: no regression called"}
+    noisy_line = (f"devharness compare: {word.get(a.on_noisy, '')}: noisy run: " +
                   "; ".join(f"{which} ({r})" for which, r in loud)) if loud else None
-    status = 0 if loud else 1 if regressions else 0
+    status = NOISY_EXIT[a.on_noisy] if loud else 1 if regressions else 0
     if a.format == "markdown":
         print_markdown(names, rows, family, summary, noisy_line, status)
     elif a.format == "json":
@@ -418,8 +434,8 @@ def print_markdown(names, rows, family, summary, noisy_line, status):
     """A GitHub-flavoured markdown report for a pull-request comment: the verdict, then a
     table of every row, regressions first (then noisy slower rows, improved, same,
     context, not tested), then the device-wide shifts."""
-    word = {0: "no regression" if not noisy_line else "inconclusive (noisy run): no regression called",
-            1: "**regression**"}[status]
+    word = ("inconclusive (noisy run): no regression called" if noisy_line and status != 1 else
+            "**failed (noisy run)**" if noisy_line else "**regression**" if status == 1 else "no regression")
     print(f"### devharness compare: {word}\n")
     print(f"{md_cell(names[0])} against {md_cell(names[1])}\n")
     print("| benchmark | base median | new median | change | p-value | BH p | verdict |")
@@ -454,6 +470,7 @@ def print_json(a, names, rows, family, counts, loud, status):
                        "device_regressions": fams, "context_rows": context,
                        "noisy": [{"run": which, "reasons": r} for which, r in loud],
                        "outcome": "noisy" if loud else "regression" if status == 1 else "pass",
+                       "on_noisy": a.on_noisy,
                        "exit": status}}
     print(json.dumps(doc, indent=1, allow_nan=False))
 

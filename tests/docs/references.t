@@ -38,6 +38,7 @@ FORBIDDEN = re.compile(r"FACTS\.md|SPEC\.md|\.\./shared|(?<![\w./-])reference/|\
                        r"(?<![&\w])#\d+\b")
 PATH = re.compile(r"(?<![\w./~-])((?:%s)/[\w./<>*${}%%-]*[\w>*}])(?::(\d+)(?:-(\d+))?)?"
                   % "|".join(TOPS))
+CSS_COLOR = re.compile(r"(?:[:=,]\s*|[\"'])#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})(?:[;\"'),\s}]|$)")
 SECTION = re.compile(r"(docs/[\w.-]+\.md) §([^)`,;:\n]+)")
 MDLINK = re.compile(r"\[[^\]\n]*\]\(([^)\s]+)\)")
 
@@ -116,6 +117,8 @@ def scan(path, text):
     fenced = False
     for n, l in enumerate(text.splitlines(), 1):
         for m in FORBIDDEN.finditer(l):
+            if CSS_COLOR.search(l[:m.end() + 1][-(len(m.group(0)) + 12):]):
+                continue  # a colour (color: #444; "#888888"), not an issue number
             problems.append("%s:%d: reference outside the repository: %r" % (path, n, m.group(0)))
         if path.endswith(".md") and l.lstrip().startswith("```"):
             fenced = not fenced

@@ -460,9 +460,9 @@ def compare_formats(tmp):
         v = json.loads(j.stdout)["verdict"]
     except (ValueError, KeyError):
         v = {}
-    ok(j.returncode == 0 and v.get("outcome") == "noisy" and v.get("regressions") == 0
+    ok(j.returncode == 4 and v.get("outcome") == "noisy" and v.get("regressions") == 0 and v.get("exit") == 4
        and v.get("noisy") == [{"run": f"NEW {noisy}", "reasons": "load average 14.5 on 2 PUs"}],
-       "json of a noisy NEW: outcome noisy with its reasons, no regression, exit 0 (as text)", j.stdout[-600:])
+       "json of a noisy NEW: outcome noisy with its reasons, no regression, exit 4 (as text)", j.stdout[-600:])
     p = subprocess.run([DH, "compare", a, b, "--format", "yaml"], capture_output=True, text=True, timeout=300)
     ok(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "invalid choice: 'yaml'" in p.stderr,
        "compare --format yaml: exit 2, one line", p.stderr)

@@ -133,9 +133,16 @@ def synthetic(tmp):
     ctx = {"devharness.health.noisy": "yes", "devharness.health.reasons": "load average 14.5 on 2 PUs"}
     b = bench_json(os.path.join(tmp, "n2.json"), [(n, t * 1.25, s) for n, t, s in rows25], ctx=ctx, seed=10)
     p = run(a, b)
-    ok(p.returncode == 0 and f"devharness compare: no regression called: noisy run: NEW {b} (load average 14.5 "
+    ok(p.returncode == 4 and f"devharness compare: inconclusive: noisy run: NEW {b} (load average 14.5 "
        "on 2 PUs)\n" in p.stdout and "slower (noisy run)" in verdict_of(p.stdout, rows25[0][0]),
-       "25 % slower but NEW is marked noisy: not called, the reason printed, exit 0", (p.returncode, p.stdout))
+       "25 % slower but NEW is marked noisy: inconclusive, the reason printed, exit 4 (never a silent pass)",
+       (p.returncode, p.stdout))
+    for mode, code, line in (("fail", 1, "failed: noisy run"), ("warn", 0, "warning: no regression called: noisy"),
+                             ("pass", 1, None)):
+        p = run(a, b, "--on-noisy", mode)
+        ok(p.returncode == code and ((line in p.stdout) if line else "noisy run" not in p.stdout),
+           "--on-noisy %s: exit %d%s" % (mode, code, " ('%s')" % line if line else ", the 25 %% row a REGRESSION"),
+           (p.returncode, p.stdout))
     b2 = bench_json(os.path.join(tmp, "n3.json"), [(n, t * 1.25, s) for n, t, s in rows25],
                     ctx={"devharness.health.noisy": "no", "devharness.health.reasons": ""}, seed=10)
     p = run(a, b2)
