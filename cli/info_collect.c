@@ -73,15 +73,13 @@ static json_t* any_to_json(const dh_any_t* v) {
 static json_t* identity_json(DLDevice dev) {
   dh_any_t arg = dh_any_device(dev), rv = dh_any_none();
   dh_byte_array_t s;
-  json_t* pci = json_null();
+  char text[64] = "";
   if (dh_device_call(dev, DH_FUNC_PCI_BUS_ID, &arg, 1, &rv) == 0 && dh_any_as_str(&rv, &s) == 0 && s.size > 0 &&
-      s.size < 64) {
-    char text[64];
+      s.size < sizeof text) {
     memcpy(text, s.data, s.size);
     text[s.size] = '\0';
-    json_decref(pci);
-    pci = dh_cli_info_string(text);
   }
+  json_t* pci = text[0] ? dh_cli_info_string(text) : json_null();
   dh_error_clear();
   return json_pack("{s:o, s:n}", "pci_bus_id", pci, "uuid");
 }

@@ -38,22 +38,7 @@ static int already_there(sqlite3* db, const char* dir, char uuid[64]) {
   json_t* m = stat(path, &fst) == 0 && S_ISREG(fst.st_mode) ? json_load_file(path, 0, NULL) : NULL;
   const char* u = json_string_value(json_object_get(m, "run_uuid"));
   snprintf(uuid, 64, "%s", u ? u : "");
-  sqlite3_stmt* st = NULL;
-  int have = 0;
-  if (uuid[0] && sqlite3_prepare_v2(db,
-                                    "SELECT 1 FROM runs WHERE uuid = ? AND started_at = ? AND ended_at = ? AND "
-                                    "exit_code = ? AND command = ? AND shard_index = ?",
-                                    -1, &st, NULL) == SQLITE_OK) {
-    const char* text[] = {uuid, json_string_value(json_object_get(m, "started_at")),
-                          json_string_value(json_object_get(m, "ended_at"))};
-    for (int i = 0; i < 3; i++) sqlite3_bind_text(st, i + 1, text[i] ? text[i] : "", -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 4, json_integer_value(json_object_get(m, "exit_code")));
-    const char* command = json_string_value(json_object_get(m, "command"));
-    sqlite3_bind_text(st, 5, command ? command : "", -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 6, json_integer_value(json_object_get(json_object_get(m, "shard"), "index")));
-    have = sqlite3_step(st) == SQLITE_ROW;
-  }
-  sqlite3_finalize(st);
+  int have = uuid[0] && dh_store_run_known(db, m) == DH_STORE_RUN_SAME;
   json_decref(m);
   return have;
 }

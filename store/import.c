@@ -199,29 +199,45 @@ static int bench_device(void* user, const char* spec, sqlite3_int64* id) {
   return *id ? 0 : -1;
 }
 
+int dh_store_run_known(sqlite3* db, json_t* m) {
+  sqlite3_stmt* st = NULL;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT started_at = ? AND ended_at = ? AND exit_code = ? AND command = ? AND "
+                         "shard_index = ? FROM runs WHERE uuid = ?",
+                         -1, &st, NULL) != SQLITE_OK)
+    return -1;
+  sqlite3_bind_text(st, 1, jtext(m, "started_at"), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 2, jtext(m, "ended_at"), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(st, 3, jint(m, "exit_code"));
+  sqlite3_bind_text(st, 4, jtext(m, "command"), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(st, 5, jint(json_object_get(m, "shard"), "index"));
+  sqlite3_bind_text(st, 6, jtext(m, "run_uuid"), -1, SQLITE_TRANSIENT);
+  int rc = sqlite3_step(st);
+  int known = rc == SQLITE_ROW ? (sqlite3_column_int(st, 0) ? DH_STORE_RUN_SAME : DH_STORE_RUN_OTHER)
+              : rc == SQLITE_DONE ? DH_STORE_RUN_NEW : -1;
+  sqlite3_finalize(st);
+  return known;
+}
+
 int dh_store_import(const char* cmd, sqlite3* db, const char* store_path, const dh_store_loaded_bundle_t* b) {
   dh_store_importer_t im = {.cmd = cmd, .path = store_path, .db = db, .b = b};
-  sqlite3_int64 have = 0, machine_id = 0;
+  sqlite3_int64 machine_id = 0;
   if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) return db_fail(&im, "cannot lock the store");
   im.ids = json_object(); /* after BEGIN: every way out below releases it */
-  if (run_sql(&im, &have, "SELECT run_id FROM runs WHERE uuid = ?", "s", jtext(b->manifest, "run_uuid")) != 0)
+  int known = dh_store_run_known(db, b->manifest);
+  if (known < 0) {
+    db_fail(&im, "read");
     goto fail;
-  if (have) { /* the same run again, or another under its UUID: refused */
-    sqlite3_int64 same = 0;
-    json_t* m = b->manifest;
-    if (run_sql(&im, &same,
-                "SELECT run_id FROM runs WHERE run_id = ? AND started_at = ? AND ended_at = ? AND exit_code = ? "
-                "AND command = ? AND shard_index = ?",
-                "issisi", have, jtext(m, "started_at"), jtext(m, "ended_at"), jint(m, "exit_code"),
-                jtext(m, "command"), jint(json_object_get(m, "shard"), "index")) != 0)
-      goto fail;
+  }
+  if (known != DH_STORE_RUN_NEW) {
     sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     json_decref(im.ids);
-    if (same) return 1;
+    if (known == DH_STORE_RUN_SAME) return 1;
     fprintf(stderr,
             "devharness %s: %s: run UUID %s is already in %s with other contents (start, end, exit code, command "
             "or shard differ); refused\n",
-            cmd, dh_cmdline_quote(b->dir), dh_cmdline_quote(jtext(m, "run_uuid")), dh_cmdline_quote(store_path));
+            cmd, dh_cmdline_quote(b->dir), dh_cmdline_quote(jtext(b->manifest, "run_uuid")),
+            dh_cmdline_quote(store_path));
     return -1;
   }
   if (add_machine(&im, &machine_id) != 0 || add_run(&im, machine_id) != 0 || add_devices(&im) != 0 ||

@@ -27,8 +27,15 @@
  * a newer schema is refused. Returns the connection, or NULL after one line with *exit
  * set (2 newer schema or not a store, 1 cannot open or migrate). */
 sqlite3* dh_store_open(const char* cmd, const char* path, int* exit_code);
+/* Whether the store holds the run of bundle manifest m: DH_STORE_RUN_NEW (no run of
+ * its run_uuid), DH_STORE_RUN_SAME (that run: same UUID, start, end, exit code, command
+ * and shard) or DH_STORE_RUN_OTHER (another run under its UUID); -1 when the query
+ * fails (sqlite3_errmsg(db) says why; nothing printed). Reads only. */
+enum { DH_STORE_RUN_NEW = 0, DH_STORE_RUN_SAME = 1, DH_STORE_RUN_OTHER = 2 };
+int dh_store_run_known(sqlite3* db, json_t* m);
 /* Records one loaded bundle in one transaction. Returns 0 recorded, 1 already there
- * (same run_uuid: nothing changed), -1 after one line (rolled back, store unchanged). */
+ * (dh_store_run_known: the same run; nothing changed), -1 after one line (another run
+ * under its UUID, or a failure: rolled back, store unchanged). */
 int dh_store_import(const char* cmd, sqlite3* db, const char* store_path, const dh_store_loaded_bundle_t* b);
 
 /* bench.json's benchmark rows of bundle b as bench_results of run_id, inside the

@@ -127,13 +127,8 @@ def new_run(path):
     times, _, ctx = load(path)
     manifest = None
     if manifest_path and os.path.isfile(manifest_path):
-        try:
-            with open(manifest_path, encoding="utf-8") as f:
-                manifest = json.load(f)
-        except (OSError, ValueError, UnicodeDecodeError) as e:
-            raise ValueError(f"{manifest_path}: not a readable bundle manifest: {e}") from e
-        if not isinstance(manifest, dict) or not isinstance(manifest.get("devices"), list):
-            raise ValueError(f"{manifest_path}: not a bundle manifest (no devices array)")
+        import dh_store  # the store room's reader of bundles (store/py/dh_store.py)
+        manifest = dh_store.read_manifest(manifest_path)
     return times, ctx, manifest
 
 

@@ -309,15 +309,6 @@ static unsigned char* scratch(size_t n) {
   return kept[k];
 }
 
-/* The error of a row whose copy had not arrived; returns 0 (the caller's -1 stands). */
-static int implausible(size_t wrong, size_t n) {
-  dh_error_set(DH_KIND_RUNTIME_ERROR,
-               "implausible: after copy_data_from_to and stream_sync returned, %zu of %zu bytes had not "
-               "arrived, so stream_sync did not wait for the copy and the timed figures are not a copy's",
-               wrong, n);
-  return 0;
-}
-
 /* After the timed loop: is what was timed a finished copy? Fresh bytes into every
  * source, one more copy and sync as timed, then every destination read back. A
  * destination without all its bytes means stream_sync returned before the copy was
@@ -336,8 +327,11 @@ static int verify_copy(const copy_ctx_t* x, harness_op_t* h, size_t n) {
   if (rc == 0 && (rc = read_side(x, &h->to, n, tmp)) == 0) wrong = count_wrong(tmp, n, v);
   if (rc == 0 && h->bidir && (rc = read_side(x, &h->to2, n, tmp)) == 0)
     wrong += count_wrong(tmp, n, (unsigned char)(v + 1));
-  if (rc != 0 || wrong != 0) return -1 + (wrong != 0 ? implausible(wrong, h->bidir ? 2 * n : n) : 0);
-  return 0;
+  if (rc != 0 || wrong == 0) return rc;
+  return dh_error_set(DH_KIND_RUNTIME_ERROR,
+                      "implausible: after copy_data_from_to and stream_sync returned, %zu of %zu bytes had not "
+                      "arrived, so stream_sync did not wait for the copy and the timed figures are not a copy's",
+                      wrong, h->bidir ? 2 * n : n);
 }
 
 /* The harness's side, like time_raw: bidir on the host clock (two streams), the other

@@ -8,6 +8,7 @@ started_at, then run_id (import order) for runs that started in the same second.
 Every error is a ValueError with one line naming the store.
 """
 import collections
+import json
 import os
 import sqlite3
 import urllib.parse
@@ -21,6 +22,19 @@ DEFAULT_STORE = "results/devharness.sqlite"
 # skip, xfail), waived whether a waiver decided it (a column of its own, never a
 # status), message the failure, skip or xfail reason ("" none).
 Case = collections.namedtuple("Case", "status waived message")
+
+
+def read_manifest(path):
+    """A result bundle's manifest.json (docs/results.md "The bundle") as a dict.
+    ValueError: unreadable, not JSON, or no devices array."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            m = json.load(f)
+    except (OSError, ValueError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: not a readable bundle manifest: {e}") from e
+    if not isinstance(m, dict) or not isinstance(m.get("devices"), list):
+        raise ValueError(f"{path}: not a bundle manifest (no devices array)")
+    return m
 
 
 def _connect_ro(path):

@@ -122,17 +122,6 @@ def from_store(path, run):
 
 
 # ------------------------------------------------------------ a bundle or a file
-def read_manifest(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            m = json.load(f)
-    except (OSError, ValueError, UnicodeDecodeError) as e:
-        raise ValueError(f"{path}: not a readable bundle manifest: {e}") from e
-    if not isinstance(m, dict) or not isinstance(m.get("devices"), list):
-        raise ValueError(f"{path}: not a bundle manifest (no devices array)")
-    return m
-
-
 def from_file(source):
     """(run, rows) of a bundle folder or a bench JSON file (benchjson.load reads it)."""
     from benchjson import load
@@ -146,7 +135,7 @@ def from_file(source):
         bench, manifest_path = source, os.path.join(os.path.dirname(os.path.abspath(source)), "manifest.json")
     else:
         raise ValueError(f"{source}: no such bundle folder or bench JSON file")
-    manifest = read_manifest(manifest_path) if os.path.isfile(manifest_path) else None
+    manifest = dh_store.read_manifest(manifest_path) if os.path.isfile(manifest_path) else None
     times, rates, ctx = load(bench)
     if manifest:
         ids = {d.get("spec"): d.get("stable_id", "") for d in manifest["devices"] if isinstance(d, dict)}
