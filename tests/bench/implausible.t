@@ -8,6 +8,7 @@ Needs $DEVHARNESS and $BUILD; prints TAP.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -54,10 +55,21 @@ def main():
         rows = harness_rows(doc)
         waits = [b for b in rows if "/d2d/" not in b["name"]]
         flagged = [b for b in waits if b.get("error_occurred") and "implausible:" in b.get("error_message", "")]
-        ok(rc in (0, 1) and waits and len(flagged) == len(waits),
-           "a stream_sync that does not wait: all %d harness h2d, d2h and bidir rows are errors 'implausible: "
-           "... bytes had not arrived' (%d flagged, exit %d)" % (len(waits), len(flagged), rc),
-           out[-2000:] + "\n".join(b["name"] + " " + b.get("error_message", "") for b in waits[:8]))
+        ctx = doc.get("context", {})
+
+        def ceiling(name):  # "ceiling.faulty_syncnop:0.<dir>": "N GB/s: ...", in bytes/s
+            v = ctx.get("ceiling.faulty_syncnop:0." + name.split("/")[1], "")
+            m = re.match(r"([0-9.]+) GB/s", v)
+            return float(m.group(1)) * 1e9 if m else None
+        # whether a row's bytes had arrived when it was read back is a race with the
+        # sim's worker; what must never happen is a reported bandwidth above the ceiling
+        over = [b["name"] for b in waits if not b.get("error_occurred") and ceiling(b["name"])
+                and b.get("bytes_per_second", 0) > ceiling(b["name"])]
+        ok(rc in (0, 1) and waits and len(flagged) >= len(waits) // 2 and not over,
+           "a stream_sync that does not wait: %d of %d harness h2d, d2h and bidir rows are errors 'implausible: "
+           "... bytes had not arrived', none reports more than its ceiling (exit %d)" % (len(flagged), len(waits), rc),
+           out[-2000:] + "\nover the ceiling: %s\n" % over
+           + "\n".join(b["name"] + " " + b.get("error_message", "") for b in waits[:8]))
         ok(all("bytes_per_second" not in b for b in flagged),
            "no bandwidth is reported for a flagged row", json.dumps(flagged[:2])[:1500])
         summary = json.dumps(doc.get("devharness_summary", {}))
